@@ -1,0 +1,179 @@
+# refd - one build for everything.
+#
+#   make            build refd, refctl, the SDK, every plugin and the tests
+#   make check      build and run every test through prove
+#   make run        build, then start refd and play a demo match of each ruleset
+#   make bench      benchmarks (figures and ratios, never pass/fail)
+#   make fuzz       libFuzzer targets (clang)
+#   make install    PREFIX=/usr/local DESTDIR=
+#   make deps       install (as root) or name the missing Debian packages
+#
+# SANITIZE=1 builds everything with AddressSanitizer and UBSan into
+# build/san so both builds can coexist.
+
+VERSION = 0.1.0
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR = $(PREFIX)/bin
+LIBDIR = $(PREFIX)/lib
+PLUGINDIR = $(LIBDIR)/refd/plugins
+DATADIR = $(PREFIX)/share/refd
+INCDIR = $(PREFIX)/include
+MANDIR = $(PREFIX)/share/man
+STATEDIR ?= /var/lib/refd
+
+CC ?= cc
+CXX ?= c++
+ifeq ($(SANITIZE),1)
+B ?= build/san
+SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+OPT = -O1 -g
+else
+B ?= build
+SANFLAGS =
+OPT = -O2 -g
+endif
+
+PKGS = nanomsg msgpack libsodium jansson
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+WARN = -Wall -Wextra -Werror -Wno-format-truncation
+CFLAGS_ALL = -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(SANFLAGS) -Isdk/include -Irefd $(PKG_CFLAGS) \
+	-DREFD_VERSION='"$(VERSION)"' $(CFLAGS)
+PIC_CFLAGS = -std=c99 -D_GNU_SOURCE $(OPT) $(WARN) $(SANFLAGS) -fPIC -fvisibility=hidden -Isdk/include $(CFLAGS)
+LDLIBS_ALL = $(PKG_LIBS) -ldl -lm $(LDLIBS)
+LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
+
+# SDK helper library (static, position-independent: linked into plugins).
+SDK_SRCS := $(wildcard sdk/lib/*.c)
+SDK_OBJS := $(patsubst sdk/lib/%.c,$(B)/obj/sdk/%.o,$(SDK_SRCS))
+SDK_LIB := $(B)/lib/librefdsdk.a
+
+# Host library: everything in refd/ but the programs' main files.
+MAIN_SRCS := refd/refd.c $(wildcard refd/refctl*.c)
+HOST_SRCS := $(filter-out $(MAIN_SRCS),$(wildcard refd/*.c))
+HOST_OBJS := $(patsubst refd/%.c,$(B)/obj/host/%.o,$(HOST_SRCS))
+HOST_LIB := $(B)/lib/librefdhost.a
+REFCTL_SRCS := $(wildcard refd/refctl*.c)
+REFCTL_OBJS := $(patsubst refd/%.c,$(B)/obj/host/%.o,$(REFCTL_SRCS))
+
+# Ruleset plugins: plugins/<name>/*.c -> $(B)/plugins/<name>.so
+PLUGIN_NAMES := $(notdir $(patsubst %/,%,$(dir $(wildcard plugins/*/*.c))))
+PLUGIN_NAMES := $(sort $(PLUGIN_NAMES))
+PLUGINS := $(patsubst %,$(B)/plugins/%.so,$(PLUGIN_NAMES)) $(B)/plugins/duel.so
+
+# Content: rulesets/<name> and the example's content, gathered in $(B)/rulesets.
+CONTENT_STAMP := $(B)/rulesets/.stamp
+
+# Tests.
+UNIT_SRCS := $(wildcard tests/unit/*.c) $(wildcard tests/abi/*.c) $(wildcard tests/scenarios/*.c)
+UNIT_BINS := $(patsubst tests/%.c,$(B)/tests/%,$(UNIT_SRCS))
+FIXTURES := good good_old_minor bad_magic newer_major newer_minor size_too_big \
+	no_entry init_fails name_mismatch unknown_cap faulty
+FIXTURE_SOS := $(patsubst %,$(B)/tests/plugins/%.so,$(FIXTURES))
+
+PROGS := $(B)/bin/refd $(B)/bin/refctl
+
+all: $(PROGS) $(PLUGINS) $(CONTENT_STAMP) $(UNIT_BINS) $(FIXTURE_SOS)
+
+$(B)/obj/sdk/%.o: sdk/lib/%.c $(wildcard sdk/include/refd/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(PIC_CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+
+$(SDK_LIB): $(SDK_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(B)/obj/host/%.o: refd/%.c $(wildcard refd/*.h) $(wildcard sdk/include/refd/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -DREFD_PLUGINDIR='"$(PLUGINDIR)"' -DREFD_DATADIR='"$(DATADIR)"' \
+		-DREFD_STATEDIR='"$(STATEDIR)"' -c -o $@ $<
+
+$(HOST_LIB): $(HOST_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(B)/bin/refd: $(B)/obj/host/refd.o $(HOST_LIB) $(SDK_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -rdynamic -o $@ $^ $(LDLIBS_ALL)
+
+$(B)/bin/refctl: $(REFCTL_OBJS) $(HOST_LIB) $(SDK_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+
+.SECONDEXPANSION:
+$(B)/plugins/%.so: $$(wildcard plugins/%/*.c) $$(wildcard plugins/%/*.h) $(SDK_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(PIC_CFLAGS) -Iplugins/$* -shared -Wl,-z,defs -o $@ $(wildcard plugins/$*/*.c) \
+		$(SDK_LIB) $(SANFLAGS) -lmsgpackc
+	chmod go-w $@
+
+# The example plugin is built with its own five-line Makefile.
+$(B)/plugins/duel.so: sdk/examples/duel/duel.c sdk/refd-plugin.mk $(SDK_LIB)
+	$(MAKE) -s -C sdk/examples/duel REFD_SDK=$(abspath sdk) REFD_SDKLIB=$(abspath $(B)/lib) \
+		OUT=$(abspath $(B)/plugins) EXTRA_CFLAGS="$(SANFLAGS)" EXTRA_LDFLAGS="$(SANFLAGS)"
+
+$(CONTENT_STAMP): $(shell find rulesets sdk/examples/duel/content -type f 2>/dev/null)
+	@mkdir -p $(B)/rulesets
+	rm -rf $(B)/rulesets/*
+	for d in rulesets/*/; do [ -d "$$d" ] && cp -R "$$d" $(B)/rulesets/; done; true
+	mkdir -p $(B)/rulesets/duel && cp -R sdk/examples/duel/content/. $(B)/rulesets/duel/
+	touch $@
+
+$(B)/tests/%: tests/%.c tests/tap.h $(HOST_LIB) $(SDK_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests -o $@ $< $(HOST_LIB) $(SDK_LIB) $(LDFLAGS_ALL) $(LDLIBS_ALL)
+
+$(B)/tests/plugins/%.so: tests/plugins/fixture.c $(SDK_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(PIC_CFLAGS) -DFIXTURE_$* -DFIXTURE_NAME='"$*"' -shared -o $@ $< $(SDK_LIB) $(SANFLAGS) -lmsgpackc
+	chmod go-w $@
+
+# Every SDK header compiles alone as C99 and as C++.
+HEADER_CHECKS := $(patsubst sdk/include/refd/%.h,$(B)/hdrcheck/%.ok,$(wildcard sdk/include/refd/*.h))
+$(B)/hdrcheck/%.ok: sdk/include/refd/%.h
+	@mkdir -p $(dir $@)
+	echo '#include <refd/$*.h>' | $(CC) -std=c99 -pedantic $(WARN) -Isdk/include -x c -fsyntax-only -
+	echo '#include <refd/$*.h>' | $(CXX) -std=c++11 -pedantic $(WARN) -Isdk/include -x c++ -fsyntax-only -
+	touch $@
+
+TEST_ENV = REFD_BUILD=$(abspath $(B)) REFD_SRC=$(abspath .) REFD_SANITIZE=$(SANITIZE)
+TESTS := $(UNIT_BINS) $(wildcard tests/*.t) $(wildcard tests/integ/*.t)
+
+check: all $(HEADER_CHECKS)
+	$(TEST_ENV) prove --exec 'sh tests/run-test' $(PROVE_FLAGS) $(TESTS)
+
+run: deps all
+	sh tests/run-demo.sh $(B)
+
+bench: all
+	@mkdir -p $(B)/bench
+	$(TEST_ENV) sh tests/bench/run.sh
+
+deps:
+	@sh tests/deps.sh
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(DATADIR)/rulesets \
+		$(DESTDIR)$(INCDIR)/refd $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(DATADIR)/sdk \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(MANDIR)/man8
+	install -m 755 $(PROGS) $(DESTDIR)$(BINDIR)/
+	install -m 755 $(PLUGINS) $(DESTDIR)$(PLUGINDIR)/
+	cp -R $(B)/rulesets/. $(DESTDIR)$(DATADIR)/rulesets/
+	rm -f $(DESTDIR)$(DATADIR)/rulesets/.stamp
+	install -m 644 sdk/include/refd/*.h $(DESTDIR)$(INCDIR)/refd/
+	install -m 644 $(SDK_LIB) $(DESTDIR)$(LIBDIR)/
+	install -m 644 sdk/refd-plugin.mk $(DESTDIR)$(DATADIR)/sdk/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' sdk/refd-plugin.pc.in \
+		> $(DESTDIR)$(LIBDIR)/pkgconfig/refd-plugin.pc
+	for m in man/*.[1-8]; do [ -f "$$m" ] || continue; s=$${m##*.}; \
+		install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
+
+clean:
+	rm -rf build
+
+.PHONY: all check run bench deps install clean fuzz

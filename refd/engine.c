@@ -1,0 +1,1123 @@
+/*
+ * engine.c - plugin loading and the host API table.
+ */
+#include <sys/stat.h>
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "refd/mp.h"
+#include "engine.h"
+
+enum op_kind {
+	OPK_INIT = 1,
+	OPK_DESCRIBE,
+	OPK_CONTENT,
+	OPK_CREATE,
+	OPK_APPLY,
+	OPK_QUERY,	/* legal, pending, view, result, serialize */
+	OPK_REDEAL
+};
+
+static int finish_call(struct call *c, int rc);
+
+struct refd_ctx {
+	struct call *call;
+	struct rng *rng;
+	struct memacct *mem;
+	int op;
+};
+
+const char *
+refd_strerror(int code)
+{
+	switch (code) {
+	case REFD_OK:
+		return "success";
+#define X(name, val, msg)                                                      \
+	case val:                                                              \
+		return msg;
+		REFD_ERRNO_MAP(X)
+#undef X
+	default:
+		return "unknown error";
+	}
+}
+
+const char *
+refd_errname(int code)
+{
+	switch (code) {
+	case REFD_OK:
+		return "OK";
+#define X(name, val, msg)                                                      \
+	case val:                                                              \
+		return #name;
+		REFD_ERRNO_MAP(X)
+#undef X
+	default:
+		return "EUNKNOWN";
+	}
+}
+
+/* Calls. */
+
+void
+call_init(struct call *c)
+{
+	memset(c, 0, sizeof(*c));
+	buf_init(&c->out);
+}
+
+void
+call_reset(struct call *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nev; i++)
+		free(c->ev[i].bytes);
+	for (i = 0; i < c->ncm; i++)
+		free(c->cm[i].data);
+	c->nev = c->ndr = c->ncm = 0;
+	buf_reset(&c->out);
+	c->reject_code = 0;
+	c->reject_rule[0] = '\0';
+	c->reject_msg[0] = '\0';
+	c->fault[0] = '\0';
+}
+
+void
+call_release(struct call *c)
+{
+	call_reset(c);
+	free(c->ev);
+	free(c->dr);
+	free(c->cm);
+	buf_release(&c->out);
+	memset(c, 0, sizeof(*c));
+}
+
+static void
+fault(refd_ctx *ctx, const char *msg)
+{
+	if (ctx->call != NULL && ctx->call->fault[0] == '\0')
+		snprintf(ctx->call->fault, sizeof(ctx->call->fault), "%s", msg);
+}
+
+/* Draw source: BLAKE2b keyed with the match seed over a 64-bit counter. */
+
+void
+rng_init_seed(struct rng *r, const uint8_t key[32])
+{
+	memset(r, 0, sizeof(*r));
+	memcpy(r->key, key, 32);
+}
+
+int
+rng_init_script(struct rng *r, const int64_t *vals, size_t n)
+{
+	memset(r, 0, sizeof(*r));
+	r->scripted = 1;
+	if (n > 0) {
+		r->script = malloc(n * sizeof(*vals));
+		if (r->script == NULL)
+			return -1;
+		memcpy(r->script, vals, n * sizeof(*vals));
+	}
+	r->nscript = n;
+	return 0;
+}
+
+static int
+rng_copy(struct rng *dst, const struct rng *src)
+{
+	*dst = *src;
+	if (src->scripted && src->nscript > 0) {
+		dst->script = malloc(src->nscript * sizeof(*src->script));
+		if (dst->script == NULL)
+			return -1;
+		memcpy(dst->script, src->script,
+		    src->nscript * sizeof(*src->script));
+	}
+	return 0;
+}
+
+void
+rng_release(struct rng *r)
+{
+	free(r->script);
+	r->script = NULL;
+	sodium_memzero(r->key, sizeof(r->key));
+}
+
+static uint32_t
+prf32(const struct rng *r, uint64_t counter)
+{
+	uint8_t in[8], out[8];
+	int i;
+
+	for (i = 0; i < 8; i++)
+		in[i] = (uint8_t)(counter >> (8 * i));
+	crypto_generichash(out, sizeof(out), in, sizeof(in), r->key,
+	    sizeof(r->key));
+	return (uint32_t)out[0] | (uint32_t)out[1] << 8 |
+	    (uint32_t)out[2] << 16 | (uint32_t)out[3] << 24;
+}
+
+int
+rng_draw(struct rng *r, uint32_t kind, uint32_t bound, uint64_t *index,
+    uint32_t *value)
+{
+	uint32_t limit, x;
+
+	if (bound == 0)
+		return REFD_EARG;
+	*index = r->scripted ? r->pos : r->counter;
+	if (r->scripted) {
+		int64_t v;
+
+		if (r->pos >= r->nscript)
+			return REFD_ESCRIPT;
+		v = r->script[r->pos++];
+		if (kind == DRAW_ROLL) {
+			if (v < 1 || v > (int64_t)bound)
+				return REFD_ESCRIPT;
+		} else if (v < 0 || v >= (int64_t)bound) {
+			return REFD_ESCRIPT;
+		}
+		*value = (uint32_t)v;
+		return REFD_OK;
+	}
+	/* Unbiased: reject the top partial range of 2^32. */
+	limit = (uint32_t)(0x100000000ull - (0x100000000ull % bound));
+	for (;;) {
+		x = prf32(r, r->counter++);
+		if (limit == 0 || x < limit)
+			break;
+	}
+	*value = x % bound;
+	if (kind == DRAW_ROLL)
+		*value += 1;
+	return REFD_OK;
+}
+
+/* The host API table. */
+
+struct memhdr {
+	struct memacct *acct;
+	size_t n;
+};
+#define MEMHDR_SIZE ((sizeof(struct memhdr) + 15) & ~(size_t)15)
+
+static void *
+h_alloc(refd_ctx *ctx, size_t n)
+{
+	struct memacct *a = ctx != NULL ? ctx->mem : NULL;
+	struct memhdr *h;
+
+	if (n == 0 || n > SIZE_MAX - MEMHDR_SIZE)
+		return NULL;
+	if (a != NULL && a->limit != 0 && a->bytes + n > a->limit)
+		return NULL;
+	h = malloc(MEMHDR_SIZE + n);
+	if (h == NULL)
+		return NULL;
+	h->acct = a;
+	h->n = n;
+	if (a != NULL) {
+		a->bytes += n;
+		if (a->bytes > a->peak)
+			a->peak = a->bytes;
+	}
+	return (uint8_t *)h + MEMHDR_SIZE;
+}
+
+static void
+h_free(refd_ctx *ctx, void *p)
+{
+	struct memhdr *h;
+
+	(void)ctx;
+	if (p == NULL)
+		return;
+	h = (struct memhdr *)(void *)((uint8_t *)p - MEMHDR_SIZE);
+	if (h->acct != NULL)
+		h->acct->bytes -= h->n;
+	free(h);
+}
+
+static void *
+h_realloc(refd_ctx *ctx, void *p, size_t n)
+{
+	struct memhdr *h;
+	void *q;
+
+	if (p == NULL)
+		return h_alloc(ctx, n);
+	if (n == 0) {
+		h_free(ctx, p);
+		return NULL;
+	}
+	h = (struct memhdr *)(void *)((uint8_t *)p - MEMHDR_SIZE);
+	q = h_alloc(ctx != NULL ? ctx : NULL, n);
+	if (q == NULL)
+		return NULL;
+	memcpy(q, p, h->n < n ? h->n : n);
+	h_free(ctx, p);
+	return q;
+}
+
+static void
+h_log(refd_ctx *ctx, int level, const char *msg)
+{
+	static const char *lv[] = { "error", "warning", "info", "debug" };
+
+	(void)ctx;
+	if (level < 0 || level > 3)
+		level = 3;
+	if (level <= REFD_LOG_WARN)
+		fprintf(stderr, "plugin %s: %s\n", lv[level],
+		    msg != NULL ? msg : "");
+}
+
+static int
+h_reject(refd_ctx *ctx, int code, const char *rule, const char *message)
+{
+	struct call *c = ctx->call;
+
+	if (code >= 0)
+		code = REFD_EILLEGAL;
+	if (c != NULL && c->reject_code == 0) {
+		c->reject_code = code;
+		snprintf(c->reject_rule, sizeof(c->reject_rule), "%s",
+		    rule != NULL ? rule : "");
+		snprintf(c->reject_msg, sizeof(c->reject_msg), "%s",
+		    message != NULL ? message : refd_strerror(code));
+	}
+	return code;
+}
+
+static int
+record_draw(refd_ctx *ctx, uint32_t kind, uint32_t bound, const char *why,
+    uint32_t *out)
+{
+	struct call *c = ctx->call;
+	uint64_t idx;
+	int rc;
+
+	if (ctx->rng == NULL || (ctx->op != OPK_CREATE && ctx->op != OPK_APPLY &&
+	    ctx->op != OPK_REDEAL)) {
+		fault(ctx, "draw outside create, apply or redeal");
+		return REFD_EPLUGINFAULT;
+	}
+	rc = rng_draw(ctx->rng, kind, bound, &idx, out);
+	if (rc != REFD_OK)
+		return rc;
+	if (c->ndr == c->cap_dr) {
+		size_t nc = c->cap_dr ? c->cap_dr * 2 : 16;
+		struct draw *d = realloc(c->dr, nc * sizeof(*d));
+
+		if (d == NULL)
+			return REFD_ENOMEM;
+		c->dr = d;
+		c->cap_dr = nc;
+	}
+	c->dr[c->ndr].index = idx;
+	c->dr[c->ndr].kind = kind;
+	c->dr[c->ndr].bound = bound;
+	c->dr[c->ndr].value = *out;
+	snprintf(c->dr[c->ndr].why, sizeof(c->dr[c->ndr].why), "%s",
+	    why != NULL ? why : "");
+	c->ndr++;
+	return REFD_OK;
+}
+
+static int
+h_roll(refd_ctx *ctx, uint32_t sides, const char *why, uint32_t *out)
+{
+	return record_draw(ctx, DRAW_ROLL, sides, why, out);
+}
+
+static int
+h_uniform(refd_ctx *ctx, uint32_t bound, const char *why, uint32_t *out)
+{
+	return record_draw(ctx, DRAW_UNIFORM, bound, why, out);
+}
+
+static int
+h_shuffle(refd_ctx *ctx, void *base, size_t n, size_t size, const char *why)
+{
+	uint8_t tmp[256], *a = base;
+	size_t i;
+
+	if (size > sizeof(tmp) || n > UINT32_MAX)
+		return REFD_EARG;
+	for (i = n; i > 1; i--) {
+		uint32_t j;
+		int rc = record_draw(ctx, DRAW_UNIFORM, (uint32_t)i,
+		    why != NULL ? why : "shuffle", &j);
+
+		if (rc != REFD_OK)
+			return rc;
+		if (j != i - 1) {
+			memcpy(tmp, a + (i - 1) * size, size);
+			memcpy(a + (i - 1) * size, a + (size_t)j * size, size);
+			memcpy(a + (size_t)j * size, tmp, size);
+		}
+	}
+	return REFD_OK;
+}
+
+static int
+h_emit(refd_ctx *ctx, int32_t seat, const uint8_t *ev, size_t len)
+{
+	struct call *c = ctx->call;
+	struct event *e;
+
+	if (ctx->op != OPK_CREATE && ctx->op != OPK_APPLY) {
+		fault(ctx, "event emitted outside create or apply");
+		return REFD_EPLUGINFAULT;
+	}
+	if (seat < REFD_SEAT_PUBLIC || seat >= REFD_MAX_SEATS) {
+		fault(ctx, "event for an impossible seat");
+		return REFD_EPLUGINFAULT;
+	}
+	if (ev == NULL || refd_mp_check(ev, len, 16) != 0 ||
+	    ((ev[0] & 0xf0) != 0x80 && ev[0] != 0xde && ev[0] != 0xdf)) {
+		fault(ctx, "event is not one msgpack map");
+		return REFD_EPLUGINFAULT;
+	}
+	if (c->nev == c->cap_ev) {
+		size_t nc = c->cap_ev ? c->cap_ev * 2 : 16;
+		struct event *p = realloc(c->ev, nc * sizeof(*p));
+
+		if (p == NULL)
+			return REFD_ENOMEM;
+		c->ev = p;
+		c->cap_ev = nc;
+	}
+	e = &c->ev[c->nev];
+	e->bytes = malloc(len);
+	if (e->bytes == NULL)
+		return REFD_ENOMEM;
+	memcpy(e->bytes, ev, len);
+	e->len = len;
+	e->seat = seat;
+	c->nev++;
+	return REFD_OK;
+}
+
+static int
+h_output(refd_ctx *ctx, const uint8_t *bytes, size_t len)
+{
+	if (ctx->op == OPK_APPLY) {
+		fault(ctx, "output during apply");
+		return REFD_EPLUGINFAULT;
+	}
+	if (buf_add(&ctx->call->out, bytes, len) != 0)
+		return REFD_ENOMEM;
+	return REFD_OK;
+}
+
+static int
+h_commit(refd_ctx *ctx, const char *zone, int32_t seat, const uint8_t *data,
+    size_t len)
+{
+	struct call *c = ctx->call;
+	struct commitment *m;
+	crypto_generichash_state st;
+	uint8_t in[8];
+	uint64_t n;
+	int i;
+
+	if (ctx->rng == NULL || (ctx->op != OPK_CREATE && ctx->op != OPK_APPLY &&
+	    ctx->op != OPK_REDEAL) || zone == NULL) {
+		fault(ctx, "commitment outside create or apply");
+		return REFD_EPLUGINFAULT;
+	}
+	if (c->ncm == c->cap_cm) {
+		size_t nc = c->cap_cm ? c->cap_cm * 2 : 4;
+		struct commitment *p = realloc(c->cm, nc * sizeof(*p));
+
+		if (p == NULL)
+			return REFD_ENOMEM;
+		c->cm = p;
+		c->cap_cm = nc;
+	}
+	m = &c->cm[c->ncm];
+	memset(m, 0, sizeof(*m));
+	snprintf(m->zone, sizeof(m->zone), "%s", zone);
+	m->seat = seat;
+	/* Salt: keyed by the match seed, so nobody can predict it. */
+	n = ctx->rng->salt_counter++;
+	for (i = 0; i < 8; i++)
+		in[i] = (uint8_t)(n >> (8 * i));
+	crypto_generichash(m->salt, sizeof(m->salt), in, sizeof(in),
+	    ctx->rng->key, sizeof(ctx->rng->key));
+	crypto_generichash_init(&st, NULL, 0, ENG_HASH_LEN);
+	crypto_generichash_update(&st, m->salt, sizeof(m->salt));
+	crypto_generichash_update(&st, data, len);
+	crypto_generichash_final(&st, m->hash, ENG_HASH_LEN);
+	m->data = malloc(len ? len : 1);
+	if (m->data == NULL)
+		return REFD_ENOMEM;
+	if (len)
+		memcpy(m->data, data, len);
+	m->len = len;
+	c->ncm++;
+	return REFD_OK;
+}
+
+static const struct refd_host host_table = {
+	sizeof(struct refd_host),
+	REFD_ABI_MAJOR,
+	REFD_ABI_MINOR,
+	REFD_HOST_CAPS_V1_0,
+	h_alloc,
+	h_realloc,
+	h_free,
+	h_log,
+	h_reject,
+	h_roll,
+	h_uniform,
+	h_shuffle,
+	h_emit,
+	h_output,
+	h_commit,
+};
+
+/* Plugins. */
+
+int
+plugin_file_hash(const char *path, uint8_t out[ENG_HASH_LEN])
+{
+	crypto_generichash_state st;
+	uint8_t b[65536];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	crypto_generichash_init(&st, NULL, 0, ENG_HASH_LEN);
+	while ((n = read(fd, b, sizeof(b))) > 0)
+		crypto_generichash_update(&st, b, (size_t)n);
+	close(fd);
+	if (n < 0)
+		return -1;
+	crypto_generichash_final(&st, out, ENG_HASH_LEN);
+	return 0;
+}
+
+static char *
+stem_of(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	size_t n;
+	char *s;
+
+	b = b != NULL ? b + 1 : path;
+	n = strlen(b);
+	if (n > 3 && strcmp(b + n - 3, ".so") == 0)
+		n -= 3;
+	s = malloc(n + 1);
+	if (s == NULL)
+		return NULL;
+	memcpy(s, b, n);
+	s[n] = '\0';
+	return s;
+}
+
+/*
+ * Open the file and find the descriptor, running no plugin code.
+ */
+static int
+open_descriptor(const char *path, void **dlp, const struct refd_plugin **dp,
+    char *err, size_t errlen)
+{
+	struct stat st;
+	void *dl;
+	const struct refd_plugin *d;
+	int major;
+
+	if (stat(path, &st) != 0) {
+		snprintf(err, errlen, "plugin '%s': cannot open: %s", path,
+		    strerror(errno));
+		return REFD_EDLOPEN;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "plugin '%s': not a regular file", path);
+		return REFD_EDLOPEN;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(err, errlen,
+		    "plugin '%s': file is group- or world-writable (mode %03o); "
+		    "run 'chmod go-w %s'", path, (unsigned)(st.st_mode & 0777),
+		    path);
+		return REFD_EPERM;
+	}
+	dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (dl == NULL) {
+		snprintf(err, errlen, "plugin '%s': cannot load: %s", path,
+		    dlerror());
+		return REFD_EDLOPEN;
+	}
+	d = dlsym(dl, REFD_PLUGIN_ENTRY_STR);
+	if (d == NULL) {
+		for (major = 2; major < 10; major++) {
+			char sym[32];
+
+			snprintf(sym, sizeof(sym), "refd_plugin_v%d", major);
+			if (dlsym(dl, sym) != NULL) {
+				snprintf(err, errlen,
+				    "plugin '%s': abi major: found %d, expected "
+				    "%d; the plugin needs a newer refd, or "
+				    "rebuild it against this refd's SDK",
+				    path, major, REFD_ABI_MAJOR);
+				dlclose(dl);
+				return REFD_EABIMAJOR;
+			}
+		}
+		snprintf(err, errlen,
+		    "plugin '%s': entry: no symbol '%s' found; is this a refd "
+		    "plugin built with REFD_PLUGIN_DEFINE?", path,
+		    REFD_PLUGIN_ENTRY_STR);
+		dlclose(dl);
+		return REFD_ENOENTRY;
+	}
+	*dlp = dl;
+	*dp = d;
+	return REFD_OK;
+}
+
+/* The loader checks, in order: magic, major, size, minor, caps, name, ops. */
+static int
+check_descriptor(const char *path, const struct refd_plugin *d, char *err,
+    size_t errlen)
+{
+	char *stem;
+	uint64_t unknown;
+	const struct refd_plugin_ops *o;
+
+	if (d->magic != REFD_PLUGIN_MAGIC) {
+		snprintf(err, errlen,
+		    "plugin '%s': magic: found 0x%08x, expected 0x%08x; not a "
+		    "refd plugin, or a damaged file", path, d->magic,
+		    REFD_PLUGIN_MAGIC);
+		return REFD_EMAGIC;
+	}
+	if (d->abi_major != REFD_ABI_MAJOR) {
+		snprintf(err, errlen,
+		    "plugin '%s': abi major: found %u, expected %u; rebuild the "
+		    "plugin against this refd's SDK", path,
+		    (unsigned)d->abi_major, (unsigned)REFD_ABI_MAJOR);
+		return REFD_EABIMAJOR;
+	}
+	if (d->size < offsetof(struct refd_plugin, ops) + sizeof(d->ops) ||
+	    (d->abi_minor <= REFD_ABI_MINOR &&
+	    d->size != sizeof(struct refd_plugin))) {
+		snprintf(err, errlen,
+		    "plugin '%s': size: found %u, expected %u for ABI %u.%u; the "
+		    "descriptor does not match its version, rebuild the plugin",
+		    path, d->size, (unsigned)sizeof(struct refd_plugin),
+		    (unsigned)d->abi_major, (unsigned)d->abi_minor);
+		return REFD_EABISIZE;
+	}
+	if (d->abi_minor > REFD_ABI_MINOR) {
+		snprintf(err, errlen,
+		    "plugin '%s': abi minor: found %u, expected at most %u; "
+		    "upgrade refd to run this plugin", path,
+		    (unsigned)d->abi_minor, (unsigned)REFD_ABI_MINOR);
+		return REFD_EABIMINOR;
+	}
+	unknown = d->required_caps & ~(uint64_t)REFD_HOST_CAPS_V1_0;
+	if (unknown != 0) {
+		snprintf(err, errlen,
+		    "plugin '%s': required capabilities: found 0x%llx, this refd "
+		    "knows 0x%llx; upgrade refd", path,
+		    (unsigned long long)d->required_caps,
+		    (unsigned long long)REFD_HOST_CAPS_V1_0);
+		return REFD_ECAPS;
+	}
+	stem = stem_of(path);
+	if (stem == NULL)
+		return REFD_ENOMEM;
+	if (d->name == NULL || strcmp(d->name, stem) != 0) {
+		snprintf(err, errlen,
+		    "plugin '%s': name: found '%s', expected '%s' (the file "
+		    "name); rename the file or fix the descriptor", path,
+		    d->name != NULL ? d->name : "(null)", stem);
+		free(stem);
+		return REFD_ENAME;
+	}
+	free(stem);
+	o = d->ops;
+	if (o == NULL || o->size < offsetof(struct refd_plugin_ops, redeal)) {
+		snprintf(err, errlen,
+		    "plugin '%s': ops: table missing or too small (%u bytes); "
+		    "rebuild the plugin", path, o != NULL ? o->size : 0);
+		return REFD_EOPS;
+	}
+#define REQ(m)                                                                 \
+	if (o->m == NULL) {                                                    \
+		snprintf(err, errlen,                                          \
+		    "plugin '%s': ops: required op '%s' is missing; implement " \
+		    "it", path, #m);                                            \
+		return REFD_EOPS;                                              \
+	}
+	REQ(init) REQ(describe) REQ(content_load) REQ(content_free) REQ(create)
+	REQ(apply) REQ(legal) REQ(pending) REQ(view) REQ(result) REQ(serialize)
+	REQ(restore) REQ(destroy)
+#undef REQ
+	if (d->min_seats < 1 || d->max_seats < d->min_seats ||
+	    d->max_seats > REFD_MAX_SEATS) {
+		snprintf(err, errlen,
+		    "plugin '%s': seats: found %u..%u, expected 1..%d", path,
+		    d->min_seats, d->max_seats, REFD_MAX_SEATS);
+		return REFD_EOPS;
+	}
+	return REFD_OK;
+}
+
+int
+plugin_info(const char *path, struct buf *out, char *err, size_t errlen)
+{
+	void *dl = NULL;
+	const struct refd_plugin *d = NULL;
+	int rc = open_descriptor(path, &dl, &d, err, errlen);
+
+	if (rc != REFD_OK)
+		return rc;
+	buf_printf(out, "file: %s\n", path);
+	buf_printf(out, "magic: 0x%08x%s\n", d->magic,
+	    d->magic == REFD_PLUGIN_MAGIC ? "" : " (wrong)");
+	buf_printf(out, "abi: %u.%u\n", (unsigned)d->abi_major,
+	    (unsigned)d->abi_minor);
+	buf_printf(out, "size: %u\n", d->size);
+	if (d->magic == REFD_PLUGIN_MAGIC && d->abi_major == REFD_ABI_MAJOR &&
+	    d->size >= sizeof(struct refd_plugin)) {
+		buf_printf(out, "flags: 0x%x\n", d->flags);
+		buf_printf(out, "required caps: 0x%llx\n",
+		    (unsigned long long)d->required_caps);
+		buf_printf(out, "name: %s\n", d->name ? d->name : "(null)");
+		buf_printf(out, "version: %s\n",
+		    d->version ? d->version : "(null)");
+		buf_printf(out, "summary: %s\n",
+		    d->summary ? d->summary : "(null)");
+		buf_printf(out, "seats: %u..%u\n", d->min_seats, d->max_seats);
+	}
+	rc = check_descriptor(path, d, err, errlen);
+	buf_printf(out, "loadable: %s\n", rc == REFD_OK ? "yes" : err);
+	dlclose(dl);
+	return REFD_OK;
+}
+
+int
+plugin_open(const char *path, struct plugin **out, char *err, size_t errlen)
+{
+	struct plugin *pl;
+	const struct refd_plugin *d;
+	void *dl;
+	struct call c;
+	refd_ctx ctx;
+	int rc;
+
+	*out = NULL;
+	rc = open_descriptor(path, &dl, &d, err, errlen);
+	if (rc != REFD_OK)
+		return rc;
+	rc = check_descriptor(path, d, err, errlen);
+	if (rc != REFD_OK) {
+		dlclose(dl);
+		return rc;
+	}
+	pl = calloc(1, sizeof(*pl));
+	if (pl == NULL) {
+		dlclose(dl);
+		return REFD_ENOMEM;
+	}
+	pl->dl = dl;
+	pl->desc = d;
+	pl->path = strdup(path);
+	pl->name = strdup(d->name);
+	memcpy(&pl->ops, d->ops, d->ops->size < sizeof(pl->ops) ?
+	    d->ops->size : sizeof(pl->ops));
+	pl->ops.size = sizeof(pl->ops);
+	if (pl->path == NULL || pl->name == NULL ||
+	    plugin_file_hash(path, pl->file_hash) != 0) {
+		plugin_close(pl);
+		snprintf(err, errlen, "plugin '%s': cannot read the file", path);
+		return REFD_EDLOPEN;
+	}
+	call_init(&c);
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.call = &c;
+	ctx.op = OPK_INIT;
+	rc = pl->ops.init(&ctx, &host_table, &pl->pdata);
+	if (rc != REFD_OK) {
+		snprintf(err, errlen,
+		    "plugin '%s': init: failed with %d (%s)%s%s; see the "
+		    "plugin's messages above", path, rc, refd_errname(rc),
+		    c.reject_msg[0] ? ": " : "", c.reject_msg);
+		call_release(&c);
+		pl->pdata = NULL;
+		plugin_close(pl);
+		return REFD_EINIT;
+	}
+	call_reset(&c);
+	ctx.op = OPK_DESCRIBE;
+	rc = pl->ops.describe(&ctx, pl->pdata);
+	if (rc != REFD_OK || refd_mp_check(c.out.data, c.out.len, 0) != 0) {
+		snprintf(err, errlen,
+		    "plugin '%s': describe: failed or gave malformed msgpack",
+		    path);
+		call_release(&c);
+		plugin_close(pl);
+		return REFD_EPLUGINFAULT;
+	}
+	pl->describe = buf_detach(&c.out, &pl->describe_len);
+	call_release(&c);
+	*out = pl;
+	return REFD_OK;
+}
+
+int
+plugin_set_content(struct plugin *pl, struct call *c)
+{
+	refd_ctx ctx;
+	void *h = NULL;
+	int rc;
+
+	call_reset(c);
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.call = c;
+	ctx.op = OPK_CONTENT;
+	rc = finish_call(c, pl->ops.content_load(&ctx, pl->pdata, pl->content,
+	    pl->content_len, &h));
+	if (rc != REFD_OK)
+		return rc == REFD_EPLUGINFAULT ? rc : REFD_ECONTENT;
+	if (pl->content_h != NULL)
+		pl->ops.content_free(pl->pdata, pl->content_h);
+	pl->content_h = h;
+	return REFD_OK;
+}
+
+const struct scenario *
+plugin_scenario(const struct plugin *pl, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < pl->nscenarios; i++)
+		if (strcmp(pl->scenarios[i].name, name) == 0)
+			return &pl->scenarios[i];
+	return NULL;
+}
+
+void
+plugin_close(struct plugin *pl)
+{
+	size_t i;
+
+	if (pl == NULL)
+		return;
+	if (pl->content_h != NULL && pl->ops.content_free != NULL)
+		pl->ops.content_free(pl->pdata, pl->content_h);
+	if (pl->pdata != NULL && pl->ops.fini != NULL)
+		pl->ops.fini(pl->pdata);
+	for (i = 0; i < pl->nscenarios; i++) {
+		free(pl->scenarios[i].name);
+		free(pl->scenarios[i].setup);
+	}
+	free(pl->scenarios);
+	free(pl->content);
+	free(pl->content_dir);
+	free(pl->describe);
+	free(pl->path);
+	free(pl->name);
+	if (pl->dl != NULL)
+		dlclose(pl->dl);
+	free(pl);
+}
+
+/* Games. */
+
+static void
+ctx_for(refd_ctx *ctx, struct game *g, struct call *c, int op)
+{
+	ctx->call = c;
+	ctx->rng = g != NULL ? &g->rng : NULL;
+	ctx->mem = g != NULL ? &g->mem : NULL;
+	ctx->op = op;
+}
+
+static int
+finish_call(struct call *c, int rc)
+{
+	if (c->fault[0] != '\0')
+		return REFD_EPLUGINFAULT;
+	if (rc > 0)
+		rc = REFD_OK;
+	if (rc < 0 && c->reject_code == 0) {
+		c->reject_code = rc;
+		snprintf(c->reject_msg, sizeof(c->reject_msg), "%s",
+		    refd_strerror(rc));
+	}
+	return rc;
+}
+
+static int
+game_new(struct plugin *pl, uint32_t nseats, const struct rng *rng,
+    size_t memlimit, struct game **out)
+{
+	struct game *g = calloc(1, sizeof(*g));
+
+	if (g == NULL)
+		return REFD_ENOMEM;
+	g->pl = pl;
+	g->nseats = nseats;
+	g->mem.limit = memlimit;
+	if (rng_copy(&g->rng, rng) != 0) {
+		free(g);
+		return REFD_ENOMEM;
+	}
+	*out = g;
+	return REFD_OK;
+}
+
+int
+game_create(struct plugin *pl, const uint8_t *setup, size_t len,
+    uint32_t nseats, const struct rng *rng, size_t memlimit,
+    struct game **out, struct call *c)
+{
+	struct game *g;
+	refd_ctx ctx;
+	int rc;
+
+	call_reset(c);
+	*out = NULL;
+	if (nseats < pl->desc->min_seats || nseats > pl->desc->max_seats) {
+		c->reject_code = REFD_ESETUP;
+		snprintf(c->reject_msg, sizeof(c->reject_msg),
+		    "ruleset '%s' takes %u to %u seats, not %u", pl->name,
+		    pl->desc->min_seats, pl->desc->max_seats, nseats);
+		return REFD_ESETUP;
+	}
+	rc = game_new(pl, nseats, rng, memlimit, &g);
+	if (rc != REFD_OK)
+		return rc;
+	ctx_for(&ctx, g, c, OPK_CREATE);
+	rc = finish_call(c, pl->ops.create(&ctx, pl->pdata, pl->content_h,
+	    setup, len, nseats, &g->state));
+	if (rc != REFD_OK || g->state == NULL) {
+		if (g->state != NULL)
+			pl->ops.destroy(&ctx, g->state);
+		g->state = NULL;
+		game_destroy(g);
+		if (rc == REFD_OK) {
+			snprintf(c->fault, sizeof(c->fault),
+			    "create returned no state");
+			rc = REFD_EPLUGINFAULT;
+		}
+		return rc;
+	}
+	*out = g;
+	return REFD_OK;
+}
+
+int
+game_restore(struct plugin *pl, const uint8_t *bytes, size_t len,
+    uint32_t nseats, const struct rng *rng, size_t memlimit,
+    struct game **out, struct call *c)
+{
+	struct game *g;
+	refd_ctx ctx;
+	int rc;
+
+	call_reset(c);
+	*out = NULL;
+	rc = game_new(pl, nseats, rng, memlimit, &g);
+	if (rc != REFD_OK)
+		return rc;
+	ctx_for(&ctx, g, c, OPK_QUERY);
+	rc = finish_call(c, pl->ops.restore(&ctx, pl->pdata, pl->content_h,
+	    bytes, len, &g->state));
+	if (rc != REFD_OK || g->state == NULL) {
+		if (g->state != NULL)
+			pl->ops.destroy(&ctx, g->state);
+		g->state = NULL;
+		game_destroy(g);
+		return rc != REFD_OK ? rc : REFD_EPLUGINFAULT;
+	}
+	*out = g;
+	return REFD_OK;
+}
+
+void
+game_destroy(struct game *g)
+{
+	refd_ctx ctx;
+	struct call c;
+
+	if (g == NULL)
+		return;
+	if (g->state != NULL) {
+		call_init(&c);
+		ctx_for(&ctx, g, &c, OPK_QUERY);
+		g->pl->ops.destroy(&ctx, g->state);
+		call_release(&c);
+	}
+	rng_release(&g->rng);
+	free(g);
+}
+
+int
+game_serialize(struct game *g, struct call *c)
+{
+	refd_ctx ctx;
+
+	call_reset(c);
+	ctx_for(&ctx, g, c, OPK_QUERY);
+	return finish_call(c, g->pl->ops.serialize(&ctx, g->state));
+}
+
+int
+game_apply(struct game *g, uint32_t seat, const uint8_t *cmd, size_t len,
+    struct call *c)
+{
+	refd_ctx ctx;
+	struct rng saved = g->rng;
+	uint8_t *snap = NULL;
+	size_t snaplen = 0;
+	int rc;
+
+	call_reset(c);
+	if (seat >= g->nseats) {
+		c->reject_code = REFD_ESEAT;
+		snprintf(c->reject_msg, sizeof(c->reject_msg),
+		    "seat %u does not exist", seat);
+		return REFD_ESEAT;
+	}
+	if (g->pl->desc->flags & REFD_PF_ROLLBACK) {
+		rc = game_serialize(g, c);
+		if (rc != REFD_OK)
+			return rc;
+		snap = buf_detach(&c->out, &snaplen);
+		call_reset(c);
+	}
+	ctx_for(&ctx, g, c, OPK_APPLY);
+	rc = finish_call(c, g->pl->ops.apply(&ctx, g->state, seat, cmd, len));
+	if (rc != REFD_OK) {
+		/* A rejection changes nothing: no draws, no events. */
+		g->rng.counter = saved.counter;
+		g->rng.pos = saved.pos;
+		g->rng.salt_counter = saved.salt_counter;
+		if (snap != NULL) {
+			void *st = NULL;
+			struct call rc2;
+			refd_ctx c2;
+
+			call_init(&rc2);
+			ctx_for(&c2, g, &rc2, OPK_QUERY);
+			if (g->pl->ops.restore(&c2, g->pl->pdata,
+			    g->pl->content_h, snap, snaplen, &st) == REFD_OK &&
+			    st != NULL) {
+				g->pl->ops.destroy(&c2, g->state);
+				g->state = st;
+			}
+			call_release(&rc2);
+		}
+		{
+			size_t i;
+
+			for (i = 0; i < c->nev; i++)
+				free(c->ev[i].bytes);
+			for (i = 0; i < c->ncm; i++)
+				free(c->cm[i].data);
+			c->nev = c->ndr = c->ncm = 0;
+		}
+	}
+	free(snap);
+	return rc;
+}
+
+int
+game_legal(struct game *g, uint32_t seat, struct call *c)
+{
+	refd_ctx ctx;
+
+	call_reset(c);
+	if (seat >= g->nseats)
+		return REFD_ESEAT;
+	ctx_for(&ctx, g, c, OPK_QUERY);
+	return finish_call(c, g->pl->ops.legal(&ctx, g->state, seat));
+}
+
+int
+game_pending(struct game *g, uint64_t *seats, struct call *c)
+{
+	refd_ctx ctx;
+
+	call_reset(c);
+	*seats = 0;
+	ctx_for(&ctx, g, c, OPK_QUERY);
+	return finish_call(c, g->pl->ops.pending(&ctx, g->state, seats));
+}
+
+int
+game_view(struct game *g, int32_t seat, struct call *c)
+{
+	refd_ctx ctx;
+
+	call_reset(c);
+	if (seat != REFD_SEAT_PUBLIC && (seat < 0 || (uint32_t)seat >= g->nseats))
+		return REFD_ESEAT;
+	ctx_for(&ctx, g, c, OPK_QUERY);
+	return finish_call(c, g->pl->ops.view(&ctx, g->state, seat));
+}
+
+int
+game_result(struct game *g, struct call *c)
+{
+	refd_ctx ctx;
+	int rc;
+
+	call_reset(c);
+	ctx_for(&ctx, g, c, OPK_QUERY);
+	rc = g->pl->ops.result(&ctx, g->state);
+	if (c->fault[0] != '\0')
+		return REFD_EPLUGINFAULT;
+	return rc;
+}
+
+int
+game_redeal(struct game *g, uint32_t seat, struct call *c)
+{
+	refd_ctx ctx;
+
+	call_reset(c);
+	if (g->pl->ops.redeal == NULL)
+		return REFD_EOPS;
+	ctx_for(&ctx, g, c, OPK_REDEAL);
+	return finish_call(c, g->pl->ops.redeal(&ctx, g->state, seat));
+}
+
+int
+game_state_hash(struct game *g, uint8_t out[ENG_HASH_LEN])
+{
+	struct call c;
+	int rc;
+
+	call_init(&c);
+	rc = game_serialize(g, &c);
+	if (rc == REFD_OK)
+		crypto_generichash(out, ENG_HASH_LEN, c.out.data, c.out.len,
+		    NULL, 0);
+	call_release(&c);
+	return rc;
+}

@@ -1,0 +1,163 @@
+/*
+ * engine.h - the host side of the plugin ABI: loading plugins and their
+ * content, and running one game state through the ops with fair or
+ * scripted draws, collecting events, draws, commitments and output.
+ *
+ * Used by refd, refctl (check-plugin, verify, replay) and the scenario
+ * runner.  Single-threaded: a struct plugin and its games are used from one
+ * thread at a time.
+ */
+#ifndef REFD_ENGINE_H
+#define REFD_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "refd/plugin.h"
+#include "buf.h"
+
+#define ENG_HASH_LEN 32
+
+struct scenario {
+	char *name;
+	uint8_t *setup;		/* msgpack */
+	size_t setup_len;
+};
+
+struct plugin {
+	char *path;
+	char *name;
+	void *dl;
+	const struct refd_plugin *desc;
+	struct refd_plugin_ops ops;	/* copy, zero-filled past ops->size */
+	void *pdata;
+	uint8_t file_hash[ENG_HASH_LEN];
+
+	char *content_dir;
+	uint8_t *content;	/* msgpack map stem -> data */
+	size_t content_len;
+	void *content_h;
+	uint8_t content_hash[ENG_HASH_LEN];
+	struct scenario *scenarios;
+	size_t nscenarios;
+
+	uint8_t *describe;	/* msgpack from the describe op */
+	size_t describe_len;
+};
+
+/* One draw as recorded in the log. */
+struct draw {
+	uint64_t index;		/* counter value of the first attempt */
+	uint32_t kind;		/* DRAW_ROLL or DRAW_UNIFORM */
+	uint32_t bound;		/* sides for a roll, bound for uniform */
+	uint32_t value;		/* 1..sides or 0..bound-1 */
+	char why[24];
+};
+enum { DRAW_ROLL = 1, DRAW_UNIFORM = 2 };
+
+struct event {
+	int32_t seat;		/* REFD_SEAT_PUBLIC or a seat */
+	uint8_t *bytes;
+	size_t len;
+};
+
+struct commitment {
+	char zone[48];
+	int32_t seat;
+	uint8_t salt[16];
+	uint8_t hash[ENG_HASH_LEN];
+	uint8_t *data;		/* opened at the end */
+	size_t len;
+};
+
+struct rng {
+	uint8_t key[32];
+	uint64_t counter;
+	int scripted;
+	int64_t *script;
+	size_t nscript;
+	size_t pos;
+	uint64_t salt_counter;
+};
+
+struct memacct {
+	size_t bytes;
+	size_t limit;		/* 0: unbounded */
+	size_t peak;
+};
+
+/* What one op produced. */
+struct call {
+	struct buf out;
+	struct event *ev;
+	size_t nev, cap_ev;
+	struct draw *dr;
+	size_t ndr, cap_dr;
+	struct commitment *cm;
+	size_t ncm, cap_cm;
+	int reject_code;
+	char reject_rule[24];
+	char reject_msg[512];
+	char fault[256];	/* host-detected plugin misbehaviour */
+};
+
+struct game {
+	struct plugin *pl;
+	void *state;
+	uint32_t nseats;
+	struct rng rng;
+	struct memacct mem;
+	uint64_t step_budget;	/* reserved */
+};
+
+/* Plugins. */
+int plugin_open(const char *path, struct plugin **out, char *err,
+    size_t errlen);
+int plugin_info(const char *path, struct buf *out, char *err, size_t errlen);
+int plugin_load_content(struct plugin *pl, const char *dir, char *err,
+    size_t errlen);
+/* Hand pl->content to the plugin's content_load (done by
+ * plugin_load_content; also for content given as bytes). */
+int plugin_set_content(struct plugin *pl, struct call *c);
+const struct scenario *plugin_scenario(const struct plugin *pl,
+    const char *name);
+void plugin_close(struct plugin *pl);
+int plugin_file_hash(const char *path, uint8_t out[ENG_HASH_LEN]);
+
+/* Calls. */
+void call_init(struct call *c);
+void call_reset(struct call *c);
+void call_release(struct call *c);
+
+/* Draw source. */
+void rng_init_seed(struct rng *r, const uint8_t key[32]);
+int rng_init_script(struct rng *r, const int64_t *vals, size_t n);
+void rng_release(struct rng *r);
+int rng_draw(struct rng *r, uint32_t kind, uint32_t bound, uint64_t *index,
+    uint32_t *value);
+
+/*
+ * Games.  Each op resets *c and fills it.  Return REFD_OK or a negative
+ * code; on a rejection c->reject_* say why and nothing changed.
+ */
+int game_create(struct plugin *pl, const uint8_t *setup, size_t len,
+    uint32_t nseats, const struct rng *rng, size_t memlimit,
+    struct game **out, struct call *c);
+int game_restore(struct plugin *pl, const uint8_t *bytes, size_t len,
+    uint32_t nseats, const struct rng *rng, size_t memlimit,
+    struct game **out, struct call *c);
+void game_destroy(struct game *g);
+int game_apply(struct game *g, uint32_t seat, const uint8_t *cmd, size_t len,
+    struct call *c);
+int game_legal(struct game *g, uint32_t seat, struct call *c);
+int game_pending(struct game *g, uint64_t *seats, struct call *c);
+int game_view(struct game *g, int32_t seat, struct call *c);
+int game_result(struct game *g, struct call *c);
+int game_serialize(struct game *g, struct call *c);
+int game_redeal(struct game *g, uint32_t seat, struct call *c);
+int game_state_hash(struct game *g, uint8_t out[ENG_HASH_LEN]);
+
+const char *refd_strerror(int code);
+const char *refd_errname(int code);
+
+#endif
