@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -535,81 +537,126 @@ stem_of(const char *path)
 }
 
 /*
- * Open the file and find the descriptor, running no plugin code.
+ * Descriptor sizes by ABI minor, for every minor up to this refd's: a
+ * plugin that claims minor m must carry exactly desc_size[m].  Append a
+ * line with each new minor.
+ */
+static const uint32_t desc_size[REFD_ABI_MINOR + 1] = {
+	(uint32_t)REFD_PLUGIN_SIZE_1_0,
+};
+/* magic, abi_major, abi_minor, size: the same layout in every major. */
+#define DESC_HEAD_SIZE 12
+
+/*
+ * Open the file and find the descriptor, running no plugin function (the
+ * dynamic loader still runs ELF constructors; plugins must have none).
+ * *symsize is the size of the entry symbol from the ELF symbol table, or 0
+ * when the dynamic loader cannot tell.
  */
 static int
 open_descriptor(const char *path, void **dlp, const struct refd_plugin **dp,
-    char *err, size_t errlen)
+    size_t *symsize, char *err, size_t errlen)
 {
 	struct stat st;
 	void *dl;
 	const struct refd_plugin *d;
+	const ElfW(Sym) *sym = NULL;
+	Dl_info info;
 	int major;
 
+	*symsize = 0;
 	if (stat(path, &st) != 0) {
-		snprintf(err, errlen, "plugin '%s': cannot open: %s", path,
-		    strerror(errno));
+		snprintf(err, errlen, "plugin '%s': file: cannot open: %s; check "
+		    "the path", path, strerror(errno));
 		return REFD_EDLOPEN;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "plugin '%s': not a regular file", path);
+		snprintf(err, errlen, "plugin '%s': file: not a regular file; "
+		    "give the path of a .so file", path);
 		return REFD_EDLOPEN;
 	}
 	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
 		snprintf(err, errlen,
-		    "plugin '%s': file is group- or world-writable (mode %03o); "
-		    "run 'chmod go-w %s'", path, (unsigned)(st.st_mode & 0777),
-		    path);
+		    "plugin '%s': file mode: found %03o, expected no group or "
+		    "world write; run 'chmod go-w %s'", path,
+		    (unsigned)(st.st_mode & 0777), path);
 		return REFD_EPERM;
 	}
 	dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (dl == NULL) {
-		snprintf(err, errlen, "plugin '%s': cannot load: %s", path,
-		    dlerror());
+		snprintf(err, errlen, "plugin '%s': dlopen: %s; rebuild the "
+		    "plugin for this system", path, dlerror());
 		return REFD_EDLOPEN;
 	}
 	d = dlsym(dl, REFD_PLUGIN_ENTRY_STR);
 	if (d == NULL) {
-		for (major = 2; major < 10; major++) {
-			char sym[32];
+		for (major = REFD_ABI_MAJOR + 1; major < REFD_ABI_MAJOR + 10;
+		    major++) {
+			char name[32];
 
-			snprintf(sym, sizeof(sym), "refd_plugin_v%d", major);
-			if (dlsym(dl, sym) != NULL) {
+			snprintf(name, sizeof(name), "refd_plugin_v%d", major);
+			if (dlsym(dl, name) != NULL) {
 				snprintf(err, errlen,
-				    "plugin '%s': abi major: found %d, expected "
-				    "%d; the plugin needs a newer refd, or "
-				    "rebuild it against this refd's SDK",
-				    path, major, REFD_ABI_MAJOR);
+				    "plugin '%s': abi major: found %d (symbol "
+				    "'%s'), expected %d; upgrade refd, or "
+				    "rebuild the plugin against this refd's SDK",
+				    path, major, name, REFD_ABI_MAJOR);
 				dlclose(dl);
 				return REFD_EABIMAJOR;
 			}
 		}
 		snprintf(err, errlen,
-		    "plugin '%s': entry: no symbol '%s' found; is this a refd "
-		    "plugin built with REFD_PLUGIN_DEFINE?", path,
+		    "plugin '%s': entry: symbol '%s' not found; define the "
+		    "plugin with REFD_PLUGIN_DEFINE from <refd/plugin.h>", path,
 		    REFD_PLUGIN_ENTRY_STR);
 		dlclose(dl);
 		return REFD_ENOENTRY;
+	}
+	if (dladdr1(d, &info, (void **)&sym, RTLD_DL_SYMENT) != 0 &&
+	    sym != NULL) {
+		if (ELF64_ST_TYPE(sym->st_info) == STT_FUNC ||
+		    ELF64_ST_TYPE(sym->st_info) == STT_GNU_IFUNC) {
+			snprintf(err, errlen,
+			    "plugin '%s': entry: '%s' is a function, expected "
+			    "a const data object; define the plugin with "
+			    "REFD_PLUGIN_DEFINE", path, REFD_PLUGIN_ENTRY_STR);
+			dlclose(dl);
+			return REFD_ENOENTRY;
+		}
+		*symsize = (size_t)sym->st_size;
 	}
 	*dlp = dl;
 	*dp = d;
 	return REFD_OK;
 }
 
-/* The loader checks, in order: magic, major, size, minor, caps, name, ops. */
+/*
+ * The loader checks, in order: magic, major, size, minor, required
+ * capabilities, name, ops, then the remaining descriptor fields.  On
+ * success *dc holds a copy of the descriptor, zero-filled past its size.
+ */
 static int
-check_descriptor(const char *path, const struct refd_plugin *d, char *err,
-    size_t errlen)
+check_descriptor(const char *path, const struct refd_plugin *d,
+    size_t symsize, struct refd_plugin *dc, char *err, size_t errlen)
 {
 	char *stem;
 	uint64_t unknown;
 	const struct refd_plugin_ops *o;
 
+	memset(dc, 0, sizeof(*dc));
+	if (symsize != 0 && symsize < DESC_HEAD_SIZE) {
+		snprintf(err, errlen,
+		    "plugin '%s': entry: found %zu bytes, expected at least %d; "
+		    "'%s' is not a refd descriptor, rebuild the plugin with "
+		    "REFD_PLUGIN_DEFINE", path, symsize, DESC_HEAD_SIZE,
+		    REFD_PLUGIN_ENTRY_STR);
+		return REFD_EMAGIC;
+	}
 	if (d->magic != REFD_PLUGIN_MAGIC) {
 		snprintf(err, errlen,
 		    "plugin '%s': magic: found 0x%08x, expected 0x%08x; not a "
-		    "refd plugin, or a damaged file", path, d->magic,
-		    REFD_PLUGIN_MAGIC);
+		    "refd plugin or a damaged file, rebuild it", path,
+		    (unsigned)d->magic, (unsigned)REFD_PLUGIN_MAGIC);
 		return REFD_EMAGIC;
 	}
 	if (d->abi_major != REFD_ABI_MAJOR) {
@@ -619,70 +666,111 @@ check_descriptor(const char *path, const struct refd_plugin *d, char *err,
 		    (unsigned)d->abi_major, (unsigned)REFD_ABI_MAJOR);
 		return REFD_EABIMAJOR;
 	}
-	if (d->size < offsetof(struct refd_plugin, ops) + sizeof(d->ops) ||
-	    (d->abi_minor <= REFD_ABI_MINOR &&
-	    d->size != sizeof(struct refd_plugin))) {
+	if (symsize != 0 && d->size > symsize) {
 		snprintf(err, errlen,
-		    "plugin '%s': size: found %u, expected %u for ABI %u.%u; the "
-		    "descriptor does not match its version, rebuild the plugin",
-		    path, d->size, (unsigned)sizeof(struct refd_plugin),
+		    "plugin '%s': size: found %u, but the descriptor object is "
+		    "%zu bytes; the descriptor is damaged, rebuild the plugin",
+		    path, (unsigned)d->size, symsize);
+		return REFD_EABISIZE;
+	}
+	if (d->abi_minor <= REFD_ABI_MINOR &&
+	    d->size != desc_size[d->abi_minor]) {
+		snprintf(err, errlen,
+		    "plugin '%s': size: found %u, expected %u for ABI %u.%u; "
+		    "the descriptor does not match its version, rebuild the "
+		    "plugin against an unmodified SDK", path, (unsigned)d->size,
+		    (unsigned)desc_size[d->abi_minor], (unsigned)d->abi_major,
+		    (unsigned)d->abi_minor);
+		return REFD_EABISIZE;
+	}
+	if (d->abi_minor > REFD_ABI_MINOR && d->size < sizeof(*d)) {
+		snprintf(err, errlen,
+		    "plugin '%s': size: found %u, expected at least %u for ABI "
+		    "%u.%u; the descriptor is damaged, rebuild the plugin",
+		    path, (unsigned)d->size, (unsigned)sizeof(*d),
 		    (unsigned)d->abi_major, (unsigned)d->abi_minor);
 		return REFD_EABISIZE;
 	}
 	if (d->abi_minor > REFD_ABI_MINOR) {
 		snprintf(err, errlen,
 		    "plugin '%s': abi minor: found %u, expected at most %u; "
-		    "upgrade refd to run this plugin", path,
-		    (unsigned)d->abi_minor, (unsigned)REFD_ABI_MINOR);
+		    "upgrade refd to ABI %u.%u, or rebuild the plugin against "
+		    "this refd's SDK", path, (unsigned)d->abi_minor,
+		    (unsigned)REFD_ABI_MINOR, (unsigned)d->abi_major,
+		    (unsigned)d->abi_minor);
 		return REFD_EABIMINOR;
 	}
-	unknown = d->required_caps & ~(uint64_t)REFD_HOST_CAPS_V1_0;
+	memcpy(dc, d, d->size < sizeof(*dc) ? d->size : sizeof(*dc));
+	unknown = dc->required_caps & ~(uint64_t)REFD_HOST_CAPS_V1_0;
 	if (unknown != 0) {
 		snprintf(err, errlen,
-		    "plugin '%s': required capabilities: found 0x%llx, this refd "
-		    "knows 0x%llx; upgrade refd", path,
-		    (unsigned long long)d->required_caps,
-		    (unsigned long long)REFD_HOST_CAPS_V1_0);
+		    "plugin '%s': required caps: found 0x%llx, this refd knows "
+		    "0x%llx (unknown 0x%llx); upgrade refd", path,
+		    (unsigned long long)dc->required_caps,
+		    (unsigned long long)REFD_HOST_CAPS_V1_0,
+		    (unsigned long long)unknown);
 		return REFD_ECAPS;
 	}
 	stem = stem_of(path);
 	if (stem == NULL)
 		return REFD_ENOMEM;
-	if (d->name == NULL || strcmp(d->name, stem) != 0) {
+	if (dc->name == NULL || strcmp(dc->name, stem) != 0) {
 		snprintf(err, errlen,
-		    "plugin '%s': name: found '%s', expected '%s' (the file "
-		    "name); rename the file or fix the descriptor", path,
-		    d->name != NULL ? d->name : "(null)", stem);
+		    "plugin '%s': name: found '%.64s', expected '%s' (the file "
+		    "name); rename the file to '%.64s.so' or fix the descriptor",
+		    path, dc->name != NULL ? dc->name : "(null)", stem,
+		    dc->name != NULL ? dc->name : "(null)");
 		free(stem);
 		return REFD_ENAME;
 	}
 	free(stem);
-	o = d->ops;
-	if (o == NULL || o->size < offsetof(struct refd_plugin_ops, redeal)) {
+	o = dc->ops;
+	if (o == NULL) {
 		snprintf(err, errlen,
-		    "plugin '%s': ops: table missing or too small (%u bytes); "
-		    "rebuild the plugin", path, o != NULL ? o->size : 0);
+		    "plugin '%s': ops: found NULL, expected an ops table; "
+		    "rebuild the plugin", path);
+		return REFD_EOPS;
+	}
+	if (o->size < offsetof(struct refd_plugin_ops, redeal)) {
+		snprintf(err, errlen,
+		    "plugin '%s': ops size: found %u, expected at least %u; "
+		    "rebuild the plugin against this refd's SDK", path,
+		    (unsigned)o->size,
+		    (unsigned)offsetof(struct refd_plugin_ops, redeal));
 		return REFD_EOPS;
 	}
 #define REQ(m)                                                                 \
 	if (o->m == NULL) {                                                    \
 		snprintf(err, errlen,                                          \
-		    "plugin '%s': ops: required op '%s' is missing; implement " \
-		    "it", path, #m);                                            \
+		    "plugin '%s': ops: found no '%s', expected one; implement " \
+		    "the required op", path, #m);                               \
 		return REFD_EOPS;                                              \
 	}
 	REQ(init) REQ(describe) REQ(content_load) REQ(content_free) REQ(create)
 	REQ(apply) REQ(legal) REQ(pending) REQ(view) REQ(result) REQ(serialize)
 	REQ(restore) REQ(destroy)
 #undef REQ
-	if (d->min_seats < 1 || d->max_seats < d->min_seats ||
-	    d->max_seats > REFD_MAX_SEATS) {
+	if (dc->version == NULL || dc->version[0] == '\0') {
 		snprintf(err, errlen,
-		    "plugin '%s': seats: found %u..%u, expected 1..%d", path,
-		    d->min_seats, d->max_seats, REFD_MAX_SEATS);
-		return REFD_EOPS;
+		    "plugin '%s': version: found none, expected a version "
+		    "string; fix the descriptor", path);
+		return REFD_EDESC;
+	}
+	if (dc->min_seats < 1 || dc->max_seats < dc->min_seats ||
+	    dc->max_seats > REFD_MAX_SEATS) {
+		snprintf(err, errlen,
+		    "plugin '%s': seats: found %u..%u, expected a range within "
+		    "1..%d; fix the descriptor", path, (unsigned)dc->min_seats,
+		    (unsigned)dc->max_seats, REFD_MAX_SEATS);
+		return REFD_EDESC;
 	}
 	return REFD_OK;
+}
+
+static const char *
+strornull(const char *s)
+{
+	return s != NULL ? s : "(null)";
 }
 
 int
@@ -690,29 +778,47 @@ plugin_info(const char *path, struct buf *out, char *err, size_t errlen)
 {
 	void *dl = NULL;
 	const struct refd_plugin *d = NULL;
-	int rc = open_descriptor(path, &dl, &d, err, errlen);
+	struct refd_plugin dc;
+	size_t symsize;
+	int rc = open_descriptor(path, &dl, &d, &symsize, err, errlen);
 
 	if (rc != REFD_OK)
 		return rc;
 	buf_printf(out, "file: %s\n", path);
-	buf_printf(out, "magic: 0x%08x%s\n", d->magic,
-	    d->magic == REFD_PLUGIN_MAGIC ? "" : " (wrong)");
-	buf_printf(out, "abi: %u.%u\n", (unsigned)d->abi_major,
-	    (unsigned)d->abi_minor);
-	buf_printf(out, "size: %u\n", d->size);
-	if (d->magic == REFD_PLUGIN_MAGIC && d->abi_major == REFD_ABI_MAJOR &&
-	    d->size >= sizeof(struct refd_plugin)) {
-		buf_printf(out, "flags: 0x%x\n", d->flags);
-		buf_printf(out, "required caps: 0x%llx\n",
-		    (unsigned long long)d->required_caps);
-		buf_printf(out, "name: %s\n", d->name ? d->name : "(null)");
-		buf_printf(out, "version: %s\n",
-		    d->version ? d->version : "(null)");
-		buf_printf(out, "summary: %s\n",
-		    d->summary ? d->summary : "(null)");
-		buf_printf(out, "seats: %u..%u\n", d->min_seats, d->max_seats);
+	buf_printf(out, "entry: %s (%zu bytes)\n", REFD_PLUGIN_ENTRY_STR,
+	    symsize);
+	rc = check_descriptor(path, d, symsize, &dc, err, errlen);
+	if (symsize == 0 || symsize >= DESC_HEAD_SIZE) {
+		buf_printf(out, "magic: 0x%08x%s\n", (unsigned)d->magic,
+		    d->magic == REFD_PLUGIN_MAGIC ? "" : " (wrong)");
+		buf_printf(out, "abi: %u.%u\n", (unsigned)d->abi_major,
+		    (unsigned)d->abi_minor);
+		buf_printf(out, "size: %u\n", (unsigned)d->size);
 	}
-	rc = check_descriptor(path, d, err, errlen);
+	/* The rest only from a descriptor whose layout refd knows. */
+	if (dc.magic == REFD_PLUGIN_MAGIC) {
+		buf_printf(out, "flags: 0x%x\n", (unsigned)dc.flags);
+		buf_printf(out, "required caps: 0x%llx\n",
+		    (unsigned long long)dc.required_caps);
+		buf_printf(out, "name: %s\n", strornull(dc.name));
+		buf_printf(out, "version: %s\n", strornull(dc.version));
+		buf_printf(out, "summary: %s\n", strornull(dc.summary));
+		buf_printf(out, "seats: %u..%u\n", (unsigned)dc.min_seats,
+		    (unsigned)dc.max_seats);
+		if (dc.ops != NULL) {
+			const struct refd_plugin_ops *o = dc.ops;
+
+			buf_printf(out, "ops size: %u\n", (unsigned)o->size);
+#define SHOW(m)                                                                \
+	if (o->size >= offsetof(struct refd_plugin_ops, m) + sizeof(o->m))     \
+		buf_printf(out, "op %s: %s\n", #m, o->m != NULL ? "yes" : "no");
+			SHOW(init) SHOW(fini) SHOW(describe) SHOW(content_load)
+			SHOW(content_free) SHOW(create) SHOW(apply) SHOW(legal)
+			SHOW(pending) SHOW(view) SHOW(result) SHOW(serialize)
+			SHOW(restore) SHOW(destroy) SHOW(redeal)
+#undef SHOW
+		}
+	}
 	buf_printf(out, "loadable: %s\n", rc == REFD_OK ? "yes" : err);
 	dlclose(dl);
 	return REFD_OK;
@@ -723,16 +829,18 @@ plugin_open(const char *path, struct plugin **out, char *err, size_t errlen)
 {
 	struct plugin *pl;
 	const struct refd_plugin *d;
+	struct refd_plugin dc;
+	size_t symsize;
 	void *dl;
 	struct call c;
 	refd_ctx ctx;
 	int rc;
 
 	*out = NULL;
-	rc = open_descriptor(path, &dl, &d, err, errlen);
+	rc = open_descriptor(path, &dl, &d, &symsize, err, errlen);
 	if (rc != REFD_OK)
 		return rc;
-	rc = check_descriptor(path, d, err, errlen);
+	rc = check_descriptor(path, d, symsize, &dc, err, errlen);
 	if (rc != REFD_OK) {
 		dlclose(dl);
 		return rc;
@@ -743,16 +851,18 @@ plugin_open(const char *path, struct plugin **out, char *err, size_t errlen)
 		return REFD_ENOMEM;
 	}
 	pl->dl = dl;
-	pl->desc = d;
+	pl->descbuf = dc;
+	pl->desc = &pl->descbuf;
 	pl->path = strdup(path);
-	pl->name = strdup(d->name);
-	memcpy(&pl->ops, d->ops, d->ops->size < sizeof(pl->ops) ?
-	    d->ops->size : sizeof(pl->ops));
+	pl->name = strdup(dc.name);
+	memcpy(&pl->ops, dc.ops, dc.ops->size < sizeof(pl->ops) ?
+	    dc.ops->size : sizeof(pl->ops));
 	pl->ops.size = sizeof(pl->ops);
 	if (pl->path == NULL || pl->name == NULL ||
 	    plugin_file_hash(path, pl->file_hash) != 0) {
 		plugin_close(pl);
-		snprintf(err, errlen, "plugin '%s': cannot read the file", path);
+		snprintf(err, errlen, "plugin '%s': file: cannot read it back "
+		    "to hash it; check the file", path);
 		return REFD_EDLOPEN;
 	}
 	call_init(&c);
@@ -762,14 +872,16 @@ plugin_open(const char *path, struct plugin **out, char *err, size_t errlen)
 	rc = pl->ops.init(&ctx, &host_table, &pl->pdata);
 	if (rc != REFD_OK) {
 		snprintf(err, errlen,
-		    "plugin '%s': init: failed with %d (%s)%s%s; see the "
-		    "plugin's messages above", path, rc, refd_errname(rc),
-		    c.reject_msg[0] ? ": " : "", c.reject_msg);
+		    "plugin '%s': init: found %d (%s)%s%s, expected 0; see the "
+		    "plugin's log above and fix its set-up", path, rc,
+		    refd_errname(rc), c.reject_msg[0] ? ": " : "",
+		    c.reject_msg);
 		call_release(&c);
 		pl->pdata = NULL;
 		plugin_close(pl);
 		return REFD_EINIT;
 	}
+	pl->initialized = 1;
 	call_reset(&c);
 	ctx.op = OPK_DESCRIBE;
 	rc = pl->ops.describe(&ctx, pl->pdata);
@@ -828,7 +940,7 @@ plugin_close(struct plugin *pl)
 		return;
 	if (pl->content_h != NULL && pl->ops.content_free != NULL)
 		pl->ops.content_free(pl->pdata, pl->content_h);
-	if (pl->pdata != NULL && pl->ops.fini != NULL)
+	if (pl->initialized && pl->ops.fini != NULL)
 		pl->ops.fini(pl->pdata);
 	for (i = 0; i < pl->nscenarios; i++) {
 		free(pl->scenarios[i].name);

@@ -28,7 +28,9 @@ struct plugin {
 	char *path;
 	char *name;
 	void *dl;
-	const struct refd_plugin *desc;
+	const struct refd_plugin *desc;	/* &descbuf */
+	struct refd_plugin descbuf;	/* copy, zero-filled past its size */
+	int initialized;		/* init succeeded: fini is due */
 	struct refd_plugin_ops ops;	/* copy, zero-filled past ops->size */
 	void *pdata;
 	uint8_t file_hash[ENG_HASH_LEN];

@@ -68,6 +68,7 @@ extern "C" {
 	X(EPLUGINFAULT, -312, "plugin misbehaved")                             \
 	X(ECONTENT, -313, "ruleset content is invalid")                        \
 	X(ESCRIPT, -314, "scripted dice exhausted or out of range")            \
+	X(EDESC, -315, "plugin descriptor field is invalid")                   \
 	X(ELOG, -400, "event log is damaged")                                  \
 	X(ELOGIO, -401, "event log input/output error")                        \
 	X(ECHAIN, -402, "event log hash chain is broken")                      \

@@ -15,7 +15,12 @@
  *    min(size, sizeof) and treats missing trailing members as absent;
  *  - structs and enums are append-only; values are explicit and never
  *    renumbered; members are never removed or reordered;
- *  - a new minor version only appends; a new major renames the entry symbol.
+ *  - a new minor version only appends; a new major renames the entry symbol;
+ *  - the first 12 bytes of the descriptor (magic, abi_major, abi_minor,
+ *    size) keep their layout in every major, so any refd can explain why
+ *    it refuses any plugin;
+ *  - refd loads a plugin built against any minor up to its own, and
+ *    refuses a newer minor (the plugin may call host members refd lacks).
  *
  * Threading and ownership contract:
  *  - refd calls a plugin from one thread at a time per plugin instance.
@@ -28,6 +33,15 @@
  *  - Memory the plugin allocates for a state or content is owned by the
  *    plugin and released by destroy / content_free.  Plugins should use
  *    host->alloc/host->free so the host can account and bound memory.
+ *  - The host table given to init is the same const object for every load
+ *    and lives as long as the process, so a plugin may keep its address in
+ *    a static pointer (as sqlite3ext.h's sqlite3_api); nothing else global
+ *    may change after init.
+ *  - ctx is valid only during the call it was passed to.  fini and
+ *    content_free get no ctx: they call host->free(NULL, p), which is
+ *    valid for memory from any ctx.
+ *  - ELF constructors and destructors run when the file is opened, before
+ *    any check: a plugin must not have any.
  *  - A plugin uses no clock, no file, no socket, no libc rand, no floating
  *    point in anything that decides an outcome, and no randomness except
  *    the host's draws.  The same inputs and draws give the same outputs.
@@ -173,6 +187,10 @@ struct refd_host {
 	    const uint8_t *data, size_t len);
 };
 
+/* Size of the v1.0 host table: a host never hands out a smaller one. */
+#define REFD_HOST_SIZE_1_0                                                     \
+	(offsetof(struct refd_host, commit) + sizeof(void (*)(void)))
+
 #define REFD_HOST_HAS(host, member)                                            \
 	((host)->size >= offsetof(struct refd_host, member) +                  \
 	    sizeof((host)->member) && (host)->member != NULL)
@@ -257,6 +275,10 @@ struct refd_plugin_ops {
 	int (*redeal)(refd_ctx *ctx, void *state, uint32_t seat);
 };
 
+/* Size of the v1.0 ops table (through redeal). */
+#define REFD_OPS_SIZE_1_0                                                      \
+	(offsetof(struct refd_plugin_ops, redeal) + sizeof(void (*)(void)))
+
 /* The descriptor: a const data object, never a function. */
 struct refd_plugin {
 	uint32_t magic;		/* REFD_PLUGIN_MAGIC */
@@ -273,9 +295,15 @@ struct refd_plugin {
 	const struct refd_plugin_ops *ops;
 };
 
+/* Size of the v1.0 descriptor: the loader wants exactly this for 1.0. */
+#define REFD_PLUGIN_SIZE_1_0                                                   \
+	(offsetof(struct refd_plugin, ops) + sizeof(void *))
+
 /*
  * Convenience for plugin sources:
  *   REFD_PLUGIN_DEFINE("duel", "1.0.0", "a two-seat duel", 2, 2, 0, &ops);
+ * requires REFD_CAP_DRAWS | REFD_CAP_EVENTS; REFD_PLUGIN_DEFINE_CAPS names
+ * the required host capabilities itself.
  */
 #ifdef __cplusplus
 #define REFD_EXPORT_ extern "C" __attribute__((visibility("default")))
@@ -289,6 +317,14 @@ struct refd_plugin {
 		(uint32_t)sizeof(struct refd_plugin), (flags_),                \
 		(uint64_t)(REFD_CAP_DRAWS | REFD_CAP_EVENTS), (name_),         \
 		(version_), (summary_), (minseats_), (maxseats_), (ops_)       \
+	}
+#define REFD_PLUGIN_DEFINE_CAPS(name_, version_, summary_, minseats_,         \
+    maxseats_, flags_, caps_, ops_)                                            \
+	REFD_EXPORT_ const struct refd_plugin REFD_PLUGIN_ENTRY = {            \
+		REFD_PLUGIN_MAGIC, REFD_ABI_MAJOR, REFD_ABI_MINOR,             \
+		(uint32_t)sizeof(struct refd_plugin), (flags_),                \
+		(uint64_t)(caps_), (name_), (version_), (summary_),            \
+		(minseats_), (maxseats_), (ops_)                               \
 	}
 
 #ifdef __cplusplus
