@@ -44,6 +44,7 @@ extern "C" {
 	X(EFINISHED, -109, "match is finished")                                \
 	X(ENOTSTARTED, -110, "match has not started")                          \
 	X(ESETUP, -111, "invalid setup")                                       \
+	X(EUNFINISHED, -112, "match is not finished")                          \
 	X(ENOTYOURTURN, -200, "not your decision now")                         \
 	X(EILLEGAL, -201, "illegal command")                                   \
 	X(EBADCMD, -202, "malformed command")                                  \
