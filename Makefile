@@ -127,9 +127,11 @@ $(B)/tests/%: tests/%.c tests/tap.h $(HOST_LIB) $(SDK_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itests -o $@ $< $(HOST_LIB) $(SDK_LIB) $(LDFLAGS_ALL) $(LDLIBS_ALL)
 
-$(B)/tests/plugins/%.so: tests/plugins/fixture.c $(SDK_LIB)
+# good_old_minor is built against the frozen 1.0 headers in tests/abi/v1.0.
+$(B)/tests/plugins/good_old_minor.so: FIXTURE_INC = -Itests/abi/v1.0
+$(B)/tests/plugins/%.so: tests/plugins/fixture.c $(SDK_LIB) $(wildcard sdk/include/refd/*.h tests/abi/v1.0/refd/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(PIC_CFLAGS) -DFIXTURE_$* -DFIXTURE_NAME='"$*"' -shared -o $@ $< $(SDK_LIB) $(SANFLAGS) -lmsgpackc
+	$(CC) $(FIXTURE_INC) $(PIC_CFLAGS) -DFIXTURE_$* -DFIXTURE_NAME='"$*"' -shared -o $@ $< $(SDK_LIB) $(SANFLAGS) -lmsgpackc
 	chmod go-w $@
 
 # Every SDK header compiles alone as C99 and as C++.

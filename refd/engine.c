@@ -872,10 +872,9 @@ plugin_open(const char *path, struct plugin **out, char *err, size_t errlen)
 	rc = pl->ops.init(&ctx, &host_table, &pl->pdata);
 	if (rc != REFD_OK) {
 		snprintf(err, errlen,
-		    "plugin '%s': init: found %d (%s)%s%s, expected 0; see the "
-		    "plugin's log above and fix its set-up", path, rc,
-		    refd_errname(rc), c.reject_msg[0] ? ": " : "",
-		    c.reject_msg);
+		    "plugin '%s': init: returned %s (%d), expected OK%s%s; fix "
+		    "what the plugin reports", path, refd_errname(rc), rc,
+		    c.reject_msg[0] ? ": " : "", c.reject_msg);
 		call_release(&c);
 		pl->pdata = NULL;
 		plugin_close(pl);

@@ -18,7 +18,10 @@
 
 static int tap_n_, tap_fail_;
 
-static void
+/* A test need not use every helper. */
+#define TAP_UNUSED_ __attribute__((unused))
+
+static void TAP_UNUSED_
 tap_vres_(int pass, const char *file, int line, const char *fmt, va_list ap)
 {
 	tap_n_++;
@@ -32,7 +35,7 @@ tap_vres_(int pass, const char *file, int line, const char *fmt, va_list ap)
 	fflush(stdout);
 }
 
-static int
+static int TAP_UNUSED_
 tap_ok_(int pass, const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;
@@ -43,7 +46,7 @@ tap_ok_(int pass, const char *file, int line, const char *fmt, ...)
 	return pass;
 }
 
-static int
+static int TAP_UNUSED_
 tap_is_int_(long long got, long long want, const char *file, int line,
     const char *fmt, ...)
 {
@@ -58,7 +61,7 @@ tap_is_int_(long long got, long long want, const char *file, int line,
 	return pass;
 }
 
-static int
+static int TAP_UNUSED_
 tap_is_str_(const char *got, const char *want, const char *file, int line,
     const char *fmt, ...)
 {
@@ -75,7 +78,7 @@ tap_is_str_(const char *got, const char *want, const char *file, int line,
 	return pass;
 }
 
-static void
+static void TAP_UNUSED_
 diag(const char *fmt, ...)
 {
 	va_list ap;
@@ -88,7 +91,7 @@ diag(const char *fmt, ...)
 	fflush(stdout);
 }
 
-static int
+static int TAP_UNUSED_
 done_testing(void)
 {
 	printf("1..%d\n", tap_n_);
