@@ -1,0 +1,425 @@
+/*
+ * server.c - the event loop over nanomsg sockets.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <nanomsg/nn.h>
+#include <nanomsg/pubsub.h>
+#include <nanomsg/reqrep.h>
+
+#include "refd/errors.h"
+
+#include "log.h"
+#include "proto.h"
+#include "server.h"
+
+/* Per-connection token bucket, keyed by the nanomsg pipe id (the first
+ * four bytes of a raw REP backtrace). */
+struct conn {
+	uint32_t pipe;
+	double tokens;
+	double last;		/* monotonic seconds */
+	int warned;
+};
+
+/* A request of the current turn, waiting for its reply to be sent. */
+struct pend {
+	void *control;		/* the backtrace, owned (NN_MSG) */
+	void *msg;		/* the request, owned (NN_MSG) */
+	size_t len;
+	struct buf reply;
+	int wrote;
+};
+
+struct server {
+	const struct config *cfg;
+	struct matchset *ms;
+	struct proto proto;
+	int rep, pub;
+	struct conn *conns;
+	size_t nconns, capconns;
+	struct pend *pend;
+	size_t npend;
+	double last_prune;
+};
+
+static double
+now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int
+bind_all(int sock, char *const *eps, size_t n, const char *what, char *err,
+    size_t errlen)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (nn_bind(sock, eps[i]) < 0) {
+			snprintf(err, errlen, "%s '%s': cannot bind: %s%s", what,
+			    eps[i], nn_strerror(nn_errno()),
+			    nn_errno() == EADDRINUSE ? "; is another refd "
+			    "running?" : "");
+			return -1;
+		}
+		log_info("%s on %s", strcmp(what, "listen") == 0 ?
+		    "commands" : "events", eps[i]);
+	}
+	return 0;
+}
+
+int
+server_create(const struct config *cfg, const struct registry *reg,
+    struct matchset *ms, struct server **out, char *err, size_t errlen)
+{
+	struct server *s;
+	int maxsz, zero = 0;
+
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (s == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	s->cfg = cfg;
+	s->ms = ms;
+	s->rep = s->pub = -1;
+	s->pend = calloc(cfg->max_batch, sizeof(*s->pend));
+	if (s->pend == NULL) {
+		free(s);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	proto_init(&s->proto, cfg, reg, ms);
+	s->rep = nn_socket(AF_SP_RAW, NN_REP);
+	s->pub = nn_socket(AF_SP, NN_PUB);
+	if (s->rep < 0 || s->pub < 0) {
+		snprintf(err, errlen, "cannot create sockets: %s",
+		    nn_strerror(nn_errno()));
+		server_destroy(s);
+		return -1;
+	}
+	/*
+	 * nanomsg drops a connection whose message exceeds NN_RCVMAXSIZE
+	 * without a word; let messages up to four times max-message-size
+	 * (at least 1 MiB more) through so that they get a clear ETOOBIG.
+	 */
+	maxsz = cfg->max_message_size > (uint64_t)INT32_MAX / 8 ? -1 :
+	    (int)(cfg->max_message_size * 4 + (1 << 20));
+	nn_setsockopt(s->rep, NN_SOL_SOCKET, NN_RCVMAXSIZE, &maxsz,
+	    sizeof(maxsz));
+	nn_setsockopt(s->pub, NN_SOL_SOCKET, NN_LINGER, &zero, sizeof(zero));
+	if (bind_all(s->rep, cfg->listen, cfg->nlisten, "listen", err,
+	    errlen) != 0 || bind_all(s->pub, cfg->publish, cfg->npublish,
+	    "publish", err, errlen) != 0) {
+		server_destroy(s);
+		return -1;
+	}
+	s->last_prune = now_mono();
+	*out = s;
+	return 0;
+}
+
+void
+server_destroy(struct server *s)
+{
+	if (s == NULL)
+		return;
+	if (s->rep >= 0)
+		nn_close(s->rep);
+	if (s->pub >= 0)
+		nn_close(s->pub);
+	proto_release(&s->proto);
+	free(s->conns);
+	free(s->pend);
+	free(s);
+}
+
+/* Rate limiting. */
+
+static struct conn *
+conn_get(struct server *s, uint32_t pipe, double now)
+{
+	size_t i;
+	struct conn *n;
+
+	for (i = 0; i < s->nconns; i++)
+		if (s->conns[i].pipe == pipe)
+			return &s->conns[i];
+	if (s->nconns == s->capconns) {
+		size_t cap = s->capconns ? s->capconns * 2 : 64;
+
+		if ((n = realloc(s->conns, cap * sizeof(*n))) == NULL)
+			return NULL;
+		s->conns = n;
+		s->capconns = cap;
+	}
+	n = &s->conns[s->nconns++];
+	n->pipe = pipe;
+	n->tokens = s->cfg->rate_burst;
+	n->last = now;
+	n->warned = 0;
+	s->proto.st.connections = s->nconns;
+	return n;
+}
+
+/* Forget connections idle long enough for a full bucket. */
+static void
+conn_prune(struct server *s, double now)
+{
+	size_t i = 0;
+	double idle = s->cfg->rate_limit ? (double)s->cfg->rate_burst /
+	    s->cfg->rate_limit + 1 : 1;
+
+	while (i < s->nconns) {
+		if (now - s->conns[i].last > idle)
+			s->conns[i] = s->conns[--s->nconns];
+		else
+			i++;
+	}
+	s->proto.st.connections = s->nconns;
+}
+
+/* 1 when the connection may send this request. */
+static int
+rate_ok(struct server *s, uint32_t pipe, double now)
+{
+	struct conn *c;
+
+	if (s->cfg->rate_limit == 0)
+		return 1;
+	if ((c = conn_get(s, pipe, now)) == NULL)
+		return 1;
+	c->tokens += (now - c->last) * s->cfg->rate_limit;
+	if (c->tokens > s->cfg->rate_burst)
+		c->tokens = s->cfg->rate_burst;
+	c->last = now;
+	if (c->tokens >= 1) {
+		c->tokens -= 1;
+		c->warned = 0;
+		return 1;
+	}
+	if (!c->warned) {
+		log_warn("connection %08" PRIx32 ": over the request rate limit "
+		    "(%" PRIu32 "/s, burst %" PRIu32 "); refusing its requests",
+		    pipe, s->cfg->rate_limit, s->cfg->rate_burst);
+		c->warned = 1;
+	}
+	return 0;
+}
+
+static uint32_t
+pipe_of(void *control)
+{
+	struct nn_msghdr h;
+	struct nn_cmsghdr *cm;
+	const unsigned char *d;
+
+	memset(&h, 0, sizeof(h));
+	h.msg_control = &control;
+	h.msg_controllen = NN_MSG;
+	for (cm = NN_CMSG_FIRSTHDR(&h); cm != NULL; cm = NN_CMSG_NXTHDR(&h,
+	    cm)) {
+		if (cm->cmsg_level == PROTO_SP && cm->cmsg_type == SP_HDR &&
+		    cm->cmsg_len >= NN_CMSG_LEN(4)) {
+			d = NN_CMSG_DATA(cm);
+			return (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 |
+			    (uint32_t)d[2] << 8 | (uint32_t)d[3];
+		}
+	}
+	return 0;
+}
+
+/* Receive one request without blocking: 1, 0 when none, -1 on error. */
+static int
+recv_one(struct server *s, struct pend *p)
+{
+	struct nn_msghdr h;
+	struct nn_iovec iov;
+	void *msg = NULL, *control = NULL;
+	int n;
+
+	memset(&h, 0, sizeof(h));
+	iov.iov_base = &msg;
+	iov.iov_len = NN_MSG;
+	h.msg_iov = &iov;
+	h.msg_iovlen = 1;
+	h.msg_control = &control;
+	h.msg_controllen = NN_MSG;
+	n = nn_recvmsg(s->rep, &h, NN_DONTWAIT);
+	if (n < 0) {
+		if (nn_errno() == EAGAIN || nn_errno() == EINTR)
+			return 0;
+		log_err("command channel: receive failed: %s",
+		    nn_strerror(nn_errno()));
+		return -1;
+	}
+	p->msg = msg;
+	p->len = (size_t)n;
+	p->control = control;
+	p->wrote = 0;
+	buf_init(&p->reply);
+	return 1;
+}
+
+static void
+send_reply(struct server *s, struct pend *p)
+{
+	struct nn_msghdr h;
+	struct nn_iovec iov;
+
+	memset(&h, 0, sizeof(h));
+	iov.iov_base = p->reply.data;
+	iov.iov_len = p->reply.len;
+	h.msg_iov = &iov;
+	h.msg_iovlen = 1;
+	h.msg_control = &p->control;
+	h.msg_controllen = NN_MSG;
+	if (p->control == NULL || p->reply.len == 0 ||
+	    nn_sendmsg(s->rep, &h, NN_DONTWAIT) < 0) {
+		/* The peer went away, or nothing to say: drop it. */
+		if (p->control != NULL)
+			nn_freemsg(p->control);
+	}
+	p->control = NULL;
+	nn_freemsg(p->msg);
+	p->msg = NULL;
+	buf_release(&p->reply);
+}
+
+static void
+publish(struct server *s)
+{
+	size_t i, k, n;
+	struct proto *pr = &s->proto;
+
+	for (i = 0; i < pr->ntouched; i++) {
+		struct match *m = pr->touched[i];
+		const struct buf *evs = NULL;
+		const char *id = match_id(m);
+
+		n = match_new_public(m, &evs);
+		for (k = 0; k < n; k++) {
+			size_t len = MATCH_ID_LEN + evs[k].len;
+			uint8_t *msg = nn_allocmsg(len, 0);
+
+			if (msg == NULL)
+				break;
+			memcpy(msg, id, MATCH_ID_LEN);
+			memcpy(msg + MATCH_ID_LEN, evs[k].data, evs[k].len);
+			if (nn_send(s->pub, &msg, NN_MSG, NN_DONTWAIT) < 0)
+				nn_freemsg(msg);
+			else
+				pr->st.published++;
+		}
+		match_events_clear(m);
+	}
+	proto_turn_done(pr);
+}
+
+/* One loop turn over the requests waiting now. */
+static int
+turn(struct server *s, int shutting_down)
+{
+	size_t i, wrote = 0;
+	double now = now_mono();
+	int rc;
+
+	s->npend = 0;
+	while (s->npend < s->cfg->max_batch) {
+		struct pend *p = &s->pend[s->npend];
+
+		rc = recv_one(s, p);
+		if (rc < 0)
+			return -1;
+		if (rc == 0)
+			break;
+		s->npend++;
+		if (shutting_down) {
+			s->proto.st.requests++;
+			proto_error(&s->proto, p->msg, p->len, REFD_ESHUTDOWN,
+			    "refd is shutting down; retry later", &p->reply);
+		} else if (!rate_ok(s, pipe_of(p->control), now)) {
+			s->proto.st.requests++;
+			s->proto.st.rate_limited++;
+			proto_error(&s->proto, p->msg, p->len, REFD_ERATE,
+			    "too many requests from this connection; slow "
+			    "down (rate-limit)", &p->reply);
+		} else {
+			p->wrote = proto_handle(&s->proto, p->msg, p->len,
+			    &p->reply);
+			wrote += p->wrote;
+		}
+	}
+	/* Group commit: one sync for the whole turn. */
+	rc = matchset_sync(s->ms);
+	if (wrote > 0)
+		s->proto.st.syncs++;
+	if (rc < 0) {
+		s->proto.st.sync_failures++;
+		log_err("cannot make match logs durable: %s (%s)",
+		    refd_strerror(rc), refd_errname(rc));
+		for (i = 0; i < s->npend; i++) {
+			if (!s->pend[i].wrote)
+				continue;
+			buf_reset(&s->pend[i].reply);
+			proto_error(&s->proto, s->pend[i].msg, s->pend[i].len,
+			    REFD_ELOGIO, "the match log could not be made "
+			    "durable; the command may not survive a crash, "
+			    "retry it with the same cmd_id",
+			    &s->pend[i].reply);
+		}
+	}
+	for (i = 0; i < s->npend; i++)
+		send_reply(s, &s->pend[i]);
+	if (rc >= 0)
+		publish(s);
+	else
+		proto_turn_done(&s->proto);
+	if (s->npend > 0) {
+		s->proto.st.turns++;
+		if (s->npend > s->proto.st.max_batch)
+			s->proto.st.max_batch = s->npend;
+	}
+	if (now - s->last_prune > 10) {
+		conn_prune(s, now);
+		s->last_prune = now;
+	}
+	return 0;
+}
+
+int
+server_run(struct server *s, volatile sig_atomic_t *stop)
+{
+	struct nn_pollfd pfd;
+	int rc;
+
+	pfd.fd = s->rep;
+	pfd.events = NN_POLLIN;
+	while (!*stop) {
+		pfd.revents = 0;
+		rc = nn_poll(&pfd, 1, 200);
+		if (rc < 0 && nn_errno() != EINTR) {
+			log_err("poll failed: %s", nn_strerror(nn_errno()));
+			return -1;
+		}
+		if (*stop)
+			break;
+		if (turn(s, 0) != 0)
+			return -1;
+	}
+	log_info("shutting down: answering queued requests");
+	(void)turn(s, 1);
+	if (matchset_sync(s->ms) < 0)
+		log_err("cannot make match logs durable at shutdown");
+	return 0;
+}
