@@ -36,6 +36,7 @@
  *   nopending       pending names nobody while the game goes on
  *   output_in_apply apply calls host->output
  *   draw_in_view    view draws from the host
+ *   nondet_create   create's events depend on a global counter
  */
 #include <stdio.h>
 #include <string.h>
@@ -52,13 +53,13 @@
 enum fault {
 	F_NONE, F_BADEVENT, F_DIRTY_REJECT, F_EMIT_ON_REJECT, F_ACCEPT_GARBAGE,
 	F_ILLEGAL_LEGAL, F_NONDET, F_ROUNDTRIP, F_LEAK, F_ENDLESS, F_NOPENDING,
-	F_OUTPUT_IN_APPLY, F_DRAW_IN_VIEW
+	F_OUTPUT_IN_APPLY, F_DRAW_IN_VIEW, F_NONDET_CREATE
 };
 
 static const char *const fault_names[] = {
 	"none", "badevent", "dirty_reject", "emit_on_reject", "accept_garbage",
 	"illegal_legal", "nondet", "roundtrip", "leak", "endless", "nopending",
-	"output_in_apply", "draw_in_view", NULL
+	"output_in_apply", "draw_in_view", "nondet_create", NULL
 };
 
 struct race {
@@ -208,6 +209,8 @@ r_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		refd_mpw_map(w);
 		refd_mpw_kstr(w, "type", "secret");
 		refd_mpw_kint(w, "value", x);
+		if (s->fault == F_NONDET_CREATE)
+			refd_mpw_kint(w, "count", ++nondet_counter);
 		refd_mpw_end(w);
 		if ((rc = put(ctx, w, i, 1)) != REFD_OK) {
 			H->free(ctx, s);

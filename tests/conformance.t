@@ -1,0 +1,111 @@
+#!/usr/bin/perl
+# conformance.t - refctl check-plugin on every plugin of the build, with its
+# content; then on the fixture plugins, proving the checker catches each
+# kind of misbehaviour with its own message.
+#
+# Needs REFD_BUILD.  REFD_SANITIZE=1 (an ASan build) plays fewer games of
+# the real rulesets; REFD_CHECK_GAMES overrides the count.
+use strict;
+use warnings;
+use File::Temp qw(tempdir);
+use Test::More;
+
+my $b = $ENV{REFD_BUILD} or plan skip_all => 'REFD_BUILD is not set';
+my $refctl = "$b/bin/refctl";
+my $games = $ENV{REFD_CHECK_GAMES} // ($ENV{REFD_SANITIZE} ? 50 : 200);
+
+sub run {
+	my @cmd = @_;
+	my $pid = open(my $fh, '-|') // die "fork: $!";
+	if (!$pid) {
+		open(STDERR, '>&', \*STDOUT) or die;
+		exec(@cmd) or die "exec $cmd[0]: $!";
+	}
+	local $/;
+	my $out = <$fh> // '';
+	close($fh);
+	return ($? >> 8, $out);
+}
+
+my @plugins = sort glob("$b/plugins/*.so");
+ok(scalar(@plugins) >= 1, 'the build has plugins to check');
+for my $so (@plugins) {
+	my ($name) = $so =~ m{([^/]+)\.so$};
+	my @args = ($refctl, 'check-plugin', $so, '--games', $games,
+	    '--seed', 20261122);
+	push @args, '--content', "$b/rulesets/$name" if -d "$b/rulesets/$name";
+	my ($rc, $out) = run(@args);
+	is($rc, 0, "$name: $games seeded games pass the conformance checker")
+	    or diag($out);
+	like($out, qr/^check-plugin: \Q$name\E \S+: $games games .* 0 failures$/m,
+	    "$name: summary line");
+	like($out, qr/ (\d+) round trips/, "$name: round trips were checked");
+	my ($steps) = $out =~ /, (\d+) steps,/;
+	ok(defined $steps && $steps > 0, "$name: games took steps");
+}
+
+# The fixtures: a good one passes, each fault is caught by its check.
+my $fx = "$b/tests/plugins";
+my ($rc, $out) = run($refctl, 'check-plugin', "$fx/good.so", '--games', 50);
+is($rc, 0, 'good fixture passes') or diag($out);
+like($out, qr/50 games \(50 finished\).* \d+ redeals, 50 replays/,
+    'good fixture: every game finished, was re-dealt and replayed');
+
+my $tmp = tempdir(CLEANUP => 1);
+my %caught = (
+	badevent => qr/listed command .* was rejected .*EPLUGINFAULT \(event is not one msgpack map\)/,
+	dirty_reject => qr/rejected .* changed the state/,
+	accept_garbage => qr/(garbage|non-command|mutated command|owes nothing) .* was accepted/,
+	illegal_legal => qr/listed command \{"type":"add","n":4\} was rejected/,
+	nondet => qr/gave different events or draws/,
+	nondet_create => qr/replay with the same seed: create gave different events/,
+	roundtrip => qr/restore\(serialize\(state\)\) shows a different view/,
+	leak => qr/redeal of seat \d's hidden data changed (the spectators'|seat \d's) view/,
+	endless => qr/the game did not end within 300 steps/,
+	nopending => qr/pending is empty while the game is not over/,
+	output_in_apply => qr/EPLUGINFAULT \(output during apply\)/,
+	draw_in_view => qr/view for seat -?\d: EPLUGINFAULT \(draw outside create, apply or redeal\)/,
+);
+for my $f (sort keys %caught) {
+	open(my $fh, '>', "$tmp/$f.json") or die;
+	print $fh qq({"fault": "$f"}\n);
+	close($fh);
+	($rc, $out) = run($refctl, 'check-plugin', "$fx/faulty.so", '--setup',
+	    "$tmp/$f.json", '--games', 8, '--max-steps', 300);
+	is($rc, 1, "fault $f: the checker fails");
+	like($out, $caught{$f}, "fault $f: named by its check") or diag($out);
+	like($out, qr/[1-9]\d* failures?$/m, "fault $f: summary counts it");
+}
+
+# Events emitted by an apply that then rejects are discarded: allowed.
+open(my $fh, '>', "$tmp/eor.json") or die;
+print $fh qq({"fault": "emit_on_reject"}\n);
+close($fh);
+($rc, $out) = run($refctl, 'check-plugin', "$fx/faulty.so", '--setup',
+    "$tmp/eor.json", '--games', 8);
+is($rc, 0, 'events of a rejected apply are discarded, not a failure')
+    or diag($out);
+
+# Usage and refusals exit 2 with a message.
+($rc, $out) = run($refctl, 'check-plugin');
+is($rc, 2, 'no plugin: usage');
+like($out, qr/usage: refctl check-plugin/, 'usage printed');
+($rc, $out) = run($refctl, 'check-plugin', "$fx/bad_magic.so");
+is($rc, 2, 'a plugin that does not load: exit 2');
+like($out, qr/plugin '.*bad_magic\.so': magic: found/, 'loader message shown');
+($rc, $out) = run($refctl, 'check-plugin', "$fx/good.so", '--games', 'many');
+is($rc, 2, 'bad --games: exit 2');
+like($out, qr/option '--games': expected a number/, 'bad number named');
+($rc, $out) = run($refctl, 'check-plugin', "$fx/good.so", '--seats', 9);
+is($rc, 2, '--seats outside the plugin range: exit 2');
+($rc, $out) = run($refctl, 'check-plugin', "$fx/good.so", '--scenario', 'x');
+like($out, qr/scenario 'x': not found/, 'unknown scenario named');
+
+# The same seed gives the same summary; another seed plays other games.
+my ($r1, $o1) = run($refctl, 'check-plugin', "$fx/good.so", '--seed', 5);
+my ($r2, $o2) = run($refctl, 'check-plugin', "$fx/good.so", '--seed', 5);
+my ($r3, $o3) = run($refctl, 'check-plugin', "$fx/good.so", '--seed', 6);
+is($o1, $o2, 'same seed, same run');
+isnt($o1, $o3, 'another seed, other games');
+
+done_testing();
