@@ -157,7 +157,7 @@ refd_mp_check(const uint8_t *bytes, size_t len, int max_depth)
 
 	if (max_depth > REFD_MP_MAX_DEPTH || max_depth <= 0)
 		max_depth = REFD_MP_MAX_DEPTH;
-	if (len == 0)
+	if (bytes == NULL || len == 0)
 		return REFD_MPCHECK_TRUNCATED;
 	n = check_value(bytes, len, 0, max_depth);
 	if (n < 0)
@@ -593,7 +593,10 @@ refd_mpw_strn(refd_mpw *w, const char *s, size_t n)
 void
 refd_mpw_str(refd_mpw *w, const char *s)
 {
-	refd_mpw_strn(w, s, strlen(s));
+	if (s == NULL)
+		refd_mpw_nil(w);
+	else
+		refd_mpw_strn(w, s, strlen(s));
 }
 
 void
@@ -607,6 +610,10 @@ void
 refd_mpw_raw(refd_mpw *w, const uint8_t *b, size_t n)
 {
 	item(w);
+	if (b == NULL || refd_mp_check(b, n, 0) != 0) {
+		w->err = 1;
+		return;
+	}
 	chk(w, msgpack_sbuffer_write(&w->sb, (const char *)b, n));
 }
 

@@ -126,10 +126,11 @@ void refd_mpw_end(refd_mpw *w);		/* close the innermost container */
 void refd_mpw_nil(refd_mpw *w);
 void refd_mpw_bool(refd_mpw *w, int b);
 void refd_mpw_int(refd_mpw *w, int64_t i);
-void refd_mpw_str(refd_mpw *w, const char *s);
+void refd_mpw_str(refd_mpw *w, const char *s);	/* NULL: nil */
 void refd_mpw_strn(refd_mpw *w, const char *s, size_t n);
 void refd_mpw_bin(refd_mpw *w, const uint8_t *b, size_t n);
-/* Append one already-encoded msgpack value (counts as one item). */
+/* Append one already-encoded msgpack value (counts as one item); bytes
+ * that are not exactly one well-formed value set the error flag. */
 void refd_mpw_raw(refd_mpw *w, const uint8_t *b, size_t n);
 /* Copy value v (from any document) as one item. */
 void refd_mpw_value(refd_mpw *w, refd_mpv v);
