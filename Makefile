@@ -12,6 +12,8 @@
 # build/san so both builds can coexist.
 
 VERSION = 0.1.0
+ABI_VERSION := $(shell awk '/define REFD_ABI_MAJOR/ { a = $$3 } /define REFD_ABI_MINOR/ { b = $$3 } \
+	END { print a "." b }' sdk/include/refd/plugin.h)
 PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR = $(PREFIX)/bin
@@ -170,7 +172,8 @@ install: all
 	install -m 644 sdk/include/refd/*.h $(DESTDIR)$(INCDIR)/refd/
 	install -m 644 $(SDK_LIB) $(DESTDIR)$(LIBDIR)/
 	install -m 644 sdk/refd-plugin.mk $(DESTDIR)$(DATADIR)/sdk/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' sdk/refd-plugin.pc.in \
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' -e 's|@ABI@|$(ABI_VERSION)|g' \
+		sdk/refd-plugin.pc.in \
 		> $(DESTDIR)$(LIBDIR)/pkgconfig/refd-plugin.pc
 	for m in man/*.[1-8]; do [ -f "$$m" ] || continue; s=$${m##*.}; \
 		install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done

@@ -1,28 +1,47 @@
 # refd-plugin.mk - build one refd ruleset plugin from a five-line Makefile:
 #
+#	# mygame: a refd ruleset plugin
 #	REFD_SDK ?= $(shell pkg-config --variable=sdkdir refd-plugin)
 #	PLUGIN = mygame
 #	SRCS = mygame.c
 #	include $(REFD_SDK)/refd-plugin.mk
 #
-# REFD_SDK holds include/refd/*.h and refd-plugin.mk; REFD_SDKLIB holds
-# librefdsdk.a (default: $(REFD_SDK)/lib, as installed).  OUT is where
-# $(PLUGIN).so goes (default: this directory).  `make check` loads the
-# plugin and runs refctl check-plugin on it when REFCTL is set.
+# REFD_SDK is either the sdk/ directory of a refd source tree (headers in
+# $(REFD_SDK)/include; then REFD_SDKLIB names the directory holding a
+# built librefdsdk.a) or the installed SDK directory, whose headers and
+# library pkg-config's refd-plugin package names.  OUT is where
+# $(PLUGIN).so goes (default: this directory).  EXTRA_CFLAGS and
+# EXTRA_LDFLAGS are added to the compile and link lines.
 CC ?= cc
-REFD_SDKLIB ?= $(REFD_SDK)/lib
 OUT ?= .
-PLUGIN_CFLAGS = -std=c99 -O2 -g -fPIC -fvisibility=hidden -Wall -Wextra -Werror -Wno-format-truncation \
-	-I$(REFD_SDK)/include $(EXTRA_CFLAGS)
+PKG_CONFIG ?= pkg-config
+
+ifneq ($(wildcard $(REFD_SDK)/include/refd/plugin.h),)
+# A source tree: the library is in its build directory unless named.
+REFD_SDKLIB ?= $(if $(wildcard $(REFD_SDK)/lib/librefdsdk.a),$(REFD_SDK)/lib,$(REFD_SDK)/../build/lib)
+REFD_SDK_CFLAGS = -I$(REFD_SDK)/include
+REFD_SDK_LIBS = $(REFD_SDKLIB)/librefdsdk.a -lmsgpackc
+else
+# An installed SDK.
+REFD_SDKLIB ?= $(shell $(PKG_CONFIG) --variable=libdir refd-plugin)
+REFD_SDK_CFLAGS = $(shell $(PKG_CONFIG) --cflags refd-plugin)
+REFD_SDK_LIBS = $(shell $(PKG_CONFIG) --libs refd-plugin)
+endif
+
+PLUGIN_CFLAGS = -std=c99 -O2 -g -fPIC -fvisibility=hidden -Wall -Wextra -Werror \
+	-Wno-format-truncation $(REFD_SDK_CFLAGS) $(EXTRA_CFLAGS)
 PLUGIN_LDFLAGS = -shared -Wl,-z,defs $(EXTRA_LDFLAGS)
-PLUGIN_LIBS = $(REFD_SDKLIB)/librefdsdk.a -lmsgpackc
 
 all: $(OUT)/$(PLUGIN).so
 
 $(OUT)/$(PLUGIN).so: $(SRCS) $(REFD_SDKLIB)/librefdsdk.a
 	@mkdir -p $(OUT)
-	$(CC) $(PLUGIN_CFLAGS) $(CFLAGS) -o $@ $(SRCS) $(PLUGIN_LDFLAGS) $(LDFLAGS) $(PLUGIN_LIBS)
+	$(CC) $(PLUGIN_CFLAGS) $(CFLAGS) -o $@ $(SRCS) $(PLUGIN_LDFLAGS) $(LDFLAGS) $(REFD_SDK_LIBS)
 	chmod go-w $@
+
+$(REFD_SDKLIB)/librefdsdk.a:
+	@echo "refd-plugin.mk: $@ not found; run make in the refd tree or set REFD_SDKLIB" >&2
+	@exit 1
 
 clean:
 	rm -f $(OUT)/$(PLUGIN).so
