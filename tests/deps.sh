@@ -1,22 +1,27 @@
 #!/bin/sh
-# Check the build's Debian packages; install the missing ones as root, or
-# print the exact apt-get line.
+# deps.sh - `make deps`: check the Debian packages the build and the tests
+# need; as root with apt-get, install the missing ones (and check again),
+# otherwise print the exact apt-get line and fail.
 missing=""
 need() { # need PACKAGE TEST...
 	pkg=$1; shift
 	if ! "$@" >/dev/null 2>&1; then missing="$missing $pkg"; fi
 }
-need build-essential sh -c 'command -v cc && command -v make && command -v ar'
-need pkg-config sh -c 'command -v pkg-config'
-need libnanomsg-dev pkg-config --exists nanomsg
-need libmsgpack-dev pkg-config --exists msgpack
-need libsodium-dev pkg-config --exists libsodium
-need libjansson-dev pkg-config --exists jansson
-need mandoc sh -c 'command -v mandoc'
-need perl sh -c 'command -v prove'
-need libnanomsg-raw-perl perl -MNanoMsg::Raw -e1
-need libdata-messagepack-perl perl -MData::MessagePack -e1
-need libjson-pp-perl perl -MJSON::PP -e1
+check() {
+	missing=""
+	need build-essential sh -c 'command -v cc && command -v c++ && command -v make && command -v ar'
+	need pkg-config sh -c 'command -v pkg-config'
+	need libnanomsg-dev pkg-config --exists nanomsg
+	need libmsgpack-dev pkg-config --exists msgpack
+	need libsodium-dev pkg-config --exists libsodium
+	need libjansson-dev pkg-config --exists jansson
+	need mandoc sh -c 'command -v mandoc'
+	need perl sh -c 'command -v prove'
+	need libnanomsg-raw-perl perl -MNanoMsg::Raw -e1
+	need libdata-messagepack-perl perl -MData::MessagePack -e1
+	need libjson-pp-perl perl -MJSON::PP -e1
+}
+check
 if [ -z "$missing" ]; then
 	exit 0
 fi
@@ -25,6 +30,11 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null || {
 		echo "deps: apt-get install failed" >&2; exit 1; }
+	check
+	if [ -n "$missing" ]; then
+		echo "deps: still missing after apt-get:$missing" >&2
+		exit 1
+	fi
 else
 	echo "deps: missing packages; run as root:" >&2
 	echo "  apt-get install -y$missing" >&2
