@@ -404,8 +404,10 @@ instantiate(struct chk *k, refd_mpw *w, refd_mpv v, int depth)
 		    refd_mpv_int(refd_mpv_get(v, "max"), &hi) == 0 && lo <= hi) {
 			uint64_t span = (uint64_t)(hi - lo) + 1;
 
-			refd_mpw_int(w, lo + (int64_t)(span == 0 ?
-			    next_u64(&k->prng) : next_u64(&k->prng) % span));
+			uint64_t r = span == 0 ? next_u64(&k->prng) :
+			    next_u64(&k->prng) % span;
+
+			refd_mpw_int(w, (int64_t)((uint64_t)lo + r));
 			return;
 		}
 		if (refd_mpv_len(v) == 1 &&

@@ -135,6 +135,17 @@ json_bytes(const json_t *j, uint8_t **out, size_t *len)
 	return 0;
 }
 
+/* An empty expectation, shared (and reachable, so never a leak). */
+static json_t *
+empty(void)
+{
+	static json_t *e;
+
+	if (e == NULL)
+		e = json_object();
+	return e;
+}
+
 static int
 check_error(const char *label, int rc, const struct call *c, const json_t *exp)
 {
@@ -307,7 +318,7 @@ run_file(const char *path, const char *ruleset)
 		memcpy(setup, s->setup, s->setup_len);
 		setup_len = s->setup_len;
 	} else if (json_bytes(json_object_get(sc, "setup") ?
-	    json_object_get(sc, "setup") : json_object(), &setup,
+	    json_object_get(sc, "setup") : empty(), &setup,
 	    &setup_len) != 0) {
 		ok(0, "%s: setup encodes", name);
 		goto out;
@@ -321,7 +332,7 @@ run_file(const char *path, const char *ruleset)
 		check_error(label, rc, &c, json_object_get(sc, "create"));
 		if (rc != REFD_OK)
 			goto out;
-	} else if (!check_error(label, rc, &c, json_object())) {
+	} else if (!check_error(label, rc, &c, empty())) {
 		goto out;
 	}
 	if (json_object_get(sc, "create_events") != NULL) {
@@ -375,7 +386,7 @@ run_file(const char *path, const char *ruleset)
 			    json_object_get(step, "seat")), cmd, cl, &c);
 			free(cmd);
 			if (!check_error(label, rc, &c, exp ? exp :
-			    json_object()))
+			    empty()))
 				continue;
 			got = events_json(&c);
 			if (json_object_get(step, "events") != NULL &&
