@@ -163,6 +163,12 @@ main(void)
 		    (unsigned)sizeof(struct refd_plugin), REFD_ABI_MINOR);
 		refused("size_too_big", REFD_EABISIZE, fmt);
 	}
+	refused("size_lies", REFD_EABISIZE, "plugin '@': size: found 4160, "
+	    "but the descriptor object is 64 bytes; the descriptor is "
+	    "damaged, rebuild the plugin");
+	refused("entry_function", REFD_ENOENTRY, "plugin '@': entry: "
+	    "'refd_plugin_v1' is a function, expected a const data object; "
+	    "define the plugin with REFD_PLUGIN_DEFINE");
 	refused("no_entry", REFD_ENOENTRY,
 	    "plugin '@': entry: symbol 'refd_plugin_v1' not found; define the "
 	    "plugin with REFD_PLUGIN_DEFINE from <refd/plugin.h>");

@@ -11,6 +11,8 @@
  *   newer_major     exports refd_plugin_v2 only
  *   newer_minor     claims minor REFD_ABI_MINOR + 1 with a larger descriptor
  *   size_too_big    claims 1.0 but a size larger than 1.0's descriptor
+ *   size_lies       a size field larger than the exported object
+ *   entry_function  exports refd_plugin_v1 as a function
  *   no_entry        exports no descriptor at all
  *   init_fails      init rejects with a message
  *   name_mismatch   descriptor name differs from the file name
@@ -514,6 +516,19 @@ REFD_EXPORT_ const struct desc_big REFD_PLUGIN_ENTRY = {
 	DESC(REFD_PLUGIN_MAGIC, REFD_ABI_MINOR, sizeof(struct desc_big), CAPS,
 	    FIXTURE_NAME), { 0 }
 };
+#elif defined(FIXTURE_size_lies)
+/* Claims more bytes than the symbol has: reading them would overrun. */
+REFD_EXPORT_ const struct refd_plugin REFD_PLUGIN_ENTRY =
+    DESC(REFD_PLUGIN_MAGIC, REFD_ABI_MINOR + 1, sizeof(struct refd_plugin) +
+    4096, CAPS, FIXTURE_NAME);
+#elif defined(FIXTURE_entry_function)
+/* The Postgres lesson: the entry must be data, never code. */
+REFD_EXPORT_ int refd_plugin_v1(void);
+REFD_EXPORT_ int
+refd_plugin_v1(void)
+{
+	return (int)sizeof(ops);
+}
 #elif defined(FIXTURE_no_entry)
 /* The descriptor exists but is not exported. */
 const struct refd_plugin fixture_hidden_descriptor =
