@@ -1240,16 +1240,16 @@ evlog_compare(const struct evlog_rec *r, const struct call *c,
 		if (x->index != y->index || x->kind != y->kind ||
 		    x->bound != y->bound || x->value != y->value ||
 		    strcmp(x->why, y->why) != 0) {
-			draw_str(x, a, sizeof(a));
-			draw_str(y, b, sizeof(b));
+			draw_str(y, a, sizeof(a));
+			draw_str(x, b, sizeof(b));
 			snprintf(err, errlen, "draw %zu: expected %s, found %s",
 			    i, a, b);
 			return REFD_EDIVERGE;
 		}
 	}
 	if (r->ndr != c->ndr) {
-		snprintf(err, errlen, "draws: expected %zu, found %zu", r->ndr,
-		    c->ndr);
+		snprintf(err, errlen, "draws: expected %zu, found %zu", c->ndr,
+		    r->ndr);
 		return REFD_EDIVERGE;
 	}
 	for (i = 0; i < r->nev && i < c->nev; i++) {
@@ -1258,7 +1258,7 @@ evlog_compare(const struct evlog_rec *r, const struct call *c,
 
 		if (x->seat != y->seat) {
 			snprintf(err, errlen, "event %zu: seat: expected %d, "
-			    "found %d", i, (int)x->seat, (int)y->seat);
+			    "found %d", i, (int)y->seat, (int)x->seat);
 			return REFD_EDIVERGE;
 		}
 		if (x->len != y->len || memcmp(x->bytes, y->bytes, x->len) != 0) {
@@ -1266,15 +1266,15 @@ evlog_compare(const struct evlog_rec *r, const struct call *c,
 			char *jb = mp_bytes_to_json_text(y->bytes, y->len, 0);
 
 			snprintf(err, errlen, "event %zu: expected %s, found %s",
-			    i, ja != NULL ? ja : "?", jb != NULL ? jb : "?");
+			    i, jb != NULL ? jb : "?", ja != NULL ? ja : "?");
 			free(ja);
 			free(jb);
 			return REFD_EDIVERGE;
 		}
 	}
 	if (r->nev != c->nev) {
-		snprintf(err, errlen, "events: expected %zu, found %zu", r->nev,
-		    c->nev);
+		snprintf(err, errlen, "events: expected %zu, found %zu", c->nev,
+		    r->nev);
 		return REFD_EDIVERGE;
 	}
 	for (i = 0; i < r->ncm && i < c->ncm; i++) {
@@ -1283,13 +1283,13 @@ evlog_compare(const struct evlog_rec *r, const struct call *c,
 
 		if (strcmp(x->zone, y->zone) != 0 || x->seat != y->seat) {
 			snprintf(err, errlen, "commitment %zu: zone: expected "
-			    "'%s' (seat %d), found '%s' (seat %d)", i, x->zone,
-			    (int)x->seat, y->zone, (int)y->seat);
+			    "'%s' (seat %d), found '%s' (seat %d)", i, y->zone,
+			    (int)y->seat, x->zone, (int)x->seat);
 			return REFD_EDIVERGE;
 		}
 		if (memcmp(x->hash, y->hash, EVLOG_HASH_LEN) != 0) {
-			hexs(x->hash, EVLOG_HASH_LEN, a, sizeof(a));
-			hexs(y->hash, EVLOG_HASH_LEN, b, sizeof(b));
+			hexs(y->hash, EVLOG_HASH_LEN, a, sizeof(a));
+			hexs(x->hash, EVLOG_HASH_LEN, b, sizeof(b));
 			snprintf(err, errlen, "commitment %zu ('%s'): hash: "
 			    "expected %s, found %s", i, x->zone, a, b);
 			return REFD_EDIVERGE;
@@ -1297,12 +1297,12 @@ evlog_compare(const struct evlog_rec *r, const struct call *c,
 	}
 	if (r->ncm != c->ncm) {
 		snprintf(err, errlen, "commitments: expected %zu, found %zu",
-		    r->ncm, c->ncm);
+		    c->ncm, r->ncm);
 		return REFD_EDIVERGE;
 	}
 	if (memcmp(r->state, state_hash, EVLOG_HASH_LEN) != 0) {
-		hexs(r->state, EVLOG_HASH_LEN, a, sizeof(a));
-		hexs(state_hash, EVLOG_HASH_LEN, b, sizeof(b));
+		hexs(state_hash, EVLOG_HASH_LEN, a, sizeof(a));
+		hexs(r->state, EVLOG_HASH_LEN, b, sizeof(b));
 		snprintf(err, errlen, "state hash: expected %s, found %s", a, b);
 		return REFD_EDIVERGE;
 	}

@@ -284,8 +284,8 @@ void evlog_enc_final(refd_mpw *w, uint64_t n, uint64_t seq,
 /*
  * Compare what one create/apply call produced against the record: every
  * draw, event and commitment, in order, then the state hash.  0, or
- * REFD_EDIVERGE with "field: expected X, found Y" in err (expected = the
- * log, found = the replay).
+ * REFD_EDIVERGE with "field: expected X, found Y" in err (expected = what
+ * the replay gives, found = what the log says).
  */
 int evlog_compare(const struct evlog_rec *r, const struct call *c,
     const uint8_t *state_hash, char *err, size_t errlen);

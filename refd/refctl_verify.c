@@ -1,24 +1,962 @@
 /*
- * refctl_verify.c - refctl verify and replay: offline log checks.
+ * refctl_verify.c - refctl verify and replay: offline log checks, no
+ * daemon needed.  The log format is in refd-evlog(5).
+ *
+ * verify: framing, hash chain, record numbering and seq, signatures
+ * (against the key in the header, and --pubkey when given), the revealed
+ * server seed against its commitment, every hidden-zone opening against
+ * its commitment, then a replay of the whole match through the plugin
+ * comparing every draw, event, commitment and state hash.  Exit 0 when
+ * all hold, 1 on the first failure (named: record, seq, field, expected,
+ * found), 2 for an intact log of an unfinished match (its dice cannot be
+ * checked before the server seed is revealed).
  */
-#include <stdio.h>
+#include <sys/stat.h>
 
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <sodium.h>
+
+#include "refd/mp.h"
+#include "evlog.h"
+#include "jsonmp.h"
 #include "refctl.h"
+
+#ifndef REFD_PLUGINDIR
+#define REFD_PLUGINDIR "/usr/local/lib/refd/plugins"
+#endif
+#ifndef REFD_DATADIR
+#define REFD_DATADIR "/usr/local/share/refd"
+#endif
+
+struct vctx {
+	const char *logpath;
+	const char *plugin_path;
+	const char *content_dir;
+	int have_pk;
+	uint8_t pk[EVLOG_PK_LEN];
+	int quiet;
+
+	struct evlog_scan s;
+	struct evlog_rec *r;	/* decoded records, s.n of them */
+	size_t nr;
+	struct plugin *pl;
+	struct game *g;
+	struct call c;
+	int final_seen;
+	size_t nsig, ncmd, ndraws, nevents, ncommits;
+};
+
+static int __attribute__((format(printf, 2, 3)))
+vfail(struct vctx *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "refctl verify: log '%s': ", v->logpath);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	printf("FAILED\n");
+	return 1;
+}
+
+static void __attribute__((format(printf, 2, 3)))
+say(struct vctx *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (v->quiet)
+		return;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+static void
+hex16(const uint8_t *b, char out[33])
+{
+	hex_encode(b, 16, out);
+}
+
+/* A record's name in messages: "record 7 (seq 6, cmd 'c3' of seat 1)". */
+static void
+recname(const struct evlog_rec *r, size_t pos, char *out, size_t n)
+{
+	switch (r->kind) {
+	case EVK_CMD:
+		snprintf(out, n, "record %zu (seq %" PRIu64 ", cmd '%.40s' of "
+		    "seat %d)", pos, r->seq, r->cmd_id, (int)r->seat);
+		break;
+	case EVK_CHECKPOINT:
+		snprintf(out, n, "record %zu (checkpoint at seq %" PRIu64 ")",
+		    pos, r->at);
+		break;
+	case EVK_JOIN:
+		snprintf(out, n, "record %zu (seq %" PRIu64 ", join of seat "
+		    "%d)", pos, r->seq, (int)r->seat);
+		break;
+	default:
+		snprintf(out, n, "record %zu (seq %" PRIu64 ", %s)", pos,
+		    r->seq, evlog_kind_name(r->kind));
+	}
+}
+
+static int
+read_pubkey(const char *text, uint8_t pk[EVLOG_PK_LEN])
+{
+	char buf[160];
+	size_t l;
+
+	snprintf(buf, sizeof(buf), "%s", text);
+	l = strlen(buf);
+	while (l > 0 && (buf[l - 1] == '\n' || buf[l - 1] == '\r' ||
+	    buf[l - 1] == ' ' || buf[l - 1] == '\t'))
+		buf[--l] = '\0';
+	return hex_decode(buf, pk, EVLOG_PK_LEN);
+}
+
+static int
+read_pubkey_file(const char *path, uint8_t pk[EVLOG_PK_LEN])
+{
+	char buf[160];
+	FILE *f = fopen(path, "rb");
+	size_t n;
+
+	if (f == NULL)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	if (n == EVLOG_PK_LEN) {
+		memcpy(pk, buf, EVLOG_PK_LEN);
+		return 0;
+	}
+	buf[n] = '\0';
+	return read_pubkey(buf, pk);
+}
+
+static int
+is_file(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int
+is_dir(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Where the plugin and its content are, when not given. */
+static void
+find_plugin(const char *name, const char *given, char *out, size_t n)
+{
+	const char *b = getenv("REFD_BUILD");
+	char exe[PATH_MAX];
+	ssize_t l;
+
+	if (given != NULL) {
+		snprintf(out, n, "%s", given);
+		return;
+	}
+	if (b != NULL) {
+		snprintf(out, n, "%s/plugins/%s.so", b, name);
+		if (is_file(out))
+			return;
+	}
+	l = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (l > 0) {
+		char *s;
+
+		exe[l] = '\0';
+		if ((s = strrchr(exe, '/')) != NULL) {
+			*s = '\0';
+			snprintf(out, n, "%s/../plugins/%s.so", exe, name);
+			if (is_file(out))
+				return;
+			snprintf(out, n, "%s/../lib/refd/plugins/%s.so", exe,
+			    name);
+			if (is_file(out))
+				return;
+		}
+	}
+	snprintf(out, n, "%s/%s.so", REFD_PLUGINDIR, name);
+}
+
+static void
+find_content(const char *name, const char *plugin, const char *given,
+    char *out, size_t n)
+{
+	const char *b = getenv("REFD_BUILD");
+	char dir[PATH_MAX];
+	char *s;
+
+	if (given != NULL) {
+		snprintf(out, n, "%s", given);
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s", plugin);
+	if ((s = strrchr(dir, '/')) != NULL) {
+		*s = '\0';
+		snprintf(out, n, "%s/../rulesets/%s", dir, name);
+		if (is_dir(out))
+			return;
+		snprintf(out, n, "%s/../share/refd/rulesets/%s", dir, name);
+		if (is_dir(out))
+			return;
+	}
+	if (b != NULL) {
+		snprintf(out, n, "%s/rulesets/%s", b, name);
+		if (is_dir(out))
+			return;
+	}
+	snprintf(out, n, "%s/rulesets/%s", REFD_DATADIR, name);
+}
+
+static void
+vctx_release(struct vctx *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->nr; i++)
+		evlog_rec_release(&v->r[i]);
+	free(v->r);
+	game_destroy(v->g);
+	plugin_close(v->pl);
+	call_release(&v->c);
+	evlog_scan_release(&v->s);
+}
+
+/* Framing and decoding of every record. */
+static int
+load(struct vctx *v)
+{
+	char err[512];
+	size_t i;
+	int rc;
+
+	rc = evlog_scan_file(v->logpath, &v->s, err, sizeof(err));
+	if (rc != REFD_OK)
+		return vfail(v, "%s", err);
+	if (v->s.tail == EVLOG_TORN)
+		return vfail(v, "truncated or torn at the end: %s; the log is "
+		    "incomplete (%zu bytes after the last good record)",
+		    v->s.why, v->s.size - v->s.good_end);
+	if (v->s.tail == EVLOG_DAMAGED)
+		return vfail(v, "%s", v->s.why);
+	if (v->s.n == 0)
+		return vfail(v, "no records: not even a header");
+	v->r = calloc(v->s.n, sizeof(*v->r));
+	if (v->r == NULL)
+		return vfail(v, "out of memory");
+	for (i = 0; i < v->s.n; i++) {
+		if (evlog_decode(v->s.fr[i].p, v->s.fr[i].len, &v->r[i], err,
+		    sizeof(err)) != 0) {
+			v->nr = i + 1;
+			return vfail(v, "record %zu at offset %" PRIu64 ": %s",
+			    i, v->s.fr[i].off, err);
+		}
+		v->nr = i + 1;
+	}
+	return 0;
+}
+
+/* Why the chain breaks at position i: missing or reordered records. */
+static void
+chain_diag(struct vctx *v, size_t i, char *out, size_t n)
+{
+	uint64_t want = i, got = v->r[i].n;
+	size_t j;
+
+	if (got > want) {
+		for (j = i + 1; j < v->nr; j++) {
+			if (v->r[j].n == want) {
+				snprintf(out, n, "records are out of order "
+				    "(record %" PRIu64 " is at position %zu)",
+				    want, j);
+				return;
+			}
+		}
+		if (got == want + 1)
+			snprintf(out, n, "record %" PRIu64 " is missing", want);
+		else
+			snprintf(out, n, "records %" PRIu64 " to %" PRIu64
+			    " are missing", want, got - 1);
+		return;
+	}
+	if (got < want) {
+		snprintf(out, n, "records are out of order or repeated "
+		    "(record %" PRIu64 " appears at position %zu)", got, i);
+		return;
+	}
+	snprintf(out, n, "a record before it was changed or replaced");
+}
+
+static int
+verify(struct vctx *v)
+{
+	struct evlog_rec *h, *fin = NULL;
+	static const uint8_t zero[EVLOG_HASH_LEN];
+	uint8_t seed[EVLOG_SEED_LEN], ck[EVLOG_HASH_LEN];
+	const uint8_t *share[REFD_MAX_SEATS] = { NULL };
+	size_t share_len[REFD_MAX_SEATS] = { 0 }, cmi = 0, i;
+	char plugin[PATH_MAX], content[PATH_MAX], err[1024], a[65], b[65];
+	char name[160];
+	uint32_t joined = 0;
+	uint64_t seq = 0;
+	int started = 0, replay = 0, rc, mismatch = 0;
+
+	if (load(v) != 0)
+		return 1;
+	h = &v->r[0];
+	if (h->kind != EVK_HEADER || h->n != 0 ||
+	    memcmp(h->prev, zero, sizeof(zero)) != 0)
+		return vfail(v, "record 0: expected the header record, found a "
+		    "%s record", evlog_kind_name(h->kind));
+	say(v, "log: %s", v->logpath);
+	say(v, "match: %s, ruleset %s %s (ABI %u.%u), %u seats, %s, "
+	    "written by refd %s", h->match, h->ruleset, h->ruleset_version,
+	    h->abi_major, h->abi_minor, h->nseats, h->scripted ?
+	    "SCRIPTED dice (not a ranked match)" : "ranked (fair dice)",
+	    h->refd_version);
+	say(v, "framing: %zu records, every frame hash holds", v->nr);
+
+	/* The key. */
+	hex_encode(h->pubkey, EVLOG_PK_LEN, a);
+	if (v->have_pk && memcmp(v->pk, h->pubkey, EVLOG_PK_LEN) != 0) {
+		hex_encode(v->pk, EVLOG_PK_LEN, b);
+		return vfail(v, "record 0 (header): pubkey: expected %s, found "
+		    "%s; the log was not signed by the daemon whose key you "
+		    "gave", b, a);
+	}
+
+	/* The reveal, before anything depends on the seed. */
+	if (v->nr > 1 && v->r[v->nr - 1].kind == EVK_FINAL)
+		fin = &v->r[v->nr - 1];
+	if (fin != NULL) {
+		evlog_seed_commit(fin->server_seed, ck);
+		if (memcmp(ck, h->commit, EVLOG_HASH_LEN) != 0) {
+			hex_encode(h->commit, EVLOG_HASH_LEN, a);
+			hex_encode(ck, EVLOG_HASH_LEN, b);
+			recname(fin, v->nr - 1, name, sizeof(name));
+			return vfail(v, "%s: server_seed: the revealed seed does "
+			    "not match its commitment: expected a seed hashing "
+			    "to %s (header), found one hashing to %s", name, a,
+			    b);
+		}
+		memcpy(seed, fin->server_seed, sizeof(seed));
+	}
+
+	/* The plugin, when the dice can be checked. */
+	if (fin != NULL) {
+		find_plugin(h->ruleset, v->plugin_path, plugin, sizeof(plugin));
+		find_content(h->ruleset, plugin, v->content_dir, content,
+		    sizeof(content));
+		rc = plugin_open(plugin, &v->pl, err, sizeof(err));
+		if (rc != REFD_OK)
+			return vfail(v, "cannot replay: %s; give the plugin "
+			    "with --plugin FILE.so", err);
+		if (strcmp(v->pl->name, h->ruleset) != 0)
+			return vfail(v, "cannot replay: plugin '%s' is ruleset "
+			    "'%s', the log is of ruleset '%s'", plugin,
+			    v->pl->name, h->ruleset);
+		rc = plugin_load_content(v->pl, content, err, sizeof(err));
+		if (rc != REFD_OK)
+			return vfail(v, "cannot replay: ruleset content: %s; "
+			    "give it with --content DIR", err);
+		if (memcmp(v->pl->file_hash, h->plugin_hash,
+		    EVLOG_HASH_LEN) != 0) {
+			mismatch = 1;
+			hex_encode(h->plugin_hash, EVLOG_HASH_LEN, a);
+			hex_encode(v->pl->file_hash, EVLOG_HASH_LEN, b);
+			say(v, "WARNING: plugin '%s': file hash: expected %s "
+			    "(header), found %s; this is not the plugin build "
+			    "the match was played with", plugin, a, b);
+		} else {
+			say(v, "plugin: %s (file hash matches the header)",
+			    plugin);
+		}
+		if (memcmp(v->pl->content_hash, h->content_hash,
+		    EVLOG_HASH_LEN) != 0) {
+			mismatch = 1;
+			hex_encode(h->content_hash, EVLOG_HASH_LEN, a);
+			hex_encode(v->pl->content_hash, EVLOG_HASH_LEN, b);
+			say(v, "WARNING: content '%s': hash: expected %s "
+			    "(header), found %s; this is not the ruleset "
+			    "content the match was played with", content, a, b);
+		} else {
+			say(v, "content: %s (hash matches the header)", content);
+		}
+		replay = 1;
+	}
+
+	if (evlog_sig_check(h->pubkey, v->s.fr[0].p, v->s.fr[0].len) != 0)
+		return vfail(v, "record 0 (header): signature: invalid for the "
+		    "key in the header");
+	v->nsig++;
+
+	for (i = 1; i < v->nr; i++) {
+		struct evlog_rec *r = &v->r[i];
+
+		recname(r, i, name, sizeof(name));
+		if (r->n != i || memcmp(r->prev, v->s.fr[i - 1].hash,
+		    EVLOG_HASH_LEN) != 0) {
+			hex16(v->s.fr[i - 1].hash, a);
+			hex16(r->prev, b);
+			chain_diag(v, i, err, sizeof(err));
+			return vfail(v, "%s at offset %" PRIu64 ": chain: prev: "
+			    "expected %s... (hash of record %zu), found %s...; "
+			    "%s", name, v->s.fr[i].off, a, i - 1, b, err);
+		}
+		if (v->final_seen)
+			return vfail(v, "%s: found after the final record", name);
+		if (r->kind != EVK_CHECKPOINT && r->seq != seq + 1)
+			return vfail(v, "%s: seq: expected %" PRIu64 ", found %"
+			    PRIu64, name, seq + 1, r->seq);
+		if (r->has_sig) {
+			if (evlog_sig_check(h->pubkey, v->s.fr[i].p,
+			    v->s.fr[i].len) != 0)
+				return vfail(v, "%s: signature: invalid for the "
+				    "key in the header; the record or one before "
+				    "it was changed after signing", name);
+			v->nsig++;
+		}
+		switch (r->kind) {
+		case EVK_HEADER:
+			return vfail(v, "%s: a second header", name);
+		case EVK_JOIN:
+			if (started || r->seat < 0 ||
+			    (uint32_t)r->seat >= h->nseats ||
+			    share[r->seat] != NULL)
+				return vfail(v, "%s: seat: a join of seat %d is "
+				    "not possible here", name, (int)r->seat);
+			share[r->seat] = r->share != NULL ? r->share :
+			    (const uint8_t *)"";
+			share_len[r->seat] = r->share_len;
+			joined++;
+			seq++;
+			break;
+		case EVK_START:
+			if (joined != h->nseats || started)
+				return vfail(v, "%s: start: expected only after "
+				    "all %u seats joined (%u did)", name,
+				    h->nseats, joined);
+			started = 1;
+			seq++;
+			v->ncommits += r->ncm;
+			if (replay) {
+				struct rng rg;
+				uint8_t ms[32], sh[EVLOG_HASH_LEN];
+
+				evlog_match_seed(seed, share, share_len,
+				    h->nseats, ms);
+				if (h->scripted) {
+					rng_init_script(&rg, h->dice, h->ndice);
+					memcpy(rg.key, ms, 32);
+				} else {
+					rng_init_seed(&rg, ms);
+				}
+				rc = game_create(v->pl, h->setup, h->setup_len,
+				    h->nseats, &rg, 0, &v->g, &v->c);
+				rng_release(&rg);
+				if (rc != REFD_OK)
+					return vfail(v, "%s: replay: the plugin's "
+					    "create fails: %s", name,
+					    v->c.fault[0] ? v->c.fault :
+					    v->c.reject_msg);
+				if (game_state_hash(v->g, sh) != REFD_OK)
+					return vfail(v, "%s: replay: cannot hash "
+					    "the state", name);
+				if (evlog_compare(r, &v->c, sh, err,
+				    sizeof(err)) != 0)
+					return vfail(v, "%s: replay diverges: %s",
+					    name, err);
+				v->ndraws += r->ndr;
+				v->nevents += r->nev;
+			}
+			break;
+		case EVK_CMD:
+			if (!started)
+				return vfail(v, "%s: a command before the start",
+				    name);
+			if ((uint32_t)r->seat >= h->nseats)
+				return vfail(v, "%s: seat: no seat %d", name,
+				    (int)r->seat);
+			seq++;
+			v->ncmd++;
+			v->ncommits += r->ncm;
+			if (replay) {
+				uint8_t sh[EVLOG_HASH_LEN];
+
+				rc = game_apply(v->g, (uint32_t)r->seat, r->cmd,
+				    r->cmd_len, &v->c);
+				if (rc != REFD_OK)
+					return vfail(v, "%s: replay diverges: "
+					    "expected the command to be accepted, "
+					    "found the plugin rejects it: %s%s%s",
+					    name, v->c.fault[0] ? v->c.fault :
+					    v->c.reject_msg, v->c.reject_rule[0] ?
+					    " at " : "", v->c.reject_rule);
+				if (game_state_hash(v->g, sh) != REFD_OK)
+					return vfail(v, "%s: replay: cannot hash "
+					    "the state", name);
+				if (evlog_compare(r, &v->c, sh, err,
+				    sizeof(err)) != 0)
+					return vfail(v, "%s: replay diverges: %s",
+					    name, err);
+				v->ndraws += r->ndr;
+				v->nevents += r->nev;
+			}
+			break;
+		case EVK_CHECKPOINT:
+			if (r->at != seq)
+				return vfail(v, "%s: at: expected %" PRIu64
+				    ", found %" PRIu64, name, seq, r->at);
+			break;
+		case EVK_FINAL:
+			seq++;
+			v->final_seen = 1;
+			break;
+		}
+	}
+
+	hex_encode(h->pubkey, EVLOG_PK_LEN, a);
+	say(v, "chain: intact from the header to record %zu", v->nr - 1);
+	say(v, "signatures: %zu valid for key %s%s", v->nsig, a,
+	    v->have_pk ? " (the key you gave)" : "");
+	if (!v->have_pk)
+		say(v, "NOTE: give --pubkey to check that this key is your "
+		    "daemon's");
+	if (fin == NULL) {
+		say(v, "UNFINISHED: no final record yet (at seq %" PRIu64 "); "
+		    "the dice and the hidden zones cannot be verified before "
+		    "the server seed is revealed in the final record", seq);
+		printf("INCOMPLETE\n");
+		return 2;
+	}
+
+	/* Openings against every commitment, in order. */
+	for (i = 1; i < v->nr; i++) {
+		const struct evlog_rec *r = &v->r[i];
+		size_t k;
+
+		for (k = 0; k < r->ncm; k++, cmi++) {
+			const struct evlog_commit *o;
+
+			recname(fin, v->nr - 1, name, sizeof(name));
+			if (cmi >= fin->nopen)
+				return vfail(v, "%s: openings: expected %zu, "
+				    "found %zu", name, v->ncommits, fin->nopen);
+			o = &fin->open[cmi];
+			if (strcmp(o->zone, r->cm[k].zone) != 0 ||
+			    o->seat != r->cm[k].seat)
+				return vfail(v, "%s: opening %zu: zone: expected "
+				    "'%s' (seat %d), found '%s' (seat %d)", name,
+				    cmi, r->cm[k].zone, (int)r->cm[k].seat,
+				    o->zone, (int)o->seat);
+			evlog_commit_hash(o->salt, o->saltlen, o->data, o->len,
+			    ck);
+			if (memcmp(ck, r->cm[k].hash, EVLOG_HASH_LEN) != 0) {
+				hex16(r->cm[k].hash, a);
+				hex16(ck, b);
+				return vfail(v, "%s: opening %zu ('%s', committed "
+				    "in record %zu): hash of salt and data: "
+				    "expected %s..., found %s...", name, cmi,
+				    o->zone, i, a, b);
+			}
+		}
+	}
+	if (cmi != fin->nopen) {
+		recname(fin, v->nr - 1, name, sizeof(name));
+		return vfail(v, "%s: openings: expected %zu, found %zu", name,
+		    cmi, fin->nopen);
+	}
+	say(v, "seed: the revealed server seed matches the commitment");
+	say(v, "hidden zones: %zu commitments, every opening matches", cmi);
+	say(v, "replay: %zu commands, %zu draws, %zu events; every draw, "
+	    "event, commitment and state hash matches", v->ncmd, v->ndraws,
+	    v->nevents);
+	{
+		char *j = mp_bytes_to_json_text(fin->result, fin->result_len,
+		    JSON_COMPACT);
+
+		say(v, "result (%s): %s", fin->why, j != NULL ? j : "?");
+		free(j);
+	}
+	if (mismatch) {
+		say(v, "VERIFIED, but with a different plugin build or content "
+		    "than the header names (see the warnings)");
+		return 0;
+	}
+	printf(h->scripted ? "VERIFIED (scripted dice: not a ranked match)\n" :
+	    "VERIFIED\n");
+	return 0;
+}
+
+static void
+verify_usage(FILE *f)
+{
+	fprintf(f, "usage: refctl verify LOG [--plugin FILE.so] [--content DIR] "
+	    "[--pubkey HEX | --pubkey-file FILE] [-q]\n");
+}
 
 int
 cmd_verify(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "refctl verify: not yet implemented\n");
-	return 1;
+	struct vctx v;
+	int i, rc;
+
+	memset(&v, 0, sizeof(v));
+	call_init(&v.c);
+	if (sodium_init() < 0) {
+		fprintf(stderr, "refctl verify: libsodium: cannot initialise\n");
+		return 1;
+	}
+	for (i = 1; i < argc; i++) {
+		const char *o = argv[i];
+
+		if (strcmp(o, "-h") == 0 || strcmp(o, "--help") == 0) {
+			verify_usage(stdout);
+			return 0;
+		} else if (strcmp(o, "-q") == 0) {
+			v.quiet = 1;
+		} else if (i + 1 < argc && strcmp(o, "--plugin") == 0) {
+			v.plugin_path = argv[++i];
+		} else if (i + 1 < argc && strcmp(o, "--content") == 0) {
+			v.content_dir = argv[++i];
+		} else if (i + 1 < argc && strcmp(o, "--pubkey") == 0) {
+			if (read_pubkey(argv[++i], v.pk) != 0) {
+				fprintf(stderr, "refctl verify: --pubkey: expected "
+				    "64 hex characters\n");
+				return 1;
+			}
+			v.have_pk = 1;
+		} else if (i + 1 < argc && strcmp(o, "--pubkey-file") == 0) {
+			if (read_pubkey_file(argv[++i], v.pk) != 0) {
+				fprintf(stderr, "refctl verify: --pubkey-file "
+				    "'%s': expected 64 hex characters or 32 "
+				    "bytes\n", argv[i]);
+				return 1;
+			}
+			v.have_pk = 1;
+		} else if (o[0] == '-' || v.logpath != NULL) {
+			fprintf(stderr, "refctl verify: unexpected argument "
+			    "'%s'\n", o);
+			verify_usage(stderr);
+			return 1;
+		} else {
+			v.logpath = o;
+		}
+	}
+	if (v.logpath == NULL) {
+		verify_usage(stderr);
+		return 1;
+	}
+	rc = verify(&v);
+	vctx_release(&v);
+	return rc;
+}
+
+/* Replay: print the match step by step. */
+
+static json_t *
+mpj(const uint8_t *b, size_t n)
+{
+	refd_mpdoc *d = refd_mp_parse(b, n);
+	json_t *j;
+
+	if (d == NULL)
+		return json_string("(malformed msgpack)");
+	j = mp_to_json(refd_mp_root(d));
+	refd_mp_free(d);
+	return j != NULL ? j : json_null();
+}
+
+static json_t *
+hexj(const uint8_t *b, size_t n)
+{
+	char *s = malloc(2 * n + 1);
+	json_t *j;
+
+	if (s == NULL)
+		return json_null();
+	hex_encode(b, n, s);
+	j = json_string(s);
+	free(s);
+	return j;
+}
+
+static json_t *
+rec_json(const struct evlog_rec *r, const struct evlog_frame *f)
+{
+	json_t *o = json_object(), *a;
+	size_t i;
+
+	json_object_set_new(o, "n", json_integer((json_int_t)r->n));
+	json_object_set_new(o, "kind", json_string(evlog_kind_name(r->kind)));
+	if (r->kind != EVK_CHECKPOINT)
+		json_object_set_new(o, "seq", json_integer((json_int_t)r->seq));
+	json_object_set_new(o, "offset", json_integer((json_int_t)f->off));
+	json_object_set_new(o, "hash", hexj(f->hash, EVLOG_HASH_LEN));
+	json_object_set_new(o, "prev", hexj(r->prev, EVLOG_HASH_LEN));
+	switch (r->kind) {
+	case EVK_HEADER:
+		json_object_set_new(o, "format", json_integer(r->format));
+		json_object_set_new(o, "refd", json_string(r->refd_version));
+		json_object_set_new(o, "match", json_string(r->match));
+		json_object_set_new(o, "time", json_integer(r->time));
+		json_object_set_new(o, "ruleset", json_string(r->ruleset));
+		json_object_set_new(o, "ruleset_version",
+		    json_string(r->ruleset_version));
+		json_object_set_new(o, "abi_major", json_integer(r->abi_major));
+		json_object_set_new(o, "abi_minor", json_integer(r->abi_minor));
+		json_object_set_new(o, "plugin_hash",
+		    hexj(r->plugin_hash, EVLOG_HASH_LEN));
+		json_object_set_new(o, "content_hash",
+		    hexj(r->content_hash, EVLOG_HASH_LEN));
+		if (r->scenario[0])
+			json_object_set_new(o, "scenario",
+			    json_string(r->scenario));
+		json_object_set_new(o, "setup", mpj(r->setup, r->setup_len));
+		json_object_set_new(o, "seats", json_integer(r->nseats));
+		json_object_set_new(o, "commit", hexj(r->commit,
+		    EVLOG_HASH_LEN));
+		json_object_set_new(o, "scripted", json_boolean(r->scripted));
+		if (r->scripted) {
+			a = json_array();
+			for (i = 0; i < r->ndice; i++)
+				json_array_append_new(a,
+				    json_integer(r->dice[i]));
+			json_object_set_new(o, "dice", a);
+		}
+		json_object_set_new(o, "pubkey", hexj(r->pubkey, EVLOG_PK_LEN));
+		break;
+	case EVK_JOIN:
+		json_object_set_new(o, "seat", json_integer(r->seat));
+		json_object_set_new(o, "token_hash", hexj(r->token_hash,
+		    EVLOG_HASH_LEN));
+		json_object_set_new(o, "seed", hexj(r->share, r->share_len));
+		break;
+	case EVK_CMD:
+		json_object_set_new(o, "seat", json_integer(r->seat));
+		json_object_set_new(o, "id", json_string(r->cmd_id));
+		json_object_set_new(o, "cmd", mpj(r->cmd, r->cmd_len));
+		/* FALLTHROUGH */
+	case EVK_START:
+		a = json_array();
+		for (i = 0; i < r->ndr; i++)
+			json_array_append_new(a, json_pack("{s:I,s:s,s:i,s:i,"
+			    "s:s}", "index", (json_int_t)r->dr[i].index, "kind",
+			    r->dr[i].kind == DRAW_ROLL ? "roll" : "uniform",
+			    "bound", (int)r->dr[i].bound, "value",
+			    (int)r->dr[i].value, "why", r->dr[i].why));
+		json_object_set_new(o, "draws", a);
+		a = json_array();
+		for (i = 0; i < r->ncm; i++)
+			json_array_append_new(a, json_pack("{s:s,s:i,s:o}",
+			    "zone", r->cm[i].zone, "seat", (int)r->cm[i].seat,
+			    "hash", hexj(r->cm[i].hash, EVLOG_HASH_LEN)));
+		json_object_set_new(o, "commits", a);
+		json_object_set_new(o, "state", hexj(r->state,
+		    EVLOG_HASH_LEN));
+		break;
+	case EVK_CHECKPOINT:
+		json_object_set_new(o, "at", json_integer((json_int_t)r->at));
+		break;
+	case EVK_FINAL:
+		json_object_set_new(o, "why", json_string(r->why));
+		if (r->seat >= 0)
+			json_object_set_new(o, "seat", json_integer(r->seat));
+		if (r->reason[0])
+			json_object_set_new(o, "reason",
+			    json_string(r->reason));
+		json_object_set_new(o, "result", mpj(r->result,
+		    r->result_len));
+		json_object_set_new(o, "server_seed", hexj(r->server_seed,
+		    EVLOG_SEED_LEN));
+		a = json_array();
+		for (i = 0; i < r->nopen; i++)
+			json_array_append_new(a, json_pack("{s:s,s:i,s:o,s:o}",
+			    "zone", r->open[i].zone, "seat",
+			    (int)r->open[i].seat, "salt", hexj(r->open[i].salt,
+			    r->open[i].saltlen), "data", hexj(r->open[i].data,
+			    r->open[i].len)));
+		json_object_set_new(o, "openings", a);
+		json_object_set_new(o, "time", json_integer(r->time));
+		break;
+	}
+	if (r->kind == EVK_START || r->kind == EVK_CMD ||
+	    r->kind == EVK_FINAL) {
+		a = json_array();
+		for (i = 0; i < r->nev; i++) {
+			json_t *e = json_object();
+
+			if (r->ev[i].seat != REFD_SEAT_PUBLIC)
+				json_object_set_new(e, "to",
+				    json_integer(r->ev[i].seat));
+			json_object_set_new(e, "event", mpj(r->ev[i].bytes,
+			    r->ev[i].len));
+			json_array_append_new(a, e);
+		}
+		json_object_set_new(o, "events", a);
+	}
+	return o;
+}
+
+static void
+print_text(const struct evlog_rec *r, const struct evlog_frame *f)
+{
+	char a[65];
+	size_t i;
+	char *j;
+
+	(void)f;
+	switch (r->kind) {
+	case EVK_HEADER:
+		hex_encode(r->commit, EVLOG_HASH_LEN, a);
+		printf("match %s: ruleset %s %s (ABI %u.%u), %u seats, %s\n",
+		    r->match, r->ruleset, r->ruleset_version, r->abi_major,
+		    r->abi_minor, r->nseats, r->scripted ? "scripted dice" :
+		    "ranked");
+		j = mp_bytes_to_json_text(r->setup, r->setup_len, JSON_COMPACT);
+		printf("  setup%s%s%s: %s\n", r->scenario[0] ? " (scenario '" :
+		    "", r->scenario, r->scenario[0] ? "')" : "", j ? j : "?");
+		free(j);
+		printf("  server seed commitment %s\n", a);
+		break;
+	case EVK_JOIN:
+		printf("seq %" PRIu64 ": seat %d joined (seed share of %zu "
+		    "bytes)\n", r->seq, (int)r->seat, r->share_len);
+		break;
+	case EVK_START:
+	case EVK_CMD:
+		if (r->kind == EVK_START) {
+			printf("seq %" PRIu64 ": the match starts\n", r->seq);
+		} else {
+			j = mp_bytes_to_json_text(r->cmd, r->cmd_len,
+			    JSON_COMPACT);
+			printf("seq %" PRIu64 ": seat %d: %s  (id '%s')\n",
+			    r->seq, (int)r->seat, j ? j : "?", r->cmd_id);
+			free(j);
+		}
+		if (r->ndr > 0) {
+			printf("  dice:");
+			for (i = 0; i < r->ndr; i++)
+				printf(" %s%u=%u%s%s%s", r->dr[i].kind ==
+				    DRAW_ROLL ? "d" : "<", r->dr[i].bound,
+				    r->dr[i].value, r->dr[i].why[0] ? " (" :
+				    "", r->dr[i].why, r->dr[i].why[0] ? ")" :
+				    "");
+			printf("\n");
+		}
+		for (i = 0; i < r->nev; i++) {
+			j = mp_bytes_to_json_text(r->ev[i].bytes, r->ev[i].len,
+			    JSON_COMPACT);
+			if (r->ev[i].seat == REFD_SEAT_PUBLIC)
+				printf("  event: %s\n", j ? j : "?");
+			else
+				printf("  event to seat %d only: %s\n",
+				    (int)r->ev[i].seat, j ? j : "?");
+			free(j);
+		}
+		for (i = 0; i < r->ncm; i++) {
+			hex_encode(r->cm[i].hash, 8, a);
+			printf("  commitment '%s'%s: %s...\n", r->cm[i].zone,
+			    r->cm[i].seat >= 0 ? " (seat's own)" : "", a);
+		}
+		break;
+	case EVK_CHECKPOINT:
+		printf("checkpoint at seq %" PRIu64 " (signed)\n", r->at);
+		break;
+	case EVK_FINAL:
+		j = mp_bytes_to_json_text(r->result, r->result_len,
+		    JSON_COMPACT);
+		printf("seq %" PRIu64 ": the match ends (%s%s%s): %s\n", r->seq,
+		    r->why, r->reason[0] ? ": " : "", r->reason, j ? j : "?");
+		free(j);
+		hex_encode(r->server_seed, EVLOG_SEED_LEN, a);
+		printf("  server seed revealed: %s\n", a);
+		for (i = 0; i < r->nopen; i++) {
+			char *d = malloc(2 * r->open[i].len + 1);
+
+			if (d != NULL)
+				hex_encode(r->open[i].data, r->open[i].len, d);
+			printf("  opening '%s': %s\n", r->open[i].zone,
+			    d != NULL ? d : "?");
+			free(d);
+		}
+		break;
+	}
 }
 
 int
 cmd_replay(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "refctl replay: not yet implemented\n");
-	return 1;
+	struct evlog_scan s;
+	struct evlog_rec r;
+	const char *path = NULL;
+	char err[512];
+	json_t *all = NULL;
+	int i, json = 0, rc = 0;
+	size_t k;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0) {
+			json = 1;
+		} else if (argv[i][0] == '-' || path != NULL) {
+			fprintf(stderr, "usage: refctl replay LOG [--json]\n");
+			return 1;
+		} else {
+			path = argv[i];
+		}
+	}
+	if (path == NULL) {
+		fprintf(stderr, "usage: refctl replay LOG [--json]\n");
+		return 1;
+	}
+	if (evlog_scan_file(path, &s, err, sizeof(err)) != REFD_OK) {
+		fprintf(stderr, "refctl replay: log '%s': %s\n", path, err);
+		return 1;
+	}
+	if (json)
+		all = json_array();
+	for (k = 0; k < s.n; k++) {
+		if (evlog_decode(s.fr[k].p, s.fr[k].len, &r, err,
+		    sizeof(err)) != 0) {
+			fprintf(stderr, "refctl replay: log '%s': record %zu: "
+			    "%s\n", path, k, err);
+			evlog_rec_release(&r);
+			rc = 1;
+			break;
+		}
+		if (json)
+			json_array_append_new(all, rec_json(&r, &s.fr[k]));
+		else
+			print_text(&r, &s.fr[k]);
+		evlog_rec_release(&r);
+	}
+	if (s.tail != EVLOG_CLEAN) {
+		fprintf(stderr, "refctl replay: log '%s': %s\n", path, s.why);
+		rc = 1;
+	}
+	if (json) {
+		json_dumpf(all, stdout, JSON_INDENT(1));
+		putchar('\n');
+		json_decref(all);
+	}
+	evlog_scan_release(&s);
+	return rc;
 }
