@@ -77,7 +77,10 @@ FIXTURE_SOS := $(patsubst %,$(B)/tests/plugins/%.so,$(FIXTURES))
 
 PROGS := $(B)/bin/refd $(B)/bin/refctl
 
-all: $(PROGS) $(PLUGINS) $(CONTENT_STAMP) $(UNIT_BINS) $(FIXTURE_SOS)
+# A duel that behaves differently, for the verifier's tests.
+DEVIANT_SO := $(B)/tests/plugins/deviant/duel.so
+
+all: $(PROGS) $(PLUGINS) $(CONTENT_STAMP) $(UNIT_BINS) $(FIXTURE_SOS) $(DEVIANT_SO)
 
 $(B)/obj/sdk/%.o: sdk/lib/%.c $(wildcard sdk/include/refd/*.h)
 	@mkdir -p $(dir $@)
@@ -134,6 +137,11 @@ $(B)/tests/plugins/good_old_minor.so: FIXTURE_INC = -Itests/abi/v1.0
 $(B)/tests/plugins/%.so: tests/plugins/fixture.c $(SDK_LIB) $(wildcard sdk/include/refd/*.h tests/abi/v1.0/refd/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(FIXTURE_INC) $(PIC_CFLAGS) -DFIXTURE_$* -DFIXTURE_NAME='"$*"' -shared -o $@ $< $(SDK_LIB) $(SANFLAGS) -lmsgpackc
+	chmod go-w $@
+
+$(DEVIANT_SO): tests/plugins/deviant.c sdk/examples/duel/duel.c $(SDK_LIB) $(wildcard sdk/include/refd/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(PIC_CFLAGS) -shared -o $@ $< $(SDK_LIB) $(SANFLAGS) -lmsgpackc
 	chmod go-w $@
 
 # Every SDK header compiles alone as C99 and as C++.

@@ -305,19 +305,202 @@ chain_diag(struct vctx *v, size_t i, char *out, size_t n)
 	snprintf(out, n, "a record before it was changed or replaced");
 }
 
+/* Pass 1: numbering, chain, seq and the order of kinds. */
+static int
+structure(struct vctx *v, uint64_t *lastseq)
+{
+	const struct evlog_rec *h = &v->r[0];
+	char name[160], err[512], a[33], b[33];
+	uint32_t joined = 0;
+	uint64_t seq = 0;
+	int started = 0, final = 0;
+	uint8_t taken[REFD_MAX_SEATS];
+	size_t i;
+
+	memset(taken, 0, sizeof(taken));
+	for (i = 1; i < v->nr; i++) {
+		const struct evlog_rec *r = &v->r[i];
+
+		recname(r, i, name, sizeof(name));
+		if (r->n != i || memcmp(r->prev, v->s.fr[i - 1].hash,
+		    EVLOG_HASH_LEN) != 0) {
+			hex16(v->s.fr[i - 1].hash, a);
+			hex16(r->prev, b);
+			chain_diag(v, i, err, sizeof(err));
+			return vfail(v, "%s at offset %" PRIu64 ": chain: prev: "
+			    "expected %s... (hash of record %zu), found %s...; "
+			    "%s", name, v->s.fr[i].off, a, i - 1, b, err);
+		}
+		if (final)
+			return vfail(v, "%s: found after the final record", name);
+		if (r->kind != EVK_CHECKPOINT && r->seq != seq + 1)
+			return vfail(v, "%s: seq: expected %" PRIu64 ", found %"
+			    PRIu64, name, seq + 1, r->seq);
+		switch (r->kind) {
+		case EVK_HEADER:
+			return vfail(v, "%s: a second header", name);
+		case EVK_JOIN:
+			if (started || r->seat < 0 ||
+			    (uint32_t)r->seat >= h->nseats || taken[r->seat])
+				return vfail(v, "%s: seat: a join of seat %d is "
+				    "not possible here", name, (int)r->seat);
+			taken[r->seat] = 1;
+			joined++;
+			break;
+		case EVK_START:
+			if (joined != h->nseats || started)
+				return vfail(v, "%s: start: expected only after "
+				    "all %u seats joined (%u did)", name,
+				    h->nseats, joined);
+			started = 1;
+			break;
+		case EVK_CMD:
+			if (!started)
+				return vfail(v, "%s: a command before the start",
+				    name);
+			if ((uint32_t)r->seat >= h->nseats)
+				return vfail(v, "%s: seat: no seat %d", name,
+				    (int)r->seat);
+			v->ncmd++;
+			break;
+		case EVK_CHECKPOINT:
+			if (r->at != seq)
+				return vfail(v, "%s: at: expected %" PRIu64
+				    ", found %" PRIu64, name, seq, r->at);
+			break;
+		case EVK_FINAL:
+			final = 1;
+			break;
+		}
+		if (r->kind != EVK_CHECKPOINT)
+			seq++;
+		v->ncommits += r->ncm;
+	}
+	*lastseq = seq;
+	return 0;
+}
+
+/* Every opening in the final record against its commitment, in order. */
+static int
+openings(struct vctx *v, const struct evlog_rec *fin)
+{
+	char name[160], a[33], b[33];
+	uint8_t ck[EVLOG_HASH_LEN];
+	size_t i, k, cmi = 0;
+
+	recname(fin, v->nr - 1, name, sizeof(name));
+	if (v->ncommits != fin->nopen)
+		return vfail(v, "%s: openings: expected %zu (one per "
+		    "commitment), found %zu", name, v->ncommits, fin->nopen);
+	for (i = 1; i < v->nr; i++) {
+		const struct evlog_rec *r = &v->r[i];
+
+		for (k = 0; k < r->ncm; k++, cmi++) {
+			const struct evlog_commit *o = &fin->open[cmi];
+
+			if (strcmp(o->zone, r->cm[k].zone) != 0 ||
+			    o->seat != r->cm[k].seat)
+				return vfail(v, "%s: opening %zu: zone: expected "
+				    "'%s' (seat %d), found '%s' (seat %d)", name,
+				    cmi, r->cm[k].zone, (int)r->cm[k].seat,
+				    o->zone, (int)o->seat);
+			evlog_commit_hash(o->salt, o->saltlen, o->data, o->len,
+			    ck);
+			if (memcmp(ck, r->cm[k].hash, EVLOG_HASH_LEN) != 0) {
+				hex16(r->cm[k].hash, a);
+				hex16(ck, b);
+				return vfail(v, "%s: opening %zu ('%s', committed "
+				    "in record %zu): hash of salt and data: "
+				    "expected %s..., found %s...", name, cmi,
+				    o->zone, i, a, b);
+			}
+		}
+	}
+	return 0;
+}
+
+/* Pass 2, in record order: signatures and the replay. */
+static int
+replay_pass(struct vctx *v, const uint8_t *seed, int replay)
+{
+	const struct evlog_rec *h = &v->r[0];
+	const uint8_t *share[REFD_MAX_SEATS] = { NULL };
+	size_t share_len[REFD_MAX_SEATS] = { 0 }, i;
+	char name[160], err[1024];
+	int rc;
+
+	for (i = 0; i < v->nr; i++) {
+		const struct evlog_rec *r = &v->r[i];
+		uint8_t sh[EVLOG_HASH_LEN];
+
+		recname(r, i, name, sizeof(name));
+		if (r->has_sig) {
+			if (evlog_sig_check(h->pubkey, v->s.fr[i].p,
+			    v->s.fr[i].len) != 0)
+				return vfail(v, "%s: signature: invalid for the "
+				    "key in the header; the record, or one "
+				    "before it, was changed after signing", name);
+			v->nsig++;
+		}
+		if (r->kind == EVK_JOIN) {
+			share[r->seat] = r->share != NULL ? r->share :
+			    (const uint8_t *)"";
+			share_len[r->seat] = r->share_len;
+		}
+		if (!replay || (r->kind != EVK_START && r->kind != EVK_CMD))
+			continue;
+		if (r->kind == EVK_START) {
+			struct rng rg;
+			uint8_t ms[32];
+
+			evlog_match_seed(seed, share, share_len, h->nseats, ms);
+			if (h->scripted) {
+				if (rng_init_script(&rg, h->dice, h->ndice) != 0)
+					return vfail(v, "out of memory");
+				memcpy(rg.key, ms, 32);
+			} else {
+				rng_init_seed(&rg, ms);
+			}
+			rc = game_create(v->pl, h->setup, h->setup_len,
+			    h->nseats, &rg, 0, &v->g, &v->c);
+			rng_release(&rg);
+			if (rc != REFD_OK)
+				return vfail(v, "%s: replay diverges: expected "
+				    "the plugin's create to succeed, found it "
+				    "fails: %s", name, v->c.fault[0] ?
+				    v->c.fault : v->c.reject_msg);
+		} else {
+			rc = game_apply(v->g, (uint32_t)r->seat, r->cmd,
+			    r->cmd_len, &v->c);
+			if (rc != REFD_OK)
+				return vfail(v, "%s: replay diverges: expected "
+				    "the plugin to accept the command, found it "
+				    "rejects it: %s%s%s", name, v->c.fault[0] ?
+				    v->c.fault : v->c.reject_msg,
+				    v->c.reject_rule[0] ? " at " : "",
+				    v->c.reject_rule);
+		}
+		if (game_state_hash(v->g, sh) != REFD_OK)
+			return vfail(v, "%s: replay: the plugin cannot "
+			    "serialize its state", name);
+		if (evlog_compare(r, &v->c, sh, err, sizeof(err)) != 0)
+			return vfail(v, "%s: replay diverges: %s", name, err);
+		v->ndraws += r->ndr;
+		v->nevents += r->nev;
+	}
+	return 0;
+}
+
 static int
 verify(struct vctx *v)
 {
 	struct evlog_rec *h, *fin = NULL;
 	static const uint8_t zero[EVLOG_HASH_LEN];
 	uint8_t seed[EVLOG_SEED_LEN], ck[EVLOG_HASH_LEN];
-	const uint8_t *share[REFD_MAX_SEATS] = { NULL };
-	size_t share_len[REFD_MAX_SEATS] = { 0 }, cmi = 0, i;
 	char plugin[PATH_MAX], content[PATH_MAX], err[1024], a[65], b[65];
 	char name[160];
-	uint32_t joined = 0;
 	uint64_t seq = 0;
-	int started = 0, replay = 0, rc, mismatch = 0;
+	int rc, mismatch = 0;
 
 	if (load(v) != 0)
 		return 1;
@@ -333,8 +516,10 @@ verify(struct vctx *v)
 	    "SCRIPTED dice (not a ranked match)" : "ranked (fair dice)",
 	    h->refd_version);
 	say(v, "framing: %zu records, every frame hash holds", v->nr);
+	if (structure(v, &seq) != 0)
+		return 1;
+	say(v, "chain: intact from the header to record %zu", v->nr - 1);
 
-	/* The key. */
 	hex_encode(h->pubkey, EVLOG_PK_LEN, a);
 	if (v->have_pk && memcmp(v->pk, h->pubkey, EVLOG_PK_LEN) != 0) {
 		hex_encode(v->pk, EVLOG_PK_LEN, b);
@@ -343,8 +528,7 @@ verify(struct vctx *v)
 		    "gave", b, a);
 	}
 
-	/* The reveal, before anything depends on the seed. */
-	if (v->nr > 1 && v->r[v->nr - 1].kind == EVK_FINAL)
+	if (v->r[v->nr - 1].kind == EVK_FINAL)
 		fin = &v->r[v->nr - 1];
 	if (fin != NULL) {
 		evlog_seed_commit(fin->server_seed, ck);
@@ -358,10 +542,12 @@ verify(struct vctx *v)
 			    b);
 		}
 		memcpy(seed, fin->server_seed, sizeof(seed));
-	}
+		say(v, "seed: the revealed server seed matches the commitment");
+		if (openings(v, fin) != 0)
+			return 1;
+		say(v, "hidden zones: %zu commitments, every opening matches",
+		    v->ncommits);
 
-	/* The plugin, when the dice can be checked. */
-	if (fin != NULL) {
 		find_plugin(h->ruleset, v->plugin_path, plugin, sizeof(plugin));
 		find_content(h->ruleset, plugin, v->content_dir, content,
 		    sizeof(content));
@@ -400,141 +586,10 @@ verify(struct vctx *v)
 		} else {
 			say(v, "content: %s (hash matches the header)", content);
 		}
-		replay = 1;
 	}
-
-	if (evlog_sig_check(h->pubkey, v->s.fr[0].p, v->s.fr[0].len) != 0)
-		return vfail(v, "record 0 (header): signature: invalid for the "
-		    "key in the header");
-	v->nsig++;
-
-	for (i = 1; i < v->nr; i++) {
-		struct evlog_rec *r = &v->r[i];
-
-		recname(r, i, name, sizeof(name));
-		if (r->n != i || memcmp(r->prev, v->s.fr[i - 1].hash,
-		    EVLOG_HASH_LEN) != 0) {
-			hex16(v->s.fr[i - 1].hash, a);
-			hex16(r->prev, b);
-			chain_diag(v, i, err, sizeof(err));
-			return vfail(v, "%s at offset %" PRIu64 ": chain: prev: "
-			    "expected %s... (hash of record %zu), found %s...; "
-			    "%s", name, v->s.fr[i].off, a, i - 1, b, err);
-		}
-		if (v->final_seen)
-			return vfail(v, "%s: found after the final record", name);
-		if (r->kind != EVK_CHECKPOINT && r->seq != seq + 1)
-			return vfail(v, "%s: seq: expected %" PRIu64 ", found %"
-			    PRIu64, name, seq + 1, r->seq);
-		if (r->has_sig) {
-			if (evlog_sig_check(h->pubkey, v->s.fr[i].p,
-			    v->s.fr[i].len) != 0)
-				return vfail(v, "%s: signature: invalid for the "
-				    "key in the header; the record or one before "
-				    "it was changed after signing", name);
-			v->nsig++;
-		}
-		switch (r->kind) {
-		case EVK_HEADER:
-			return vfail(v, "%s: a second header", name);
-		case EVK_JOIN:
-			if (started || r->seat < 0 ||
-			    (uint32_t)r->seat >= h->nseats ||
-			    share[r->seat] != NULL)
-				return vfail(v, "%s: seat: a join of seat %d is "
-				    "not possible here", name, (int)r->seat);
-			share[r->seat] = r->share != NULL ? r->share :
-			    (const uint8_t *)"";
-			share_len[r->seat] = r->share_len;
-			joined++;
-			seq++;
-			break;
-		case EVK_START:
-			if (joined != h->nseats || started)
-				return vfail(v, "%s: start: expected only after "
-				    "all %u seats joined (%u did)", name,
-				    h->nseats, joined);
-			started = 1;
-			seq++;
-			v->ncommits += r->ncm;
-			if (replay) {
-				struct rng rg;
-				uint8_t ms[32], sh[EVLOG_HASH_LEN];
-
-				evlog_match_seed(seed, share, share_len,
-				    h->nseats, ms);
-				if (h->scripted) {
-					rng_init_script(&rg, h->dice, h->ndice);
-					memcpy(rg.key, ms, 32);
-				} else {
-					rng_init_seed(&rg, ms);
-				}
-				rc = game_create(v->pl, h->setup, h->setup_len,
-				    h->nseats, &rg, 0, &v->g, &v->c);
-				rng_release(&rg);
-				if (rc != REFD_OK)
-					return vfail(v, "%s: replay: the plugin's "
-					    "create fails: %s", name,
-					    v->c.fault[0] ? v->c.fault :
-					    v->c.reject_msg);
-				if (game_state_hash(v->g, sh) != REFD_OK)
-					return vfail(v, "%s: replay: cannot hash "
-					    "the state", name);
-				if (evlog_compare(r, &v->c, sh, err,
-				    sizeof(err)) != 0)
-					return vfail(v, "%s: replay diverges: %s",
-					    name, err);
-				v->ndraws += r->ndr;
-				v->nevents += r->nev;
-			}
-			break;
-		case EVK_CMD:
-			if (!started)
-				return vfail(v, "%s: a command before the start",
-				    name);
-			if ((uint32_t)r->seat >= h->nseats)
-				return vfail(v, "%s: seat: no seat %d", name,
-				    (int)r->seat);
-			seq++;
-			v->ncmd++;
-			v->ncommits += r->ncm;
-			if (replay) {
-				uint8_t sh[EVLOG_HASH_LEN];
-
-				rc = game_apply(v->g, (uint32_t)r->seat, r->cmd,
-				    r->cmd_len, &v->c);
-				if (rc != REFD_OK)
-					return vfail(v, "%s: replay diverges: "
-					    "expected the command to be accepted, "
-					    "found the plugin rejects it: %s%s%s",
-					    name, v->c.fault[0] ? v->c.fault :
-					    v->c.reject_msg, v->c.reject_rule[0] ?
-					    " at " : "", v->c.reject_rule);
-				if (game_state_hash(v->g, sh) != REFD_OK)
-					return vfail(v, "%s: replay: cannot hash "
-					    "the state", name);
-				if (evlog_compare(r, &v->c, sh, err,
-				    sizeof(err)) != 0)
-					return vfail(v, "%s: replay diverges: %s",
-					    name, err);
-				v->ndraws += r->ndr;
-				v->nevents += r->nev;
-			}
-			break;
-		case EVK_CHECKPOINT:
-			if (r->at != seq)
-				return vfail(v, "%s: at: expected %" PRIu64
-				    ", found %" PRIu64, name, seq, r->at);
-			break;
-		case EVK_FINAL:
-			seq++;
-			v->final_seen = 1;
-			break;
-		}
-	}
-
+	if (replay_pass(v, seed, fin != NULL) != 0)
+		return 1;
 	hex_encode(h->pubkey, EVLOG_PK_LEN, a);
-	say(v, "chain: intact from the header to record %zu", v->nr - 1);
 	say(v, "signatures: %zu valid for key %s%s", v->nsig, a,
 	    v->have_pk ? " (the key you gave)" : "");
 	if (!v->have_pk)
@@ -547,45 +602,6 @@ verify(struct vctx *v)
 		printf("INCOMPLETE\n");
 		return 2;
 	}
-
-	/* Openings against every commitment, in order. */
-	for (i = 1; i < v->nr; i++) {
-		const struct evlog_rec *r = &v->r[i];
-		size_t k;
-
-		for (k = 0; k < r->ncm; k++, cmi++) {
-			const struct evlog_commit *o;
-
-			recname(fin, v->nr - 1, name, sizeof(name));
-			if (cmi >= fin->nopen)
-				return vfail(v, "%s: openings: expected %zu, "
-				    "found %zu", name, v->ncommits, fin->nopen);
-			o = &fin->open[cmi];
-			if (strcmp(o->zone, r->cm[k].zone) != 0 ||
-			    o->seat != r->cm[k].seat)
-				return vfail(v, "%s: opening %zu: zone: expected "
-				    "'%s' (seat %d), found '%s' (seat %d)", name,
-				    cmi, r->cm[k].zone, (int)r->cm[k].seat,
-				    o->zone, (int)o->seat);
-			evlog_commit_hash(o->salt, o->saltlen, o->data, o->len,
-			    ck);
-			if (memcmp(ck, r->cm[k].hash, EVLOG_HASH_LEN) != 0) {
-				hex16(r->cm[k].hash, a);
-				hex16(ck, b);
-				return vfail(v, "%s: opening %zu ('%s', committed "
-				    "in record %zu): hash of salt and data: "
-				    "expected %s..., found %s...", name, cmi,
-				    o->zone, i, a, b);
-			}
-		}
-	}
-	if (cmi != fin->nopen) {
-		recname(fin, v->nr - 1, name, sizeof(name));
-		return vfail(v, "%s: openings: expected %zu, found %zu", name,
-		    cmi, fin->nopen);
-	}
-	say(v, "seed: the revealed server seed matches the commitment");
-	say(v, "hidden zones: %zu commitments, every opening matches", cmi);
 	say(v, "replay: %zu commands, %zu draws, %zu events; every draw, "
 	    "event, commitment and state hash matches", v->ncmd, v->ndraws,
 	    v->nevents);
@@ -597,8 +613,8 @@ verify(struct vctx *v)
 		free(j);
 	}
 	if (mismatch) {
-		say(v, "VERIFIED, but with a different plugin build or content "
-		    "than the header names (see the warnings)");
+		printf("VERIFIED, but with a different plugin build or content "
+		    "than the header names (see the warnings)\n");
 		return 0;
 	}
 	printf(h->scripted ? "VERIFIED (scripted dice: not a ranked match)\n" :
