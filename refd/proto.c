@@ -982,6 +982,15 @@ proto_handle(struct proto *p, const uint8_t *req, size_t len,
 		    "and 'op'");
 		goto out;
 	}
+	for (i = 0; i < refd_mpv_len(root); i++) {
+		if (refd_mpv_type(refd_mpv_key_at(root, i)) != REFD_MP_STR) {
+			p->st.malformed++;
+			fail(&e, REFD_EPROTO, "request map key %zu is not a "
+			    "msgpack str (keys and text must be str, not bin "
+			    "or numbers)", i);
+			goto out;
+		}
+	}
 	id = refd_mpv_get(root, "id");
 	if (refd_mpv_ok(id) && refd_mpv_type(id) != REFD_MP_INT &&
 	    refd_mpv_type(id) != REFD_MP_STR && refd_mpv_type(id) !=
