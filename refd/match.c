@@ -1021,10 +1021,9 @@ static void
 reload(struct match *m)
 {
 	struct matchset *ms = m->ms;
-	struct match *nm = NULL;
+	struct match *nm = NULL, tmp;
 	char why[512];
 	int q = 0;
-	size_t i;
 
 	if (m->log.dirty && m->log.fd >= 0 && ms->cfg.fsync != FSYNC_NEVER)
 		evlog_fsync(&m->log);
@@ -1032,23 +1031,22 @@ reload(struct match *m)
 		set_broken(m, why);
 		return;
 	}
-	for (i = 0; i < ms->n; i++) {
-		if (ms->m[i] == m) {
-			/* Keep unpublished events for the PUB socket. */
-			nm->pub = m->pub;
-			nm->npub = m->npub;
-			nm->cap_pub = m->cap_pub;
-			m->pub = NULL;
-			m->npub = m->cap_pub = 0;
-			if (!m->finished)
-				ms->live--;
-			if (!nm->finished)
-				ms->live++;
-			ms->m[i] = nm;
-			match_free(m);
-			return;
-		}
-	}
+	/* Keep unpublished events for the PUB socket. */
+	match_events_clear(nm);
+	free(nm->pub);
+	nm->pub = m->pub;
+	nm->npub = m->npub;
+	nm->cap_pub = m->cap_pub;
+	m->pub = NULL;
+	m->npub = m->cap_pub = 0;
+	if (!m->finished)
+		ms->live--;
+	if (!nm->finished)
+		ms->live++;
+	/* The caller holds m: swap the contents, free the old ones. */
+	tmp = *m;
+	*m = *nm;
+	*nm = tmp;
 	match_free(nm);
 }
 

@@ -1,0 +1,378 @@
+/*
+ * match.c - the match layer through its contract (match.h) with the duel
+ * plugin: seats and tokens, idempotency, stale seqs, rejections that write
+ * nothing, per-seat events, limits, and crash recovery (same seq, tokens,
+ * idempotency table and dice stream; torn tails cut; damaged logs
+ * quarantined).
+ */
+#include <sys/stat.h>
+
+#include <dirent.h>
+
+#include "tap.h"
+#include "matchlib.h"
+
+#include "jsonmp.h"
+
+static char out[65536];
+
+static char *
+json_of(const struct buf *b)
+{
+	static char s[65536];
+	char *j = mp_bytes_to_json_text(b->data, b->len, JSON_COMPACT);
+
+	snprintf(s, sizeof(s), "%s", j != NULL ? j : "(malformed)");
+	free(j);
+	return s;
+}
+
+static off_t
+file_size(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 ? st.st_size : -1;
+}
+
+static size_t
+count_files(const char *d)
+{
+	DIR *dd = opendir(d);
+	struct dirent *de;
+	size_t n = 0;
+
+	if (dd == NULL)
+		return 0;
+	while ((de = readdir(dd)) != NULL)
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(dd);
+	return n;
+}
+
+int
+main(void)
+{
+	struct plugin *pl = open_duel("plugins/duel.so");
+	struct registry reg = { &pl, 1 };
+	struct match_config cfg;
+	struct matchset *ms;
+	struct match *m, *m2, *x;
+	struct match_create_args a;
+	struct match_err e;
+	struct act_result ar;
+	struct buf b;
+	char tok[2][MATCH_TOKEN_LEN + 1], tok2[2][MATCH_TOKEN_LEN + 1];
+	char t[MATCH_TOKEN_LEN + 1], err[1024], id[MATCH_ID_LEN + 1];
+	char id2[MATCH_ID_LEN + 1], log[4200], path[4200];
+	char *dir = temp_dir();
+	uint64_t seq, seats;
+	off_t sz;
+	struct stat st;
+	int s, i;
+
+	buf_init(&b);
+	default_config(&cfg, dir);
+	cfg.checkpoint_every = 3;
+	if (!ok(matchset_create(&cfg, &reg, collect_report, NULL, &ms, err,
+	    sizeof(err)) == 0, "matchset created"))
+		return done_testing();
+	snprintf(path, sizeof(path), "%s/refd.key", dir);
+	ok(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600,
+	    "refd.key exists with mode 0600");
+	ok(strstr(reports, "created the signing key") != NULL,
+	    "a new key is reported");
+	{
+		char hex[65];
+
+		hex_encode(matchset_pubkey(ms), 32, hex);
+		snprintf(path, sizeof(path), "%s/refd.pub", dir);
+		run(out, sizeof(out), "cat '%s'", path);
+		ok(strncmp(out, hex, 64) == 0, "refd.pub holds the public key");
+	}
+
+	/* Create: errors. */
+	memset(&a, 0, sizeof(a));
+	a.ruleset = "chess";
+	is_int(match_create(ms, &a, &m, &e), REFD_ENORULESET, "no such ruleset");
+	ok(strstr(e.message, "'chess'") != NULL, "named: %s", e.message);
+	a.ruleset = "duel";
+	a.scenario = "nope";
+	is_int(match_create(ms, &a, &m, &e), REFD_ENOSCENARIO,
+	    "no such scenario");
+	a.scenario = NULL;
+	a.nseats = 3;
+	is_int(match_create(ms, &a, &m, &e), REFD_ESETUP, "three seats");
+	ok(strstr(e.message, "takes 2 to 2 seats") != NULL, "named: %s",
+	    e.message);
+	a.nseats = 0;
+	a.setup = (const uint8_t *)"\x81\xa8" "fighters\x92\xa6" "knight\xa4"
+	    "ogre";
+	a.setup_len = 1 + 9 + 1 + 7 + 5;
+	is_int(match_create(ms, &a, &m, &e), REFD_ESETUP,
+	    "a setup the plugin refuses fails at create");
+	ok(strstr(e.message, "no fighter named 'ogre'") != NULL, "with the "
+	    "plugin's reason: %s", e.message);
+	a.setup = NULL;
+	a.setup_len = 0;
+	is_int(matchset_count(ms), 0, "nothing was created");
+
+	/* Create and join. */
+	is_int(match_create(ms, &a, &m, &e), 0, "create with the default "
+	    "setup");
+	snprintf(id, sizeof(id), "%s", match_id(m));
+	ok(strlen(id) == MATCH_ID_LEN && strspn(id, "0123456789abcdef") ==
+	    MATCH_ID_LEN, "id is %d hex characters", MATCH_ID_LEN);
+	is_int(match_seq(m), 0, "seq 0 after create");
+	is_int(match_join(m, 2, NULL, 0, t, &e), REFD_ESEAT, "seat 2 does "
+	    "not exist");
+	is_int(match_act(m, 0, "x", "c", -1, ATTACK, sizeof(ATTACK), &ar, &e),
+	    REFD_ETOKEN, "acting on a free seat");
+	is_int(match_join(m, 0, (const uint8_t *)"0123456789", 10, tok[0], &e),
+	    0, "seat 0 joins");
+	ok(strlen(tok[0]) == MATCH_TOKEN_LEN && strspn(tok[0],
+	    "0123456789abcdef") == MATCH_TOKEN_LEN, "token is 32 hex chars");
+	is_int(match_join(m, 0, NULL, 0, t, &e), REFD_ESEATTAKEN,
+	    "seat 0 again");
+	is_int(match_join(m, 1, (const uint8_t *)out, 65, t, &e), REFD_EARG,
+	    "a 65-byte seed");
+	is_int(match_act(m, 0, tok[0], "c", -1, ATTACK, sizeof(ATTACK), &ar,
+	    &e), REFD_ENOTSTARTED, "act before the start");
+	is_int(match_view(m, REFD_SEAT_PUBLIC, NULL, &b, &e), REFD_ENOTSTARTED,
+	    "view before the start");
+	is_int(match_pending(m, &seats, &e), REFD_ENOTSTARTED,
+	    "pending before the start");
+	is_int(match_join(m, 1, NULL, 0, tok[1], &e), 0, "seat 1 joins");
+	is_int(match_seq(m), 3, "seq 3: two joins and the start");
+	is_int(matchset_sync(ms), 0, "sync");
+	ok(strcmp(tok[0], tok[1]) != 0, "tokens differ");
+
+	/* Events: public for spectators, private ones for their seat. */
+	buf_reset(&b);
+	is_int(match_events_since(m, 0, REFD_SEAT_PUBLIC, NULL, &b, &e), 0,
+	    "public events");
+	ok(strstr(json_of(&b), "\"type\":\"start\"") != NULL &&
+	    strstr(json_of(&b), "dealt") == NULL, "spectators see the start, "
+	    "not the deal: %s", json_of(&b));
+	buf_reset(&b);
+	is_int(match_events_since(m, 0, 1, tok[1], &b, &e), 0, "seat 1 events");
+	ok(strstr(json_of(&b), "{\"seq\":3,\"i\":1,\"seat\":1,\"type\":"
+	    "\"dealt\"") != NULL && strstr(json_of(&b), "\"seat\":0,\"type\":"
+	    "\"dealt\"") == NULL, "seat 1 sees its own deal only: %s",
+	    json_of(&b));
+	is_int(match_events_since(m, 0, 1, tok[0], &b, &e), REFD_ETOKEN,
+	    "seat 0's token does not open seat 1's events");
+	{
+		const struct buf *pub;
+		size_t np = match_new_public(m, &pub);
+
+		ok(np == 1 && strstr(json_of(&pub[0]), id) != NULL &&
+		    strstr(json_of(&pub[0]), "\"seq\":3") != NULL,
+		    "one public event to publish, with match and seq");
+		match_events_clear(m);
+		is_int(match_new_public(m, &pub), 0, "cleared");
+	}
+
+	/* Views. */
+	buf_reset(&b);
+	is_int(match_view(m, 0, tok[0], &b, &e), 0, "seat 0's view");
+	ok(strstr(json_of(&b), "\"hand\"") != NULL, "shows its hand");
+	buf_reset(&b);
+	is_int(match_view(m, REFD_SEAT_PUBLIC, NULL, &b, &e), 0,
+	    "spectator view");
+	ok(strstr(json_of(&b), "\"hand\"") == NULL, "shows no hand");
+	is_int(match_view(m, 0, tok[1], &b, &e), REFD_ETOKEN,
+	    "a wrong token for a view");
+	is_int(match_legal(m, (uint32_t)REFD_SEAT_PUBLIC, NULL, &b, &e),
+	    REFD_ESPECTATOR, "spectators have no legal commands");
+
+	/* Acting. */
+	s = turn_of(m);
+	ok(s == 0, "seat 0 to act");
+	log_path(m, dir, log, sizeof(log));
+	sz = file_size(log);
+	is_int(match_act(m, 1, tok[1], "x1", -1, ATTACK, sizeof(ATTACK), &ar,
+	    &e), REFD_ENOTYOURTURN, "out of turn");
+	is_str(e.rule, "DUEL-2", "with the rule");
+	is_int(match_act(m, (uint32_t)REFD_SEAT_PUBLIC, NULL, "x1", -1, ATTACK,
+	    sizeof(ATTACK), &ar, &e), REFD_ESPECTATOR, "spectators cannot act");
+	is_int(match_act(m, 0, tok[1], "x1", -1, ATTACK, sizeof(ATTACK), &ar,
+	    &e), REFD_ETOKEN, "seat 1's token for seat 0");
+	is_int(match_act(m, 0, tok[0], "x1", 2, ATTACK, sizeof(ATTACK), &ar,
+	    &e), REFD_ESTALE, "a stale expected seq");
+	ok(strstr(e.message, "expected seq 2, but the match is at seq 3") !=
+	    NULL, "named: %s", e.message);
+	is_int(match_act(m, 0, tok[0], "", -1, ATTACK, sizeof(ATTACK), &ar,
+	    &e), REFD_EARG, "an empty command id");
+	is_int(match_act(m, 0, tok[0], "x1", -1,
+	    (const uint8_t *)"\x81\xa4type\xa4jump", 11, &ar, &e), REFD_EBADCMD,
+	    "an unknown command");
+	is_int(match_seq(m), 3, "rejections leave seq alone");
+	is_int(file_size(log), sz, "and write nothing");
+	is_int(match_act(m, 0, tok[0], "x1", 3, ATTACK, sizeof(ATTACK), &ar,
+	    &e), 0, "seat 0 attacks with the right expected seq");
+	ok(ar.seq == 4 && !ar.replayed, "seq 4, not replayed");
+	ok(file_size(log) > sz, "the log grew");
+	is_int(match_act(m, 0, tok[0], "x1", -1, ATTACK, sizeof(ATTACK), &ar,
+	    &e), 0, "the same command id again");
+	ok(ar.seq == 4 && ar.replayed, "returns the first result, replayed");
+	is_int(match_seq(m), 4, "applied once");
+	is_int(match_act(m, 0, tok[0], "x1", -1, DEFEND, sizeof(DEFEND), &ar,
+	    &e), REFD_EIDEMPOTENCY, "the same id with another command");
+	is_int(match_act(m, 1, tok[1], "x1", -1, DEFEND, sizeof(DEFEND), &ar,
+	    &e), 0, "ids are per seat: seat 1 may use 'x1'");
+	is_int(play(ms, m, tok, "p", 3), 3, "three more commands");
+	seq = match_seq(m);
+	is_int(matchset_sync(ms), 0, "sync");
+
+	/* A second match, left mid-way; then a restart. */
+	ok(new_duel(ms, NULL, 0, &m2, tok2) == 0, "second match");
+	snprintf(id2, sizeof(id2), "%s", match_id(m2));
+	is_int(matchset_count(ms), 2, "two matches");
+	reports[0] = '\0';
+	matchset_destroy(ms);
+	if (!ok(matchset_create(&cfg, &reg, collect_report, NULL, &ms, err,
+	    sizeof(err)) == 0, "restart"))
+		return done_testing();
+	ok(strstr(reports, "recovered 2 unfinished and 0 finished") != NULL,
+	    "both recovered: %s", reports);
+	m = matchset_find(ms, id);
+	ok(m != NULL && match_seq(m) == seq, "the first resumes at seq %llu",
+	    (unsigned long long)seq);
+	if (m == NULL)
+		return done_testing();
+	ok(matchset_find(ms, id2) != NULL, "the second resumes too");
+	is_int(match_act(m, 0, tok[0], "x1", -1, ATTACK, sizeof(ATTACK), &ar,
+	    &e), 0, "the idempotency table survives the restart");
+	ok(ar.replayed && ar.seq == 4, "x1 is still seq 4, replayed");
+	is_int(match_act(m, 0, tok[0], "x1", -1, DEFEND, sizeof(DEFEND), &ar,
+	    &e), REFD_EIDEMPOTENCY, "and still refuses another command");
+	s = turn_of(m);
+	is_int(match_act(m, (uint32_t)s, tok[1 - s], "y", -1, ATTACK,
+	    sizeof(ATTACK), &ar, &e), REFD_ETOKEN, "tokens still checked");
+	ok(play(ms, m, tok, "q", 200) > 0 && match_finished(m),
+	    "the old tokens play the match to the end");
+	ok(run(out, sizeof(out), "'%s/bin/refctl' verify -q '%s'", build_dir,
+	    log) == 0, "its log verifies: the dice stream went on unchanged "
+	    "across the restart");
+
+	/* A torn tail: cut off and reported, the match resumes. */
+	m2 = matchset_find(ms, id2);
+	log_path(m2, dir, path, sizeof(path));
+	seq = match_seq(m2);
+	matchset_destroy(ms);
+	{
+		FILE *f = fopen(path, "ab");
+
+		fwrite("\x00\x00\x01\x00\xff\xff\xfe\xffpartial", 1, 15, f);
+		fclose(f);
+	}
+	reports[0] = '\0';
+	ok(matchset_create(&cfg, &reg, collect_report, NULL, &ms, err,
+	    sizeof(err)) == 0, "restart after a torn write");
+	ok(strstr(reports, "truncated a torn final record") != NULL,
+	    "the truncation is reported: %s", reports);
+	m2 = matchset_find(ms, id2);
+	ok(m2 != NULL && match_seq(m2) == seq, "the match resumes at seq %llu",
+	    (unsigned long long)seq);
+	if (m2 != NULL)
+		ok(play(ms, m2, tok2, "r", 2) == 2, "and goes on");
+
+	/* A log damaged in the middle: quarantined, never truncated. */
+	log_path(m2, dir, path, sizeof(path));
+	matchset_destroy(ms);
+	{
+		size_t len = 0, off[4096], n;
+		uint8_t *bb = read_file(path, &len);
+
+		n = frames(bb, len, off, 4096);
+		bb[off[n / 2] + 20] ^= 0x20;
+		write_file(path, bb, len);
+		free(bb);
+	}
+	sz = file_size(path);
+	reports[0] = '\0';
+	ok(matchset_create(&cfg, &reg, collect_report, NULL, &ms, err,
+	    sizeof(err)) == 0, "restart with a damaged log");
+	ok(strstr(reports, "damaged in the middle") != NULL &&
+	    strstr(reports, "moved to") != NULL, "reported: %s", reports);
+	ok(matchset_find(ms, id2) == NULL, "the match is not served");
+	snprintf(path, sizeof(path), "%s/quarantine/%s.log", dir, id2);
+	is_int(file_size(path), sz, "the log is in quarantine, whole");
+
+	/* Limits. */
+	matchset_destroy(ms);
+	cfg.max_matches = 1;
+	ok(matchset_create(&cfg, &reg, collect_report, NULL, &ms, err,
+	    sizeof(err)) == 0, "restart with max_matches 1");
+	is_int(matchset_count(ms), 1, "the finished match is still listed");
+	memset(&a, 0, sizeof(a));
+	a.ruleset = "duel";
+	is_int(match_create(ms, &a, &x, &e), 0, "one live match is allowed");
+	is_int(match_create(ms, &a, &x, &e), REFD_ETOOMANY, "a second is not");
+	ok(strstr(e.message, "max-matches") != NULL, "named: %s", e.message);
+	matchset_destroy(ms);
+	cfg.max_matches = 100;
+	cfg.max_match_memory = 64;
+	ok(matchset_create(&cfg, &reg, collect_report, NULL, &ms, err,
+	    sizeof(err)) == 0, "restart with 64 bytes of plugin memory");
+	is_int(match_create(ms, &a, &x, &e), REFD_ELIMIT,
+	    "the duel does not fit");
+	ok(strstr(e.message, "max-match-memory") != NULL, "named: %s",
+	    e.message);
+	matchset_destroy(ms);
+	cfg.max_match_memory = 16 << 20;
+	cfg.max_log_bytes = 4096;
+	ok(matchset_create(&cfg, &reg, collect_report, NULL, &ms, err,
+	    sizeof(err)) == 0, "restart with 4096 log bytes per match");
+	ok(new_duel(ms, NULL, 0, &x, tok2) == 0, "a duel");
+	for (i = 0; i < 100 && !match_finished(x); i++) {
+		char cid[16];
+
+		snprintf(cid, sizeof(cid), "d%d", i);
+		s = turn_of(x);
+		if (match_act(x, (uint32_t)s, tok2[s], cid, -1, DEFEND,
+		    sizeof(DEFEND), &ar, &e) != 0)
+			break;
+	}
+	is_int(e.code, REFD_ELIMIT, "defending forever hits max-log-bytes");
+	ok(strstr(e.message, "max-log-bytes") != NULL, "named: %s", e.message);
+	ok(match_finished(x), "and the match was ended");
+	log_path(x, dir, path, sizeof(path));
+	matchset_sync(ms);
+	is_int(run(out, sizeof(out), "'%s/bin/refctl' verify -q '%s'",
+	    build_dir, path), 0, "its log verifies");
+	is_int(count_files(dir), 4, "state dir: matches, quarantine, key, pub");
+
+	/* Resign and abort. */
+	matchset_destroy(ms);
+	cfg.max_log_bytes = 16 << 20;
+	ok(matchset_create(&cfg, &reg, collect_report, NULL, &ms, err,
+	    sizeof(err)) == 0, "restart");
+	ok(new_duel(ms, NULL, 0, &x, tok2) == 0, "a duel");
+	is_int(match_resign(x, 0, tok2[1], &e), REFD_ETOKEN,
+	    "resign needs the seat's token");
+	is_int(match_resign(x, 0, tok2[0], &e), 0, "seat 0 resigns");
+	ok(match_finished(x), "finished");
+	buf_reset(&b);
+	match_info(x, &b);
+	ok(strstr(json_of(&b), "\"winners\":[1]") != NULL &&
+	    strstr(json_of(&b), "\"status\":\"finished\"") != NULL,
+	    "info: %s", json_of(&b));
+	is_int(match_act(x, 1, tok2[1], "z", -1, ATTACK, sizeof(ATTACK), &ar,
+	    &e), REFD_EFINISHED, "no commands after the end");
+	is_int(match_abort(x, "late", &e), REFD_EFINISHED, "no abort either");
+	buf_reset(&b);
+	is_int(match_legal(x, 1, tok2[1], &b, &e), 0, "legal after the end");
+	is_str(json_of(&b), "[]", "is empty");
+	buf_reset(&b);
+	is_int(match_export(x, &b, &e), 0, "export");
+	ok(b.len > 8 && memcmp(b.data, EVLOG_MAGIC, 8) == 0, "gives the log");
+
+	buf_release(&b);
+	matchset_destroy(ms);
+	plugin_close(pl);
+	remove_dir(dir);
+	return done_testing();
+}
