@@ -236,7 +236,7 @@ main(void)
 	    sizeof(err)) == 0, "restart"))
 		return done_testing();
 	ok(strstr(reports, "recovered 2 unfinished and 0 finished") != NULL,
-	    "both recovered: %s", reports);
+	    "both recovered: %s", flat_reports());
 	m = matchset_find(ms, id);
 	ok(m != NULL && match_seq(m) == seq, "the first resumes at seq %llu",
 	    (unsigned long long)seq);
@@ -272,7 +272,7 @@ main(void)
 	ok(matchset_create(&cfg, &reg, collect_report, NULL, &ms, err,
 	    sizeof(err)) == 0, "restart after a torn write");
 	ok(strstr(reports, "truncated a torn final record") != NULL,
-	    "the truncation is reported: %s", reports);
+	    "the truncation is reported: %s", flat_reports());
 	m2 = matchset_find(ms, id2);
 	ok(m2 != NULL && match_seq(m2) == seq, "the match resumes at seq %llu",
 	    (unsigned long long)seq);
@@ -296,7 +296,7 @@ main(void)
 	ok(matchset_create(&cfg, &reg, collect_report, NULL, &ms, err,
 	    sizeof(err)) == 0, "restart with a damaged log");
 	ok(strstr(reports, "damaged in the middle") != NULL &&
-	    strstr(reports, "moved to") != NULL, "reported: %s", reports);
+	    strstr(reports, "moved to") != NULL, "reported: %s", flat_reports());
 	ok(matchset_find(ms, id2) == NULL, "the match is not served");
 	snprintf(path, sizeof(path), "%s/quarantine/%s.log", dir, id2);
 	is_int(file_size(path), sz, "the log is in quarantine, whole");

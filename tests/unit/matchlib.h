@@ -31,6 +31,19 @@ collect_report(void *arg, const char *line)
 	snprintf(reports + l, sizeof(reports) - l, "%s\n", line);
 }
 
+/* The reports on one line, for test names. */
+static const char * __attribute__((unused))
+flat_reports(void)
+{
+	static char f[sizeof(reports)];
+	size_t i;
+
+	for (i = 0; reports[i] != '\0'; i++)
+		f[i] = reports[i] == '\n' ? '|' : reports[i];
+	f[i] = '\0';
+	return f;
+}
+
 static struct plugin *
 open_duel(const char *so)
 {
