@@ -229,12 +229,20 @@ pipe_of(void *control)
 	h.msg_controllen = NN_MSG;
 	for (cm = NN_CMSG_FIRSTHDR(&h); cm != NULL; cm = NN_CMSG_NXTHDR(&h,
 	    cm)) {
-		if (cm->cmsg_level == PROTO_SP && cm->cmsg_type == SP_HDR &&
-		    cm->cmsg_len >= NN_CMSG_LEN(4)) {
-			d = NN_CMSG_DATA(cm);
-			return (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 |
-			    (uint32_t)d[2] << 8 | (uint32_t)d[3];
-		}
+		size_t spsz;
+
+		/* nanomsg stores the header's size (a size_t), then the
+		 * header: the pipe id, then the request's backtrace. */
+		if (cm->cmsg_level != PROTO_SP || cm->cmsg_type != SP_HDR ||
+		    cm->cmsg_len < NN_CMSG_LEN(sizeof(spsz) + 4))
+			continue;
+		d = NN_CMSG_DATA(cm);
+		memcpy(&spsz, d, sizeof(spsz));
+		if (spsz < 4)
+			continue;
+		d += sizeof(spsz);
+		return (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 |
+		    (uint32_t)d[2] << 8 | (uint32_t)d[3];
 	}
 	return 0;
 }
