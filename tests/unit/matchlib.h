@@ -32,7 +32,7 @@ collect_report(void *arg, const char *line)
 }
 
 /* The reports on one line, for test names. */
-static const char * __attribute__((unused))
+__attribute__((unused)) static const char *
 flat_reports(void)
 {
 	static char f[sizeof(reports)];
