@@ -909,6 +909,19 @@ play_one(const char *what, const struct args *a, int64_t seed,
 					free(s);
 				}
 				json_decref(out);
+				if (a->all) {
+					json_t *res = mp_to_json(refd_mpv_get(m,
+					    "result"));
+					char *t = res ? json_dumps(res,
+					    JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+
+					printf("   %s: match %s over after %" PRId64
+					    " commands: %s\n", refd_mpv_get_str(m,
+					    "ruleset", "?"), mid, steps,
+					    t ? t : "(no result)");
+					free(t);
+					json_decref(res);
+				}
 			}
 		}
 	}
