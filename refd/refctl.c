@@ -58,8 +58,9 @@ usage(FILE *f)
 	    "       [--max-steps N] [-v]\n"
 	    "  play --all [--seed N] [-v]\n"
 	    "  raw REQUEST-JSON\n"
-	    "  check-plugin FILE.so [options]   conformance checker\n"
-	    "  verify LOG [--plugin FILE.so] [--pubkey KEY]\n"
+	    "  check-plugin FILE.so [--content DIR] [--setup FILE.json | --scenario NAME]\n"
+	    "       [--seats N] [--games N] [--seed S] [--max-steps N] [--max-legal N] [-v]\n"
+	    "  verify LOG [--plugin FILE.so] [--content DIR] [--pubkey HEX | --pubkey-file FILE] [-q]\n"
 	    "  replay LOG [--json]\n"
 	    "See refctl(1).\n");
 }
