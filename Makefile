@@ -155,10 +155,14 @@ $(B)/hdrcheck/%.ok: sdk/include/refd/%.h
 TEST_ENV = REFD_BUILD=$(abspath $(B)) REFD_SRC=$(abspath .) REFD_SANITIZE=$(SANITIZE)
 TESTS := $(UNIT_BINS) $(wildcard tests/*.t) $(wildcard tests/integ/*.t)
 
-check: all $(HEADER_CHECKS)
+# check and run install the missing Debian packages first (as root), then
+# build in a sub-make so that pkg-config sees the new packages.
+check: deps
+	$(MAKE) all $(HEADER_CHECKS)
 	$(TEST_ENV) prove --exec 'sh tests/run-test' $(PROVE_FLAGS) $(TESTS)
 
-run: deps all
+run: deps
+	$(MAKE) all
 	sh tests/run-demo.sh $(B)
 
 bench: all
