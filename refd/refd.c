@@ -263,8 +263,11 @@ main(int argc, char **argv)
 	}
 	ov_name = calloc((size_t)argc, sizeof(*ov_name));
 	ov_val = calloc((size_t)argc, sizeof(*ov_val));
-	if (ov_name == NULL || ov_val == NULL)
+	if (ov_name == NULL || ov_val == NULL) {
+		free(ov_name);
+		free(ov_val);
 		return 1;
+	}
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
@@ -272,7 +275,8 @@ main(int argc, char **argv)
 			if (++i == argc) {
 				fprintf(stderr, "refd: option '%s': missing "
 				    "file\n", a);
-				return 2;
+				rc = 2;
+				goto out_args;
 			}
 			conf = argv[i];
 		} else if (strcmp(a, "-t") == 0) {
@@ -284,15 +288,18 @@ main(int argc, char **argv)
 		} else if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) {
 			printf("refd %s (protocol 1, plugin ABI %d.%d)\n",
 			    REFD_VERSION, REFD_ABI_MAJOR, REFD_ABI_MINOR);
-			return 0;
+			rc = 0;
+			goto out_args;
 		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			usage(stdout);
-			return 0;
+			rc = 0;
+			goto out_args;
 		} else if (strcmp(a, "--plugin-info") == 0) {
 			if (++i == argc) {
 				fprintf(stderr, "refd: option '--plugin-info': "
 				    "missing file\n");
-				return 2;
+				rc = 2;
+				goto out_args;
 			}
 			info = argv[i];
 		} else if (strcmp(a, "--print-pubkey") == 0) {
@@ -303,12 +310,16 @@ main(int argc, char **argv)
 
 			name = eq ? strndup(a + 2, (size_t)(eq - a - 2)) :
 			    strdup(a + 2);
-			if (name == NULL)
-				return 1;
+			if (name == NULL) {
+				rc = 1;
+				goto out_args;
+			}
 			if (!config_known(name)) {
 				fprintf(stderr, "refd: unknown option '%s'\n", a);
 				usage(stderr);
-				return 2;
+				free(name);
+				rc = 2;
+				goto out_args;
 			}
 			ov_name[nov] = name;
 			if (eq != NULL) {
@@ -317,7 +328,8 @@ main(int argc, char **argv)
 				if (++i == argc) {
 					fprintf(stderr, "refd: option '%s': "
 					    "missing value\n", a);
-					return 2;
+					rc = 2;
+					goto out_args;
 				}
 				ov_val[nov] = argv[i];
 			}
@@ -325,7 +337,8 @@ main(int argc, char **argv)
 		} else {
 			fprintf(stderr, "refd: unknown argument '%s'\n", a);
 			usage(stderr);
-			return 2;
+			rc = 2;
+			goto out_args;
 		}
 	}
 
@@ -337,17 +350,19 @@ main(int argc, char **argv)
 		if (rc != REFD_OK) {
 			fprintf(stderr, "refd: %s\n", err);
 			buf_release(&out);
-			return 1;
+			rc = 1;
+			goto out_args;
 		}
 		fwrite(out.data, 1, out.len, stdout);
 		rc = strstr((char *)out.data, "loadable: yes") != NULL ? 0 : 1;
 		buf_release(&out);
-		return rc;
+		goto out_args;
 	}
 
 	if (config_init(&cfg, err, sizeof(err)) != 0) {
 		fprintf(stderr, "refd: %s\n", err);
-		return 1;
+		rc = 1;
+		goto out_args;
 	}
 	if (conf == NULL)
 		conf = getenv("REFD_CONF");
@@ -463,6 +478,7 @@ out_reg:
 		unlink(cfg.pid_file);
 out_cfg:
 	config_release(&cfg);
+out_args:
 	for (i = 0; i < nov; i++)
 		free(ov_name[i]);
 	free(ov_name);
