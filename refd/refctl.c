@@ -788,7 +788,7 @@ play_one(const char *what, const struct args *a, int64_t seed,
 		    nseats);
 	while (!finished && steps < max_steps) {
 		refd_mpv ps;
-		int owe[32], nowe = 0, k;
+		int owe[32], nowe = 0, k, acted, stale = 0;
 
 		o = json_pack("{ss}", "match", mid);
 		rc = request("pending", o, &r);
@@ -818,6 +818,7 @@ play_one(const char *what, const struct args *a, int64_t seed,
 			    "decision but the match is not over\n", mid);
 			return EXIT_REFUSED;
 		}
+		acted = 0;
 		for (k = 0; k < nowe && !finished; k++) {
 			int s = owe[k];
 			refd_mpv lg, pick;
@@ -866,6 +867,7 @@ play_one(const char *what, const struct args *a, int64_t seed,
 			if (!r.ok) {
 				if (r.code == REFD_ESTALE) {
 					reply_free(&r);
+					stale = 1;
 					break;
 				}
 				print_error(&r);
@@ -875,6 +877,12 @@ play_one(const char *what, const struct args *a, int64_t seed,
 			seq = refd_mpv_get_int(r.result, "seq", seq);
 			finished = refd_mpv_get_bool(r.result, "finished", 0);
 			reply_free(&r);
+			acted = 1;
+		}
+		if (!acted && !stale) {
+			fprintf(stderr, "refctl: play: match %s: seat %d owes a "
+			    "decision but has no legal command\n", mid, owe[0]);
+			return EXIT_REFUSED;
 		}
 	}
 	if (!finished) {

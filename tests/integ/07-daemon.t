@@ -131,4 +131,39 @@ my $a2 = $c2->ok('act', match => $id, seat => 1, token => $tok[1],
 is($a2->{seq}, $a1->{seq} + 1, 'the match resumes');
 is($c2->ok('hello')->{pubkey}, $pk, 'the signing key persists');
 is($d2->stop, 0, 'clean exit');
+
+# -d: detach, write the pid file, log to syslog, stop on SIGTERM
+my $dd = Refd->new(no_start => 1, conf => { 'pid-file' => "$tmp/refd.pid" });
+($st, $out) = Refd::run_refd('-d', '-f', $dd->conffile);
+is($st, 0, 'refd -d returns at once') or diag($out);
+my $pid;
+for (1 .. 100) {
+	last if -s "$tmp/refd.pid";
+	select(undef, undef, undef, 0.1);
+}
+if (open(my $pf, '<', "$tmp/refd.pid")) {
+	$pid = <$pf>;
+	chomp($pid) if defined $pid;
+	close($pf);
+}
+ok($pid && kill(0, $pid), 'the pid file names a running daemon');
+my $dc = $dd->client;
+my $hr;
+for (1 .. 50) {
+	$hr = $dc->req('hello');
+	last if $hr && $hr->{ok};
+}
+ok($hr && $hr->{ok}, 'the detached daemon answers');
+$dc->close;
+kill('TERM', $pid) if $pid;
+my $gone = 0;
+for (1 .. 100) {
+	if (!$pid || !kill(0, $pid)) {
+		$gone = 1;
+		last;
+	}
+	select(undef, undef, undef, 0.1);
+}
+ok($gone, 'the detached daemon stops on SIGTERM');
+ok(!-e "$tmp/refd.pid", 'and removes its pid file');
 done_testing;
