@@ -35,6 +35,10 @@ my @ids = map {
 } 1 .. 2;
 isnt($ids[0], $ids[1], 'two matches');
 
+# A subscriber to the first match only.
+my $sub = $d->subscriber($ids[0]);
+$sub->drain(0.3);
+
 my @pids;
 for my $i (0 .. 1) {
 	my $pid = fork() // die "fork: $!";
@@ -51,6 +55,11 @@ for my $i (0 .. 1) {
 for my $id (@ids) {
 	ok($c->ok('pending', match => $id)->{finished}, "match $id finished");
 }
+
+my @got = $sub->drain(0.5);
+ok(@got > 0, 'the subscriber got events of its match');
+is(scalar(grep { $_->[0] ne $ids[0] } @got), 0,
+    'and none of the other match');
 
 # Many requests in flight at once from different connections.
 my @k = map { $d->client } 1 .. 16;
