@@ -340,7 +340,7 @@ turn(struct server *s, int shutting_down)
 {
 	size_t i, wrote = 0;
 	double now = now_mono();
-	int rc;
+	int rc, fatal = 0;
 
 	s->npend = 0;
 	while (s->npend < s->cfg->max_batch) {
@@ -348,8 +348,8 @@ turn(struct server *s, int shutting_down)
 
 		rc = recv_one(s, p);
 		if (rc < 0)
-			return -1;
-		if (rc == 0)
+			fatal = 1;
+		if (rc <= 0)
 			break;
 		s->npend++;
 		if (shutting_down) {
@@ -402,7 +402,7 @@ turn(struct server *s, int shutting_down)
 		conn_prune(s, now);
 		s->last_prune = now;
 	}
-	return 0;
+	return fatal ? -1 : 0;
 }
 
 int
