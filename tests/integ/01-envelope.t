@@ -43,6 +43,10 @@ is_deeply($r->{result}{publish}, [$d->events_endpoint], 'publish endpoints');
 $r = $c->raw($MP->pack({ v => 1, id => 'abc-1', op => 'hello' }));
 is($r->{id}, 'abc-1', 'string id echoed');
 
+# hello may omit the version (to learn it)
+$r = $c->raw($MP->pack({ id => 2, op => 'hello' }));
+ok($r->{ok}, 'hello without v');
+
 # unknown op
 $r = $c->req('fly');
 is_error($r, 'EOP', 'unknown op');
