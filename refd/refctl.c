@@ -711,6 +711,44 @@ struct seatinfo {
 	char token[64];
 };
 
+/* One JSON line {match, commands, seq, info}; with summary, also a line
+ * for people. */
+static void
+print_play_result(refd_mpv matches, const char *mid, int64_t steps,
+    int64_t seq, int summary)
+{
+	size_t k;
+	json_t *out, *res;
+	char *s, *t;
+
+	for (k = 0; k < refd_mpv_len(matches); k++) {
+		refd_mpv m = refd_mpv_at(matches, k);
+
+		if (!refd_mpv_streq(refd_mpv_get(m, "id"), mid))
+			continue;
+		out = json_object();
+		json_object_set_new(out, "match", json_string(mid));
+		json_object_set_new(out, "commands", json_integer(steps));
+		json_object_set_new(out, "seq", json_integer(seq));
+		json_object_set_new(out, "info", mp_to_json(m));
+		s = json_dumps(out, JSON_COMPACT | JSON_ENCODE_ANY);
+		if (s != NULL)
+			puts(s);
+		free(s);
+		json_decref(out);
+		if (!summary)
+			continue;
+		res = mp_to_json(refd_mpv_get(m, "result"));
+		t = res != NULL ? json_dumps(res, JSON_COMPACT |
+		    JSON_ENCODE_ANY) : NULL;
+		printf("   %s: match %s over after %" PRId64 " commands: %s\n",
+		    refd_mpv_get_str(m, "ruleset", "?"), mid, steps,
+		    t != NULL ? t : "(no result)");
+		free(t);
+		json_decref(res);
+	}
+}
+
 static int
 play_one(const char *what, const struct args *a, int64_t seed,
     const char *scenario)
@@ -894,46 +932,8 @@ play_one(const char *what, const struct args *a, int64_t seed,
 	rc = request("matches", NULL, &r);
 	if (rc != 0)
 		return EXIT_TRANSPORT;
-	if (r.ok) {
-		refd_mpv ms = r.result;
-		size_t k;
-
-		for (k = 0; k < refd_mpv_len(ms); k++) {
-			refd_mpv m = refd_mpv_at(ms, k);
-
-			if (refd_mpv_streq(refd_mpv_get(m, "id"), mid)) {
-				json_t *out = json_object();
-
-				json_object_set_new(out, "match", json_string(mid));
-				json_object_set_new(out, "commands",
-				    json_integer(steps));
-				json_object_set_new(out, "seq", json_integer(seq));
-				json_object_set_new(out, "info", mp_to_json(m));
-				{
-					char *s = json_dumps(out, JSON_COMPACT |
-					    JSON_ENCODE_ANY);
-
-					if (s != NULL)
-						puts(s);
-					free(s);
-				}
-				json_decref(out);
-				if (a->all) {
-					json_t *res = mp_to_json(refd_mpv_get(m,
-					    "result"));
-					char *t = res ? json_dumps(res,
-					    JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
-
-					printf("   %s: match %s over after %" PRId64
-					    " commands: %s\n", refd_mpv_get_str(m,
-					    "ruleset", "?"), mid, steps,
-					    t ? t : "(no result)");
-					free(t);
-					json_decref(res);
-				}
-			}
-		}
-	}
+	if (r.ok)
+		print_play_result(r.result, mid, steps, seq, a->all);
 	fflush(stdout);
 	reply_free(&r);
 	return 0;
