@@ -241,7 +241,10 @@ struct refd_plugin_ops {
 	 * Output a msgpack array of the commands seat may send now, each
 	 * {"cmd": {...}, "label": str}; where the space is continuous or too
 	 * large to list, a template {"template": {...}, "label": str} with
-	 * bounds.  An empty array when the seat owes nothing.
+	 * bounds: in a template a value {"min": a, "max": b} stands for any
+	 * integer a..b and {"one_of": [...]} for any one of the items (refctl
+	 * check-plugin instantiates templates that way).  An empty array when
+	 * the seat owes nothing.
 	 */
 	int (*legal)(refd_ctx *ctx, const void *state, uint32_t seat);
 
