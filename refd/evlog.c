@@ -441,6 +441,7 @@ be32(const uint8_t *p)
 	    (uint32_t)p[2] << 8 | p[3];
 }
 
+
 static int
 all_zero(const uint8_t *p, size_t n)
 {
@@ -459,6 +460,18 @@ evlog_scan_bytes(const uint8_t *data, size_t size, struct evlog_scan *s,
 	size_t off, cap = 0;
 
 	memset(s, 0, sizeof(*s));
+	/* A file cut short in its magic, or zeros a crash left behind: a
+	 * log whose creation was interrupted. */
+	if ((size < EVLOG_MAGIC_LEN && memcmp(data, EVLOG_MAGIC, size) == 0) ||
+	    (size > 0 && all_zero(data, size))) {
+		s->data = malloc(1);
+		if (s->data == NULL)
+			return REFD_ENOMEM;
+		s->tail = size > 0 ? EVLOG_TORN : EVLOG_CLEAN;
+		snprintf(s->why, sizeof(s->why), "the file holds %zu bytes and "
+		    "no complete magic: its creation was interrupted", size);
+		return REFD_OK;
+	}
 	if (size < EVLOG_MAGIC_LEN || memcmp(data, EVLOG_MAGIC,
 	    EVLOG_MAGIC_LEN) != 0) {
 		snprintf(err, errlen, "not a refd event log (no '%s' magic)",

@@ -1481,8 +1481,9 @@ check_sig(const struct evlog_rec *hdr, const struct evlog_frame *f)
 /*
  * Load one log: validate framing and chain, replay every record through
  * the plugin, and rebuild the match.  A torn tail is cut off (reported).
- * On failure *quarantine says whether the log itself is bad (move it
- * away) or the match only cannot be resumed here (leave it).
+ * On failure *quarantine says whether the log itself is bad (1: move it
+ * away), the match only cannot be resumed here (0: leave it), or the log
+ * of an interrupted create was removed (2).
  */
 static int
 load_log(struct matchset *ms, const char *path, struct match **out,
@@ -1523,8 +1524,20 @@ load_log(struct matchset *ms, const char *path, struct match **out,
 		    "bytes cut); it was never acknowledged", path, s.why,
 		    s.size - s.good_end);
 	}
-	if (s.n == 0)
-		LBAD(1, "no header record (the match was never created)");
+	if (s.n == 0) {
+		/* The crash came before the header was durable: the create
+		 * was never acknowledged. */
+		if (unlink(path) != 0)
+			LBAD(0, "cannot remove an interrupted create: %s",
+			    strerror(errno));
+		report(ms, "log '%s': removed: no header record (%s); its "
+		    "create was interrupted and never acknowledged", path,
+		    s.tail == EVLOG_TORN ? s.why : "empty log");
+		*quarantine = 2;
+		evlog_scan_release(&s);
+		call_release(&c);
+		return REFD_ENOMATCH;
+	}
 	if (evlog_decode(s.fr[0].p, s.fr[0].len, &hdr, err, sizeof(err)) != 0)
 		LBAD(1, "record 0 (header): %s", err);
 	if (hdr.kind != EVK_HEADER || hdr.n != 0 ||
@@ -1914,6 +1927,8 @@ matchset_create(const struct match_config *cfg, const struct registry *reg,
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", ms->dir, de->d_name);
 		rc = load_log(ms, path, &m, &q, why, sizeof(why));
+		if (rc != REFD_OK && q == 2)
+			continue;
 		if (rc != REFD_OK) {
 			failed++;
 			if (q)

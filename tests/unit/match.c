@@ -268,9 +268,18 @@ main(void)
 		fwrite("\x00\x00\x01\x00\xff\xff\xfe\xffpartial", 1, 15, f);
 		fclose(f);
 	}
+	/* And two logs whose create a crash interrupted. */
+	snprintf(path, sizeof(path), "%s/matches/0123456789abcdef.log", dir);
+	write_file(path, (const uint8_t *)"", 0);
+	snprintf(path, sizeof(path), "%s/matches/fedcba9876543210.log", dir);
+	write_file(path, (const uint8_t *)"refd", 4);
 	reports[0] = '\0';
 	ok(matchset_create(&cfg, &reg, collect_report, NULL, &ms, err,
 	    sizeof(err)) == 0, "restart after a torn write");
+	ok(strstr(reports, "0123456789abcdef.log': removed: no header record") &&
+	    strstr(reports, "fedcba9876543210.log': removed: no header record"),
+	    "interrupted creates are removed and reported");
+	ok(file_size(path) < 0, "the file is gone");
 	ok(strstr(reports, "truncated a torn final record") != NULL,
 	    "the truncation is reported: %s", flat_reports());
 	m2 = matchset_find(ms, id2);
