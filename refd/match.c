@@ -97,6 +97,7 @@ struct matchset {
 	struct match **m;
 	size_t n, cap;
 	size_t live;		/* unfinished matches */
+	int dir_dirty;		/* a log file was created since the last sync */
 	refd_mpw *w;		/* scratch writer for records */
 };
 
@@ -135,18 +136,24 @@ static int
 fail_call(struct match *m, struct match_err *e, int rc, const struct call *c,
     const char *what)
 {
+	char who[96];
+
+	/* A match being created has no log yet: name its ruleset. */
+	if (m->path == NULL)
+		snprintf(who, sizeof(who), "ruleset '%s'", m->pl->name);
+	else
+		snprintf(who, sizeof(who), "match '%s'", m->id);
 	if (rc == REFD_ENOMEM || c->reject_code == REFD_ENOMEM)
-		return fail(e, REFD_ELIMIT, "match '%s': %s needs more than "
-		    "max-match-memory (%zu bytes)", m->id, what,
+		return fail(e, REFD_ELIMIT, "%s: %s needs more than "
+		    "max-match-memory (%zu bytes)", who, what,
 		    m->ms->cfg.max_match_memory);
 	if (rc == REFD_EPLUGINFAULT)
-		return fail(e, REFD_EPLUGINFAULT, "match '%s': ruleset '%s' "
-		    "misbehaved in %s: %s", m->id, m->pl->name, what,
+		return fail(e, REFD_EPLUGINFAULT, "%s: ruleset '%s' misbehaved "
+		    "in %s: %s", who, m->pl->name, what,
 		    c->fault[0] ? c->fault : "no reason given");
 	if (rc == REFD_ESCRIPT)
-		return fail(e, REFD_ESCRIPT, "match '%s': %s: scripted dice "
-		    "exhausted or out of range (%zu given)", m->id, what,
-		    m->ndice);
+		return fail(e, REFD_ESCRIPT, "%s: %s: scripted dice exhausted "
+		    "or out of range (%zu given)", who, what, m->ndice);
 	fail(e, rc, "%s", c->reject_msg[0] ? c->reject_msg :
 	    refd_strerror(rc));
 	if (e != NULL)
@@ -714,20 +721,35 @@ matchset_sync(struct matchset *ms)
 	for (i = 0; i < ms->n; i++) {
 		struct match *m = ms->m[i];
 
-		if (!m->log.dirty || m->log.fd < 0)
+		if (m->log.fd < 0)
 			continue;
-		if (ms->cfg.fsync == FSYNC_NEVER) {
+		if (m->log.dirty && ms->cfg.fsync == FSYNC_NEVER)
 			m->log.dirty = 0;
-			continue;
-		}
-		if (ms->cfg.fsync == FSYNC_BATCH &&
-		    now - m->log.synced_at < 1000)
-			continue;
-		if (evlog_fsync(&m->log) != REFD_OK) {
+		if (m->log.dirty && (ms->cfg.fsync == FSYNC_ALWAYS ||
+		    now - m->log.synced_at >= 1000) &&
+		    evlog_fsync(&m->log) != REFD_OK) {
 			if (!m->broken)
 				set_broken(m, "fsync failed");
 			rc = REFD_ELOGIO;
 		}
+		/* A finished log takes no more records: free its fd. */
+		if (m->finished && !m->log.dirty) {
+			close(m->log.fd);
+			m->log.fd = -1;
+		}
+	}
+	/* New log files: their directory entries must be durable too. */
+	if (ms->dir_dirty && ms->cfg.fsync != FSYNC_NEVER) {
+		int fd = open(ms->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (fd < 0 || fsync(fd) != 0)
+			rc = REFD_ELOGIO;
+		else
+			ms->dir_dirty = 0;
+		if (fd >= 0)
+			close(fd);
+	} else {
+		ms->dir_dirty = 0;
 	}
 	return rc;
 }
@@ -839,7 +861,6 @@ match_create(struct matchset *ms, const struct match_create_args *a,
 		tmp.ms = ms;
 		tmp.pl = pl;
 		tmp.ndice = a->ndice;
-		snprintf(tmp.id, sizeof(tmp.id), "(new)");
 		rc = fail_call(&tmp, e, rc == REFD_OK ? REFD_ESETUP : rc, &c,
 		    "create");
 		if (rc != REFD_ELIMIT && rc != REFD_EPLUGINFAULT &&
@@ -901,6 +922,7 @@ match_create(struct matchset *ms, const struct match_create_args *a,
 		match_free(m);
 		return fail(e, rc, "%s", err);
 	}
+	ms->dir_dirty = 1;
 	memset(&h, 0, sizeof(h));
 	h.match = m->id;
 	h.ruleset = pl->name;
@@ -1014,8 +1036,8 @@ match_join(struct match *m, uint32_t seat, const uint8_t *seed,
 }
 
 /* Destroy the in-memory match and load it again from its log. */
-static int load_log(struct matchset *ms, const char *path, struct match **out,
-    int *quarantine, char *why, size_t whylen);
+static int load_log(struct matchset *ms, const char *path, int lazy,
+    struct match **out, int *quarantine, char *why, size_t whylen);
 
 static void
 reload(struct match *m)
@@ -1027,7 +1049,7 @@ reload(struct match *m)
 
 	if (m->log.dirty && m->log.fd >= 0 && ms->cfg.fsync != FSYNC_NEVER)
 		evlog_fsync(&m->log);
-	if (load_log(ms, m->path, &nm, &q, why, sizeof(why)) != REFD_OK) {
+	if (load_log(ms, m->path, 0, &nm, &q, why, sizeof(why)) != REFD_OK) {
 		set_broken(m, why);
 		return;
 	}
@@ -1265,6 +1287,26 @@ match_legal(struct match *m, uint32_t seat, const char *token,
 	return rc;
 }
 
+/* Build the game of a finished match that was loaded lazily. */
+static int
+materialize(struct match *m, struct match_err *e)
+{
+	struct match *nm = NULL;
+	char why[512];
+	int q = 0;
+
+	if (m->g != NULL || !m->started)
+		return REFD_OK;
+	if (load_log(m->ms, m->path, 0, &nm, &q, why, sizeof(why)) != REFD_OK)
+		return fail(e, REFD_ELOG, "match '%s': its log does not replay: "
+		    "%s", m->id, why);
+	m->g = nm->g;
+	nm->g = NULL;
+	match_free(nm);
+	return m->g != NULL ? REFD_OK : fail(e, REFD_ELOG, "match '%s': its "
+	    "log does not replay", m->id);
+}
+
 int
 match_view(struct match *m, int32_t seat, const char *token, struct buf *out,
     struct match_err *e)
@@ -1281,6 +1323,8 @@ match_view(struct match *m, int32_t seat, const char *token, struct buf *out,
 	}
 	if (!m->started)
 		return not_started(m, e);
+	if ((rc = materialize(m, e)) != REFD_OK)
+		return rc;
 	call_init(&c);
 	rc = game_view(m->g, seat, &c);
 	if (rc == REFD_OK && (c.out.len == 0 ||
@@ -1483,11 +1527,26 @@ check_sig(const struct evlog_rec *hdr, const struct evlog_frame *f)
  * the plugin, and rebuild the match.  A torn tail is cut off (reported).
  * On failure *quarantine says whether the log itself is bad (1: move it
  * away), the match only cannot be resumed here (0: leave it), or the log
- * of an interrupted create was removed (2).
+ * of an interrupted create was removed (2).  lazy: a finished match is
+ * loaded from its records without running the plugin (its game is built
+ * on first use by materialize()).
  */
 static int
-load_log(struct matchset *ms, const char *path, struct match **out,
-    int *quarantine, char *why, size_t whylen)
+add_rec_events(struct match *m, const struct evlog_rec *r)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < r->nev; i++)
+		if ((rc = add_event(m, m->seq, (uint32_t)i, r->ev[i].seat,
+		    r->ev[i].bytes, r->ev[i].len, 0)) != REFD_OK)
+			return rc;
+	return REFD_OK;
+}
+
+static int
+load_log(struct matchset *ms, const char *path, int lazy,
+    struct match **out, int *quarantine, char *why, size_t whylen)
 {
 	struct evlog_scan s;
 	struct evlog_rec hdr, r;
@@ -1499,7 +1558,7 @@ load_log(struct matchset *ms, const char *path, struct match **out,
 	char err[512];
 	const char *base;
 	size_t i, bl;
-	int rc, seed_ok = 0;
+	int rc, seed_ok = 0, skip = 0;
 
 	*out = NULL;
 	*quarantine = 0;
@@ -1605,6 +1664,7 @@ load_log(struct matchset *ms, const char *path, struct match **out,
 			memcpy(m->server_seed, fin.server_seed,
 			    EVLOG_SEED_LEN);
 			seed_ok = 1;
+			skip = lazy;
 		}
 		evlog_rec_release(&fin);
 	}
@@ -1661,7 +1721,7 @@ load_log(struct matchset *ms, const char *path, struct match **out,
 			m->joined++;
 			m->seq++;
 			m->since_ckpt++;
-			if (m->joined == m->nseats) {
+			if (m->joined == m->nseats && !skip) {
 				rc = start_game(m, &pending, &c);
 				if (rc != REFD_OK)
 					LBAD(1, "record %zu: the ruleset's create "
@@ -1672,6 +1732,16 @@ load_log(struct matchset *ms, const char *path, struct match **out,
 		case EVK_START: {
 			uint8_t sh[EVLOG_HASH_LEN];
 
+			if (skip) {
+				if (m->joined != m->nseats || m->started)
+					LBAD(1, "record %zu: start before every "
+					    "seat joined", i);
+				m->started = 1;
+				m->seq++;
+				if (add_rec_events(m, &r) != REFD_OK)
+					LBAD(0, "out of memory");
+				break;
+			}
 			if (pending == NULL)
 				LBAD(1, "record %zu: start before every seat "
 				    "joined", i);
@@ -1702,6 +1772,15 @@ load_log(struct matchset *ms, const char *path, struct match **out,
 			if (idem_find(m, (uint32_t)r.seat, r.cmd_id) != NULL)
 				LBAD(1, "record %zu: command id '%s' of seat %d "
 				    "appears twice", i, r.cmd_id, (int)r.seat);
+			if (skip) {
+				m->seq++;
+				lastcmd = idem_add(m, (uint32_t)r.seat, r.cmd_id,
+				    r.cmd, r.cmd_len, m->seq);
+				if (lastcmd == NULL ||
+				    add_rec_events(m, &r) != REFD_OK)
+					LBAD(0, "out of memory");
+				break;
+			}
 			rc = game_apply(m->g, (uint32_t)r.seat, r.cmd,
 			    r.cmd_len, &c);
 			if (rc != REFD_OK)
@@ -1926,7 +2005,7 @@ matchset_create(const struct match_config *cfg, const struct registry *reg,
 		    de->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", ms->dir, de->d_name);
-		rc = load_log(ms, path, &m, &q, why, sizeof(why));
+		rc = load_log(ms, path, 1, &m, &q, why, sizeof(why));
 		if (rc != REFD_OK && q == 2)
 			continue;
 		if (rc != REFD_OK) {

@@ -316,6 +316,20 @@ main(void)
 	ok(matchset_create(&cfg, &reg, collect_report, NULL, &ms, err,
 	    sizeof(err)) == 0, "restart with max_matches 1");
 	is_int(matchset_count(ms), 1, "the finished match is still listed");
+	x = matchset_find(ms, id);
+	buf_reset(&b);
+	ok(x != NULL && match_finished(x), "it was loaded from its records");
+	if (x != NULL)
+		is_int(match_view(x, REFD_SEAT_PUBLIC, NULL, &b, &e), 0,
+		    "its view is built on demand by a replay");
+	ok(strstr(json_of(&b), "\"over\":true") != NULL, "and shows the end: "
+	    "%s", json_of(&b));
+	buf_reset(&b);
+	if (x != NULL)
+		match_events_since(x, 0, 0, tok[0], &b, &e);
+	ok(strstr(json_of(&b), "\"type\":\"dealt\"") != NULL &&
+	    strstr(json_of(&b), "\"type\":\"end\"") != NULL,
+	    "its events come from the log, private ones to their seat");
 	memset(&a, 0, sizeof(a));
 	a.ruleset = "duel";
 	is_int(match_create(ms, &a, &x, &e), 0, "one live match is allowed");
