@@ -19,10 +19,12 @@
 #include "evlog.h"
 #include "match.h"
 
+#define MATCHLIB_UNUSED __attribute__((unused))
+
 static const char *build_dir;
 static char reports[16384];
 
-static void __attribute__((unused))
+MATCHLIB_UNUSED static void
 collect_report(void *arg, const char *line)
 {
 	size_t l = strlen(reports);
@@ -32,7 +34,7 @@ collect_report(void *arg, const char *line)
 }
 
 /* The reports on one line, for test names. */
-__attribute__((unused)) static const char *
+MATCHLIB_UNUSED static const char *
 flat_reports(void)
 {
 	static char f[sizeof(reports)];
@@ -44,7 +46,7 @@ flat_reports(void)
 	return f;
 }
 
-static struct plugin *
+MATCHLIB_UNUSED static struct plugin *
 open_duel(const char *so)
 {
 	struct plugin *pl = NULL;
@@ -66,7 +68,7 @@ open_duel(const char *so)
 	return pl;
 }
 
-static char *
+MATCHLIB_UNUSED static char *
 temp_dir(void)
 {
 	const char *t = getenv("TMPDIR");
@@ -80,7 +82,7 @@ temp_dir(void)
 	return p;
 }
 
-static void __attribute__((unused))
+MATCHLIB_UNUSED static void
 remove_dir(char *p)
 {
 	char cmd[4200];
@@ -95,7 +97,7 @@ remove_dir(char *p)
 	free(p);
 }
 
-static void
+MATCHLIB_UNUSED static void
 default_config(struct match_config *c, const char *dir)
 {
 	memset(c, 0, sizeof(*c));
@@ -108,13 +110,13 @@ default_config(struct match_config *c, const char *dir)
 	c->allow_scripted = 1;
 }
 
-static const uint8_t ATTACK[] = { 0x81, 0xa4, 't', 'y', 'p', 'e', 0xa6, 'a',
+MATCHLIB_UNUSED static const uint8_t ATTACK[] = { 0x81, 0xa4, 't', 'y', 'p', 'e', 0xa6, 'a',
 	't', 't', 'a', 'c', 'k' };
-static const uint8_t DEFEND[] = { 0x81, 0xa4, 't', 'y', 'p', 'e', 0xa6, 'd',
+MATCHLIB_UNUSED static const uint8_t DEFEND[] = { 0x81, 0xa4, 't', 'y', 'p', 'e', 0xa6, 'd',
 	'e', 'f', 'e', 'n', 'd' };
 
 /* Whose turn: the lowest pending seat. */
-static int __attribute__((unused))
+MATCHLIB_UNUSED static int
 turn_of(struct match *m)
 {
 	struct match_err e;
@@ -126,7 +128,7 @@ turn_of(struct match *m)
 }
 
 /* Play attacks until the end (or n commands); ids "<prefix><k>". */
-static int __attribute__((unused))
+MATCHLIB_UNUSED static int
 play(struct matchset *ms, struct match *m, char tok[][MATCH_TOKEN_LEN + 1],
     const char *prefix, int n)
 {
@@ -153,7 +155,7 @@ play(struct matchset *ms, struct match *m, char tok[][MATCH_TOKEN_LEN + 1],
 	return done;
 }
 
-static int __attribute__((unused))
+MATCHLIB_UNUSED static int
 new_duel(struct matchset *ms, const int64_t *dice, size_t ndice,
     struct match **m, char tok[][MATCH_TOKEN_LEN + 1])
 {
@@ -179,7 +181,7 @@ new_duel(struct matchset *ms, const int64_t *dice, size_t ndice,
 
 /* Files. */
 
-static uint8_t * __attribute__((unused))
+MATCHLIB_UNUSED static uint8_t *
 read_file(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
@@ -202,7 +204,7 @@ read_file(const char *path, size_t *len)
 	return b;
 }
 
-static int __attribute__((unused))
+MATCHLIB_UNUSED static int
 write_file(const char *path, const uint8_t *b, size_t len)
 {
 	FILE *f = fopen(path, "wb");
@@ -215,14 +217,14 @@ write_file(const char *path, const uint8_t *b, size_t len)
 	return rc;
 }
 
-static void __attribute__((unused))
+MATCHLIB_UNUSED static void
 log_path(struct match *m, const char *dir, char *out, size_t n)
 {
 	snprintf(out, n, "%s/matches/%s.log", dir, match_id(m));
 }
 
 /* Offsets of the frames of a log held in memory. */
-static size_t __attribute__((unused))
+MATCHLIB_UNUSED static size_t
 frames(const uint8_t *b, size_t len, size_t *off, size_t max)
 {
 	size_t o = EVLOG_MAGIC_LEN, n = 0;
@@ -237,14 +239,14 @@ frames(const uint8_t *b, size_t len, size_t *off, size_t max)
 	return n;
 }
 
-static size_t __attribute__((unused))
+MATCHLIB_UNUSED static size_t
 frame_len(const uint8_t *b, size_t off)
 {
 	return ((size_t)b[off] << 24 | (size_t)b[off + 1] << 16 |
 	    (size_t)b[off + 2] << 8 | b[off + 3]) + EVLOG_FRAME_OVERHEAD;
 }
 
-static uint8_t * __attribute__((unused))
+MATCHLIB_UNUSED static uint8_t *
 find_bytes(uint8_t *hay, size_t n, const uint8_t *needle, size_t m)
 {
 	size_t i;
@@ -257,7 +259,7 @@ find_bytes(uint8_t *hay, size_t n, const uint8_t *needle, size_t m)
 
 /* Recompute prev fields and frame hashes from frame k on, as a forger
  * who knows the format (but not the key) would. */
-static void __attribute__((unused))
+MATCHLIB_UNUSED static void
 rechain(uint8_t *b, size_t len, size_t k)
 {
 	static const uint8_t prevkey[] = { 0xa4, 'p', 'r', 'e', 'v', 0xc4,
@@ -283,7 +285,7 @@ rechain(uint8_t *b, size_t len, size_t k)
 }
 
 /* Run a command; its stdout+stderr in out; returns the exit status. */
-static int __attribute__((unused, format(printf, 3, 4)))
+MATCHLIB_UNUSED static int __attribute__((format(printf, 3, 4)))
 run(char *out, size_t outlen, const char *fmt, ...)
 {
 	char cmd[8192];
