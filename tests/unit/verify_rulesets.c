@@ -146,8 +146,9 @@ main(void)
 				diag("%s", e.message);
 				continue;
 			}
-			ok(play_legal(ms, m, tok, pl->desc->min_seats, 300) == 0,
-			    "%s %s: played %llu records", pl->name, what,
+			rc = play_legal(ms, m, tok, pl->desc->min_seats, 300);
+			ok(rc == 0 && match_seq(m) > pl->desc->min_seats + 2,
+			    "%s %s: played to seq %llu", pl->name, what,
 			    (unsigned long long)match_seq(m));
 			if (!match_finished(m))
 				match_abort(m, "test over", &e);
