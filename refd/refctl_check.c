@@ -13,6 +13,8 @@
  *  - a seat that owes nothing lists no legal command; one that owes a
  *    decision lists at least one;
  *  - every listed command is accepted (applied to a copy of the game);
+ *    when a step lists more than --max-legal (default 16; 0: no limit),
+ *    a random sample of that many is applied;
  *  - sampled illegal commands (legal ones with a mutated integer or an
  *    unknown type, garbage bytes, non-map values, a pending seat's command
  *    sent by a seat that owes nothing) are rejected with a known code and
@@ -31,7 +33,9 @@
  *
  * Without --setup or --scenario the games cycle through the content's
  * scenarios, or use an empty setup map when there are none.  Without
- * --seats the games cycle through the plugin's seat range.  The fair draws
+ * --seats a game takes the setup's "seats" member, or else cycles through
+ * the plugin's seat range, trying the other counts when create refuses
+ * the setup with ESETUP.  The fair draws
  * of game i are keyed by BLAKE2b(seed, i); the checker's own choices come
  * from a separate generator seeded the same way.
  *
@@ -868,9 +872,16 @@ out:
 	rng_release(&r);
 }
 
+/*
+ * Play one game.  With probe set, a create refused with ESETUP is tried
+ * again with every other seat count in the plugin's range, and *nseatsp
+ * becomes the count that worked.
+ */
 static void
-play(struct chk *k, const uint8_t *setup, size_t setup_len, uint32_t nseats)
+play(struct chk *k, const uint8_t *setup, size_t setup_len, uint32_t *nseatsp,
+    int probe)
 {
+	uint32_t nseats = *nseatsp;
 	struct game *g = NULL, *g2;
 	struct cands cs = { NULL, 0, 0 };
 	struct trace t;
@@ -888,6 +899,28 @@ play(struct chk *k, const uint8_t *setup, size_t setup_len, uint32_t nseats)
 	call_init(&c2);
 	k->step = 0;
 	rc = game_create(k->pl, setup, setup_len, nseats, &r, 0, &g, &c);
+	if (rc == REFD_ESETUP && probe) {
+		char first[900];
+		uint32_t n, tried = nseats;
+
+		snprintf(first, sizeof(first), "%s", why(&c, rc));
+		for (n = k->pl->desc->min_seats; rc == REFD_ESETUP &&
+		    n <= k->pl->desc->max_seats; n++) {
+			if (n == tried)
+				continue;
+			rc = game_create(k->pl, setup, setup_len, n, &r, 0, &g,
+			    &c);
+			nseats = n;
+		}
+		if (rc == REFD_ESETUP) {
+			fail(k, "create with setup %s: refused for every seat "
+			    "count %u..%u, with %u seats: %s",
+			    show(setup, setup_len), k->pl->desc->min_seats,
+			    k->pl->desc->max_seats, tried, first);
+			goto out;
+		}
+		*nseatsp = nseats;
+	}
 	digest_call(&c, rc, t.create_digest);
 	if (rc != REFD_OK) {
 		fail(k, "create with %u seats and setup %s: %s", nseats,
@@ -1130,7 +1163,7 @@ cmd_check_plugin(int argc, char **argv)
 	o.games = 20;
 	o.seed = 1;
 	o.max_steps = 10000;
-	o.max_legal = 256;
+	o.max_legal = 16;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *arg = i + 1 < argc ? argv[i + 1] :
 		    NULL;
@@ -1297,14 +1330,26 @@ cmd_check_plugin(int argc, char **argv)
 			su = (const uint8_t *)"\x80";
 			sl = 1;
 		}
-		if (nseats == 0)
-			nseats = pl->desc->min_seats + (uint32_t)(g %
-			    (long)(pl->desc->max_seats - pl->desc->min_seats +
-			    1));
+		if (nseats == 0) {
+			/* The setup's own "seats", else cycle the range;
+			 * play() probes the other counts if refused. */
+			refd_mpdoc *d = refd_mp_parse(su, sl);
+			int64_t want = refd_mpv_get_int(refd_mp_root(d),
+			    "seats", 0);
+
+			refd_mp_free(d);
+			if (want >= pl->desc->min_seats &&
+			    want <= pl->desc->max_seats)
+				nseats = (uint32_t)want;
+			else
+				nseats = pl->desc->min_seats + (uint32_t)(g %
+				    (long)(pl->desc->max_seats -
+				    pl->desc->min_seats + 1));
+		}
 		k.game = g;
 		k.failed = 0;
 		st.games++;
-		play(&k, su, sl, nseats);
+		play(&k, su, sl, &nseats, o.seats == 0);
 		if (o.verbose)
 			fprintf(stderr, "check-plugin: %s: game %ld (%s, %u "
 			    "seats): %s\n", pl->name, g, sname, nseats,
