@@ -86,6 +86,24 @@ close($fh);
 is($rc, 0, 'events of a rejected apply are discarded, not a failure')
     or diag($out);
 
+# A setup that takes one seat count only: the checker finds it.
+open($fh, '>', "$tmp/three.json") or die;
+print $fh qq({"need_seats": 3}\n);
+close($fh);
+($rc, $out) = run($refctl, 'check-plugin', "$fx/good.so", '--setup',
+    "$tmp/three.json", '--games', 6, '-v');
+is($rc, 0, 'a setup needing 3 seats: every game finds them') or diag($out);
+is(scalar(() = $out =~ /\(\Q$tmp\E\/three\.json, 3 seats\): ok/g), 6,
+    'all 6 games played with 3 seats');
+open($fh, '>', "$tmp/nine.json") or die;
+print $fh qq({"need_seats": 9}\n);
+close($fh);
+($rc, $out) = run($refctl, 'check-plugin', "$fx/good.so", '--setup',
+    "$tmp/nine.json", '--games', 2);
+is($rc, 1, 'a setup no seat count satisfies fails');
+like($out, qr/refused for every seat count 1\.\.4, with 1 seats: ESETUP/,
+    'and says so with the first refusal');
+
 # Usage and refusals exit 2 with a message.
 ($rc, $out) = run($refctl, 'check-plugin');
 is($rc, 2, 'no plugin: usage');

@@ -24,6 +24,7 @@
  * holds a secret number (0..99) dealt at create with host draws, shown only
  * to its owner, so the game has hidden information and a redeal op.
  * Every add also rolls a d6 "omen" that is reported but decides nothing.
+ * Setup {"need_seats": N} refuses any other seat count (ESETUP).
  *
  * Faults (setup {"fault": NAME}) for checker and hostile-input tests:
  *   badevent        apply emits bytes that are not a msgpack map
@@ -192,6 +193,12 @@ r_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	s->nseats = nseats;
 	s->winner = -1;
 	s->target = refd_mpv_get_int(root, "target", 10);
+	if (refd_mpv_get_int(root, "need_seats", nseats) != nseats) {
+		H->free(ctx, s);
+		refd_mp_free(d);
+		return H->reject(ctx, REFD_ESETUP, NULL,
+		    "this setup needs another number of seats");
+	}
 	fault = refd_mpv_get_str(root, "fault", "none");
 	for (i = 0; fault_names[i] != NULL; i++)
 		if (strcmp(fault_names[i], fault) == 0)
