@@ -355,8 +355,11 @@ legal_of(struct chk *k, struct game *g, uint32_t seat, struct cands *cs)
 	d = refd_mp_parse(c.out.data, c.out.len);
 	a = refd_mp_root(d);
 	if (d == NULL || refd_mpv_type(a) != REFD_MP_ARRAY) {
-		fail(k, "legal for seat %u: output is not one msgpack array",
-		    seat);
+		int crc = refd_mp_check(c.out.data, c.out.len, 0);
+
+		fail(k, "legal for seat %u: output is not one msgpack array "
+		    "(%s)", seat, crc != 0 ? refd_mp_check_str(crc) :
+		    "another value");
 		refd_mp_free(d);
 		call_release(&c);
 		return -1;
@@ -668,11 +671,12 @@ views_but(struct chk *k, struct game *g, int32_t skip, size_t *len)
 			fail(k, "view for seat %d: %s", s, why(&c, rc));
 			break;
 		}
-		if (refd_mp_check(c.out.data, c.out.len, 0) != 0 ||
-		    ((c.out.data[0] & 0xf0) != 0x80 && c.out.data[0] != 0xde &&
-		    c.out.data[0] != 0xdf)) {
+		rc = refd_mp_check(c.out.data, c.out.len, 0);
+		if (rc != 0 || ((c.out.data[0] & 0xf0) != 0x80 &&
+		    c.out.data[0] != 0xde && c.out.data[0] != 0xdf)) {
 			fail(k, "view for seat %d: output is not one msgpack "
-			    "map", s);
+			    "map (%s)", s, rc != 0 ? refd_mp_check_str(rc) :
+			    "another value");
 			break;
 		}
 		buf_add(&all, &s, sizeof(s));

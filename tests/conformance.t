@@ -65,6 +65,9 @@ my %caught = (
 	nopending => qr/pending is empty while the game is not over/,
 	output_in_apply => qr/EPLUGINFAULT \(output during apply\)/,
 	draw_in_view => qr/view for seat -?\d: EPLUGINFAULT \(draw outside create, apply or redeal\)/,
+	bad_output => qr/legal for seat \d: output is not one msgpack array \(truncated msgpack\)/,
+	deep_view => qr/view for seat -?\d: output is not one msgpack map \(msgpack nested too deeply\)/,
+	nostate => qr/create with \d seats and setup .*: EPLUGINFAULT \(create returned no state\)/,
 );
 for my $f (sort keys %caught) {
 	open(my $fh, '>', "$tmp/$f.json") or die;

@@ -40,6 +40,9 @@
  *   output_in_apply apply calls host->output
  *   draw_in_view    view draws from the host
  *   nondet_create   create's events depend on a global counter
+ *   bad_output      legal outputs a truncated msgpack array
+ *   deep_view       view outputs arrays nested 40 deep
+ *   nostate         create succeeds without giving a state
  */
 #include <stdio.h>
 #include <string.h>
@@ -56,13 +59,15 @@
 enum fault {
 	F_NONE, F_BADEVENT, F_DIRTY_REJECT, F_EMIT_ON_REJECT, F_ACCEPT_GARBAGE,
 	F_ILLEGAL_LEGAL, F_NONDET, F_ROUNDTRIP, F_LEAK, F_ENDLESS, F_NOPENDING,
-	F_OUTPUT_IN_APPLY, F_DRAW_IN_VIEW, F_NONDET_CREATE
+	F_OUTPUT_IN_APPLY, F_DRAW_IN_VIEW, F_NONDET_CREATE, F_BAD_OUTPUT,
+	F_DEEP_VIEW, F_NOSTATE
 };
 
 static const char *const fault_names[] = {
 	"none", "badevent", "dirty_reject", "emit_on_reject", "accept_garbage",
 	"illegal_legal", "nondet", "roundtrip", "leak", "endless", "nopending",
-	"output_in_apply", "draw_in_view", "nondet_create", NULL
+	"output_in_apply", "draw_in_view", "nondet_create", "bad_output",
+	"deep_view", "nostate", NULL
 };
 
 struct race {
@@ -226,6 +231,10 @@ r_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			return rc;
 		}
 	}
+	if (s->fault == F_NOSTATE) {
+		H->free(ctx, s);
+		return REFD_OK;
+	}
 	*out = s;
 	return REFD_OK;
 }
@@ -303,6 +312,10 @@ r_legal(refd_ctx *ctx, const void *state, uint32_t seat)
 	char label[32];
 	int n;
 
+	if (s->fault == F_BAD_OUTPUT) {
+		refd_mpw_destroy(w);
+		return H->output(ctx, (const uint8_t *)"\x93\x01", 2);
+	}
 	refd_mpw_array(w);
 	if (s->winner < 0 && (int64_t)seat == s->turn) {
 		for (n = 1; n <= (s->fault == F_ILLEGAL_LEGAL ? 4 : 3); n++) {
@@ -341,6 +354,17 @@ r_view(refd_ctx *ctx, const void *state, int32_t seat)
 
 	if (s->fault == F_DRAW_IN_VIEW)
 		H->uniform(ctx, 2, "peek", &x);
+	if (s->fault == F_DEEP_VIEW) {
+		refd_mpw_map(w);
+		refd_mpw_kint(w, "total", s->total);
+		refd_mpw_str(w, "deep");
+		for (i = 0; i < 40; i++)
+			refd_mpw_array(w);
+		for (i = 0; i < 40; i++)
+			refd_mpw_end(w);
+		refd_mpw_end(w);
+		return put(ctx, w, 0, 0);
+	}
 	refd_mpw_map(w);
 	refd_mpw_kint(w, "total", s->total);
 	refd_mpw_kint(w, "target", s->target);
