@@ -20,6 +20,14 @@ PIN(sizeof(struct refd_host) >= REFD_HOST_SIZE_1_0);
 PIN(REFD_ABI_MAJOR == 1);
 PIN(REFD_ABI_MINOR >= 0);
 
+/*
+ * Error codes appended after the 1.0 freeze (pins.h has the 1.0 ones).
+ * Whoever appends a code to errors.h pins it here and bumps
+ * PINNED_CODES; the test below fails until they do.
+ */
+PIN(REFD_EUNFINISHED == -112);
+#define PINNED_CODES (55 + 1)
+
 /* mp.h is SDK (linked into the plugin), pinned all the same. */
 PIN(REFD_MP_MISSING == 0);
 PIN(REFD_MP_NIL == 1);
@@ -82,6 +90,8 @@ main(void)
 				dup++;
 	}
 	is_int(dup, 0, "error codes and names are unique");
+	is_int(n, PINNED_CODES, "every error code is pinned (pins.h and "
+	    "layout.c)");
 	is_int(range, 0, "error codes are negative and above REFD_ERRNO_MIN_");
 
 	/* REFD_HOST_HAS on a host table that stops before a member. */
