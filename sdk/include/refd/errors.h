@@ -4,7 +4,8 @@
  * Every error refd reports, over the protocol or through the plugin ABI, is
  * a negative integer from this table.  The table is append-only: a value,
  * once published, keeps its number and its name forever.  New codes are
- * added at the end of their group with the next free number.
+ * added at the end of their group with the next free number, and pinned
+ * in tests/abi/layout.c (its test fails until they are).
  *
  * This header is part of the stable SDK.  It compiles alone as C99 and C++.
  */
