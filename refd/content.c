@@ -57,7 +57,8 @@ list_json(const char *dir, struct flist *fl)
 			fl->n++;
 	}
 	closedir(d);
-	qsort(fl->v, fl->n, sizeof(*fl->v), cmpstr);
+	if (fl->n > 1)
+		qsort(fl->v, fl->n, sizeof(*fl->v), cmpstr);
 	return 0;
 }
 
