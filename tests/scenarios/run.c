@@ -461,7 +461,8 @@ run_dir(const char *dir, const char *ruleset)
 		}
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmpstr);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmpstr);
 	for (i = 0; i < n; i++) {
 		char path[4096];
 
@@ -525,7 +526,8 @@ main(int argc, char **argv)
 		rs[n++] = strdup(e->d_name);
 	}
 	closedir(d);
-	qsort(rs, n, sizeof(*rs), cmpstr);
+	if (n > 1)
+		qsort(rs, n, sizeof(*rs), cmpstr);
 	for (i = 0; i < n; i++) {
 		char p[4200];
 
