@@ -1,13 +1,14 @@
 /*
  * tap.h - Test Anything Protocol output for C tests.
  *
- *	plan_lazy();
  *	ok(x == 1, "x is one");
  *	is_int(got, want, "sum");
  *	is_str(got, want, "name");
- *	return done_testing();
+ *	diag("a note");
+ *	return done_testing();		(prints the plan, 1..N, last)
  *
- * Failures print file:line and got/want as TAP diagnostics.
+ * Failures print file:line and got/want as TAP diagnostics.  A test that
+ * cannot run prints "1..0 # SKIP reason" and exits 0.
  */
 #ifndef REFD_TAP_H
 #define REFD_TAP_H
