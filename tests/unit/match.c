@@ -310,12 +310,72 @@ main(void)
 	snprintf(path, sizeof(path), "%s/quarantine/%s.log", dir, id2);
 	is_int(file_size(path), sz, "the log is in quarantine, whole");
 
+	/* A crash between the last join and the start record, and one
+	 * between the last command and the final record: recovery writes
+	 * the missing record. */
+	{
+		char tok3[2][MATCH_TOKEN_LEN + 1], tok4[2][MATCH_TOKEN_LEN + 1];
+		char id3[MATCH_ID_LEN + 1], id4[MATCH_ID_LEN + 1];
+		char lastcmd[32];
+		struct match *m3, *m4;
+		size_t len = 0, off[4096], n;
+		uint8_t *bb;
+		int k;
+
+		ok(new_duel(ms, NULL, 0, &m3, tok3) == 0, "a duel to cut "
+		    "before its start");
+		snprintf(id3, sizeof(id3), "%s", match_id(m3));
+		ok(new_duel(ms, NULL, 0, &m4, tok4) == 0, "a duel to cut "
+		    "before its final record");
+		snprintf(id4, sizeof(id4), "%s", match_id(m4));
+		k = play(ms, m4, tok4, "f", 500);
+		ok(k > 0 && match_finished(m4), "played to the end");
+		snprintf(lastcmd, sizeof(lastcmd), "f%d", k - 1);
+		matchset_destroy(ms);
+		snprintf(path, sizeof(path), "%s/matches/%s.log", dir, id3);
+		bb = read_file(path, &len);
+		n = frames(bb, len, off, 4096);
+		ok(n >= 4, "header, two joins, start");
+		write_file(path, bb, off[3]);
+		free(bb);
+		snprintf(path, sizeof(path), "%s/matches/%s.log", dir, id4);
+		bb = read_file(path, &len);
+		n = frames(bb, len, off, 4096);
+		write_file(path, bb, off[n - 1]);
+		free(bb);
+		reports[0] = '\0';
+		ok(matchset_create(&cfg, &reg, collect_report, NULL, &ms, err,
+		    sizeof(err)) == 0, "restart");
+		ok(strstr(reports, "wrote the start record a crash interrupted") &&
+		    strstr(reports, "wrote the final record a crash interrupted"),
+		    "both missing records are written: %s", flat_reports());
+		m3 = matchset_find(ms, id3);
+		m4 = matchset_find(ms, id4);
+		ok(m3 != NULL && match_seq(m3) == 3, "the first is started, seq 3");
+		ok(m4 != NULL && match_finished(m4), "the second is finished");
+		if (m3 != NULL)
+			ok(play(ms, m3, tok3, "g", 3) == 3 &&
+			    match_abort(m3, "done", &e) == 0, "the first plays "
+			    "on");
+		if (m4 != NULL) {
+			is_int(match_act(m4, (uint32_t)((k - 1) % 2),
+			    tok4[(k - 1) % 2], lastcmd, -1, ATTACK,
+			    sizeof(ATTACK), &ar, &e) == 0 ? 0 : -1, 0,
+			    "the last command, sent again");
+			ok(ar.replayed && ar.finished, "is replayed and says the "
+			    "match finished");
+			matchset_sync(ms);
+			is_int(run(out, sizeof(out), "'%s/bin/refctl' verify -q "
+			    "'%s'", build_dir, path), 0, "the log verifies");
+		}
+	}
+
 	/* Limits. */
 	matchset_destroy(ms);
 	cfg.max_matches = 1;
 	ok(matchset_create(&cfg, &reg, collect_report, NULL, &ms, err,
 	    sizeof(err)) == 0, "restart with max_matches 1");
-	is_int(matchset_count(ms), 1, "the finished match is still listed");
+	is_int(matchset_count(ms), 3, "the finished matches are still listed");
 	x = matchset_find(ms, id);
 	buf_reset(&b);
 	ok(x != NULL && match_finished(x), "it was loaded from its records");
