@@ -255,6 +255,63 @@ main(void)
 	is_int(verify_bytes(b, off[n - 1], "nofinal", NULL), 2,
 	    "without its final record the log is unfinished");
 
+	/* An unfinished log edited and re-chained: only the signatures can
+	 * tell, and they do. */
+	{
+		uint8_t *u;
+		size_t ulen = 0, uoff[4096], un, j;
+		static const uint8_t idkey[] = { 0xa2, 'i', 'd', 0xa2, 'd' };
+
+		u = read_file(log4, &ulen);
+		un = frames(u, ulen, uoff, 4096);
+		j = cmd_frame(u, ulen, uoff, un, 1);
+		ok(u != NULL && j > 0, "a command record of the unfinished log");
+		if (u != NULL && j > 0) {
+			uint8_t *p = find_bytes(u + uoff[j], frame_len(u, uoff[j]),
+			    idkey, sizeof(idkey));
+
+			ok(p != NULL, "its command id");
+			if (p != NULL)
+				p[4] = 'X';
+			rechain(u, ulen, j);
+			is_int(verify_bytes(u, ulen, "resigned", NULL), 1,
+			    "an edited, re-chained unfinished log");
+			ok(has("(checkpoint at seq") && has("signature: invalid "
+			    "for the key in the header"), "is caught by the "
+			    "next checkpoint's signature");
+		}
+		free(u);
+	}
+
+	/* Framing details: zeros after the last frame are a torn tail, a bad
+	 * length with data after it is damage, a foreign file is refused. */
+	{
+		struct evlog_scan sc;
+		uint8_t *z = calloc(1, len + 64);
+
+		memcpy(z, b, len);
+		is_int(evlog_scan_bytes(z, len + 64, &sc, err, sizeof(err)), 0,
+		    "scan a log with 64 zero bytes after it");
+		is_int(sc.tail, EVLOG_TORN, "the zeros are a torn tail");
+		is_int(sc.n, n, "every frame before them is good");
+		evlog_scan_release(&sc);
+		memcpy(z, b, len);
+		z[off[3] + 1] ^= 0x10;
+		is_int(evlog_scan_bytes(z, len, &sc, err, sizeof(err)), 0,
+		    "scan a log with a damaged length field");
+		is_int(sc.tail, EVLOG_DAMAGED, "it is damage, not a torn tail");
+		ok(strstr(sc.why, "bad frame length at offset") != NULL, "%s",
+		    sc.why);
+		evlog_scan_release(&sc);
+		is_int(evlog_scan_bytes((const uint8_t *)"GIF89a..........", 16,
+		    &sc, err, sizeof(err)), REFD_ELOG, "a foreign file");
+		ok(strstr(err, "not a refd event log") != NULL, "%s", err);
+		free(z);
+	}
+	is_int(verify_bytes((const uint8_t *)"PK\3\4", 4, "foreign", NULL), 1,
+	    "verify refuses a foreign file");
+	ok(has("not a refd event log"), "saying so");
+
 	/* A plugin that behaves differently. */
 	snprintf(opt, sizeof(opt), "--plugin '%s/tests/plugins/deviant/duel.so'",
 	    build_dir);
