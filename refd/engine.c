@@ -1140,6 +1140,13 @@ game_apply(struct game *g, uint32_t seat, const uint8_t *cmd, size_t len,
 			    st != NULL) {
 				g->pl->ops.destroy(&c2, g->state);
 				g->state = st;
+			} else {
+				/* The rejected apply may have changed the
+				 * state and it cannot be put back. */
+				snprintf(c->fault, sizeof(c->fault),
+				    "restore of the snapshot after a rejected "
+				    "apply failed; the state may be damaged");
+				rc = REFD_EPLUGINFAULT;
 			}
 			call_release(&rc2);
 		}

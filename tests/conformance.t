@@ -89,6 +89,12 @@ close($fh);
 is($rc, 0, 'events of a rejected apply are discarded, not a failure')
     or diag($out);
 
+# With REFD_PF_ROLLBACK the host undoes what a rejected apply dirtied.
+($rc, $out) = run($refctl, 'check-plugin', "$fx/rollback.so", '--setup',
+    "$tmp/dirty_reject.json", '--games', 8);
+is($rc, 0, 'dirty rejections pass when the plugin asks for rollback')
+    or diag($out);
+
 # A setup that takes one seat count only: the checker finds it.
 open($fh, '>', "$tmp/three.json") or die;
 print $fh qq({"need_seats": 3}\n);

@@ -105,6 +105,70 @@ loads_and_plays(const char *name)
 	plugin_close(pl);
 }
 
+/*
+ * REFD_PF_ROLLBACK: a rejected command that dirtied the state is undone by
+ * the host; when the plugin cannot restore its own snapshot, the apply is
+ * a plugin fault, never a silent rejection over a damaged state.
+ */
+static void
+rollback(void)
+{
+	struct plugin *pl = NULL;
+	struct game *g = NULL;
+	struct call c;
+	struct rng r;
+	uint8_t key[32];
+	char err[1024] = "";
+	size_t n0 = 0, n1 = 0;
+	uint8_t *s0 = NULL, *s1 = NULL;
+	static const uint8_t bad[] = "\x82\xa4type\xa3" "add\xa1n\x09";
+	static const char *const setups[] = {
+		"\x81\xa5" "fault\xac" "dirty_reject",
+		"\x81\xa5" "fault\xab" "bad_restore",
+	};
+
+	if (plugin_open(fx("rollback"), &pl, err, sizeof(err)) != REFD_OK) {
+		ok(0, "rollback: loads");
+		diag("%s", err);
+		return;
+	}
+	call_init(&c);
+	memset(key, 3, sizeof(key));
+	rng_init_seed(&r, key);
+	pl->content = malloc(1);
+	pl->content[0] = 0x80;
+	pl->content_len = 1;
+	plugin_set_content(pl, &c);
+
+	is_int(game_create(pl, (const uint8_t *)setups[0],
+	    strlen(setups[0]), 2, &r, 0, &g, &c), REFD_OK,
+	    "rollback: create with a plugin that dirties rejected states");
+	game_serialize(g, &c);
+	s0 = buf_detach(&c.out, &n0);
+	is_int(game_apply(g, 0, bad, sizeof(bad) - 1, &c), REFD_ERANGE,
+	    "rollback: out-of-range add rejected");
+	game_serialize(g, &c);
+	s1 = buf_detach(&c.out, &n1);
+	ok(n0 == n1 && memcmp(s0, s1, n0) == 0,
+	    "rollback: the host put the dirtied state back");
+	free(s0);
+	free(s1);
+	game_destroy(g);
+	g = NULL;
+
+	is_int(game_create(pl, (const uint8_t *)setups[1],
+	    strlen(setups[1]), 2, &r, 0, &g, &c), REFD_OK,
+	    "rollback: create with a plugin whose restore fails");
+	is_int(game_apply(g, 0, bad, sizeof(bad) - 1, &c), REFD_EPLUGINFAULT,
+	    "rollback: a rejection that cannot be undone is a plugin fault");
+	ok(strstr(c.fault, "restore of the snapshot") != NULL,
+	    "rollback: and the fault says why");
+	game_destroy(g);
+	call_release(&c);
+	rng_release(&r);
+	plugin_close(pl);
+}
+
 static void
 info(const char *name, const char *want_line)
 {
@@ -221,6 +285,8 @@ main(void)
 	loads_and_plays("good_old_minor");
 	loads_and_plays("faulty");
 	loads_and_plays("good");
+
+	rollback();
 
 	info("good", "loadable: yes");
 	info("good", "op redeal: yes");

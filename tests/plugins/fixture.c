@@ -12,6 +12,8 @@
  *   newer_minor     claims minor REFD_ABI_MINOR + 1 with a larger descriptor
  *   size_too_big    claims 1.0 but a size larger than 1.0's descriptor
  *   size_lies       a size field larger than the exported object
+ *   rollback        like good, with REFD_PF_ROLLBACK: refd snapshots the
+ *                   state around apply (see the dirty_reject fault)
  *   entry_function  exports refd_plugin_v1 as a function
  *   no_entry        exports no descriptor at all
  *   init_fails      init rejects with a message
@@ -43,6 +45,7 @@
  *   bad_output      legal outputs a truncated msgpack array
  *   deep_view       view outputs arrays nested 40 deep
  *   nostate         create succeeds without giving a state
+ *   bad_restore     restore always fails
  */
 #include <stdio.h>
 #include <string.h>
@@ -60,14 +63,14 @@ enum fault {
 	F_NONE, F_BADEVENT, F_DIRTY_REJECT, F_EMIT_ON_REJECT, F_ACCEPT_GARBAGE,
 	F_ILLEGAL_LEGAL, F_NONDET, F_ROUNDTRIP, F_LEAK, F_ENDLESS, F_NOPENDING,
 	F_OUTPUT_IN_APPLY, F_DRAW_IN_VIEW, F_NONDET_CREATE, F_BAD_OUTPUT,
-	F_DEEP_VIEW, F_NOSTATE
+	F_DEEP_VIEW, F_NOSTATE, F_BAD_RESTORE
 };
 
 static const char *const fault_names[] = {
 	"none", "badevent", "dirty_reject", "emit_on_reject", "accept_garbage",
 	"illegal_legal", "nondet", "roundtrip", "leak", "endless", "nopending",
 	"output_in_apply", "draw_in_view", "nondet_create", "bad_output",
-	"deep_view", "nostate", NULL
+	"deep_view", "nostate", "bad_restore", NULL
 };
 
 struct race {
@@ -451,7 +454,7 @@ r_restore(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *b,
 	NEXT(s->winner);
 	NEXT(s->fault);
 	NEXT(s->rejected);
-	if (s->nseats < 1 || s->nseats > MAXSEATS)
+	if (s->nseats < 1 || s->nseats > MAXSEATS || s->fault == F_BAD_RESTORE)
 		bad = 1;
 	for (i = 0; !bad && i < s->nseats; i++)
 		NEXT(s->secret[i]);
@@ -516,6 +519,9 @@ static const struct refd_plugin_ops ops = {
     defined(FIXTURE_init_fails) || defined(FIXTURE_faulty)
 REFD_PLUGIN_DEFINE(FIXTURE_NAME, "1.0.0", "a loader test fixture", 1,
     MAXSEATS, REFD_PF_HIDDEN, &ops);
+#elif defined(FIXTURE_rollback)
+REFD_PLUGIN_DEFINE(FIXTURE_NAME, "1.0.0", "a loader test fixture", 1,
+    MAXSEATS, REFD_PF_HIDDEN | REFD_PF_ROLLBACK, &ops);
 #elif defined(FIXTURE_bad_magic)
 REFD_EXPORT_ const struct refd_plugin REFD_PLUGIN_ENTRY =
     DESC(0x46455253u, REFD_ABI_MINOR, sizeof(struct refd_plugin), CAPS,
