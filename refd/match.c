@@ -96,6 +96,8 @@ struct matchset {
 	struct evlog_key key;
 	struct match **m;
 	size_t n, cap;
+	struct match **idx;	/* open addressing by id, 2 * cap slots */
+	size_t idx_cap;
 	size_t live;		/* unfinished matches */
 	int dir_dirty;		/* a log file was created since the last sync */
 	refd_mpw *w;		/* scratch writer for records */
@@ -658,19 +660,50 @@ check_usable(struct match *m, struct match_err *e)
 
 /* Matchset. */
 
+static size_t
+id_slot(const char *id, size_t cap)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *id; id++)
+		h = (h ^ (uint8_t)*id) * 1099511628211ull;
+	return (size_t)(h & (cap - 1));
+}
+
+static void
+idx_put(struct matchset *ms, struct match *m)
+{
+	size_t i = id_slot(m->id, ms->idx_cap);
+
+	while (ms->idx[i] != NULL)
+		i = (i + 1) & (ms->idx_cap - 1);
+	ms->idx[i] = m;
+}
+
 static int
 add_match(struct matchset *ms, struct match *m)
 {
 	if (ms->n == ms->cap) {
-		size_t nc = ms->cap ? ms->cap * 2 : 16;
-		struct match **v = realloc(ms->m, nc * sizeof(*v));
+		size_t nc = ms->cap ? ms->cap * 2 : 16, i;
+		struct match **x = calloc(2 * nc, sizeof(*x)), **v;
 
-		if (v == NULL)
+		if (x == NULL)
 			return REFD_ENOMEM;
+		v = realloc(ms->m, nc * sizeof(*v));
+		if (v == NULL) {
+			free(x);
+			return REFD_ENOMEM;
+		}
 		ms->m = v;
 		ms->cap = nc;
+		free(ms->idx);
+		ms->idx = x;
+		ms->idx_cap = 2 * nc;
+		for (i = 0; i < ms->n; i++)
+			idx_put(ms, ms->m[i]);
 	}
 	ms->m[ms->n++] = m;
+	idx_put(ms, m);
 	if (!m->finished)
 		ms->live++;
 	return REFD_OK;
@@ -681,11 +714,12 @@ matchset_find(struct matchset *ms, const char *id)
 {
 	size_t i;
 
-	if (id == NULL)
+	if (id == NULL || ms->idx_cap == 0)
 		return NULL;
-	for (i = 0; i < ms->n; i++)
-		if (strcmp(ms->m[i]->id, id) == 0)
-			return ms->m[i];
+	for (i = id_slot(id, ms->idx_cap); ms->idx[i] != NULL;
+	    i = (i + 1) & (ms->idx_cap - 1))
+		if (strcmp(ms->idx[i]->id, id) == 0)
+			return ms->idx[i];
 	return NULL;
 }
 
@@ -768,6 +802,7 @@ matchset_destroy(struct matchset *ms)
 		match_free(ms->m[i]);
 	}
 	free(ms->m);
+	free(ms->idx);
 	refd_mpw_destroy(ms->w);
 	evlog_key_release(&ms->key);
 	free(ms->state_dir);
