@@ -1,0 +1,89 @@
+# A match played through the real daemon, exported over the protocol and
+# checked offline: refctl verify with the daemon's public key accepts it,
+# and the events clients were served are the events in the log.
+use strict;
+use warnings;
+use Test::More;
+use JSON::PP;
+
+use Refd;
+
+my $d = Refd->new;
+my $c = $d->client;
+
+my $pk = $c->ok('pubkey');
+like($pk->{pubkey}, qr/^[0-9a-f]{64}$/, 'the daemon gives its public key');
+
+my $m = $c->ok('create', ruleset => 'duel', scenario => 'first-duel');
+my $id = $m->{match};
+my @tok = map {
+	$c->ok('join', match => $id, seat => $_, seed => "player $_")->{token}
+} 0 .. 1;
+is(scalar(grep { defined } @tok), 2, 'both seats joined');
+
+{
+	my $r = $c->req('export', match => $id);
+	ok(!$r->{ok} && $r->{error}{name} eq 'EUNFINISHED',
+	    'an unfinished match is not exported (its log holds hidden data)');
+}
+
+my $n = 0;
+while ($n < 500) {
+	my $p = $c->ok('pending', match => $id) or last;
+	last if $p->{finished};
+	my $s = $p->{seats}[0];
+	my $l = $c->ok('legal', match => $id, seat => $s, token => $tok[$s]);
+	my $cmd = $l->{legal}[$n % @{ $l->{legal} }]{cmd};
+	$c->ok('act', match => $id, seat => $s, token => $tok[$s],
+	    cmd_id => "c$n", expected_seq => $p->{seq}, cmd => $cmd) or last;
+	$n++;
+}
+my $p = $c->ok('pending', match => $id);
+ok($p->{finished}, "the match ended after $n commands");
+
+my $x = $c->ok('export', match => $id);
+ok($x && length($x->{log}) > 100, 'the finished match is exported');
+my $file = $d->dir . "/$id.log";
+open(my $f, '>:raw', $file) or die;
+print $f $x->{log};
+close($f);
+
+my $refctl = Refd::bin('refctl');
+my ($st, $out) = Refd::run_prog($refctl, 'verify', $file, '--pubkey',
+    $pk->{pubkey});
+is($st, 0, 'refctl verify accepts the exported log') or diag($out);
+like($out, qr/VERIFIED\n/, 'and says VERIFIED');
+like($out, qr/\(the key you gave\)/, 'against the daemon\'s key');
+
+($st, $out) = Refd::run_prog($refctl, 'verify', $file, '--pubkey',
+    '0' x 64);
+is($st, 1, 'another key is refused');
+
+# The public events served over the protocol are the log's, in order.
+my $ev = $c->ok('events', match => $id, since => 0);
+($st, $out) = Refd::run_prog($refctl, 'replay', '--json', $file);
+is($st, 0, 'replay --json');
+my $recs = decode_json($out);
+my @logged;
+for my $r (@$recs) {
+	next unless $r->{events};
+	my $i = 0;
+	for my $e (@{ $r->{events} }) {
+		push @logged, "$r->{seq}/$i/$e->{event}{type}"
+		    unless defined $e->{to};
+		$i++;
+	}
+}
+my @served = map { "$_->{seq}/$_->{i}/$_->{type}" } @{ $ev->{events} };
+is_deeply(\@served, \@logged, scalar(@served) . ' public events served, '
+    . 'the same as the log\'s');
+
+# Private events reach their seat only.
+my $e0 = $c->ok('events', match => $id, since => 0, seat => 0,
+    token => $tok[0]);
+my @mine = grep { defined $_->{seat} && $_->{type} eq 'dealt' }
+    @{ $e0->{events} };
+is(scalar(@mine), 1, 'seat 0 sees its own deal');
+is($mine[0]{seat}, 0, 'tagged with its seat');
+
+done_testing();
