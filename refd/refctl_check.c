@@ -30,6 +30,9 @@
  *
  * and, after each game, plays it again from the same seed with the same
  * choices and checks that every step gives the same events and draws.
+ * The summary ends with a digest of every outcome: two runs with the same
+ * options must print the same one, which catches state that differs
+ * between processes (addresses, uninitialised memory) as well.
  *
  * Without --setup or --scenario the games cycle through the content's
  * scenarios, or use an empty setup map when there are none.  Without
@@ -76,6 +79,9 @@ struct opts {
 struct stats {
 	long games, finished, steps, legal_ok, illegal_ok, roundtrips;
 	long redeals, templates, replays, fails;
+	/* Every create's and chosen command's outcome, in order: equal for
+	 * two runs with the same options, whatever the process. */
+	crypto_generichash_state digest;
 };
 
 /* One candidate command. */
@@ -926,6 +932,8 @@ play(struct chk *k, const uint8_t *setup, size_t setup_len, uint32_t *nseatsp,
 		*nseatsp = nseats;
 	}
 	digest_call(&c, rc, t.create_digest);
+	crypto_generichash_update(&k->st->digest, t.create_digest,
+	    ENG_HASH_LEN);
 	if (rc != REFD_OK) {
 		fail(k, "create with %u seats and setup %s: %s", nseats,
 		    show(setup, setup_len), why(&c, rc));
@@ -1061,6 +1069,7 @@ play(struct chk *k, const uint8_t *setup, size_t setup_len, uint32_t *nseatsp,
 		if (!k->failed && rc == REFD_OK &&
 		    trace_add(&t, ch->seat, cb, cn, dg) != 0)
 			fail(k, "out of memory");
+		crypto_generichash_update(&k->st->digest, dg, sizeof(dg));
 		game_destroy(g2);
 		refd_mpw_destroy(w);
 		if (k->failed)
@@ -1311,6 +1320,7 @@ cmd_check_plugin(int argc, char **argv)
 		    "but no redeal op; views are not checked for leaks\n",
 		    pl->name);
 
+	crypto_generichash_init(&st.digest, NULL, 0, ENG_HASH_LEN);
 	memset(&k, 0, sizeof(k));
 	k.o = &o;
 	k.st = &st;
@@ -1358,6 +1368,14 @@ cmd_check_plugin(int argc, char **argv)
 			fprintf(stderr, "check-plugin: %s: game %ld (%s, %u "
 			    "seats): %s\n", pl->name, g, sname, nseats,
 			    st.fails > before ? "FAILED" : "ok");
+	}
+	{
+		uint8_t h[ENG_HASH_LEN];
+		char hex[2 * ENG_HASH_LEN + 1];
+
+		crypto_generichash_final(&st.digest, h, sizeof(h));
+		hex_encode(h, 16, hex);
+		printf("check-plugin: %s: events digest %s\n", pl->name, hex);
 	}
 	printf("check-plugin: %s %s: %ld games (%ld finished), %ld steps, "
 	    "%ld listed commands accepted, %ld illegal commands rejected, "

@@ -42,6 +42,15 @@ for my $so (@plugins) {
 	like($out, qr/ (\d+) round trips/, "$name: round trips were checked");
 	my ($steps) = $out =~ /, (\d+) steps,/;
 	ok(defined $steps && $steps > 0, "$name: games took steps");
+	# Another process, the same seed: the same outcomes, bit for bit.
+	my @few = (@args[0 .. 2], '--games', 5, @args[5 .. $#args]);
+	my ($r1, $o1) = run(@few);
+	my ($r2, $o2) = run(@few);
+	my ($d1) = $o1 =~ /events digest ([0-9a-f]{32})/;
+	my ($d2) = $o2 =~ /events digest ([0-9a-f]{32})/;
+	ok(defined $d1 && defined $d2 && $d1 eq $d2,
+	    "$name: two processes, same seed, same events digest")
+	    or diag("$o1\n$o2");
 }
 
 # The fixtures: a good one passes, each fault is caught by its check.
@@ -134,5 +143,8 @@ my ($r2, $o2) = run($refctl, 'check-plugin', "$fx/good.so", '--seed', 5);
 my ($r3, $o3) = run($refctl, 'check-plugin', "$fx/good.so", '--seed', 6);
 is($o1, $o2, 'same seed, same run');
 isnt($o1, $o3, 'another seed, other games');
+my ($g1) = $o1 =~ /events digest (\w+)/;
+my ($g3) = $o3 =~ /events digest (\w+)/;
+ok(defined $g1 && defined $g3 && $g1 ne $g3, 'another seed, another digest');
 
 done_testing();
