@@ -1,5 +1,6 @@
 # Crash test: refd runs under load from several clients and is killed with
-# SIGKILL at random moments, many times, then restarted on the same state.
+# SIGKILL at random moments, many times (every fourth time also once more
+# during its start-up recovery), then restarted on the same state.
 # Every acknowledged command must be in the log with the seq it was
 # acknowledged with, every log must verify, and every match must resume.
 use strict;
@@ -127,6 +128,19 @@ while ($kills < $KILLS && time - $t0 < $BUDGET) {
 	sleep(0.1 + rand(0.5));
 	$d->stop('KILL');
 	$kills++;
+	# Now and then, also kill a refd in the middle of its recovery.
+	if ($kills % 4 == 0) {
+		my $pid = fork() // die "fork: $!";
+		if ($pid == 0) {
+			open(STDOUT, '>>', "$dir/refd.log") or POSIX::_exit(126);
+			open(STDERR, '>>', "$dir/refd.log") or POSIX::_exit(126);
+			exec(Refd::bin('refd'), '-f', $d->conffile) or
+			    POSIX::_exit(127);
+		}
+		sleep(rand(0.08));
+		kill('KILL', $pid);
+		waitpid($pid, 0);
+	}
 	my $me = $$;
 	my $started = eval { $d->start; 1 };
 	# A failure in the child Refd::start forks must not become a second
