@@ -62,6 +62,7 @@ struct refd_mock {
 
 	size_t live;
 	int fail_alloc;
+	int op;			/* enum refd_mock_op */
 };
 
 /* Allocation header: which mock accounts for it, and the size. */
@@ -228,6 +229,11 @@ draw(refd_ctx *ctx, int kind, uint32_t bound, const char *why,
 	struct mdraw *d;
 	uint32_t v;
 
+	if (m->op != REFD_MOCK_ANY && m->op != REFD_MOCK_CREATE &&
+	    m->op != REFD_MOCK_APPLY && m->op != REFD_MOCK_REDEAL) {
+		fault(m, "draw outside create, apply or redeal");
+		return REFD_EPLUGINFAULT;
+	}
 	if (bound == 0) {
 		fault(m, "draw with bound 0 (%s)", why != NULL ? why : "");
 		return REFD_EARG;
@@ -298,6 +304,11 @@ m_emit(refd_ctx *ctx, int32_t seat, const uint8_t *ev, size_t len)
 	refd_mock *m = ctx->m;
 	struct mev *e;
 
+	if (m->op != REFD_MOCK_ANY && m->op != REFD_MOCK_CREATE &&
+	    m->op != REFD_MOCK_APPLY) {
+		fault(m, "event emitted outside create or apply");
+		return REFD_EPLUGINFAULT;
+	}
 	if (seat < REFD_SEAT_PUBLIC || seat >= REFD_MAX_SEATS) {
 		fault(m, "event for impossible seat %d", (int)seat);
 		return REFD_EPLUGINFAULT;
@@ -325,6 +336,10 @@ m_output(refd_ctx *ctx, const uint8_t *bytes, size_t len)
 {
 	refd_mock *m = ctx->m;
 
+	if (m->op == REFD_MOCK_APPLY) {
+		fault(m, "output during apply");
+		return REFD_EPLUGINFAULT;
+	}
 	if (bytes == NULL && len > 0) {
 		fault(m, "output of NULL bytes");
 		return REFD_EPLUGINFAULT;
@@ -341,6 +356,11 @@ m_commit(refd_ctx *ctx, const char *zone, int32_t seat, const uint8_t *data,
 	refd_mock *m = ctx->m;
 	struct mcommit *c;
 
+	if (m->op != REFD_MOCK_ANY && m->op != REFD_MOCK_CREATE &&
+	    m->op != REFD_MOCK_APPLY && m->op != REFD_MOCK_REDEAL) {
+		fault(m, "commitment outside create or apply");
+		return REFD_EPLUGINFAULT;
+	}
 	if (zone == NULL || (data == NULL && len > 0)) {
 		fault(m, "commitment without a zone or data");
 		return REFD_EPLUGINFAULT;
@@ -460,6 +480,12 @@ size_t
 refd_mock_draws_left(const refd_mock *m)
 {
 	return m->nscript - m->pos;
+}
+
+void
+refd_mock_op(refd_mock *m, int op)
+{
+	m->op = op;
 }
 
 void

@@ -209,6 +209,26 @@ main(void)
 	refd_mock_host(m)->log(ctx, REFD_LOG_WARN, "careful");
 	is_str(refd_mock_logs(m), "warning: careful\n", "log captured");
 
+	/* Told which op runs, the mock refuses what refd refuses. */
+	refd_mock_clear(m);
+	refd_mock_op(m, REFD_MOCK_QUERY);
+	is_int(refd_mock_host(m)->roll(ctx, 6, "peek", &v1),
+	    REFD_EPLUGINFAULT, "op query: a draw is refused");
+	is_str(refd_mock_fault(m), "draw outside create, apply or redeal",
+	    "op query: named as refd names it");
+	refd_mock_clear(m);
+	is_int(o->view(ctx, state, 0), REFD_OK, "op query: view is fine");
+	refd_mock_op(m, REFD_MOCK_APPLY);
+	is_int(refd_mock_host(m)->output(ctx, (const uint8_t *)"\xc0", 1),
+	    REFD_EPLUGINFAULT, "op apply: output is refused");
+	refd_mock_op(m, REFD_MOCK_REDEAL);
+	refd_mock_clear(m);
+	refd_mock_script(m, NULL, 0);
+	is_int(o->redeal(ctx, state, 1), REFD_OK,
+	    "op redeal: duel's redeal draws without a fault");
+	is_str(refd_mock_fault(m), "", "op redeal: no fault");
+	refd_mock_op(m, REFD_MOCK_ANY);
+
 	/* Unscripted draws: seeded and repeatable. */
 	refd_mock_script(m, NULL, 0);
 	refd_mock_seed(m, 77);

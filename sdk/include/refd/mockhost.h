@@ -67,8 +67,28 @@ int refd_mock_script(refd_mock *m, const int64_t *vals, size_t n);
 size_t refd_mock_draws_left(const refd_mock *m);
 void refd_mock_seed(refd_mock *m, uint64_t seed);
 
+/*
+ * What refd allows depends on the op being called: draws only in create,
+ * apply and redeal; events only in create and apply; commitments only in
+ * create, apply and redeal; no output during apply.  Tell the mock which
+ * op the next calls belong to and it refuses the same things, with
+ * REFD_EPLUGINFAULT and a refd_mock_fault message.  REFD_MOCK_ANY (the
+ * default) allows everything.
+ */
+enum refd_mock_op {
+	REFD_MOCK_ANY = 0,
+	REFD_MOCK_INIT = 1,
+	REFD_MOCK_CONTENT = 2,
+	REFD_MOCK_CREATE = 3,
+	REFD_MOCK_APPLY = 4,
+	REFD_MOCK_QUERY = 5,	/* describe, legal, pending, view, result,
+				 * serialize, restore, destroy */
+	REFD_MOCK_REDEAL = 6
+};
+void refd_mock_op(refd_mock *m, int op);
+
 /* Forget captured events, output, draws, commitments, logs, rejection
- * and fault; the script, seed and memory accounting stay. */
+ * and fault; the script, seed, op and memory accounting stay. */
 void refd_mock_clear(refd_mock *m);
 
 /* Events, in emission order: bytes, length and seat (REFD_SEAT_PUBLIC or
