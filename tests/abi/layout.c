@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "refd/errors.h"
+#include "refd/mockhost.h"
 #include "refd/mp.h"
 #include "refd/plugin.h"
 #include "abi/pins.h"
@@ -44,6 +45,13 @@ PIN(REFD_MPCHECK_BADBYTE == -2);
 PIN(REFD_MPCHECK_DEPTH == -3);
 PIN(REFD_MPCHECK_TRAILING == -4);
 PIN(REFD_MP_MAX_DEPTH == 32);
+PIN(REFD_MOCK_ANY == 0);
+PIN(REFD_MOCK_INIT == 1);
+PIN(REFD_MOCK_CONTENT == 2);
+PIN(REFD_MOCK_CREATE == 3);
+PIN(REFD_MOCK_APPLY == 4);
+PIN(REFD_MOCK_QUERY == 5);
+PIN(REFD_MOCK_REDEAL == 6);
 #if defined(__x86_64__) && defined(__LP64__)
 PIN(sizeof(refd_mpv) == 16);
 PIN(offsetof(refd_mpv, p) == 0);
