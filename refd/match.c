@@ -1758,6 +1758,12 @@ load_log(struct matchset *ms, const char *path, int lazy,
 			m->since_ckpt++;
 			if (m->joined == m->nseats && !skip) {
 				rc = start_game(m, &pending, &c);
+				if (rc == REFD_ENOMEM ||
+				    c.reject_code == REFD_ENOMEM)
+					LBAD(0, "record %zu: the match needs more "
+					    "than max-match-memory (%zu bytes); "
+					    "raise it and restart", i,
+					    ms->cfg.max_match_memory);
 				if (rc != REFD_OK)
 					LBAD(1, "record %zu: the ruleset's create "
 					    "fails on replay: %s", i,
@@ -1818,6 +1824,10 @@ load_log(struct matchset *ms, const char *path, int lazy,
 			}
 			rc = game_apply(m->g, (uint32_t)r.seat, r.cmd,
 			    r.cmd_len, &c);
+			if (rc == REFD_ENOMEM || c.reject_code == REFD_ENOMEM)
+				LBAD(0, "record %zu: the match needs more than "
+				    "max-match-memory (%zu bytes); raise it and "
+				    "restart", i, ms->cfg.max_match_memory);
 			if (rc != REFD_OK)
 				LBAD(1, "record %zu (seq %" PRIu64 "): replay "
 				    "rejects the command: %s", i, r.seq,

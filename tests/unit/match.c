@@ -393,13 +393,24 @@ main(void)
 	memset(&a, 0, sizeof(a));
 	a.ruleset = "duel";
 	is_int(match_create(ms, &a, &x, &e), 0, "one live match is allowed");
+	snprintf(id2, sizeof(id2), "%s", match_id(x));
+	match_join(x, 0, NULL, 0, t, &e);
+	match_join(x, 1, NULL, 0, t, &e);
+	matchset_sync(ms);
 	is_int(match_create(ms, &a, &x, &e), REFD_ETOOMANY, "a second is not");
 	ok(strstr(e.message, "max-matches") != NULL, "named: %s", e.message);
 	matchset_destroy(ms);
 	cfg.max_matches = 100;
 	cfg.max_match_memory = 64;
+	reports[0] = '\0';
 	ok(matchset_create(&cfg, &reg, collect_report, NULL, &ms, err,
 	    sizeof(err)) == 0, "restart with 64 bytes of plugin memory");
+	ok(strstr(reports, "needs more than max-match-memory (64 bytes); "
+	    "raise it and restart") != NULL && matchset_find(ms, id2) == NULL,
+	    "a live match that no longer fits is not resumed: %s",
+	    flat_reports());
+	snprintf(path, sizeof(path), "%s/matches/%s.log", dir, id2);
+	ok(file_size(path) > 0, "but its log stays where it is");
 	is_int(match_create(ms, &a, &x, &e), REFD_ELIMIT,
 	    "the duel does not fit");
 	ok(strstr(e.message, "max-match-memory") != NULL, "named: %s",
@@ -409,6 +420,7 @@ main(void)
 	cfg.max_log_bytes = 4096;
 	ok(matchset_create(&cfg, &reg, collect_report, NULL, &ms, err,
 	    sizeof(err)) == 0, "restart with 4096 log bytes per match");
+	ok(matchset_find(ms, id2) != NULL, "with the memory back, it resumes");
 	ok(new_duel(ms, NULL, 0, &x, tok2) == 0, "a duel");
 	for (i = 0; i < 100 && !match_finished(x); i++) {
 		char cid[16];
