@@ -630,6 +630,17 @@ open_descriptor(const char *path, void **dlp, const struct refd_plugin **dp,
 	return REFD_OK;
 }
 
+/* Whether p points into the same loaded object as anchor. */
+static int
+inside(const void *p, const void *anchor)
+{
+	Dl_info a, b;
+
+	if (p == NULL || dladdr(anchor, &a) == 0 || dladdr(p, &b) == 0)
+		return 0;
+	return a.dli_fbase == b.dli_fbase;
+}
+
 /*
  * The loader checks, in order: magic, major, size, minor, required
  * capabilities, name, ops, then the remaining descriptor fields.  On
@@ -711,6 +722,13 @@ check_descriptor(const char *path, const struct refd_plugin *d,
 		    (unsigned long long)unknown);
 		return REFD_ECAPS;
 	}
+	if (dc->name != NULL && !inside(dc->name, d)) {
+		snprintf(err, errlen,
+		    "plugin '%s': name: found a pointer outside the plugin, "
+		    "expected the plugin's own string; the descriptor is "
+		    "damaged, rebuild the plugin", path);
+		return REFD_ENAME;
+	}
 	stem = stem_of(path);
 	if (stem == NULL)
 		return REFD_ENOMEM;
@@ -729,6 +747,13 @@ check_descriptor(const char *path, const struct refd_plugin *d,
 		snprintf(err, errlen,
 		    "plugin '%s': ops: found NULL, expected an ops table; "
 		    "rebuild the plugin", path);
+		return REFD_EOPS;
+	}
+	if (!inside(o, d)) {
+		snprintf(err, errlen,
+		    "plugin '%s': ops: found a pointer outside the plugin, "
+		    "expected the plugin's own ops table; the descriptor is "
+		    "damaged, rebuild the plugin", path);
 		return REFD_EOPS;
 	}
 	if (o->size < offsetof(struct refd_plugin_ops, redeal)) {
@@ -750,6 +775,16 @@ check_descriptor(const char *path, const struct refd_plugin *d,
 	REQ(apply) REQ(legal) REQ(pending) REQ(view) REQ(result) REQ(serialize)
 	REQ(restore) REQ(destroy)
 #undef REQ
+	if ((dc->version != NULL && !inside(dc->version, d)) ||
+	    (dc->summary != NULL && !inside(dc->summary, d))) {
+		snprintf(err, errlen,
+		    "plugin '%s': %s: found a pointer outside the plugin, "
+		    "expected the plugin's own string; the descriptor is "
+		    "damaged, rebuild the plugin", path,
+		    dc->version != NULL && !inside(dc->version, d) ? "version" :
+		    "summary");
+		return REFD_EDESC;
+	}
 	if (dc->version == NULL || dc->version[0] == '\0') {
 		snprintf(err, errlen,
 		    "plugin '%s': version: found none, expected a version "

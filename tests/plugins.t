@@ -22,6 +22,7 @@ my %refused = (
 	size_too_big => qr/size: found \d+, expected \d+ for ABI 1\.\d+;/,
 	size_lies => qr/size: found \d+, but the descriptor object is \d+ bytes;/,
 	entry_function => qr/entry: 'refd_plugin_v1' is a function, expected a const data object;/,
+	wild_ops => qr/ops: found a pointer outside the plugin, expected the plugin's own ops table;/,
 	no_entry => qr/entry: symbol 'refd_plugin_v1' not found;/,
 	init_fails => qr/init: returned EINIT \(-309\), expected OK: the fixture refuses to start;/,
 	name_mismatch => qr/name: found 'someone_else', expected 'name_mismatch' \(the file name\);/,

@@ -233,6 +233,9 @@ main(void)
 	refused("entry_function", REFD_ENOENTRY, "plugin '@': entry: "
 	    "'refd_plugin_v1' is a function, expected a const data object; "
 	    "define the plugin with REFD_PLUGIN_DEFINE");
+	refused("wild_ops", REFD_EOPS, "plugin '@': ops: found a pointer "
+	    "outside the plugin, expected the plugin's own ops table; the "
+	    "descriptor is damaged, rebuild the plugin");
 	refused("no_entry", REFD_ENOENTRY,
 	    "plugin '@': entry: symbol 'refd_plugin_v1' not found; define the "
 	    "plugin with REFD_PLUGIN_DEFINE from <refd/plugin.h>");

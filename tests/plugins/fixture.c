@@ -15,6 +15,7 @@
  *   rollback        like good, with REFD_PF_ROLLBACK: refd snapshots the
  *                   state around apply (see the dirty_reject fault)
  *   entry_function  exports refd_plugin_v1 as a function
+ *   wild_ops        the descriptor's ops pointer points nowhere
  *   no_entry        exports no descriptor at all
  *   init_fails      init rejects with a message
  *   name_mismatch   descriptor name differs from the file name
@@ -558,6 +559,16 @@ REFD_EXPORT_ const struct desc_big REFD_PLUGIN_ENTRY = {
 REFD_EXPORT_ const struct refd_plugin REFD_PLUGIN_ENTRY =
     DESC(REFD_PLUGIN_MAGIC, REFD_ABI_MINOR + 1, sizeof(struct refd_plugin) +
     4096, CAPS, FIXTURE_NAME);
+#elif defined(FIXTURE_wild_ops)
+/* A damaged descriptor: refd must not follow this pointer. */
+REFD_EXPORT_ const struct refd_plugin REFD_PLUGIN_ENTRY = {
+	REFD_PLUGIN_MAGIC, REFD_ABI_MAJOR, REFD_ABI_MINOR,
+	(uint32_t)sizeof(struct refd_plugin), 0, CAPS, FIXTURE_NAME, "1.0.0",
+	"a loader test fixture", 1, MAXSEATS,
+	(const struct refd_plugin_ops *)(uintptr_t)0x1000
+};
+static const struct refd_plugin_ops *const unused_ops
+    __attribute__((used)) = &ops;
 #elif defined(FIXTURE_entry_function)
 /* The Postgres lesson: the entry must be data, never code. */
 REFD_EXPORT_ int refd_plugin_v1(void);
