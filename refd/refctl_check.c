@@ -25,7 +25,9 @@
  *  - for REFD_PF_HIDDEN plugins with a redeal op: re-dealing one seat's
  *    hidden data leaves every other seat's view and the spectators' view
  *    unchanged;
- *  - views, legal lists and results are well-formed msgpack;
+ *  - views, legal lists and results are well-formed msgpack, every listed
+ *    command has a "type" that describe's "commands" names (when describe
+ *    names any), and describe's "seats" match the descriptor;
  *  - every game ends within --max-steps;
  *
  * and, after each game, plays it again from the same seed with the same
@@ -105,6 +107,7 @@ struct chk {
 	long game, step;
 	uint64_t prng;		/* the checker's choices */
 	int failed;		/* this game failed: stop it */
+	refd_mpv commands;	/* describe's "commands" map, or missing */
 };
 
 /* The chosen commands of a game, for the replay. */
@@ -382,6 +385,21 @@ legal_of(struct chk *k, struct game *g, uint32_t seat, struct cands *cs)
 			break;
 		}
 		if (refd_mpv_type(cmd) == REFD_MP_MAP) {
+			refd_mpv type = refd_mpv_get(cmd, "type");
+
+			if (refd_mpv_type(type) != REFD_MP_STR) {
+				fail(k, "legal for seat %u: item %zu's command "
+				    "has no \"type\" string", seat, i);
+				break;
+			}
+			if (refd_mpv_len(k->commands) > 0 &&
+			    !refd_mpv_ok(refd_mpv_get(k->commands,
+			    refd_mpv_cstr(type, "")))) {
+				fail(k, "legal for seat %u: command type '%s' "
+				    "is not among describe's commands", seat,
+				    refd_mpv_cstr(type, "?"));
+				break;
+			}
 			if (cands_add(cs, seat, cmd, 0) != 0)
 				break;
 		} else if (refd_mpv_type(tp) == REFD_MP_MAP) {
@@ -1162,6 +1180,7 @@ cmd_check_plugin(int argc, char **argv)
 	struct opts o;
 	struct stats st;
 	struct chk k;
+	refd_mpdoc *desc = NULL;
 	struct plugin *pl = NULL;
 	struct call c;
 	uint8_t *setup = NULL;
@@ -1173,6 +1192,7 @@ cmd_check_plugin(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	memset(&st, 0, sizeof(st));
+	memset(&k, 0, sizeof(k));
 	o.games = 20;
 	o.seed = 1;
 	o.max_steps = 10000;
@@ -1315,13 +1335,40 @@ cmd_check_plugin(int argc, char **argv)
 		plugin_close(pl);
 		return 2;
 	}
+	/* describe: what list rulesets shows must agree with the plugin. */
+	desc = refd_mp_parse(pl->describe, pl->describe_len);
+	{
+		refd_mpv r = refd_mp_root(desc), seats = refd_mpv_get(r, "seats");
+		int64_t lo = 0, hi = 0;
+
+		if (refd_mpv_type(r) != REFD_MP_MAP) {
+			fprintf(stderr, "check-plugin: %s: describe: output is "
+			    "not a map\n", pl->name);
+			st.fails++;
+		}
+		if (refd_mpv_ok(seats) && (refd_mpv_len(seats) != 2 ||
+		    refd_mpv_int(refd_mpv_at(seats, 0), &lo) != 0 ||
+		    refd_mpv_int(refd_mpv_at(seats, 1), &hi) != 0 ||
+		    lo != pl->desc->min_seats || hi != pl->desc->max_seats)) {
+			fprintf(stderr, "check-plugin: %s: describe: \"seats\" "
+			    "is not [%u, %u] as in the descriptor\n", pl->name,
+			    pl->desc->min_seats, pl->desc->max_seats);
+			st.fails++;
+		}
+		k.commands = refd_mpv_get(r, "commands");
+		if (refd_mpv_ok(k.commands) &&
+		    refd_mpv_type(k.commands) != REFD_MP_MAP) {
+			fprintf(stderr, "check-plugin: %s: describe: "
+			    "\"commands\" is not a map\n", pl->name);
+			st.fails++;
+		}
+	}
 	if ((pl->desc->flags & REFD_PF_HIDDEN) && pl->ops.redeal == NULL)
 		fprintf(stderr, "check-plugin: %s: warning: hidden information "
 		    "but no redeal op; views are not checked for leaks\n",
 		    pl->name);
 
 	crypto_generichash_init(&st.digest, NULL, 0, ENG_HASH_LEN);
-	memset(&k, 0, sizeof(k));
 	k.o = &o;
 	k.st = &st;
 	k.pl = pl;
@@ -1384,6 +1431,7 @@ cmd_check_plugin(int argc, char **argv)
 	    st.finished, st.steps, st.legal_ok, st.illegal_ok, st.roundtrips,
 	    st.redeals, st.replays, st.templates, st.fails,
 	    st.fails == 1 ? "" : "s");
+	refd_mp_free(desc);
 	free(setup);
 	plugin_close(pl);
 	return st.fails == 0 ? 0 : 1;

@@ -76,6 +76,7 @@ my %caught = (
 	draw_in_view => qr/view for seat -?\d: EPLUGINFAULT \(draw outside create, apply or redeal\)/,
 	bad_output => qr/legal for seat \d: output is not one msgpack array \(truncated msgpack\)/,
 	deep_view => qr/view for seat -?\d: output is not one msgpack map \(msgpack nested too deeply\)/,
+	undescribed => qr/legal for seat \d: command type 'jump' is not among describe's commands/,
 	nostate => qr/create with \d seats and setup .*: EPLUGINFAULT \(create returned no state\)/,
 );
 for my $f (sort keys %caught) {

@@ -47,6 +47,7 @@
  *   deep_view       view outputs arrays nested 40 deep
  *   nostate         create succeeds without giving a state
  *   bad_restore     restore always fails
+ *   undescribed     legal lists a command type describe does not name
  */
 #include <stdio.h>
 #include <string.h>
@@ -64,14 +65,14 @@ enum fault {
 	F_NONE, F_BADEVENT, F_DIRTY_REJECT, F_EMIT_ON_REJECT, F_ACCEPT_GARBAGE,
 	F_ILLEGAL_LEGAL, F_NONDET, F_ROUNDTRIP, F_LEAK, F_ENDLESS, F_NOPENDING,
 	F_OUTPUT_IN_APPLY, F_DRAW_IN_VIEW, F_NONDET_CREATE, F_BAD_OUTPUT,
-	F_DEEP_VIEW, F_NOSTATE, F_BAD_RESTORE
+	F_DEEP_VIEW, F_NOSTATE, F_BAD_RESTORE, F_UNDESCRIBED
 };
 
 static const char *const fault_names[] = {
 	"none", "badevent", "dirty_reject", "emit_on_reject", "accept_garbage",
 	"illegal_legal", "nondet", "roundtrip", "leak", "endless", "nopending",
 	"output_in_apply", "draw_in_view", "nondet_create", "bad_output",
-	"deep_view", "nostate", "bad_restore", NULL
+	"deep_view", "nostate", "bad_restore", "undescribed", NULL
 };
 
 struct race {
@@ -325,7 +326,8 @@ r_legal(refd_ctx *ctx, const void *state, uint32_t seat)
 		for (n = 1; n <= (s->fault == F_ILLEGAL_LEGAL ? 4 : 3); n++) {
 			refd_mpw_map(w);
 			refd_mpw_kmap(w, "cmd");
-			refd_mpw_kstr(w, "type", "add");
+			refd_mpw_kstr(w, "type", s->fault == F_UNDESCRIBED &&
+			    n == 3 ? "jump" : "add");
 			refd_mpw_kint(w, "n", n);
 			refd_mpw_end(w);
 			snprintf(label, sizeof(label), "Add %d", n);
