@@ -12,6 +12,11 @@
 # library pkg-config's refd-plugin package names.  OUT is where
 # $(PLUGIN).so goes (default: this directory).  EXTRA_CFLAGS and
 # EXTRA_LDFLAGS are added to the compile and link lines.
+#
+# `make check` runs the conformance checker on the plugin: REFCTL names
+# refctl (default: refctl on PATH), CONTENT the ruleset's content
+# directory (default: ./content when it exists), CHECK_FLAGS more options
+# (e.g. --games 200).
 CC ?= cc
 OUT ?= .
 PKG_CONFIG ?= pkg-config
@@ -43,7 +48,13 @@ $(REFD_SDKLIB)/librefdsdk.a:
 	@echo "refd-plugin.mk: $@ not found; run make in the refd tree or set REFD_SDKLIB" >&2
 	@exit 1
 
+REFCTL ?= refctl
+CONTENT ?= $(wildcard content)
+
+check: $(OUT)/$(PLUGIN).so
+	$(REFCTL) check-plugin $(OUT)/$(PLUGIN).so $(if $(CONTENT),--content $(CONTENT)) $(CHECK_FLAGS)
+
 clean:
 	rm -f $(OUT)/$(PLUGIN).so
 
-.PHONY: all clean
+.PHONY: all check clean

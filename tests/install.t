@@ -85,6 +85,16 @@ ok(-f "$tmp/mygame/duel.so", 'duel.so built');
     '--games', 10);
 is($rc, 0, 'the plugin built from the installed SDK passes the checker')
     or diag($out);
+system('cp', '-R', "$src/sdk/examples/duel/content", "$tmp/mygame/content") == 0
+    or die "copy content";
+($rc, $out) = run('make', '-C', "$tmp/mygame", 'check',
+    "REFCTL=$tmp/prefix/bin/refctl", 'CHECK_FLAGS=--games 5');
+is($rc, 0, 'make check in the plugin directory runs the checker')
+    or diag($out);
+like($out, qr/check-plugin \S*duel\.so --content content --games 5/,
+    'with the content directory it found');
+like($out, qr/^check-plugin: duel 1\.0\.0: 5 games .* 0 failures$/m,
+    'and the checker passed');
 ($rc, $out) = run('make', '-C', "$tmp/mygame", 'clean');
 ok(!-e "$tmp/mygame/duel.so", 'make clean removes it');
 
