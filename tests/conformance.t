@@ -105,6 +105,16 @@ is($rc, 0, 'events of a rejected apply are discarded, not a failure')
 is($rc, 0, 'dirty rejections pass when the plugin asks for rollback')
     or diag($out);
 
+# Templates instead of commands: the checker instantiates them.
+open($fh, '>', "$tmp/templates.json") or die;
+print $fh qq({"fault": "templates"}\n);
+close($fh);
+($rc, $out) = run($refctl, 'check-plugin', "$fx/faulty.so", '--setup',
+    "$tmp/templates.json", '--games', 8);
+is($rc, 0, 'a plugin listing templates passes') or diag($out);
+like($out, qr/8 games \(8 finished\).* [1-9]\d* templates seen; 0 failures/,
+    'its games were played from instantiated templates');
+
 # A setup that takes one seat count only: the checker finds it.
 open($fh, '>', "$tmp/three.json") or die;
 print $fh qq({"need_seats": 3}\n);

@@ -48,6 +48,9 @@
  *   nostate         create succeeds without giving a state
  *   bad_restore     restore always fails
  *   undescribed     legal lists a command type describe does not name
+ * and one mode that is no fault:
+ *   templates       legal lists one template {"type": "add", "n":
+ *                   {"min": 1, "max": 3}} instead of three commands
  */
 #include <stdio.h>
 #include <string.h>
@@ -65,14 +68,15 @@ enum fault {
 	F_NONE, F_BADEVENT, F_DIRTY_REJECT, F_EMIT_ON_REJECT, F_ACCEPT_GARBAGE,
 	F_ILLEGAL_LEGAL, F_NONDET, F_ROUNDTRIP, F_LEAK, F_ENDLESS, F_NOPENDING,
 	F_OUTPUT_IN_APPLY, F_DRAW_IN_VIEW, F_NONDET_CREATE, F_BAD_OUTPUT,
-	F_DEEP_VIEW, F_NOSTATE, F_BAD_RESTORE, F_UNDESCRIBED
+	F_DEEP_VIEW, F_NOSTATE, F_BAD_RESTORE, F_UNDESCRIBED, F_TEMPLATES
 };
 
 static const char *const fault_names[] = {
 	"none", "badevent", "dirty_reject", "emit_on_reject", "accept_garbage",
 	"illegal_legal", "nondet", "roundtrip", "leak", "endless", "nopending",
 	"output_in_apply", "draw_in_view", "nondet_create", "bad_output",
-	"deep_view", "nostate", "bad_restore", "undescribed", NULL
+	"deep_view", "nostate", "bad_restore", "undescribed", "templates",
+	NULL
 };
 
 struct race {
@@ -322,7 +326,19 @@ r_legal(refd_ctx *ctx, const void *state, uint32_t seat)
 		return H->output(ctx, (const uint8_t *)"\x93\x01", 2);
 	}
 	refd_mpw_array(w);
-	if (s->winner < 0 && (int64_t)seat == s->turn) {
+	if (s->winner < 0 && (int64_t)seat == s->turn &&
+	    s->fault == F_TEMPLATES) {
+		refd_mpw_map(w);
+		refd_mpw_kmap(w, "template");
+		refd_mpw_kstr(w, "type", "add");
+		refd_mpw_kmap(w, "n");
+		refd_mpw_kint(w, "min", 1);
+		refd_mpw_kint(w, "max", 3);
+		refd_mpw_end(w);
+		refd_mpw_end(w);
+		refd_mpw_kstr(w, "label", "Add 1 to 3");
+		refd_mpw_end(w);
+	} else if (s->winner < 0 && (int64_t)seat == s->turn) {
 		for (n = 1; n <= (s->fault == F_ILLEGAL_LEGAL ? 4 : 3); n++) {
 			refd_mpw_map(w);
 			refd_mpw_kmap(w, "cmd");
