@@ -3,6 +3,7 @@
  * per-match event log, group commit and crash recovery.  See match.h for
  * the contract and refd-evlog(5) for the log format.
  */
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -100,6 +101,7 @@ struct matchset {
 	size_t idx_cap;
 	size_t live;		/* unfinished matches */
 	int dir_dirty;		/* a log file was created since the last sync */
+	int lockfd;		/* <state_dir>/refd.lock, flock()ed */
 	refd_mpw *w;		/* scratch writer for records */
 };
 
@@ -805,6 +807,8 @@ matchset_destroy(struct matchset *ms)
 	free(ms->idx);
 	refd_mpw_destroy(ms->w);
 	evlog_key_release(&ms->key);
+	if (ms->lockfd >= 0)
+		close(ms->lockfd);
 	free(ms->state_dir);
 	free(ms->dir);
 	free(ms->qdir);
@@ -1982,6 +1986,52 @@ make_dir(const char *path, char *err, size_t errlen)
 	return REFD_OK;
 }
 
+/* One matchset per state directory: two would append to the same logs. */
+static int
+lock_state(struct matchset *ms, char *err, size_t errlen)
+{
+	char path[4096], pid[32];
+	int n;
+
+	snprintf(path, sizeof(path), "%s/refd.lock", ms->state_dir);
+	ms->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (ms->lockfd < 0) {
+		snprintf(err, errlen, "state directory '%s': cannot open '%s': "
+		    "%s", ms->state_dir, path, strerror(errno));
+		return REFD_ELOGIO;
+	}
+	if (flock(ms->lockfd, LOCK_EX | LOCK_NB) != 0) {
+		n = (int)pread(ms->lockfd, pid, sizeof(pid) - 1, 0);
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		snprintf(err, errlen, "state directory '%s': in use by another "
+		    "refd%s%s%s; stop it first (its public key is in "
+		    "'%s/refd.pub')", ms->state_dir, pid[0] ? " (pid " : "",
+		    pid, pid[0] ? ")" : "", ms->state_dir);
+		return REFD_ELOGIO;
+	}
+	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(ms->lockfd, 0) != 0 ||
+	    pwrite(ms->lockfd, pid, (size_t)n, 0) != n) {
+		/* The pid is only informative. */
+	}
+	return REFD_OK;
+}
+
+int
+matchset_read_pubkey(const char *state_dir, uint8_t pk[32], char *err,
+    size_t errlen)
+{
+	struct evlog_key k;
+	int created, rc;
+
+	rc = evlog_key_load(state_dir, &k, &created, err, errlen);
+	if (rc == REFD_OK)
+		memcpy(pk, k.pk, 32);
+	evlog_key_release(&k);
+	return rc;
+}
+
 int
 matchset_create(const struct match_config *cfg, const struct registry *reg,
     void (*rep)(void *arg, const char *line), void *arg,
@@ -2004,6 +2054,7 @@ matchset_create(const struct match_config *cfg, const struct registry *reg,
 		snprintf(err, errlen, "out of memory");
 		return REFD_ENOMEM;
 	}
+	ms->lockfd = -1;
 	ms->cfg = *cfg;
 	ms->reg = reg;
 	ms->report = rep;
@@ -2022,6 +2073,7 @@ matchset_create(const struct match_config *cfg, const struct registry *reg,
 	}
 	ms->cfg.state_dir = ms->state_dir;
 	if ((rc = make_dir(ms->state_dir, err, errlen)) != REFD_OK ||
+	    (rc = lock_state(ms, err, errlen)) != REFD_OK ||
 	    (rc = make_dir(ms->dir, err, errlen)) != REFD_OK ||
 	    (rc = make_dir(ms->qdir, err, errlen)) != REFD_OK ||
 	    (rc = evlog_key_load(ms->state_dir, &ms->key, &created, err,

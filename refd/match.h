@@ -66,8 +66,9 @@ struct match_err {
 };
 
 /*
- * Create the set, load the daemon's signing key (created on first start
- * in <state_dir>/refd.key, mode 0600) and recover every match log found
+ * Create the set, lock <state_dir> (one set per directory: a second
+ * refd on it is refused), load the daemon's signing key (created on first
+ * start in <state_dir>/refd.key, mode 0600) and recover every match log found
  * under <state_dir>/matches: torn final records are truncated and
  * reported, broken logs are moved to <state_dir>/quarantine with a clear
  * message, unfinished matches are rebuilt and resume.  `report` receives
@@ -87,6 +88,11 @@ void matchset_foreach(struct matchset *ms,
     void (*f)(struct match *m, void *arg), void *arg);
 /* The daemon's ed25519 public key, 32 bytes. */
 const uint8_t *matchset_pubkey(const struct matchset *ms);
+/* The public key of the daemon keeping state in state_dir (creating the
+ * key pair when there is none), without opening or recovering any log:
+ * safe while a refd runs on that directory.  0, or a negative code. */
+int matchset_read_pubkey(const char *state_dir, uint8_t pk[32], char *err,
+    size_t errlen);
 
 struct match_create_args {
 	const char *ruleset;

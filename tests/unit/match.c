@@ -438,7 +438,21 @@ main(void)
 	matchset_sync(ms);
 	is_int(run(out, sizeof(out), "'%s/bin/refctl' verify -q '%s'",
 	    build_dir, path), 0, "its log verifies");
-	is_int(count_files(dir), 4, "state dir: matches, quarantine, key, pub");
+	is_int(count_files(dir), 5, "state dir: matches, quarantine, key, pub, "
+	    "lock");
+	{
+		struct matchset *ms2 = NULL;
+		uint8_t pk[32];
+
+		is_int(matchset_create(&cfg, &reg, collect_report, NULL, &ms2,
+		    err, sizeof(err)), REFD_ELOGIO, "a second set on the same "
+		    "state directory is refused");
+		ok(strstr(err, "in use by another refd (pid ") != NULL, "%s",
+		    err);
+		is_int(matchset_read_pubkey(dir, pk, err, sizeof(err)), 0,
+		    "the public key can still be read");
+		ok(memcmp(pk, matchset_pubkey(ms), 32) == 0, "and is the key");
+	}
 
 	/* Resign and abort. */
 	matchset_destroy(ms);
