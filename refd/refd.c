@@ -448,16 +448,21 @@ main(int argc, char **argv)
 	if (cfg.pid_file != NULL && write_pidfile(cfg.pid_file) != 0)
 		log_warn("pid-file '%s': cannot write: %s", cfg.pid_file,
 		    strerror(errno));
+	/*
+	 * Bind first: a second refd on the same endpoints fails here,
+	 * before it touches the state directory.
+	 */
+	if (server_create(&cfg, &reg, NULL, &srv, err, sizeof(err)) != 0) {
+		log_err("%s", err);
+		goto out_reg;
+	}
 	config_match(&cfg, &mc);
 	if (matchset_create(&mc, &reg, report, NULL, &ms, err,
 	    sizeof(err)) != 0) {
 		log_err("%s", err);
-		goto out_reg;
+		goto out_srv;
 	}
-	if (server_create(&cfg, &reg, ms, &srv, err, sizeof(err)) != 0) {
-		log_err("%s", err);
-		goto out_ms;
-	}
+	server_attach(srv, ms);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -469,9 +474,11 @@ main(int argc, char **argv)
 	    REFD_VERSION, reg.n, matchset_count(ms), cfg.state_dir);
 	rc = server_run(srv, &stop_flag) == 0 ? 0 : 1;
 	server_destroy(srv);
-	log_info("stopped");
-out_ms:
+	srv = NULL;
 	matchset_destroy(ms);
+	log_info("stopped");
+out_srv:
+	server_destroy(srv);
 out_reg:
 	unload_plugins(&reg);
 	if (cfg.pid_file != NULL)

@@ -130,6 +130,13 @@ server_create(const struct config *cfg, const struct registry *reg,
 }
 
 void
+server_attach(struct server *s, struct matchset *ms)
+{
+	s->ms = ms;
+	s->proto.ms = ms;
+}
+
+void
 server_destroy(struct server *s)
 {
 	if (s == NULL)

@@ -17,10 +17,13 @@
 
 struct server;
 
-/* Bind every endpoint.  cfg, reg and ms are borrowed and must outlive
- * the server.  0, or -1 with err set (which endpoint, and why). */
+/* Bind every endpoint.  cfg, reg and ms (may be NULL until
+ * server_attach) are borrowed and must outlive the server.  0, or -1 with err set (which endpoint, and why). */
 int server_create(const struct config *cfg, const struct registry *reg,
     struct matchset *ms, struct server **out, char *err, size_t errlen);
+/* Hand the server its matches (borrowed); before server_run.  Lets the
+ * daemon bind before it opens the state directory. */
+void server_attach(struct server *s, struct matchset *ms);
 /* Serve until *stop becomes nonzero (set from a signal handler), then
  * answer what is queued with ESHUTDOWN.  0, or -1 on a fatal error. */
 int server_run(struct server *s, volatile sig_atomic_t *stop);

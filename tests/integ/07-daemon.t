@@ -130,6 +130,12 @@ my $a2 = $c2->ok('act', match => $id, seat => 1, token => $tok[1],
     cmd_id => 'k2', cmd => { type => 'defend' });
 is($a2->{seq}, $a1->{seq} + 1, 'the match resumes');
 is($c2->ok('hello')->{pubkey}, $pk, 'the signing key persists');
+($st, $out) = Refd::run_refd('-f', $d2->conffile, '--state-dir',
+    "$tmp/other-state");
+is($st, 1, 'a second refd on the same endpoints exits 1');
+like($out, qr/cannot bind.*another refd running/, 'and says why');
+ok(!-e "$tmp/other-state/refd.key", 'before touching its state');
+ok($c2->ok('hello'), 'the first one still serves');
 is($d2->stop, 0, 'clean exit');
 
 # -d: detach, write the pid file, log to syslog, stop on SIGTERM
