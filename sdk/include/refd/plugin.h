@@ -215,6 +215,8 @@ struct refd_plugin_ops {
 	 * Output a msgpack map: {"summary": str, "seats": [min, max],
 	 * "options": {name: {"type":..,"default":..,"doc":..}},
 	 * "commands": {name: {"args": {name: type}, "doc": str}}}.
+	 * "seats" repeats the descriptor's range; "commands" names every
+	 * command "type" legal may list (refctl check-plugin checks both).
 	 */
 	int (*describe)(refd_ctx *ctx, void *pdata);
 
