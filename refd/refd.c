@@ -412,19 +412,16 @@ main(int argc, char **argv)
 		goto out_cfg;
 	}
 	if (pubkey) {
-		config_match(&cfg, &mc);
-		if (matchset_create(&mc, &reg, report, NULL, &ms, err,
+		uint8_t pk[32];
+		char hex[65];
+
+		if (matchset_read_pubkey(cfg.state_dir, pk, err,
 		    sizeof(err)) != 0) {
 			log_err("%s", err);
 			goto out_cfg;
 		}
-		{
-			char hex[65];
-
-			hex_encode(matchset_pubkey(ms), 32, hex);
-			printf("%s\n", hex);
-		}
-		matchset_destroy(ms);
+		hex_encode(pk, sizeof(pk), hex);
+		printf("%s\n", hex);
 		rc = 0;
 		goto out_cfg;
 	}

@@ -130,6 +130,8 @@ my $a2 = $c2->ok('act', match => $id, seat => 1, token => $tok[1],
     cmd_id => 'k2', cmd => { type => 'defend' });
 is($a2->{seq}, $a1->{seq} + 1, 'the match resumes');
 is($c2->ok('hello')->{pubkey}, $pk, 'the signing key persists');
+($st, $out) = Refd::run_refd('--print-pubkey', '--state-dir', $state);
+is((split /\n/, $out)[-1], $pk, '--print-pubkey while refd runs on the state');
 ($st, $out) = Refd::run_refd('-f', $d2->conffile, '--state-dir',
     "$tmp/other-state");
 is($st, 1, 'a second refd on the same endpoints exits 1');
