@@ -48,6 +48,14 @@ open(my $f, '>:raw', $file) or die;
 print $f $x->{log};
 close($f);
 
+# The events clients are served, before the sockets close: refctl runs
+# in a fork, and a fork of a process with nanomsg threads can deadlock.
+my $ev = $c->ok('events', match => $id, since => 0);
+my $e0 = $c->ok('events', match => $id, since => 0, seat => 0,
+    token => $tok[0]);
+$c->close;
+undef $c;
+
 my $refctl = Refd::bin('refctl');
 my ($st, $out) = Refd::run_prog($refctl, 'verify', $file, '--pubkey',
     $pk->{pubkey});
@@ -60,7 +68,6 @@ like($out, qr/\(the key you gave\)/, 'against the daemon\'s key');
 is($st, 1, 'another key is refused');
 
 # The public events served over the protocol are the log's, in order.
-my $ev = $c->ok('events', match => $id, since => 0);
 ($st, $out) = Refd::run_prog($refctl, 'replay', '--json', $file);
 is($st, 0, 'replay --json');
 my $recs = decode_json($out);
@@ -79,8 +86,6 @@ is_deeply(\@served, \@logged, scalar(@served) . ' public events served, '
     . 'the same as the log\'s');
 
 # Private events reach their seat only.
-my $e0 = $c->ok('events', match => $id, since => 0, seat => 0,
-    token => $tok[0]);
 my @mine = grep { defined $_->{seat} && $_->{type} eq 'dealt' }
     @{ $e0->{events} };
 is(scalar(@mine), 1, 'seat 0 sees its own deal');
