@@ -610,9 +610,10 @@ setup_test(struct g *g, refd_mpv t)
 	s->round = (int)refd_mpv_get_int(t, "round", 1);
 	if (s->active < 0 || s->active >= s->nseats)
 		return -1;
-	s->first = 0;
+	s->first = s->dseat = s->active;
 	ph = refd_mpv_get_str(t, "phase", "activation");
-	s->phase = strcmp(ph, "refresh") == 0 ? PH_REFRESH :
+	s->phase = strcmp(ph, "setup") == 0 ? PH_SETUP :
+	    strcmp(ph, "refresh") == 0 ? PH_REFRESH :
 	    strcmp(ph, "deploy") == 0 ? PH_DEPLOY :
 	    strcmp(ph, "cleanup") == 0 ? PH_CLEANUP : PH_ACTIVATION;
 	for (k = 0; k < s->nseats; k++) {
