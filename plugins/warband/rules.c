@@ -56,8 +56,19 @@ ev(struct g *g, int32_t seat, const char *type, ...)
 	refd_mpw_map(w);
 	refd_mpw_kstr(w, "type", type);
 	va_start(ap, type);
-	while ((k = va_arg(ap, const char *)) != NULL)
-		refd_mpw_kint(w, k, va_arg(ap, int));
+	while ((k = va_arg(ap, const char *)) != NULL) {
+		int v = va_arg(ap, int);
+
+		/* Card numbers are shown as their content ids. */
+		if (strcmp(k, "order") == 0)
+			refd_mpw_kstr(w, k, v >= 0 && v < g->c->nod ?
+			    g->c->od[v].id : NULL);
+		else if (strcmp(k, "creature") == 0)
+			refd_mpw_kstr(w, k, v >= 0 && v < g->c->ncd ?
+			    g->c->cd[v].id : NULL);
+		else
+			refd_mpw_kint(w, k, v);
+	}
 	va_end(ap);
 	refd_mpw_end(w);
 	if (refd_mpw_error(w))
@@ -158,7 +169,7 @@ push(struct g *g, struct item *it)
 	it->origin = ++s->norigin;
 	s->stack[s->nstack++] = *it;
 	ev(g, REFD_SEAT_PUBLIC, "pushed", "kind", it->kind, "seat", it->seat,
-	    "actor", it->actor, "target", it->target, "card", it->card,
+	    "actor", it->actor, "target", it->target, "order", it->card,
 	    "origin", it->origin, NULL);
 	open_window(s);
 	return 0;
@@ -257,7 +268,7 @@ draw_order(struct g *g, int seat)
 	    REFD_OK) {
 		ev(g, REFD_SEAT_PUBLIC, "drew_order", "seat", seat, "hand",
 		    s->ohand[seat].n, NULL);
-		ev(g, seat, "drew_order_card", "card", c, NULL);
+		ev(g, seat, "drew_order_card", "order", c, NULL);
 	}
 }
 
@@ -272,7 +283,7 @@ refill(struct g *g, int seat)
 	    REFD_OK) {
 		ev(g, REFD_SEAT_PUBLIC, "drew_creature", "seat", seat, "hand",
 		    s->chand[seat].n, NULL);
-		ev(g, seat, "drew_creature_card", "card", c, NULL);
+		ev(g, seat, "drew_creature_card", "creature", c, NULL);
 	}
 }
 
@@ -1221,7 +1232,7 @@ static void
 discard_card(struct g *g, int card, int owner)
 {
 	refd_deck_push(&g->s->odisc[owner], card);
-	ev(g, REFD_SEAT_PUBLIC, "discarded", "seat", owner, "card", card,
+	ev(g, REFD_SEAT_PUBLIC, "discarded", "seat", owner, "order", card,
 	    NULL);
 }
 
@@ -1236,7 +1247,7 @@ attach(struct g *g, int id, int card, int owner)
 	}
 	u->att[u->natt] = card;
 	u->attown[u->natt++] = owner;
-	ev(g, REFD_SEAT_PUBLIC, "attached", "unit", id, "card", card, "owner",
+	ev(g, REFD_SEAT_PUBLIC, "attached", "unit", id, "order", card, "owner",
 	    owner, NULL);
 }
 
@@ -1289,7 +1300,7 @@ exec_play(struct g *g, int seat, const struct cmd *c)
 	int i;
 
 	refd_deck_remove(&s->ohand[seat], c->card);
-	ev(g, REFD_SEAT_PUBLIC, "played", "seat", seat, "card", c->card,
+	ev(g, REFD_SEAT_PUBLIC, "played", "seat", seat, "order", c->card,
 	    "unit", c->unit, "target", c->target, NULL);
 	if (o->type != OT_MINOR)
 		tap(g, c->unit);
@@ -1410,7 +1421,7 @@ cmd_exec(struct g *g, int seat, const struct cmd *c)
 		u->alive = 1;
 		s->ndeployed++;
 		ev(g, REFD_SEAT_PUBLIC, "deployed", "seat", seat, "unit",
-		    s->nunits, "card", c->card, "x", c->x, "y", c->y, NULL);
+		    s->nunits, "creature", c->card, "x", c->x, "y", c->y, NULL);
 		break;
 	case C_END_DEPLOY:
 		ev(g, REFD_SEAT_PUBLIC, "deploy_done", "seat", seat, NULL);

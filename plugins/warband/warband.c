@@ -888,11 +888,11 @@ w_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		for (i = 0; i < kd->ohand; i++)
 			if (refd_deck_draw_into(&s->odeck[k], &s->ohand[k],
 			    &cc) == REFD_OK)
-				ev(&g, k, "drew_order_card", "card", cc, NULL);
+				ev(&g, k, "drew_order_card", "order", cc, NULL);
 		for (i = 0; i < kd->chand; i++)
 			if (refd_deck_draw_into(&s->cdeck[k], &s->chand[k],
 			    &cc) == REFD_OK)
-				ev(&g, k, "drew_creature_card", "card", cc,
+				ev(&g, k, "drew_creature_card", "creature", cc,
 				    NULL);
 		ev(&g, REFD_SEAT_PUBLIC, "dealt", "seat", k, "orders",
 		    s->ohand[k].n, "creatures", s->chand[k].n, NULL);
