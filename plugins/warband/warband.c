@@ -857,6 +857,18 @@ w_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		for (i = 0, k = 0; i < MAXSQ && k < m->nchest; i++)
 			if (s->flags[i] & SQ_TREAS)
 				s->chest[i] = pool[k++];
+		/* Chest values are nobody's until revealed (spec 7.2). */
+		{
+			uint8_t cb[8];
+
+			for (i = 0; i < k; i++)
+				cb[i] = (uint8_t)pool[i];
+			if (k > 0 && (rc = H->commit(ctx, "chests",
+			    REFD_SEAT_PUBLIC, cb, (size_t)k)) != REFD_OK) {
+				H->free(ctx, s);
+				return rc;
+			}
+		}
 	}
 	for (k = 0; k < s->nseats; k++) {
 		const struct band *b = &c->band[s->seat[k].band];
