@@ -1180,14 +1180,6 @@ w_restore(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *b,
 		refd_mp_free(d);
 		return H->reject(ctx, REFD_EARG, NULL, "state is damaged");
 	}
-	s = (const struct state *)(const void *)p;
-	if (s->magic != STATE_MAGIC || s->version != STATE_VERSION ||
-	    s->nseats < 2 || s->nseats > MAXSEAT || s->nunits < 0 ||
-	    s->nunits > MAXU || s->nstack < 0 || s->nstack >= MAXSTACK ||
-	    s->w < 2 || s->w > MAXW || s->h < 2 || s->h > MAXW) {
-		refd_mp_free(d);
-		return H->reject(ctx, REFD_EARG, NULL, "state is damaged");
-	}
 	m = H->alloc(ctx, sizeof(*m));
 	if (m == NULL) {
 		refd_mp_free(d);
@@ -1197,6 +1189,14 @@ w_restore(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *b,
 	memcpy(&m->s, p, n);
 	m->c = content;
 	refd_mp_free(d);
+	s = &m->s;
+	if (s->magic != STATE_MAGIC || s->version != STATE_VERSION ||
+	    s->nseats < 2 || s->nseats > MAXSEAT || s->nunits < 0 ||
+	    s->nunits > MAXU || s->nstack < 0 || s->nstack >= MAXSTACK ||
+	    s->w < 2 || s->w > MAXW || s->h < 2 || s->h > MAXW) {
+		H->free(ctx, m);
+		return H->reject(ctx, REFD_EARG, NULL, "state is damaged");
+	}
 	*out = m;
 	return REFD_OK;
 }
