@@ -555,7 +555,12 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	/* monsters: the test list, or the map's first room */
 	mons = refd_mpv_get(root, "monsters");
 	if (refd_mpv_ok(mons)) {
-		s->nrmon = 0;
+		int keep = 0;
+
+		for (i = 0; i < s->nrmon; i++)
+			if (s->rmon[i].room != 0)
+				s->rmon[keep++] = s->rmon[i];
+		s->nrmon = keep;
 		for (i = 0; i < (int)refd_mpv_len(mons); i++) {
 			refd_mpv mv = refd_mpv_at(mons, (size_t)i);
 			int t = -1, q, r, f, bad = 0;
@@ -628,6 +633,7 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	refd_mpw_kint(w, "gold_per_token", s->gold_per);
 	refd_mpw_kint(w, "bonus_xp", s->bonus_xp);
 	ev(g, REFD_SEAT_PUBLIC, w);
+	dg_advance(g);
 	rc = commit_zones(g, 0x3ff);
 	if (rc == REFD_OK && g->err)
 		rc = g->err;

@@ -1342,7 +1342,12 @@ char_turn(struct game *g, int ci)
 		c->cur_card = -1;
 		if (!c->rest && (s->fig[f].conds & C_STUN)) {
 			c->disc |= (1 << c->ca) | (1 << c->cb);
+			c->hand &= ~((1 << c->ca) | (1 << c->cb));
 			c->played = (1 << c->ca) | (1 << c->cb);
+			refd_mpw *sw = evb("stunned");
+
+			refd_mpw_kint(sw, "seat", ci);
+			ev(g, REFD_SEAT_PUBLIC, sw);
 			s->ct = CT_END;
 		}
 		if (s->fig[f].conds & C_WOUND)
