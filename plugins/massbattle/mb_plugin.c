@@ -97,6 +97,8 @@ mb_describe(refd_ctx *ctx, void *pdata)
 	opt(w, "turn_limit", "int", 6, "rounds before the game ends on points");
 	opt(w, "first", "int", -1, "seat going first; absent: d6 roll-off");
 	opt(w, "test_hooks", "bool", 0, "allow test_attack and test_check");
+	opt(w, "massive_casualties", "bool", 1, "a unit losing half its "
+	    "models in a turn checks once [ASM-15]");
 	opt(w, "check_deployment", "bool", 1, "units must start in formation");
 	refd_mpw_kmap(w, "start");
 	refd_mpw_kstr(w, "type", "str");
@@ -181,6 +183,7 @@ mb_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	s->turn_limit = (int32_t)refd_mpv_get_int(root, "turn_limit", 6);
 	s->first = (int32_t)refd_mpv_get_int(root, "first", -1);
 	s->test_hooks = refd_mpv_get_bool(root, "test_hooks", 0);
+	s->massive = refd_mpv_get_bool(root, "massive_casualties", 1);
 	s->x0 = 0;
 	s->y0 = 0;
 	s->x1 = s->y1 = 48000;

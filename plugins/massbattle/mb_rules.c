@@ -387,7 +387,7 @@ post_attack(struct g *g)
 		for (j = 0; j < S->nm; j++)
 			if (S->m[j].unit == i)
 				break;
-		if (u->start_n > 1 && 2 * n <= u->start_n &&
+		if (S->massive && u->start_n > 1 && 2 * n <= u->start_n &&
 		    u->mc_turn != S->turn && !u->fleeing && j < S->nm &&
 		    prof(g, &S->m[j])->kind == K_TROOPER) {
 			u->mc_turn = S->turn;
@@ -811,8 +811,12 @@ mb_start_game(struct g *g)
 		return;
 	}
 	if (S->phase == PH_ACT) {
+		int i;
+
 		S->turn = 1;
 		S->active = S->first;
+		for (i = 0; i < S->nu; i++)
+			S->u[i].start_n = n_alive(g, i);
 		return;
 	}
 	start_turn(g);
@@ -972,9 +976,9 @@ attack_roll(struct g *g, struct atk *a, int redirected)
 	    mat_eff(g, at) : prof(g, at)->rat;
 	st.x = o->ax;
 	st.y = o->ay;
-	if (cont_completely_in_back(mpt(t), mfc(t), mpt(o), o->r) &&
-	    (a->free_strike || cont_completely_in_back(mpt(t), mfc(t), st,
-	    o->r)))
+	if (!a->free_strike &&
+	    cont_completely_in_back(mpt(t), mfc(t), mpt(o), o->r) &&
+	    cont_completely_in_back(mpt(t), mfc(t), st, o->r))
 		mod += 2;
 	if (a->kind != A_MELEE && in_melee(g, t) &&
 	    !(a->kind == A_MAGIC && melee_with(g, at, t)))
