@@ -24,6 +24,9 @@
 #define MAXINST 48
 #define MAXPROMPT 16
 #define MAXPATH 8
+#define MAXARMY 8
+#define MAXAU 12
+#define MAXAM 32
 
 enum kind { K_TROOPER = 0, K_SOLO, K_WARJACK, K_WARCASTER };
 enum role { R_GRUNT = 0, R_LEADER, R_OFFICER, R_SB, R_ATTACH, R_SOLO,
@@ -65,8 +68,25 @@ struct card {
 	int32_t attach;			/* 0 unit, 1 UA, 2 WA */
 };
 
+struct amodel {
+	int32_t prof, role, dx, dy, bg;
+};
+
+struct aunit {
+	int32_t card, ua, wa, nm, m0;
+};
+
+/* A ready-made army list, deployed relative to its side's anchor. */
+struct army {
+	char key[NAMEL];
+	int32_t nu, nm;
+	struct aunit u[MAXAU];
+	struct amodel m[MAXAM];
+};
+
 struct content {
-	int32_t np, ns, no, nc;
+	int32_t np, ns, no, nc, na;
+	struct army a[MAXARMY];
 	struct profile p[MAXPROF];
 	struct spell sp[MAXSPELL];
 	struct order o[MAXORDER];
@@ -125,7 +145,7 @@ struct prompt {
 };
 
 enum phase { PH_CP_ALLOC = 1, PH_CP_UPKEEP, PH_CP_SHAKE, PH_ACT, PH_OVER,
-	PH_START };
+	PH_START, PH_ARMY };
 
 /* Pending damage roll (P_DAMAGE and direct resolution). */
 struct pdmg {
@@ -137,6 +157,7 @@ struct state {
 	int32_t nm, nu, turn, active, phase, turn_limit, first;
 	int32_t x0, y0, x1, y1, test_hooks, promo_lock_act, premeasure;
 	int32_t massive;		/* option massive_casualties [ASM-15] */
+	int32_t army[2];		/* sealed army choice + 1, 0: none yet */
 	int32_t cur;			/* current unit or -1 */
 	int32_t eoa, eoa_idx;		/* end of activation in progress */
 	int32_t winner, reason;		/* winner side, -1 draw */

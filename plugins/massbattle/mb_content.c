@@ -281,7 +281,8 @@ load_profiles(struct cl *l, struct content *c, refd_mpv f)
 			badf(l, "profiles", k, "base", "expected small, medium, "
 			    "large or huge");
 		else
-			p->r = radius[p->cat];
+			p->r = geti(l, v, "profiles", k, "radius", 100, 5000,
+			    radius[p->cat]);
 		p->spd = geti(l, v, "profiles", k, "spd", 0, 12, 5);
 		p->mat = geti(l, v, "profiles", k, "mat", 0, 12, 5);
 		p->rat = geti(l, v, "profiles", k, "rat", 0, 12, 5);
@@ -400,6 +401,170 @@ load_cards(struct cl *l, struct content *c, refd_mpv f)
 			    "an attachment cannot be a weapon crew");
 }
 
+static const char *const aroles[] = { "grunt", "leader", "officer", "sb",
+	"attach", "solo", "warjack", "warcaster" };
+
+static int
+attach_ok(const struct content *c, int card, int a, int kind)
+{
+	int l;
+
+	if (a < 0)
+		return 1;
+	if (card < 0 || c->c[card].weapon_crew || c->c[a].attach != kind)
+		return 0;
+	for (l = 0; l < c->c[a].nallow; l++)
+		if (c->c[a].allow[l] == card)
+			return 1;
+	return 0;
+}
+
+static void
+load_armies(struct cl *l, struct content *c, refd_mpv f)
+{
+	size_t i, j, k;
+	char why[96];
+
+	if (!refd_mpv_ok(f))
+		return;
+	if (refd_mpv_type(f) != REFD_MP_MAP || refd_mpv_len(f) > MAXARMY) {
+		badf(l, "armies", "(file)", "(root)", "expected an object of at "
+		    "most 8 armies");
+		return;
+	}
+	for (i = 0; i < refd_mpv_len(f) && !l->bad; i++) {
+		struct army *a = &c->a[c->na];
+		refd_mpv us = refd_mpv_get(refd_mpv_val_at(f, i), "units");
+
+		key_of(f, i, a->key);
+		if (refd_mpv_type(us) != REFD_MP_ARRAY || refd_mpv_len(us) == 0 ||
+		    refd_mpv_len(us) > MAXAU) {
+			badf(l, "armies", a->key, "units", "expected 1 to 12 "
+			    "units");
+			return;
+		}
+		for (j = 0; j < refd_mpv_len(us) && !l->bad; j++) {
+			refd_mpv uv = refd_mpv_at(us, j), ms;
+			struct aunit *u = &a->u[a->nu];
+			const char *cn;
+			int ng = 0, uc = -1;
+
+			u->card = u->ua = u->wa = -1;
+			u->m0 = a->nm;
+			if ((cn = refd_mpv_get_str(uv, "card", NULL)) != NULL &&
+			    ((u->card = mb_find_card(c, cn)) < 0 ||
+			    c->c[u->card].attach))
+				badf(l, "armies", a->key, "units.card",
+				    "not a unit card");
+			if ((cn = refd_mpv_get_str(uv, "ua", NULL)) != NULL &&
+			    ((u->ua = mb_find_card(c, cn)) < 0 ||
+			    !attach_ok(c, u->card, u->ua, 1)))
+				badf(l, "armies", a->key, "units.ua", "not a unit "
+				    "attachment this unit may take");
+			if ((cn = refd_mpv_get_str(uv, "wa", NULL)) != NULL &&
+			    ((u->wa = mb_find_card(c, cn)) < 0 ||
+			    !attach_ok(c, u->card, u->wa, 2)))
+				badf(l, "armies", a->key, "units.wa", "not a "
+				    "weapon attachment this unit may take");
+			ms = refd_mpv_get(uv, "models");
+			if (refd_mpv_type(ms) != REFD_MP_ARRAY ||
+			    refd_mpv_len(ms) == 0 ||
+			    a->nm + (int)refd_mpv_len(ms) > MAXAM) {
+				badf(l, "armies", a->key, "units.models",
+				    "expected 1 or more models, 32 in all");
+				return;
+			}
+			for (k = 0; k < refd_mpv_len(ms) && !l->bad; k++) {
+				refd_mpv mv = refd_mpv_at(ms, k), rv;
+				struct amodel *m = &a->m[a->nm];
+				const struct profile *p;
+
+				m->prof = mb_find_profile(c, refd_mpv_get_str(mv,
+				    "profile", ""));
+				if (m->prof < 0) {
+					badf(l, "armies", a->key, "models.profile",
+					    "unknown profile");
+					return;
+				}
+				p = &c->p[m->prof];
+				m->role = p->kind == K_TROOPER ? R_GRUNT :
+				    p->kind == K_SOLO ? R_SOLO : p->kind ==
+				    K_WARJACK ? R_WARJACK : R_WARCASTER;
+				rv = refd_mpv_get(mv, "role");
+				if (refd_mpv_ok(rv)) {
+					m->role = str_enum(rv, aroles, 8, -1);
+					if (m->role < 0)
+						badf(l, "armies", a->key,
+						    "models.role", "unknown role");
+				}
+				m->dx = geti(l, mv, "armies", a->key, "dx", -23000,
+				    23000, 0);
+				m->dy = geti(l, mv, "armies", a->key, "dy", 0,
+				    10000, 0);
+				m->bg = geti(l, mv, "armies", a->key, "bg", -1,
+				    MAXAM - 1, -1);
+				if (m->role == R_GRUNT)
+					ng++;
+				if (m->role == R_OFFICER)
+					uc = a->nm;
+				if (m->role == R_LEADER && (uc < 0 ||
+				    a->m[uc].role != R_OFFICER))
+					uc = a->nm;
+				a->nm++;
+				u->nm++;
+			}
+			if (!l->bad && u->card >= 0 && (ng < c->c[u->card].gmin ||
+			    ng > c->c[u->card].gmax)) {
+				snprintf(why, sizeof(why), "card '%s' takes %d to %d "
+				    "Grunts, not %d", c->c[u->card].key,
+				    c->c[u->card].gmin, c->c[u->card].gmax, ng);
+				badf(l, "armies", a->key, "units.models", why);
+			}
+			if (uc < 0)
+				uc = u->m0;
+			for (k = 0; !l->bad && k < (size_t)u->nm; k++) {
+				const struct amodel *m = &a->m[u->m0 + k];
+				const struct amodel *cm = &a->m[uc];
+				cont_pt p, q;
+
+				p.x = cm->dx;
+				p.y = cm->dy;
+				q.x = m->dx;
+				q.y = m->dy;
+				if (c->p[m->prof].kind == K_TROOPER &&
+				    !cont_within(p, c->p[cm->prof].r, q,
+				    c->p[m->prof].r, (int64_t)c->p[cm->prof].cmd *
+				    INCH))
+					badf(l, "armies", a->key, "models.dx",
+					    "R003-08: a trooper deploys out of "
+					    "formation");
+			}
+			a->nu++;
+		}
+		for (j = 0; !l->bad && j < (size_t)a->nm; j++) {
+			const struct amodel *m = &a->m[j];
+			cont_pt p, q;
+
+			if (m->bg >= 0 && (m->bg >= a->nm || c->p[a->m[m->bg].prof]
+			    .kind != K_WARCASTER || c->p[m->prof].kind !=
+			    K_WARJACK))
+				badf(l, "armies", a->key, "models.bg", "a warjack's "
+				    "bg is the index of a warcaster in the list");
+			p.x = m->dx;
+			p.y = m->dy;
+			for (k = 0; k < j && !l->bad; k++) {
+				q.x = a->m[k].dx;
+				q.y = a->m[k].dy;
+				if (cont_overlap(p, c->p[m->prof].r, q,
+				    c->p[a->m[k].prof].r))
+					badf(l, "armies", a->key, "models.dx",
+					    "two bases overlap");
+			}
+		}
+		c->na++;
+	}
+}
+
 int
 mb_content_load(refd_ctx *ctx, void *pdata, const uint8_t *bytes, size_t len,
     void **out)
@@ -433,6 +598,8 @@ mb_content_load(refd_ctx *ctx, void *pdata, const uint8_t *bytes, size_t len,
 		load_profiles(&l, c, refd_mpv_get(root, "profiles"));
 	if (!l.bad)
 		load_cards(&l, c, refd_mpv_get(root, "cards"));
+	if (!l.bad)
+		load_armies(&l, c, refd_mpv_get(root, "armies"));
 	refd_mp_free(d);
 	if (l.bad) {
 		H->free(ctx, c);

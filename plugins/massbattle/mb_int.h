@@ -16,6 +16,7 @@ struct g {
 	const char *rule;
 	char msg[240];
 	int err;
+	int seat;
 };
 
 #define REJ(G, CODE, RULE, ...) do {                                          \
@@ -67,10 +68,13 @@ int mb_command(struct g *, uint32_t seat, refd_mpv cmd);
 int mb_pending_seat(const struct state *);
 void mb_advance(struct g *);
 void mb_start_game(struct g *);
+void mb_deploy(struct g *);
 int mb_legal(struct g *, uint32_t seat, refd_mpw *w);
 
 /* events */
 refd_mpw *ev(struct g *, const char *type);
 void ev_emit(struct g *, refd_mpw *);
+void ev_emit_to(struct g *, int seat, refd_mpw *);
+int mb_pending_mask(const struct state *, uint64_t *);
 
 #endif

@@ -284,6 +284,18 @@ mb_legal(struct g *g, uint32_t seat, refd_mpw *out)
 	l.g = g;
 	l.seat = seat;
 	l.out = out;
+	if (S->phase == PH_ARMY) {
+		if (seat > 1 || S->army[seat])
+			return 0;
+		for (i = 0; i < g->c->na; i++) {
+			cbegin(&l, "submit_army");
+			refd_mpw_kstr(l.c, "army", g->c->a[i].key);
+			snprintf(lab, sizeof(lab), "field the army list '%s'",
+			    g->c->a[i].key);
+			cend_raw(&l, lab);
+		}
+		return l.n;
+	}
 	if (S->phase == PH_OVER || (int)seat != mb_pending_seat(S))
 		return 0;
 	if (S->npr > 0) {

@@ -33,6 +33,8 @@ put(refd_ctx *ctx, refd_mpw *w)
 }
 
 static const char *const cmd_doc[][3] = {
+	{ "submit_army", "army", "seal your army list (both seats, before "
+	    "the game)" },
 	{ "choose_first", "first", "the roll-off winner picks the first seat" },
 	{ "allocate", "caster, jack, n", "Control Phase: give n focus to a "
 	    "warjack of the battlegroup inside the control area (cap 3)" },
@@ -97,6 +99,12 @@ mb_describe(refd_ctx *ctx, void *pdata)
 	opt(w, "turn_limit", "int", 6, "rounds before the game ends on points");
 	opt(w, "first", "int", -1, "seat going first; absent: d6 roll-off");
 	opt(w, "test_hooks", "bool", 0, "allow test_attack and test_check");
+	refd_mpw_kmap(w, "armies");
+	refd_mpw_kstr(w, "type", "str or [str, str]");
+	refd_mpw_kstr(w, "default", "");
+	refd_mpw_kstr(w, "doc", "\"sealed\": each seat submits an army list "
+	    "from armies.json unseen; or two list names; instead of units");
+	refd_mpw_end(w);
 	opt(w, "massive_casualties", "bool", 1, "a unit losing half its "
 	    "models in a turn checks once [ASM-15]");
 	opt(w, "check_deployment", "bool", 1, "units must start in formation");
@@ -217,6 +225,50 @@ mb_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			    "\"first\"");
 		}
 		s->phase = PH_ACT;
+	}
+	if (refd_mpv_ok(refd_mpv_get(root, "armies"))) {
+		refd_mpv av = refd_mpv_get(root, "armies");
+
+		if (c->na == 0 || s->phase == PH_ACT) {
+			refd_mp_free(d);
+			return bad_setup_(ctx, mt, "army lists need armies.json "
+			    "content and a normal start");
+		}
+		s->phase = PH_ARMY;
+		if (refd_mpv_type(av) == REFD_MP_ARRAY) {
+			for (k = 0; k < 2; k++) {
+				for (l = 0; l < c->na; l++)
+					if (refd_mpv_streq(refd_mpv_at(av,
+					    (size_t)k), c->a[l].key))
+						break;
+				if (l == c->na || refd_mpv_len(av) != 2) {
+					refd_mp_free(d);
+					return bad_setup_(ctx, mt, "\"armies\" "
+					    "names two army lists (or is "
+					    "\"sealed\")");
+				}
+				s->army[k] = l + 1;
+			}
+		} else if (!refd_mpv_streq(av, "sealed")) {
+			refd_mp_free(d);
+			return bad_setup_(ctx, mt, "\"armies\" is \"sealed\" or "
+			    "two army list names");
+		}
+		refd_mp_free(d);
+		memset(&g, 0, sizeof(g));
+		g.ctx = ctx;
+		g.s = s;
+		g.c = c;
+		if (s->army[0]) {
+			mb_deploy(&g);
+			mb_start_game(&g);
+		}
+		if (g.err) {
+			H->free(ctx, mt);
+			return g.err;
+		}
+		*out = mt;
+		return REFD_OK;
 	}
 	us = refd_mpv_get(root, "units");
 	if (refd_mpv_type(us) != REFD_MP_ARRAY || refd_mpv_len(us) == 0 ||
@@ -561,6 +613,11 @@ mb_pending(refd_ctx *ctx, const void *state, uint64_t *seats)
 	int s = mb_pending_seat(&mt->s);
 
 	(void)ctx;
+	if (mt->s.phase == PH_ARMY) {
+		*seats = (uint64_t)(mt->s.army[0] == 0) |
+		    ((uint64_t)(mt->s.army[1] == 0) << 1);
+		return REFD_OK;
+	}
 	*seats = s < 0 ? 0 : (uint64_t)1 << s;
 	return REFD_OK;
 }
@@ -575,6 +632,7 @@ phase_name(int p)
 	case PH_ACT: return "activation";
 	case PH_OVER: return "over";
 	case PH_START: return "start";
+	case PH_ARMY: return "army lists";
 	}
 	return "?";
 }
@@ -591,7 +649,6 @@ mb_view(refd_ctx *ctx, const void *state, int32_t seat)
 	refd_mpw *w = refd_mpw_create();
 	int i;
 
-	(void)seat;
 	gset(&g, ctx, state);
 	refd_mpw_map(w);
 	refd_mpw_kint(w, "turn", g.s->turn);
@@ -609,6 +666,15 @@ mb_view(refd_ctx *ctx, const void *state, int32_t seat)
 			refd_mpw_kint(w, "unit", g.s->u[g.s->pr[0].unit].id);
 		refd_mpw_end(w);
 	}
+	refd_mpw_karray(w, "armies");
+	for (i = 0; i < 2; i++) {
+		refd_mpw_map(w);
+		refd_mpw_kbool(w, "submitted", g.s->army[i] != 0);
+		if (g.s->army[i] && (g.s->phase != PH_ARMY || seat == i))
+			refd_mpw_kstr(w, "army", g.c->a[g.s->army[i] - 1].key);
+		refd_mpw_end(w);
+	}
+	refd_mpw_end(w);
 	refd_mpw_karray(w, "models");
 	for (i = 0; i < g.s->nm; i++) {
 		const struct model *m = &g.s->m[i];
@@ -770,6 +836,23 @@ mb_restore(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *b,
 	return REFD_OK;
 }
 
+/* Re-pick a sealed army list for seat (hidden data only). */
+static int
+mb_redeal(refd_ctx *ctx, void *state, uint32_t seat)
+{
+	struct match *mt = state;
+	uint32_t v;
+	int rc;
+
+	if (mt->s.phase != PH_ARMY || seat > 1 || mt->s.army[seat] == 0)
+		return REFD_OK;
+	if ((rc = H->uniform(ctx, (uint32_t)mt->c->na, "redeal", &v)) !=
+	    REFD_OK)
+		return rc;
+	mt->s.army[seat] = (int32_t)v + 1;
+	return REFD_OK;
+}
+
 static void
 mb_destroy(refd_ctx *ctx, void *state)
 {
@@ -792,9 +875,10 @@ static const struct refd_plugin_ops ops = {
 	mb_serialize,
 	mb_restore,
 	mb_destroy,
-	NULL,
+	mb_redeal,
 };
 
-REFD_PLUGIN_DEFINE("massbattle", "0.1.0", "unit-based battle on a continuous "
-    "table: warcasters, warjacks, focus, spells, units with commanders", 2, 2,
-    REFD_PF_ROLLBACK, &ops);
+REFD_PLUGIN_DEFINE_CAPS("massbattle", "0.1.0", "unit-based battle on a "
+    "continuous table: warcasters, warjacks, focus, spells, units with "
+    "commanders", 2, 2, REFD_PF_ROLLBACK | REFD_PF_HIDDEN,
+    REFD_CAP_DRAWS | REFD_CAP_EVENTS | REFD_CAP_COMMIT, &ops);

@@ -29,13 +29,19 @@ ev(struct g *g, const char *type)
 void
 ev_emit(struct g *g, refd_mpw *w)
 {
+	ev_emit_to(g, REFD_SEAT_PUBLIC, w);
+}
+
+void
+ev_emit_to(struct g *g, int seat, refd_mpw *w)
+{
 	int rc;
 
 	refd_mpw_end(w);
 	if (!g->err && !g->dry) {
 		if (refd_mpw_error(w))
 			g->err = REFD_ENOMEM;
-		else if ((rc = H->emit(g->ctx, REFD_SEAT_PUBLIC,
+		else if ((rc = H->emit(g->ctx, seat,
 		    refd_mpw_data(w), refd_mpw_len(w))) != REFD_OK)
 			g->err = rc;
 	}
@@ -134,6 +140,8 @@ mb_pending_seat(const struct state *s)
 {
 	if (s->phase == PH_OVER)
 		return -1;
+	if (s->phase == PH_ARMY)
+		return s->army[0] ? 1 : 0;
 	if (s->npr > 0)
 		return s->pr[0].seat;
 	return s->active;
@@ -637,6 +645,8 @@ mb_advance(struct g *g)
 			unit_needs(g, i);
 			continue;
 		}
+		if (S->phase == PH_ARMY)
+			return;
 		if (check_victory(g))
 			return;
 		if (S->eoa && S->cur >= 0) {
@@ -2660,6 +2670,128 @@ c_test_check(struct g *g, refd_mpv c)
 	return 0;
 }
 
+/* ---- sealed army lists ---- */
+
+static void
+deploy_army(struct g *g, int side, const struct army *a)
+{
+	int j, k, base = S->nm, o;
+
+	for (j = 0; j < a->nu && S->nu < MAXU; j++) {
+		const struct aunit *au = &a->u[j];
+		struct unit *u = &S->u[S->nu];
+		int first = S->nm;
+
+		memset(u, 0, sizeof(*u));
+		u->alive = 1;
+		u->id = side * 100 + j + 1;
+		u->side = side;
+		u->card = au->card < 0 ? 0 : au->card;
+		u->uc = -1;
+		u->order = -1;
+		u->mc_turn = -1;
+		if (au->card >= 0) {
+			u->weapon_crew = g->c->c[au->card].weapon_crew;
+			for (o = 0; o < g->c->c[au->card].norders; o++)
+				u->orders[u->norders++] =
+				    g->c->c[au->card].orders[o];
+		}
+		if (au->ua >= 0)
+			for (o = 0; o < g->c->c[au->ua].norders &&
+			    u->norders < 4; o++)
+				u->orders[u->norders++] =
+				    g->c->c[au->ua].orders[o];
+		for (k = 0; k < au->nm && S->nm < MAXM; k++) {
+			const struct amodel *am = &a->m[au->m0 + k];
+			struct model *m = &S->m[S->nm];
+
+			memset(m, 0, sizeof(*m));
+			m->alive = 1;
+			m->id = side * 100 + au->m0 + k + 1;
+			m->side = side;
+			m->prof = am->prof;
+			m->unit = S->nu;
+			m->role = am->role;
+			m->x = side == 0 ? 24000 + am->dx : 24000 - am->dx;
+			m->y = side == 0 ? 3000 + am->dy : 45000 - am->dy;
+			m->fx = 0;
+			m->fy = side == 0 ? 1 : -1;
+			m->cat = g->c->p[am->prof].cat;
+			m->r = g->c->p[am->prof].r;
+			m->focus = g->c->p[am->prof].focus;
+			m->lock_turn = -1;
+			m->ctarget = -1;
+			m->bg = g->c->p[am->prof].kind == K_WARCASTER ? S->nm :
+			    am->bg >= 0 ? base + am->bg : -1;
+			if (m->role == R_OFFICER)
+				u->uc = S->nm;
+			if (m->role == R_LEADER && (u->uc < 0 ||
+			    S->m[u->uc].role != R_OFFICER))
+				u->uc = S->nm;
+			S->nm++;
+		}
+		if (u->uc < 0) {
+			u->uc = first;
+			u->designated = S->nm - first > 1;
+		}
+		S->nu++;
+	}
+}
+
+void
+mb_deploy(struct g *g)
+{
+	deploy_army(g, 0, &g->c->a[S->army[0] - 1]);
+	deploy_army(g, 1, &g->c->a[S->army[1] - 1]);
+}
+
+static int
+c_submit_army(struct g *g, refd_mpv c)
+{
+	const char *name = refd_mpv_get_str(c, "army", "");
+	int a, seat = g->seat;
+	refd_mpw *w;
+	int rc;
+
+	if (S->phase != PH_ARMY)
+		REJ(g, REFD_EPHASE, "R003-05", "army lists are already in");
+	for (a = 0; a < g->c->na; a++)
+		if (strcmp(g->c->a[a].key, name) == 0)
+			break;
+	if (a == g->c->na)
+		REJ(g, REFD_EBUILD, "R003-05", "there is no army list '%s'",
+		    name);
+	if (g->dry)
+		return 0;
+	S->army[seat] = a + 1;
+	{
+		char zone[16];
+
+		snprintf(zone, sizeof(zone), "army.%d", seat);
+		rc = H->commit(g->ctx, zone, seat, (const uint8_t *)name,
+		    strlen(name));
+		if (rc != REFD_OK)
+			g->err = rc;
+	}
+	w = ev(g, "army_chosen");
+	refd_mpw_kstr(w, "army", name);
+	ev_emit_to(g, seat, w);
+	w = ev(g, "army_sealed");
+	refd_mpw_kint(w, "seat", seat);
+	ev_emit(g, w);
+	if (S->army[0] && S->army[1]) {
+		w = ev(g, "armies_revealed");
+		refd_mpw_karray(w, "armies");
+		refd_mpw_str(w, g->c->a[S->army[0] - 1].key);
+		refd_mpw_str(w, g->c->a[S->army[1] - 1].key);
+		refd_mpw_end(w);
+		ev_emit(g, w);
+		mb_deploy(g);
+		mb_start_game(g);
+	}
+	return 0;
+}
+
 /* ---- dispatch ---- */
 
 struct cmdent {
@@ -2672,6 +2804,7 @@ static int c_buy(struct g *g, refd_mpv c) { return c_attack(g, c, 1); }
 static int c_atk(struct g *g, refd_mpv c) { return c_attack(g, c, 0); }
 
 static const struct cmdent cmds[] = {
+	{ "submit_army", -1, c_submit_army },
 	{ "choose_first", P_FIRST, c_choose_first },
 	{ "promote", P_PROMOTE, c_promote },
 	{ "designate", P_DESIGNATE, c_designate },
@@ -2713,6 +2846,20 @@ mb_command(struct g *g, uint32_t seat, refd_mpv c)
 		REJ(g, REFD_EBADCMD, NULL, "unknown command type '%s'", type);
 	if (S->phase == PH_OVER)
 		REJ(g, REFD_EFINISHED, NULL, "the game is over");
+	g->seat = (int)seat;
+	if (S->phase == PH_ARMY || e->prompt == -1) {
+		if (S->phase == PH_ARMY && e->prompt != -1)
+			REJ(g, REFD_EPHASE, "R003-05", "both army lists must be "
+			    "in first (submit_army)");
+		if (seat > 1 || S->army[seat])
+			REJ(g, REFD_ENOTYOURTURN, "R003-05", "your army list is "
+			    "already in");
+		rc = e->fn(g, c);
+		if (rc != 0 || g->dry)
+			return rc;
+		mb_advance(g);
+		return g->err;
+	}
 	if ((int)seat != mb_pending_seat(S))
 		REJ(g, REFD_ENOTYOURTURN, "R003-31", "seat %d owes the next "
 		    "decision, not seat %u", mb_pending_seat(S), seat);
