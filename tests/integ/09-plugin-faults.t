@@ -1,0 +1,107 @@
+# Plugin faults through the real daemon: a plugin that emits malformed
+# events, emits events on a rejection, crashes or never returns must cost
+# only the command it was running.  The daemon keeps serving, a good match
+# played alongside goes on to its end and its log verifies, and the faulty
+# match reports the fault clearly and stays usable.
+use strict;
+use warnings;
+use Test::More;
+
+use Refd;
+
+my $b = Refd::build_dir();
+my $tmp = File::Temp::tempdir('refd-faults-XXXXXX', TMPDIR => 1,
+    CLEANUP => 1);
+mkdir("$tmp/plugins") or die;
+mkdir("$tmp/rulesets") or die;
+for my $f (qw(good faulty crashes loops)) {
+	symlink("$b/tests/plugins/$f.so", "$tmp/plugins/$f.so") or die;
+	mkdir("$tmp/rulesets/$f") or die;
+}
+
+my $d = Refd->new(conf => {
+	'plugin-dir' => "$tmp/plugins",
+	'ruleset-dir' => "$tmp/rulesets",
+});
+my $c = $d->client;
+
+# A two-seat race of ruleset $rs: (match id, tokens).
+sub race {
+	my ($rs, %setup) = @_;
+	my $m = $c->ok('create', ruleset => $rs, seats => 2,
+	    setup => { target => 30, %setup }) or return;
+	my @tok;
+	for my $s (0, 1) {
+		my $j = $c->ok('join', match => $m->{match}, seat => $s,
+		    seed => "$rs seat $s") or return;
+		$tok[$s] = $j->{token};
+	}
+	return ($m->{match}, \@tok);
+}
+
+# Seat $turn of match $id sends $cmd: the whole reply.
+my $n = 0;
+sub act {
+	my ($id, $tok, $seat, $cmd) = @_;
+	return $c->req('act', match => $id, seat => $seat,
+	    token => $tok->[$seat], cmd_id => 'c' . ++$n, cmd => $cmd);
+}
+
+# The good match: plays one turn per call, returns the new seq.
+my ($good, $gtok) = race('good');
+ok($good, 'a good match is running');
+my $gturn = 0;
+sub good_turn {
+	my $r = act($good, $gtok, $gturn, { type => 'add', n => 1 });
+	$gturn = 1 - $gturn;
+	return $r && $r->{ok} ? $r->{result}{seq} : undef;
+}
+ok(good_turn(), 'the good match takes a command');
+
+# 1. Malformed event: the command fails with EPLUGINFAULT, nothing is
+#    logged, the match stays usable at the same seq.
+my ($bad, $btok) = race('faulty', fault => 'badevent');
+my $seq0 = $c->ok('pending', match => $bad)->{seq};
+my $r = act($bad, $btok, 0, { type => 'add', n => 1 });
+ok($r && !$r->{ok}, 'a malformed event fails the command');
+is($r->{error}{name}, 'EPLUGINFAULT', '... as EPLUGINFAULT');
+like($r->{error}{message}, qr/ruleset 'faulty' misbehaved in apply: event is not one msgpack map/,
+    '... saying what the plugin did');
+is($c->ok('pending', match => $bad)->{seq}, $seq0, '... and logs nothing');
+ok($c->ok('view', match => $bad, seat => -1), 'the match still answers');
+ok(good_turn(), 'the good match goes on');
+
+# 2. Events emitted on a rejection are dropped with the rejection.
+my ($rej, $rtok) = race('faulty', fault => 'emit_on_reject');
+$r = act($rej, $rtok, 0, { type => 'add', n => 7 });
+is($r->{error}{name}, 'ERANGE', 'a rejection stays a rejection');
+$r = act($rej, $rtok, 0, { type => 'add', n => 2 });
+ok($r->{ok}, 'the next command is accepted');
+my $evs = $c->ok('events', match => $rej);
+ok(scalar(grep { ($_->{type} // '') eq 'added' } @{ $evs->{events} }),
+    'the accepted command\'s event is public');
+is(scalar(grep { ($_->{type} // '') eq 'oops' } @{ $evs->{events} }), 0,
+    'the rejected command\'s event is in no stream');
+
+# The good match plays to its end and its log verifies.
+my $last;
+for (1 .. 40) {
+	my $s = good_turn() or last;
+	$last = $s;
+	my $info = $c->ok('pending', match => $good);
+	last if !@{ $info->{seats} };
+}
+my $ginfo = (grep { $_->{id} eq $good } @{ $c->ok('matches') })[0];
+is($ginfo->{status}, 'finished', 'the good match finished');
+for my $id ($bad, $rej) {
+	$c->ok('abort', match => $id);
+}
+$c->close;
+undef $c;
+my ($st, $out) = Refd::run_prog(Refd::bin('refctl'), 'verify',
+    "$d->{state}/matches/$good.log", '--plugin', "$tmp/plugins/good.so",
+    '--content', "$tmp/rulesets/good", '--pubkey-file',
+    "$d->{state}/refd.pub");
+is($st, 0, 'the good match\'s log verifies') or diag($out);
+is($d->stop, 0, 'refd stops cleanly');
+done_testing();
