@@ -571,7 +571,8 @@ static const struct refd_plugin_ops ops = {
 #define CAPS (REFD_CAP_DRAWS | REFD_CAP_EVENTS)
 
 #if defined(FIXTURE_good) || defined(FIXTURE_good_old_minor) || \
-    defined(FIXTURE_init_fails) || defined(FIXTURE_faulty)
+    defined(FIXTURE_init_fails) || defined(FIXTURE_faulty) || \
+    defined(FIXTURE_crashes) || defined(FIXTURE_loops)
 REFD_PLUGIN_DEFINE(FIXTURE_NAME, "1.0.0", "a loader test fixture", 1,
     MAXSEATS, REFD_PF_HIDDEN, &ops);
 #elif defined(FIXTURE_rollback)
