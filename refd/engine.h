@@ -45,6 +45,8 @@ struct plugin {
 
 	uint8_t *describe;	/* msgpack from the describe op */
 	size_t describe_len;
+
+	struct worker *worker;	/* NULL: games run in this process */
 };
 
 /* One draw as recorded in the log. */
@@ -110,6 +112,14 @@ struct game {
 	struct rng rng;
 	struct memacct mem;
 	uint64_t step_budget;	/* reserved */
+
+	/* Games of a plugin with a worker (worker.h): the state lives in
+	 * the worker; snap is its latest serialization, kept to rebuild the
+	 * state in a new worker after a crash. */
+	uint64_t handle;	/* the worker's name for the state */
+	uint64_t gen;		/* which worker run holds it */
+	uint8_t *snap;		/* NULL: not known */
+	size_t snap_len;
 };
 
 /* Plugins. */
@@ -132,6 +142,7 @@ void call_reset(struct call *c);
 void call_release(struct call *c);
 
 /* Draw source. */
+int rng_copy(struct rng *dst, const struct rng *src);
 void rng_init_seed(struct rng *r, const uint8_t key[32]);
 int rng_init_script(struct rng *r, const int64_t *vals, size_t n);
 void rng_release(struct rng *r);
@@ -149,6 +160,9 @@ int game_restore(struct plugin *pl, const uint8_t *bytes, size_t len,
     uint32_t nseats, const struct rng *rng, size_t memlimit,
     struct game **out, struct call *c);
 void game_destroy(struct game *g);
+/* A game object without a state (for worker.c). */
+int game_new(struct plugin *pl, uint32_t nseats, const struct rng *rng,
+    size_t memlimit, struct game **out);
 int game_apply(struct game *g, uint32_t seat, const uint8_t *cmd, size_t len,
     struct call *c);
 int game_legal(struct game *g, uint32_t seat, struct call *c);

@@ -7,6 +7,8 @@ use strict;
 use warnings;
 use Test::More;
 
+use Time::HiRes;
+
 use Refd;
 
 my $b = Refd::build_dir();
@@ -22,6 +24,7 @@ for my $f (qw(good faulty crashes loops)) {
 my $d = Refd->new(conf => {
 	'plugin-dir' => "$tmp/plugins",
 	'ruleset-dir' => "$tmp/rulesets",
+	'plugin-timeout' => 400,
 });
 my $c = $d->client;
 
@@ -83,6 +86,63 @@ ok(scalar(grep { ($_->{type} // '') eq 'added' } @{ $evs->{events} }),
 is(scalar(grep { ($_->{type} // '') eq 'oops' } @{ $evs->{events} }), 0,
     'the rejected command\'s event is in no stream');
 
+# 3. Crashes: a segfault and an abort in apply, an abort in view.  Each
+#    costs its own command; two matches of the crashing plugin share a
+#    worker, and the one that did not crash loses nothing.
+my ($cr, $ctok) = race('crashes');
+my ($cr2, $c2tok) = race('crashes');
+$r = act($cr2, $c2tok, 0, { type => 'add', n => 3 });
+ok($r->{ok}, 'a second match of the crashing plugin plays');
+my $cr2seq = $r->{result}{seq};
+for my $how (qw(segv abort)) {
+	my $seq = $c->ok('pending', match => $cr)->{seq};
+	$r = act($cr, $ctok, 0, { type => $how });
+	ok($r && !$r->{ok}, "$how in apply: the command fails");
+	is($r->{error}{name}, 'EPLUGINFAULT', '... with EPLUGINFAULT');
+	like($r->{error}{message},
+	    qr/ruleset 'crashes' misbehaved in apply: plugin crashed in apply: its worker (was killed by signal \d+|exited with status \d+)/,
+	    '... saying the plugin crashed') or diag(explain($r));
+	ok($d->alive, '... refd lives');
+	is($c->ok('pending', match => $cr)->{seq}, $seq, '... nothing logged');
+	ok(good_turn(), '... the good match goes on');
+}
+$r = act($cr, $ctok, 0, { type => 'add', n => 2 });
+ok($r->{ok}, 'the crashed match takes its next command');
+$r = act($cr2, $c2tok, 1, { type => 'add', n => 1 });
+ok($r->{ok}, 'the other match of the plugin goes on where it was')
+    or diag(explain($r));
+is($r->{result}{seq}, $cr2seq + 1, '... at the right seq');
+is($c->ok('view', match => $cr2, seat => -1)->{view}{total}, 4,
+    '... with its state');
+$r = $c->req('create', ruleset => 'crashes', seats => 4, setup => {});
+my $m4 = $r->{result}{match};
+my @t4 = map { $c->ok('join', match => $m4, seat => $_)->{token} } 0 .. 3;
+$r = $c->req('view', match => $m4, seat => 3, token => $t4[3]);
+is($r->{error}{name}, 'EPLUGINFAULT', 'a crash in view fails the view');
+like($r->{error}{message}, qr/plugin crashed in view/, '... saying so');
+ok($c->ok('view', match => $m4, seat => 2, token => $t4[2]),
+    '... the next view works');
+
+# 4. A plugin that never returns: the command fails after plugin-timeout.
+my ($lp, $ltok) = race('loops');
+ok(act($lp, $ltok, 0, { type => 'add', n => 1 })->{ok}, 'a looping plugin '
+    . 'plays until it loops');
+my $t0 = Time::HiRes::time();
+$r = act($lp, $ltok, 1, { type => 'spin' });
+my $took = Time::HiRes::time() - $t0;
+is($r->{error}{name}, 'EPLUGINFAULT', 'an endless apply fails the command');
+like($r->{error}{message}, qr/plugin timed out: apply ran longer than plugin-timeout \(400 ms\)/,
+    '... saying it timed out');
+ok($took >= 0.35 && $took < 10, sprintf('... after the timeout (%.2f s)',
+    $took));
+ok(act($lp, $ltok, 1, { type => 'add', n => 3 })->{ok},
+    'the match takes its next command');
+ok(good_turn(), 'the good match goes on');
+
+my $stats = $c->ok("stats");
+ok($stats->{plugin_crashes} >= 3, "stats count the crashes ($stats->{plugin_crashes})");
+is($stats->{plugin_timeouts}, 1, 'and the timeout');
+
 # The good match plays to its end and its log verifies.
 my $last;
 for (1 .. 40) {
@@ -93,7 +153,7 @@ for (1 .. 40) {
 }
 my $ginfo = (grep { $_->{id} eq $good } @{ $c->ok('matches') })[0];
 is($ginfo->{status}, 'finished', 'the good match finished');
-for my $id ($bad, $rej) {
+for my $id ($bad, $rej, $cr, $cr2, $m4, $lp) {
 	$c->ok('abort', match => $id);
 }
 $c->close;
