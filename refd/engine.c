@@ -94,6 +94,7 @@ call_reset(struct call *c)
 	c->reject_rule[0] = '\0';
 	c->reject_msg[0] = '\0';
 	c->fault[0] = '\0';
+	c->fault_reason = NULL;
 }
 
 void

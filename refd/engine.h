@@ -103,6 +103,7 @@ struct call {
 	char reject_rule[24];
 	char reject_msg[512];
 	char fault[256];	/* host-detected plugin misbehaviour */
+	const char *fault_reason;	/* "crash", "timeout" or NULL */
 };
 
 struct game {

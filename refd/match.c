@@ -115,6 +115,7 @@ fail(struct match_err *e, int code, const char *fmt, ...)
 	if (e != NULL) {
 		e->code = code;
 		e->rule[0] = '\0';
+		e->reason = NULL;
 		va_start(ap, fmt);
 		vsnprintf(e->message, sizeof(e->message), fmt, ap);
 		va_end(ap);
@@ -151,10 +152,15 @@ fail_call(struct match *m, struct match_err *e, int rc, const struct call *c,
 		return fail(e, REFD_ELIMIT, "%s: %s needs more than "
 		    "max-match-memory (%zu bytes)", who, what,
 		    m->ms->cfg.max_match_memory);
-	if (rc == REFD_EPLUGINFAULT)
-		return fail(e, REFD_EPLUGINFAULT, "%s: ruleset '%s' misbehaved "
-		    "in %s: %s", who, m->pl->name, what,
+	if (rc == REFD_EPLUGINFAULT) {
+		fail(e, REFD_EPLUGINFAULT, "%s: ruleset '%s' misbehaved in %s: "
+		    "%s", who, m->pl->name, what,
 		    c->fault[0] ? c->fault : "no reason given");
+		if (e != NULL)
+			e->reason = c->fault_reason != NULL ? c->fault_reason :
+			    "fault";
+		return rc;
+	}
 	if (rc == REFD_ESCRIPT)
 		return fail(e, REFD_ESCRIPT, "%s: %s: scripted dice exhausted "
 		    "or out of range (%zu given)", who, what, m->ndice);

@@ -63,6 +63,9 @@ struct match_err {
 	int code;
 	char rule[24];
 	char message[512];
+	/* REFD_EPLUGINFAULT: "crash", "timeout" (the plugin's worker died or
+	 * overran plugin-timeout) or "fault"; else NULL.  A static string. */
+	const char *reason;
 };
 
 /*

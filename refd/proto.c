@@ -65,6 +65,7 @@ fail_match(struct perr *e, const struct match_err *me)
 	snprintf(e->message, sizeof(e->message), "%s",
 	    me->message[0] ? me->message : refd_strerror(e->code));
 	snprintf(e->rule, sizeof(e->rule), "%s", me->rule);
+	e->reason = me->reason;
 	return e->code;
 }
 

@@ -755,6 +755,7 @@ roundtrip(struct worker *w, enum worker_op op, struct call *c)
 	if (rc == 0)
 		return REFD_OK;
 	reap(w, rc != 2, why, sizeof(why));
+	c->fault_reason = rc == 1 ? "timeout" : "crash";
 	if (rc == 1) {
 		n_timeouts++;
 		snprintf(c->fault, sizeof(c->fault), "plugin timed out: %s "
@@ -824,6 +825,7 @@ take_reply(struct worker *w, struct game *g, uint64_t *handle,
 		call_reset(c);
 		reap(w, 1, why, sizeof(why));
 		n_crashed++;
+		c->fault_reason = "crash";
 		snprintf(c->fault, sizeof(c->fault), "plugin worker sent a "
 		    "malformed reply and was killed; it will be restarted");
 		log_warn("plugin '%s': %s", w->pl->name, c->fault);
@@ -929,6 +931,7 @@ rehome(struct worker *w, struct game *g, struct call *c)
 		    "restarted and cannot restore this game's state: %s",
 		    c2.fault[0] ? c2.fault : c2.reject_msg[0] ? c2.reject_msg :
 		    refd_strerror(rc));
+		c->fault_reason = c2.fault_reason;
 		rc = REFD_EPLUGINFAULT;
 	}
 	call_release(&c2);

@@ -70,6 +70,7 @@ ok($r && !$r->{ok}, 'a malformed event fails the command');
 is($r->{error}{name}, 'EPLUGINFAULT', '... as EPLUGINFAULT');
 like($r->{error}{message}, qr/ruleset 'faulty' misbehaved in apply: event is not one msgpack map/,
     '... saying what the plugin did');
+is($r->{error}{detail}{reason}, 'fault', '... detail: fault');
 is($c->ok('pending', match => $bad)->{seq}, $seq0, '... and logs nothing');
 ok($c->ok('view', match => $bad, seat => -1), 'the match still answers');
 ok(good_turn(), 'the good match goes on');
@@ -102,6 +103,7 @@ for my $how (qw(segv abort)) {
 	like($r->{error}{message},
 	    qr/ruleset 'crashes' misbehaved in apply: plugin crashed in apply: its worker (was killed by signal \d+|exited with status \d+)/,
 	    '... saying the plugin crashed') or diag(explain($r));
+	is($r->{error}{detail}{reason}, 'crash', '... detail: crash');
 	ok($d->alive, '... refd lives');
 	is($c->ok('pending', match => $cr)->{seq}, $seq, '... nothing logged');
 	ok(good_turn(), '... the good match goes on');
@@ -133,6 +135,7 @@ my $took = Time::HiRes::time() - $t0;
 is($r->{error}{name}, 'EPLUGINFAULT', 'an endless apply fails the command');
 like($r->{error}{message}, qr/plugin timed out: apply ran longer than plugin-timeout \(400 ms\)/,
     '... saying it timed out');
+is($r->{error}{detail}{reason}, 'timeout', '... detail: timeout');
 ok($took >= 0.35 && $took < 10, sprintf('... after the timeout (%.2f s)',
     $took));
 ok(act($lp, $ltok, 1, { type => 'add', n => 3 })->{ok},
