@@ -1269,6 +1269,9 @@ game_result(struct game *g, struct call *c)
 	int rc;
 
 	call_reset(c);
+	if (g->pl->worker != NULL && g->res_known)
+		return buf_add(&c->out, g->res_out, g->res_len) == 0 ?
+		    g->res_rc : REFD_ENOMEM;
 	if (g->pl->worker != NULL)
 		return worker_game_op(g, WOP_RESULT, 0, NULL, 0, NULL, c);
 	ctx_for(&ctx, g, c, OPK_QUERY);

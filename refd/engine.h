@@ -121,6 +121,10 @@ struct game {
 	uint64_t gen;		/* which worker run holds it */
 	uint8_t *snap;		/* NULL: not known */
 	size_t snap_len;
+	int res_known;		/* res_* hold result's answer for the state */
+	int res_rc;
+	uint8_t *res_out;
+	size_t res_len;
 };
 
 /* Plugins. */

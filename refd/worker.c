@@ -6,8 +6,9 @@
  * and the scripted draws; then the op's bytes.  Reply body: the op's
  * return value, handle, pending seats, the draw counters and memory use
  * after the op, the call (rejection, fault, output, events, draws,
- * commitments) and the state serialized after an op that changed it
- * (empty otherwise).
+ * commitments), the state serialized after an op that changed it (empty
+ * otherwise) and, after such an op, what result says of the new state (so
+ * that the usual "apply, then is it over?" costs one round trip).
  */
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -358,17 +359,18 @@ serve_one(struct plugin *pl, struct table *t, const uint8_t *p, size_t n,
 {
 	struct dec d = { p, n, 0 };
 	struct game *g = NULL;
-	struct call c, sc;
+	struct call c, sc, resc;
 	const uint8_t *arg;
 	size_t arglen;
 	uint64_t handle, cnt, pos, salt, seats = 0;
 	uint32_t op, nseats;
 	int32_t seat;
 	size_t memlimit;
-	int rc, changed = 0;
+	int rc, res = 0, changed = 0;
 
 	call_init(&c);
 	call_init(&sc);
+	call_init(&resc);
 	op = get_u32(&d);
 	handle = get_u64(&d);
 	seat = get_i32(&d);
@@ -473,6 +475,11 @@ serve_one(struct plugin *pl, struct table *t, const uint8_t *p, size_t n,
 	/* The new state, for the parent to rebuild it after a crash. */
 	if (changed && g != NULL && game_serialize(g, &sc) != REFD_OK)
 		buf_reset(&sc.out);
+	if (changed && g != NULL) {
+		res = game_result(g, &resc);
+		if (resc.fault[0] != '\0' || res < 0 || res > 1)
+			changed = 0;	/* let the parent ask and see */
+	}
 	put_u32(e, 0);		/* the frame's length, set below */
 	put_i32(e, rc);
 	put_u64(e, handle);
@@ -484,8 +491,12 @@ serve_one(struct plugin *pl, struct table *t, const uint8_t *p, size_t n,
 	put_u64(e, g != NULL ? g->mem.peak : 0);
 	put_call(e, &c);
 	put_bytes(e, sc.out.data, sc.out.len);
+	put_u32(e, changed && g != NULL);
+	put_i32(e, res);
+	put_bytes(e, resc.out.data, resc.out.len);
 	call_release(&c);
 	call_release(&sc);
+	call_release(&resc);
 }
 
 static void __attribute__((noreturn))
@@ -801,10 +812,10 @@ take_reply(struct worker *w, struct game *g, uint64_t *handle,
     uint64_t *seats, struct call *c)
 {
 	struct dec d = { w->rep.data + 4, w->rep.len - 4, 0 };
-	const uint8_t *snap;
-	size_t snaplen;
+	const uint8_t *snap, *res;
+	size_t snaplen, reslen;
 	uint64_t h, s;
-	int rc, crc;
+	int rc, crc, res_known, res_rc;
 	char why[128];
 
 	rc = get_i32(&d);
@@ -817,11 +828,15 @@ take_reply(struct worker *w, struct game *g, uint64_t *handle,
 	g->mem.peak = (size_t)get_u64(&d);
 	crc = get_call(&d, c);
 	snap = get_bytes(&d, &snaplen);
+	res_known = (int)get_u32(&d);
+	res_rc = get_i32(&d);
+	res = get_bytes(&d, &reslen);
 	if (crc == REFD_ENOMEM) {
 		call_reset(c);
 		return REFD_ENOMEM;
 	}
-	if (crc != 0 || d.bad || d.n != 0 || rc > 1) {
+	if (crc != 0 || d.bad || d.n != 0 || rc > 1 || res_rc < 0 ||
+	    res_rc > 1) {
 		call_reset(c);
 		reap(w, 1, why, sizeof(why));
 		n_crashed++;
@@ -839,6 +854,17 @@ take_reply(struct worker *w, struct game *g, uint64_t *handle,
 		free(g->snap);
 		g->snap = p;
 		g->snap_len = snaplen;
+	}
+	if (res_known) {
+		uint8_t *p = dup_bytes(res, reslen);
+
+		if (p == NULL)
+			return REFD_ENOMEM;
+		free(g->res_out);
+		g->res_out = p;
+		g->res_len = reslen;
+		g->res_rc = res_rc;
+		g->res_known = 1;
 	}
 	if (handle != NULL)
 		*handle = h;
@@ -882,6 +908,7 @@ proxy_free(struct game *g)
 {
 	rng_release(&g->rng);
 	free(g->snap);
+	free(g->res_out);
 	free(g);
 }
 
@@ -964,6 +991,8 @@ worker_game_op(struct game *g, enum worker_op op, int32_t seat,
 
 	if ((rc = rehome(w, g, c)) != REFD_OK)
 		return rc;
+	if (op == WOP_APPLY || op == WOP_REDEAL)
+		g->res_known = 0;
 	req_begin(w, op, g, seat);
 	put_bytes(&w->req, bytes, len);
 	if ((rc = roundtrip(w, op, c)) != REFD_OK)
