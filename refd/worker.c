@@ -557,7 +557,7 @@ spawn(struct worker *w, char *why, size_t whylen)
 {
 	struct sigaction sa;
 	pid_t parent = getpid(), pid;
-	int sv[2];
+	int sv[2], oom;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
 		snprintf(why, whylen, "socketpair: %s", strerror(errno));
@@ -584,6 +584,14 @@ spawn(struct worker *w, char *why, size_t whylen)
 		sa.sa_handler = SIG_DFL;
 		sigaction(SIGTERM, &sa, NULL);
 		sigaction(SIGCHLD, &sa, NULL);
+		/* Out of memory, the kernel kills a worker, not refd. */
+		if ((oom = open("/proc/self/oom_score_adj", O_WRONLY |
+		    O_CLOEXEC)) >= 0) {
+			if (write(oom, "1000", 4) != 4) {
+				/* best effort */
+			}
+			close(oom);
+		}
 		if (sv[1] != WORKER_FD && dup2(sv[1], WORKER_FD) < 0)
 			_exit(0);
 		close_range(WORKER_FD + 1, ~0u, 0);

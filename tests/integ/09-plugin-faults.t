@@ -125,6 +125,12 @@ like($r->{error}{message}, qr/plugin crashed in view/, '... saying so');
 ok($c->ok('view', match => $m4, seat => 2, token => $t4[2]),
     '... the next view works');
 
+$r = $c->req('create', ruleset => 'crashes', seats => 2,
+    setup => { crash => 'create' });
+is($r->{error}{name}, 'EPLUGINFAULT', 'a crash in create fails the create');
+like($r->{error}{message}, qr/ruleset 'crashes' misbehaved in create: plugin crashed in create/,
+    '... saying so');
+
 # 4. A plugin that never returns: the command fails after plugin-timeout.
 my ($lp, $ltok) = race('loops');
 ok(act($lp, $ltok, 0, { type => 'add', n => 1 })->{ok}, 'a looping plugin '
@@ -167,4 +173,25 @@ my ($st, $out) = Refd::run_prog(Refd::bin('refctl'), 'verify',
     "$d->{state}/refd.pub");
 is($st, 0, 'the good match\'s log verifies') or diag($out);
 is($d->stop, 0, 'refd stops cleanly');
+
+# In-process mode: no workers, and the host table's checks still hold.
+my $d2 = Refd->new(conf => {
+	'plugin-dir' => "$tmp/plugins",
+	'ruleset-dir' => "$tmp/rulesets",
+	'plugin-workers' => 'no',
+});
+$c = $d2->client;
+($bad, $btok) = race('faulty', fault => 'badevent');
+$r = act($bad, $btok, 0, { type => 'add', n => 1 });
+is($r->{error}{name}, 'EPLUGINFAULT', 'plugin-workers no: a malformed event '
+    . 'fails the command');
+is($r->{error}{detail}{reason}, 'fault', '... detail: fault');
+($good, $gtok) = race('good');
+$gturn = 0;
+ok(good_turn() && good_turn(), '... and a good match plays');
+$stats = $c->ok('stats');
+is($stats->{plugin_workers_started}, 0, '... with no worker');
+$c->close;
+undef $c;
+is($d2->stop, 0, 'refd stops cleanly');
 done_testing();

@@ -23,7 +23,8 @@
  *   faulty          loads, then misbehaves as its setup's "fault" asks
  *   crashes         like good, but apply dies on the command {"type": "segv"}
  *                   (a store through a null pointer) or {"type": "abort"}
- *                   (abort()), and view dies for seat 3 (of a four-seat match)
+ *                   (abort()), view dies for seat 3 (of a four-seat match) and
+ *                   create dies for the setup {"crash": "create"}
  *   loops           like good, but apply never returns from the command
  *                   {"type": "spin"}
  *
@@ -219,6 +220,10 @@ r_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		return H->reject(ctx, REFD_ESETUP, NULL,
 		    "this setup needs another number of seats");
 	}
+#ifdef FIXTURE_crashes
+	if (refd_mpv_streq(refd_mpv_get(root, "crash"), "create"))
+		abort();
+#endif
 	fault = refd_mpv_get_str(root, "fault", "none");
 	for (i = 0; fault_names[i] != NULL; i++)
 		if (strcmp(fault_names[i], fault) == 0)
