@@ -44,6 +44,7 @@ sub race {
 
 # Seat $turn of match $id sends $cmd: the whole reply.
 my $n = 0;
+my $t0;
 sub act {
 	my ($id, $tok, $seat, $cmd) = @_;
 	return $c->req('act', match => $id, seat => $seat,
@@ -125,6 +126,23 @@ like($r->{error}{message}, qr/plugin crashed in view/, '... saying so');
 ok($c->ok('view', match => $m4, seat => 2, token => $t4[2]),
     '... the next view works');
 
+# Three crashes in a row suspend the match: the plugin is not run for it
+# again (each fault may hold the daemon up), the players can still resign.
+my ($cr3, $c3tok) = race('crashes');
+act($cr3, $c3tok, 0, { type => 'segv' }) for 1 .. 3;
+$t0 = Time::HiRes::time();
+$r = act($cr3, $c3tok, 0, { type => 'add', n => 1 });
+is($r->{error}{name}, 'EPLUGINFAULT', 'three crashes in a row suspend the match');
+is($r->{error}{detail}{reason}, 'suspended', '... detail: suspended');
+like($r->{error}{message}, qr/suspended after 3 crashes or timeouts of ruleset 'crashes' in a row/,
+    '... saying why');
+is($c->req('legal', match => $cr3, seat => 0, token => $c3tok->[0])->{error}{detail}{reason},
+    'suspended', '... legal too');
+ok($c->ok('resign', match => $cr3, seat => 1, token => $c3tok->[1]),
+    '... a player can resign');
+ok(act($cr2, $c2tok, 0, { type => 'add', n => 1 })->{ok},
+    'the other matches of the plugin go on');
+
 $r = $c->req('create', ruleset => 'crashes', seats => 2,
     setup => { crash => 'create' });
 is($r->{error}{name}, 'EPLUGINFAULT', 'a crash in create fails the create');
@@ -135,7 +153,7 @@ like($r->{error}{message}, qr/ruleset 'crashes' misbehaved in create: plugin cra
 my ($lp, $ltok) = race('loops');
 ok(act($lp, $ltok, 0, { type => 'add', n => 1 })->{ok}, 'a looping plugin '
     . 'plays until it loops');
-my $t0 = Time::HiRes::time();
+$t0 = Time::HiRes::time();
 $r = act($lp, $ltok, 1, { type => 'spin' });
 my $took = Time::HiRes::time() - $t0;
 is($r->{error}{name}, 'EPLUGINFAULT', 'an endless apply fails the command');
@@ -167,11 +185,15 @@ for my $id ($bad, $rej, $cr, $cr2, $m4, $lp) {
 }
 $c->close;
 undef $c;
-my ($st, $out) = Refd::run_prog(Refd::bin('refctl'), 'verify',
-    "$d->{state}/matches/$good.log", '--plugin', "$tmp/plugins/good.so",
-    '--content', "$tmp/rulesets/good", '--pubkey-file',
-    "$d->{state}/refd.pub");
-is($st, 0, 'the good match\'s log verifies') or diag($out);
+for my $v ([good => $good], [crashes => $cr], [crashes => $cr2],
+    [crashes => $cr3], [loops => $lp]) {
+	my ($rs, $id) = @$v;
+	my ($st, $out) = Refd::run_prog(Refd::bin('refctl'), 'verify',
+	    "$d->{state}/matches/$id.log", '--plugin', "$tmp/plugins/$rs.so",
+	    '--content', "$tmp/rulesets/$rs", '--pubkey-file',
+	    "$d->{state}/refd.pub");
+	is($st, 0, "the log of the $rs match $id verifies") or diag($out);
+}
 is($d->stop, 0, 'refd stops cleanly');
 
 # In-process mode: no workers, and the host table's checks still hold.
