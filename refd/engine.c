@@ -430,16 +430,30 @@ h_output(refd_ctx *ctx, const uint8_t *bytes, size_t len)
 	return REFD_OK;
 }
 
+void
+rng_seal(const struct rng *r, uint64_t n, const uint8_t *data, size_t len,
+    uint8_t salt[16], uint8_t hash[ENG_HASH_LEN])
+{
+	crypto_generichash_state st;
+	uint8_t in[8];
+	int i;
+
+	/* Salt: keyed by the match seed, so nobody can predict it. */
+	for (i = 0; i < 8; i++)
+		in[i] = (uint8_t)(n >> (8 * i));
+	crypto_generichash(salt, 16, in, sizeof(in), r->key, sizeof(r->key));
+	crypto_generichash_init(&st, NULL, 0, ENG_HASH_LEN);
+	crypto_generichash_update(&st, salt, 16);
+	crypto_generichash_update(&st, data, len);
+	crypto_generichash_final(&st, hash, ENG_HASH_LEN);
+}
+
 static int
 h_commit(refd_ctx *ctx, const char *zone, int32_t seat, const uint8_t *data,
     size_t len)
 {
 	struct call *c = ctx->call;
 	struct commitment *m;
-	crypto_generichash_state st;
-	uint8_t in[8];
-	uint64_t n;
-	int i;
 
 	if (ctx->rng == NULL || (ctx->op != OPK_CREATE && ctx->op != OPK_APPLY &&
 	    ctx->op != OPK_REDEAL) || zone == NULL) {
@@ -459,16 +473,8 @@ h_commit(refd_ctx *ctx, const char *zone, int32_t seat, const uint8_t *data,
 	memset(m, 0, sizeof(*m));
 	snprintf(m->zone, sizeof(m->zone), "%s", zone);
 	m->seat = seat;
-	/* Salt: keyed by the match seed, so nobody can predict it. */
-	n = ctx->rng->salt_counter++;
-	for (i = 0; i < 8; i++)
-		in[i] = (uint8_t)(n >> (8 * i));
-	crypto_generichash(m->salt, sizeof(m->salt), in, sizeof(in),
-	    ctx->rng->key, sizeof(ctx->rng->key));
-	crypto_generichash_init(&st, NULL, 0, ENG_HASH_LEN);
-	crypto_generichash_update(&st, m->salt, sizeof(m->salt));
-	crypto_generichash_update(&st, data, len);
-	crypto_generichash_final(&st, m->hash, ENG_HASH_LEN);
+	rng_seal(ctx->rng, ctx->rng->salt_counter++, data, len, m->salt,
+	    m->hash);
 	m->data = malloc(len ? len : 1);
 	if (m->data == NULL)
 		return REFD_ENOMEM;

@@ -153,6 +153,9 @@ int rng_init_script(struct rng *r, const int64_t *vals, size_t n);
 void rng_release(struct rng *r);
 int rng_draw(struct rng *r, uint32_t kind, uint32_t bound, uint64_t *index,
     uint32_t *value);
+/* Salt number n of r and the commitment hash of data under it. */
+void rng_seal(const struct rng *r, uint64_t n, const uint8_t *data, size_t len,
+    uint8_t salt[16], uint8_t hash[ENG_HASH_LEN]);
 
 /*
  * Games.  Each op resets *c and fills it.  Return REFD_OK or a negative

@@ -813,6 +813,46 @@ req_begin(struct worker *w, enum worker_op op, const struct game *g,
 	put_u64(e, g->rng.salt_counter);
 }
 
+/*
+ * Whether every draw and commitment the worker reports follows from g's
+ * seed: refd, not the worker, decides the dice that go into the log.
+ * Draws are checked at the index each names (indexes rise, from g's
+ * counter on); commitments in order from g's salt counter.
+ */
+static int
+draws_follow(const struct game *g, const struct call *c)
+{
+	struct rng sim = g->rng;	/* rng_draw only reads the script */
+	uint8_t salt[16], hash[ENG_HASH_LEN];
+	uint64_t next = g->rng.scripted ? g->rng.pos : g->rng.counter, idx;
+	uint32_t v;
+	size_t i;
+
+	for (i = 0; i < c->ndr; i++) {
+		const struct draw *d = &c->dr[i];
+
+		if ((d->kind != DRAW_ROLL && d->kind != DRAW_UNIFORM) ||
+		    d->index < next)
+			return 0;
+		if (sim.scripted)
+			sim.pos = d->index;
+		else
+			sim.counter = d->index;
+		if (rng_draw(&sim, d->kind, d->bound, &idx, &v) != REFD_OK ||
+		    v != d->value)
+			return 0;
+		next = sim.scripted ? sim.pos : sim.counter;
+	}
+	for (i = 0; i < c->ncm; i++) {
+		rng_seal(&sim, g->rng.salt_counter + i, c->cm[i].data,
+		    c->cm[i].len, salt, hash);
+		if (memcmp(salt, c->cm[i].salt, sizeof(salt)) != 0 ||
+		    memcmp(hash, c->cm[i].hash, sizeof(hash)) != 0)
+			return 0;
+	}
+	return 1;
+}
+
 /* Take the reply in w->rep for g: the op's return value, or
  * REFD_EPLUGINFAULT when the reply is malformed. */
 static int
@@ -822,18 +862,18 @@ take_reply(struct worker *w, struct game *g, uint64_t *handle,
 	struct dec d = { w->rep.data + 4, w->rep.len - 4, 0 };
 	const uint8_t *snap, *res;
 	size_t snaplen, reslen;
-	uint64_t h, s;
+	uint64_t h, s, cnt, pos, salt, mb, mp;
 	int rc, crc, res_known, res_rc;
 	char why[128];
 
 	rc = get_i32(&d);
 	h = get_u64(&d);
 	s = get_u64(&d);
-	g->rng.counter = get_u64(&d);
-	g->rng.pos = get_u64(&d);
-	g->rng.salt_counter = get_u64(&d);
-	g->mem.bytes = (size_t)get_u64(&d);
-	g->mem.peak = (size_t)get_u64(&d);
+	cnt = get_u64(&d);
+	pos = get_u64(&d);
+	salt = get_u64(&d);
+	mb = get_u64(&d);
+	mp = get_u64(&d);
 	crc = get_call(&d, c);
 	snap = get_bytes(&d, &snaplen);
 	res_known = (int)get_u32(&d);
@@ -844,16 +884,23 @@ take_reply(struct worker *w, struct game *g, uint64_t *handle,
 		return REFD_ENOMEM;
 	}
 	if (crc != 0 || d.bad || d.n != 0 || rc > 1 || res_rc < 0 ||
-	    res_rc > 1) {
+	    res_rc > 1 || !draws_follow(g, c) || cnt < g->rng.counter ||
+	    pos < g->rng.pos || salt < g->rng.salt_counter) {
 		call_reset(c);
 		reap(w, 1, why, sizeof(why));
 		n_crashed++;
 		c->fault_reason = "crash";
 		snprintf(c->fault, sizeof(c->fault), "plugin worker sent a "
-		    "malformed reply and was killed; it will be restarted");
+		    "malformed reply (or draws that do not follow from the "
+		    "seed) and was killed; it will be restarted");
 		log_warn("plugin '%s': %s", w->pl->name, c->fault);
 		return REFD_EPLUGINFAULT;
 	}
+	g->rng.counter = cnt;
+	g->rng.pos = pos;
+	g->rng.salt_counter = salt;
+	g->mem.bytes = (size_t)mb;
+	g->mem.peak = (size_t)mp;
 	if (snaplen > 0) {
 		uint8_t *p = dup_bytes(snap, snaplen);
 
