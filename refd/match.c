@@ -161,8 +161,12 @@ fail_call(struct match *m, struct match_err *e, int rc, const struct call *c,
 		    "max-match-memory (%zu bytes)", who, what,
 		    m->ms->cfg.max_match_memory);
 	if (rc == REFD_EPLUGINFAULT) {
-		if (m->path != NULL && c->fault_reason != NULL)
-			m->plugin_faults++;
+		if (m->path != NULL && c->fault_reason != NULL &&
+		    ++m->plugin_faults == MATCH_PLUGIN_FAULTS)
+			report(m->ms, "match '%s': suspended after %u crashes "
+			    "or timeouts of ruleset '%s' in a row (last in %s: "
+			    "%s)", m->id, m->plugin_faults, m->pl->name, what,
+			    c->fault);
 		fail(e, REFD_EPLUGINFAULT, "%s: ruleset '%s' misbehaved in %s: "
 		    "%s", who, m->pl->name, what,
 		    c->fault[0] ? c->fault : "no reason given");

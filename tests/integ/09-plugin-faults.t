@@ -216,4 +216,37 @@ is($stats->{plugin_workers_started}, 0, '... with no worker');
 $c->close;
 undef $c;
 is($d2->stop, 0, 'refd stops cleanly');
+
+# Workers die with refd, even with SIGKILL (they must not keep running
+# plugin code, or hold anything of the daemon's).
+my $d3 = Refd->new(conf => {
+	'plugin-dir' => "$tmp/plugins",
+	'ruleset-dir' => "$tmp/rulesets",
+});
+$c = $d3->client;
+race('good');
+race('crashes');
+$c->close;
+undef $c;
+my $rpid = $d3->pid;
+my @kids;
+for my $t (glob("/proc/$rpid/task/*/children")) {
+	open(my $f, '<', $t) or next;
+	push(@kids, split(' ', <$f> // ''));
+}
+is(scalar(@kids), 2, 'two plugins, two workers');
+$d3->stop('KILL');
+my $left = @kids;
+for (1 .. 100) {
+	$left = grep { -e "/proc/$_" && !zombie($_) } @kids;
+	last if !$left;
+	Time::HiRes::sleep(0.05);
+}
+is($left, 0, 'the workers die with refd');
+
+sub zombie {
+	open(my $f, '<', "/proc/$_[0]/stat") or return 1;
+	my $st = <$f> // '';
+	return $st =~ /^\d+ \(.*\) Z/;
+}
 done_testing();
