@@ -611,6 +611,18 @@ spawn(struct worker *w, char *why, size_t whylen)
 	return 0;
 }
 
+/* How a worker ended, from its wait status. */
+static void
+status_text(int st, char *why, size_t whylen)
+{
+	if (WIFSIGNALED(st))
+		snprintf(why, whylen, "was killed by signal %d (%s)",
+		    WTERMSIG(st), strsignal(WTERMSIG(st)));
+	else
+		snprintf(why, whylen, "exited with status %d",
+		    WEXITSTATUS(st));
+}
+
 /* End the worker: wait for it when it is dying anyway, else kill it.
  * why gets how it ended. */
 static void
@@ -638,12 +650,8 @@ reap(struct worker *w, int kill_now, char *why, size_t whylen)
 	}
 	if (r < 0)
 		snprintf(why, whylen, "was lost (%s)", strerror(errno));
-	else if (WIFSIGNALED(st))
-		snprintf(why, whylen, "was killed by signal %d (%s)",
-		    WTERMSIG(st), strsignal(WTERMSIG(st)));
 	else
-		snprintf(why, whylen, "exited with status %d",
-		    WEXITSTATUS(st));
+		status_text(st, why, whylen);
 	w->pid = 0;
 }
 
@@ -747,6 +755,28 @@ exchange(struct worker *w, int64_t deadline)
 		}
 	}
 	return 0;
+}
+
+/*
+ * A worker that died between ops (killed by the operator or the
+ * out-of-memory killer) is reaped here, so that the op about to be sent
+ * starts a new one instead of failing for what it did not do.
+ */
+static void
+check_idle(struct worker *w)
+{
+	char why[128];
+	int st;
+
+	if (w->pid == 0 || waitpid(w->pid, &st, WNOHANG) != w->pid)
+		return;
+	status_text(st, why, sizeof(why));
+	close(w->fd);
+	w->fd = -1;
+	w->pid = 0;
+	n_crashed++;
+	log_warn("plugin '%s': its idle worker %s; it will be restarted",
+	    w->pl->name, why);
 }
 
 /* Send the request built in w->req (its frame length still 0) and take
@@ -978,6 +1008,7 @@ worker_game_create(struct plugin *pl, int restore, const uint8_t *bytes,
 	*out = NULL;
 	if ((rc = game_new(pl, nseats, rng, memlimit, &g)) != REFD_OK)
 		return rc;
+	check_idle(pl->worker);
 	rc = place(pl->worker, g, restore ? WOP_RESTORE : WOP_CREATE, bytes,
 	    len, c);
 	if (rc == REFD_OK && restore && g->snap == NULL &&
@@ -999,6 +1030,7 @@ rehome(struct worker *w, struct game *g, struct call *c)
 	struct call c2;
 	int rc;
 
+	check_idle(w);
 	if (w->pid != 0 && g->gen == w->gen)
 		return REFD_OK;
 	if (g->snap == NULL) {

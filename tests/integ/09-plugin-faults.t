@@ -166,6 +166,19 @@ ok(act($lp, $ltok, 1, { type => 'add', n => 3 })->{ok},
     'the match takes its next command');
 ok(good_turn(), 'the good match goes on');
 
+# Workers killed while idle (by an operator, by the out-of-memory killer):
+# the next op starts a new worker instead of failing.
+my @idle = children($d->pid);
+ok(@idle >= 3, 'workers are running (' . scalar(@idle) . ')');
+kill('KILL', @idle);
+for (1 .. 100) {
+	last if !grep { !zombie($_) } @idle;
+	Time::HiRes::sleep(0.05);
+}
+ok(good_turn(), 'after its worker was killed, the good match goes on');
+ok(act($cr2, $c2tok, 1, { type => 'add', n => 1 })->{ok},
+    '... and so does a match of the crashing plugin');
+
 my $stats = $c->ok("stats");
 ok($stats->{plugin_crashes} >= 3, "stats count the crashes ($stats->{plugin_crashes})");
 is($stats->{plugin_timeouts}, 1, 'and the timeout');
@@ -229,11 +242,7 @@ race('crashes');
 $c->close;
 undef $c;
 my $rpid = $d3->pid;
-my @kids;
-for my $t (glob("/proc/$rpid/task/*/children")) {
-	open(my $f, '<', $t) or next;
-	push(@kids, split(' ', <$f> // ''));
-}
+my @kids = children($rpid);
 is(scalar(@kids), 2, 'two plugins, two workers');
 $d3->stop('KILL');
 my $left = @kids;
@@ -243,6 +252,17 @@ for (1 .. 100) {
 	Time::HiRes::sleep(0.05);
 }
 is($left, 0, 'the workers die with refd');
+
+# The processes refd forked (its workers).
+sub children {
+	my ($pid) = @_;
+	my @k;
+	for my $t (glob("/proc/$pid/task/*/children")) {
+		open(my $f, '<', $t) or next;
+		push(@k, split(' ', <$f> // ''));
+	}
+	return @k;
+}
 
 sub zombie {
 	open(my $f, '<', "/proc/$_[0]/stat") or return 1;
