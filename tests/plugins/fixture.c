@@ -24,7 +24,9 @@
  *   crashes         like good, but apply dies on the command {"type": "segv"}
  *                   (a store through a null pointer) or {"type": "abort"}
  *                   (abort()), view dies for seat 3 (of a four-seat match) and
- *                   create dies for the setup {"crash": "create"}
+ *                   create dies for the setup {"crash": "create"}; the command
+ *                   {"type": "scribble"} writes a bogus frame to descriptor 3
+ *                   (where refd's worker talks to refd) and then plays on
  *   loops           like good, but apply never returns from the command
  *                   {"type": "spin"}
  *
@@ -61,6 +63,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <refd/mp.h>
 #include <refd/plugin.h>
@@ -272,6 +275,13 @@ hazard(refd_mpv root)
 		*nowhere = 1;
 	if (refd_mpv_streq(t, "abort"))
 		abort();
+	if (refd_mpv_streq(t, "scribble")) {
+		static const char junk[] = "\x08\0\0\0junkjunk";
+
+		if (write(3, junk, sizeof(junk) - 1) < 0) {
+			/* nobody listens */
+		}
+	}
 #else
 	volatile unsigned long spins = 0;
 

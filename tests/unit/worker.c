@@ -293,10 +293,14 @@ main(void)
 	    "an abort in apply: EPLUGINFAULT");
 	game_destroy(g2);
 	ok(1, "destroying a game whose worker died is harmless");
-	is_int(total(g3), 2, "race 3 comes back after two crashes");
+	is_int(apply_type(g1, 1, "scribble", &c), REFD_EPLUGINFAULT,
+	    "a plugin that scribbles on the worker's channel: EPLUGINFAULT");
+	ok(strstr(c.fault, "malformed reply") != NULL, "... fault: %s",
+	    c.fault);
+	is_int(total(g3), 2, "race 3 comes back after three crashes");
 	worker_counts(&started, &crashed, &timeouts);
-	is_int(crashed, 2, "two crashes counted");
-	is_int(started, 4, "and two restarts");
+	is_int(crashed, 3, "three crashes counted");
+	is_int(started, 5, "and three restarts");
 	game_destroy(g1);
 	game_destroy(g3);
 
