@@ -39,6 +39,8 @@ struct config {
 	uint32_t rate_burst;
 	uint32_t max_batch;	/* requests per loop turn */
 	int allow_scripted;
+	int plugin_workers;	/* run plugin code in worker processes */
+	uint32_t plugin_timeout;	/* ms per plugin op in a worker, 0: none */
 	int daemonize;
 	int verbose;
 

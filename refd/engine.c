@@ -17,6 +17,7 @@
 
 #include "refd/mp.h"
 #include "engine.h"
+#include "worker.h"
 
 enum op_kind {
 	OPK_INIT = 1,
@@ -93,6 +94,7 @@ call_reset(struct call *c)
 	c->reject_rule[0] = '\0';
 	c->reject_msg[0] = '\0';
 	c->fault[0] = '\0';
+	c->fault_reason = NULL;
 }
 
 void
@@ -137,7 +139,7 @@ rng_init_script(struct rng *r, const int64_t *vals, size_t n)
 	return 0;
 }
 
-static int
+int
 rng_copy(struct rng *dst, const struct rng *src)
 {
 	*dst = *src;
@@ -428,16 +430,30 @@ h_output(refd_ctx *ctx, const uint8_t *bytes, size_t len)
 	return REFD_OK;
 }
 
+void
+rng_seal(const struct rng *r, uint64_t n, const uint8_t *data, size_t len,
+    uint8_t salt[16], uint8_t hash[ENG_HASH_LEN])
+{
+	crypto_generichash_state st;
+	uint8_t in[8];
+	int i;
+
+	/* Salt: keyed by the match seed, so nobody can predict it. */
+	for (i = 0; i < 8; i++)
+		in[i] = (uint8_t)(n >> (8 * i));
+	crypto_generichash(salt, 16, in, sizeof(in), r->key, sizeof(r->key));
+	crypto_generichash_init(&st, NULL, 0, ENG_HASH_LEN);
+	crypto_generichash_update(&st, salt, 16);
+	crypto_generichash_update(&st, data, len);
+	crypto_generichash_final(&st, hash, ENG_HASH_LEN);
+}
+
 static int
 h_commit(refd_ctx *ctx, const char *zone, int32_t seat, const uint8_t *data,
     size_t len)
 {
 	struct call *c = ctx->call;
 	struct commitment *m;
-	crypto_generichash_state st;
-	uint8_t in[8];
-	uint64_t n;
-	int i;
 
 	if (ctx->rng == NULL || (ctx->op != OPK_CREATE && ctx->op != OPK_APPLY &&
 	    ctx->op != OPK_REDEAL) || zone == NULL) {
@@ -457,16 +473,8 @@ h_commit(refd_ctx *ctx, const char *zone, int32_t seat, const uint8_t *data,
 	memset(m, 0, sizeof(*m));
 	snprintf(m->zone, sizeof(m->zone), "%s", zone);
 	m->seat = seat;
-	/* Salt: keyed by the match seed, so nobody can predict it. */
-	n = ctx->rng->salt_counter++;
-	for (i = 0; i < 8; i++)
-		in[i] = (uint8_t)(n >> (8 * i));
-	crypto_generichash(m->salt, sizeof(m->salt), in, sizeof(in),
-	    ctx->rng->key, sizeof(ctx->rng->key));
-	crypto_generichash_init(&st, NULL, 0, ENG_HASH_LEN);
-	crypto_generichash_update(&st, m->salt, sizeof(m->salt));
-	crypto_generichash_update(&st, data, len);
-	crypto_generichash_final(&st, m->hash, ENG_HASH_LEN);
+	rng_seal(ctx->rng, ctx->rng->salt_counter++, data, len, m->salt,
+	    m->hash);
 	m->data = malloc(len ? len : 1);
 	if (m->data == NULL)
 		return REFD_ENOMEM;
@@ -972,6 +980,7 @@ plugin_close(struct plugin *pl)
 
 	if (pl == NULL)
 		return;
+	worker_detach(pl);
 	if (pl->content_h != NULL && pl->ops.content_free != NULL)
 		pl->ops.content_free(pl->pdata, pl->content_h);
 	if (pl->initialized && pl->ops.fini != NULL)
@@ -1017,7 +1026,7 @@ finish_call(struct call *c, int rc)
 	return rc;
 }
 
-static int
+int
 game_new(struct plugin *pl, uint32_t nseats, const struct rng *rng,
     size_t memlimit, struct game **out)
 {
@@ -1054,6 +1063,9 @@ game_create(struct plugin *pl, const uint8_t *setup, size_t len,
 		    pl->desc->min_seats, pl->desc->max_seats, nseats);
 		return REFD_ESETUP;
 	}
+	if (pl->worker != NULL)
+		return worker_game_create(pl, 0, setup, len, nseats, rng,
+		    memlimit, out, c);
 	rc = game_new(pl, nseats, rng, memlimit, &g);
 	if (rc != REFD_OK)
 		return rc;
@@ -1087,6 +1099,9 @@ game_restore(struct plugin *pl, const uint8_t *bytes, size_t len,
 
 	call_reset(c);
 	*out = NULL;
+	if (pl->worker != NULL)
+		return worker_game_create(pl, 1, bytes, len, nseats, rng,
+		    memlimit, out, c);
 	rc = game_new(pl, nseats, rng, memlimit, &g);
 	if (rc != REFD_OK)
 		return rc;
@@ -1112,6 +1127,10 @@ game_destroy(struct game *g)
 
 	if (g == NULL)
 		return;
+	if (g->pl->worker != NULL) {
+		worker_game_destroy(g);
+		return;
+	}
 	if (g->state != NULL) {
 		call_init(&c);
 		ctx_for(&ctx, g, &c, OPK_QUERY);
@@ -1128,6 +1147,11 @@ game_serialize(struct game *g, struct call *c)
 	refd_ctx ctx;
 
 	call_reset(c);
+	if (g->pl->worker != NULL && g->snap != NULL)
+		return buf_add(&c->out, g->snap, g->snap_len) == 0 ? REFD_OK :
+		    REFD_ENOMEM;
+	if (g->pl->worker != NULL)
+		return worker_game_op(g, WOP_SERIALIZE, 0, NULL, 0, NULL, c);
 	ctx_for(&ctx, g, c, OPK_QUERY);
 	return finish_call(c, g->pl->ops.serialize(&ctx, g->state));
 }
@@ -1149,6 +1173,9 @@ game_apply(struct game *g, uint32_t seat, const uint8_t *cmd, size_t len,
 		    "seat %u does not exist", seat);
 		return REFD_ESEAT;
 	}
+	if (g->pl->worker != NULL)
+		return worker_game_op(g, WOP_APPLY, (int32_t)seat, cmd, len,
+		    NULL, c);
 	if (g->pl->desc->flags & REFD_PF_ROLLBACK) {
 		rc = game_serialize(g, c);
 		if (rc != REFD_OK)
@@ -1207,6 +1234,9 @@ game_legal(struct game *g, uint32_t seat, struct call *c)
 	call_reset(c);
 	if (seat >= g->nseats)
 		return REFD_ESEAT;
+	if (g->pl->worker != NULL)
+		return worker_game_op(g, WOP_LEGAL, (int32_t)seat, NULL, 0, NULL,
+		    c);
 	ctx_for(&ctx, g, c, OPK_QUERY);
 	return finish_call(c, g->pl->ops.legal(&ctx, g->state, seat));
 }
@@ -1218,6 +1248,8 @@ game_pending(struct game *g, uint64_t *seats, struct call *c)
 
 	call_reset(c);
 	*seats = 0;
+	if (g->pl->worker != NULL)
+		return worker_game_op(g, WOP_PENDING, 0, NULL, 0, seats, c);
 	ctx_for(&ctx, g, c, OPK_QUERY);
 	return finish_call(c, g->pl->ops.pending(&ctx, g->state, seats));
 }
@@ -1230,6 +1262,8 @@ game_view(struct game *g, int32_t seat, struct call *c)
 	call_reset(c);
 	if (seat != REFD_SEAT_PUBLIC && (seat < 0 || (uint32_t)seat >= g->nseats))
 		return REFD_ESEAT;
+	if (g->pl->worker != NULL)
+		return worker_game_op(g, WOP_VIEW, seat, NULL, 0, NULL, c);
 	ctx_for(&ctx, g, c, OPK_QUERY);
 	return finish_call(c, g->pl->ops.view(&ctx, g->state, seat));
 }
@@ -1241,6 +1275,11 @@ game_result(struct game *g, struct call *c)
 	int rc;
 
 	call_reset(c);
+	if (g->pl->worker != NULL && g->res_known)
+		return buf_add(&c->out, g->res_out, g->res_len) == 0 ?
+		    g->res_rc : REFD_ENOMEM;
+	if (g->pl->worker != NULL)
+		return worker_game_op(g, WOP_RESULT, 0, NULL, 0, NULL, c);
 	ctx_for(&ctx, g, c, OPK_QUERY);
 	rc = g->pl->ops.result(&ctx, g->state);
 	if (c->fault[0] != '\0')
@@ -1256,6 +1295,9 @@ game_redeal(struct game *g, uint32_t seat, struct call *c)
 	call_reset(c);
 	if (g->pl->ops.redeal == NULL)
 		return REFD_EOPS;
+	if (g->pl->worker != NULL)
+		return worker_game_op(g, WOP_REDEAL, (int32_t)seat, NULL, 0,
+		    NULL, c);
 	ctx_for(&ctx, g, c, OPK_REDEAL);
 	return finish_call(c, g->pl->ops.redeal(&ctx, g->state, seat));
 }

@@ -74,6 +74,7 @@ struct match {
 	size_t result_len;
 	int broken;
 	char broken_why[256];
+	uint32_t plugin_faults;	/* crashes and timeouts in a row */
 
 	struct commitment *cm;	/* every commitment made, for the openings */
 	size_t ncm, cap_cm;
@@ -115,6 +116,7 @@ fail(struct match_err *e, int code, const char *fmt, ...)
 	if (e != NULL) {
 		e->code = code;
 		e->rule[0] = '\0';
+		e->reason = NULL;
 		va_start(ap, fmt);
 		vsnprintf(e->message, sizeof(e->message), fmt, ap);
 		va_end(ap);
@@ -135,6 +137,13 @@ report(struct matchset *ms, const char *fmt, ...)
 		ms->report(ms->report_arg, line);
 }
 
+/*
+ * A match whose plugin crashed or timed out this many times in a row (no
+ * accepted command between) is suspended until refd restarts: each of
+ * those can hold the daemon up for plugin-timeout.
+ */
+#define MATCH_PLUGIN_FAULTS 3
+
 /* The plugin's rejection (or fault) as a match error. */
 static int
 fail_call(struct match *m, struct match_err *e, int rc, const struct call *c,
@@ -151,10 +160,21 @@ fail_call(struct match *m, struct match_err *e, int rc, const struct call *c,
 		return fail(e, REFD_ELIMIT, "%s: %s needs more than "
 		    "max-match-memory (%zu bytes)", who, what,
 		    m->ms->cfg.max_match_memory);
-	if (rc == REFD_EPLUGINFAULT)
-		return fail(e, REFD_EPLUGINFAULT, "%s: ruleset '%s' misbehaved "
-		    "in %s: %s", who, m->pl->name, what,
+	if (rc == REFD_EPLUGINFAULT) {
+		if (m->path != NULL && c->fault_reason != NULL &&
+		    ++m->plugin_faults == MATCH_PLUGIN_FAULTS)
+			report(m->ms, "match '%s': suspended after %u crashes "
+			    "or timeouts of ruleset '%s' in a row (last in %s: "
+			    "%s)", m->id, m->plugin_faults, m->pl->name, what,
+			    c->fault);
+		fail(e, REFD_EPLUGINFAULT, "%s: ruleset '%s' misbehaved in %s: "
+		    "%s", who, m->pl->name, what,
 		    c->fault[0] ? c->fault : "no reason given");
+		if (e != NULL)
+			e->reason = c->fault_reason != NULL ? c->fault_reason :
+			    "fault";
+		return rc;
+	}
 	if (rc == REFD_ESCRIPT)
 		return fail(e, REFD_ESCRIPT, "%s: %s: scripted dice exhausted "
 		    "or out of range (%zu given)", who, what, m->ndice);
@@ -660,6 +680,20 @@ check_usable(struct match *m, struct match_err *e)
 	return REFD_OK;
 }
 
+/* Refuse to run the plugin for a match it failed too often. */
+static int
+check_plugin(struct match *m, struct match_err *e)
+{
+	if (m->plugin_faults < MATCH_PLUGIN_FAULTS)
+		return REFD_OK;
+	fail(e, REFD_EPLUGINFAULT, "match '%s': suspended after %u crashes or "
+	    "timeouts of ruleset '%s' in a row; resign or abort it, or restart "
+	    "refd to try again", m->id, m->plugin_faults, m->pl->name);
+	if (e != NULL)
+		e->reason = "suspended";
+	return REFD_EPLUGINFAULT;
+}
+
 /* Matchset. */
 
 static size_t
@@ -1092,6 +1126,7 @@ reload(struct match *m)
 		set_broken(m, why);
 		return;
 	}
+	nm->plugin_faults = m->plugin_faults;
 	/* Keep unpublished events for the PUB socket. */
 	match_events_clear(nm);
 	free(nm->pub);
@@ -1162,6 +1197,8 @@ match_act(struct match *m, uint32_t seat, const char *token,
 	    m->log.size + len >= m->ms->cfg.max_log_bytes)
 		return fail(e, REFD_ELIMIT, "match '%s': the log would pass "
 		    "max-log-bytes (%zu)", m->id, m->ms->cfg.max_log_bytes);
+	if ((rc = check_plugin(m, e)) != REFD_OK)
+		return rc;
 	call_init(&c);
 	rc = game_apply(m->g, seat, cmd, len, &c);
 	if (rc != REFD_OK) {
@@ -1208,6 +1245,7 @@ match_act(struct match *m, uint32_t seat, const char *token,
 		    m->id, refd_strerror(rc));
 	}
 	m->seq++;
+	m->plugin_faults = 0;
 	res->seq = m->seq;
 	x = idem_add(m, seat, cmd_id, cmd, len, m->seq);
 	if (keep_commits(m, &c) != REFD_OK ||
@@ -1311,6 +1349,8 @@ match_legal(struct match *m, uint32_t seat, const char *token,
 		return buf_add(out, &empty, 1) == 0 ? REFD_OK :
 		    fail(e, REFD_ENOMEM, "out of memory");
 	}
+	if ((rc = check_plugin(m, e)) != REFD_OK)
+		return rc;
 	call_init(&c);
 	rc = game_legal(m->g, seat, &c);
 	if (rc == REFD_OK && (c.out.len == 0 ||
@@ -1362,7 +1402,8 @@ match_view(struct match *m, int32_t seat, const char *token, struct buf *out,
 	}
 	if (!m->started)
 		return not_started(m, e);
-	if ((rc = materialize(m, e)) != REFD_OK)
+	if ((rc = materialize(m, e)) != REFD_OK ||
+	    (!m->finished && (rc = check_plugin(m, e)) != REFD_OK))
 		return rc;
 	call_init(&c);
 	rc = game_view(m->g, seat, &c);
@@ -1390,6 +1431,8 @@ match_pending(struct match *m, uint64_t *seats, struct match_err *e)
 		return not_started(m, e);
 	if (m->finished)
 		return REFD_OK;
+	if ((rc = check_plugin(m, e)) != REFD_OK)
+		return rc;
 	call_init(&c);
 	rc = game_pending(m->g, seats, &c);
 	if (rc != REFD_OK)

@@ -21,6 +21,14 @@
  *   name_mismatch   descriptor name differs from the file name
  *   unknown_cap     requires a host capability refd does not know
  *   faulty          loads, then misbehaves as its setup's "fault" asks
+ *   crashes         like good, but apply dies on the command {"type": "segv"}
+ *                   (a store through a null pointer) or {"type": "abort"}
+ *                   (abort()), view dies for seat 3 (of a four-seat match) and
+ *                   create dies for the setup {"crash": "create"}; the command
+ *                   {"type": "scribble"} writes a bogus frame to descriptor 3
+ *                   (where refd's worker talks to refd) and then plays on
+ *   loops           like good, but apply never returns from the command
+ *                   {"type": "spin"}
  *
  * The game: "race": seats take turns adding 1, 2 or 3 to a shared total;
  * whoever brings it to "target" (default 10) or beyond wins.  Each seat
@@ -53,7 +61,9 @@
  *                   {"min": 1, "max": 3}} instead of three commands
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <refd/mp.h>
 #include <refd/plugin.h>
@@ -213,6 +223,10 @@ r_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		return H->reject(ctx, REFD_ESETUP, NULL,
 		    "this setup needs another number of seats");
 	}
+#ifdef FIXTURE_crashes
+	if (refd_mpv_streq(refd_mpv_get(root, "crash"), "create"))
+		abort();
+#endif
 	fault = refd_mpv_get_str(root, "fault", "none");
 	for (i = 0; fault_names[i] != NULL; i++)
 		if (strcmp(fault_names[i], fault) == 0)
@@ -248,6 +262,36 @@ r_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	return REFD_OK;
 }
 
+#if defined(FIXTURE_crashes) || defined(FIXTURE_loops)
+/* The crashes and loops fixtures: die or hang on their own commands. */
+static void
+hazard(refd_mpv root)
+{
+	refd_mpv t = refd_mpv_get(root, "type");
+#ifdef FIXTURE_crashes
+	static int *volatile nowhere;
+
+	if (refd_mpv_streq(t, "segv"))
+		*nowhere = 1;
+	if (refd_mpv_streq(t, "abort"))
+		abort();
+	if (refd_mpv_streq(t, "scribble")) {
+		static const char junk[] = "\x08\0\0\0junkjunk";
+
+		if (write(3, junk, sizeof(junk) - 1) < 0) {
+			/* nobody listens */
+		}
+	}
+#else
+	volatile unsigned long spins = 0;
+
+	if (refd_mpv_streq(t, "spin"))
+		for (;;)
+			spins++;
+#endif
+}
+#endif
+
 static int
 r_apply(refd_ctx *ctx, void *state, uint32_t seat, const uint8_t *cmd,
     size_t len)
@@ -260,6 +304,9 @@ r_apply(refd_ctx *ctx, void *state, uint32_t seat, const uint8_t *cmd,
 	int ok, rc;
 	refd_mpw *w;
 
+#if defined(FIXTURE_crashes) || defined(FIXTURE_loops)
+	hazard(root);
+#endif
 	ok = d != NULL && refd_mpv_streq(refd_mpv_get(root, "type"), "add") &&
 	    refd_mpv_int(refd_mpv_get(root, "n"), &n) == 0 &&
 	    refd_mpv_len(root) == 2;
@@ -374,6 +421,10 @@ r_view(refd_ctx *ctx, const void *state, int32_t seat)
 	uint32_t x;
 	int i;
 
+#ifdef FIXTURE_crashes
+	if (seat == 3)
+		abort();
+#endif
 	if (s->fault == F_DRAW_IN_VIEW)
 		H->uniform(ctx, 2, "peek", &x);
 	if (s->fault == F_DEEP_VIEW) {
@@ -535,7 +586,8 @@ static const struct refd_plugin_ops ops = {
 #define CAPS (REFD_CAP_DRAWS | REFD_CAP_EVENTS)
 
 #if defined(FIXTURE_good) || defined(FIXTURE_good_old_minor) || \
-    defined(FIXTURE_init_fails) || defined(FIXTURE_faulty)
+    defined(FIXTURE_init_fails) || defined(FIXTURE_faulty) || \
+    defined(FIXTURE_crashes) || defined(FIXTURE_loops)
 REFD_PLUGIN_DEFINE(FIXTURE_NAME, "1.0.0", "a loader test fixture", 1,
     MAXSEATS, REFD_PF_HIDDEN, &ops);
 #elif defined(FIXTURE_rollback)
