@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <nanomsg/nn.h>
@@ -62,9 +63,20 @@ bind_all(int sock, char *const *eps, size_t n, const char *what, char *err,
     size_t errlen)
 {
 	size_t i;
+	mode_t old;
+	int rc;
 
 	for (i = 0; i < n; i++) {
-		if (nn_bind(sock, eps[i]) < 0) {
+		/*
+		 * An ipc socket file only the daemon's user may connect to:
+		 * libnanomsg (1.1.5) aborts the whole process on a malformed
+		 * ipc frame, so ipc is for trusted local clients; untrusted
+		 * ones use tcp://, which survives any bytes.
+		 */
+		old = umask(077);
+		rc = nn_bind(sock, eps[i]);
+		umask(old);
+		if (rc < 0) {
 			snprintf(err, errlen, "%s '%s': cannot bind: %s%s", what,
 			    eps[i], nn_strerror(nn_errno()),
 			    nn_errno() == EADDRINUSE ? "; is another refd "
