@@ -151,14 +151,17 @@ sub DESTROY {
 }
 
 # refctl verify every match log in the state directory with the daemon's
-# public key (hex): a list of [file, exit status, output].  Close every
-# nanomsg socket of the test first: refctl runs in a fork.
+# public key (hex): a list of [file, exit status, output].  $more, when
+# given, returns more arguments for a log (--plugin, --content) from its
+# match id.  Close every nanomsg socket of the test first: refctl runs in
+# a fork.
 sub verify_logs {
-	my ($self, $pubkey) = @_;
+	my ($self, $pubkey, $more) = @_;
 	my @r;
 	for my $f (sort glob("$self->{state}/matches/*.log")) {
+		my ($id) = $f =~ m{([^/]+)\.log$};
 		my ($st, $out) = run_prog(bin('refctl'), 'verify', $f,
-		    '--pubkey', $pubkey);
+		    '--pubkey', $pubkey, $more ? $more->($id) : ());
 		push @r, [$f, $st, $out];
 	}
 	return @r;
