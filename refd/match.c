@@ -557,6 +557,47 @@ host_result(struct match *m, int32_t loser, const char *reason,
 	return rc;
 }
 
+/*
+ * Room the closing records need after one more record with the call c:
+ * a checkpoint and the final record of a match ended by max-log-bytes,
+ * whose openings include c's new commitments, plus some slack for a
+ * result larger than the host's (a resignation's winners).  A command is
+ * refused when its record would not leave this room, so that the log of
+ * a match ended by the limit stays within max-log-bytes.
+ */
+#define CLOSING_SLACK 256
+
+static size_t
+closing_reserve(struct match *m, const struct call *c)
+{
+	refd_mpw *w = refd_mpw_create();
+	struct buf rb;
+	size_t n = CLOSING_SLACK, i;
+
+	buf_init(&rb);
+	if (w == NULL || host_result(m, -1, "the log reached max-log-bytes",
+	    &rb) != REFD_OK) {
+		refd_mpw_destroy(w);
+		buf_release(&rb);
+		return m->ms->cfg.max_log_bytes;	/* refuse: no room known */
+	}
+	evlog_enc_checkpoint(w, m->log.nrec + 1, m->log.last, m->seq + 1);
+	n += refd_mpw_len(w) + EVLOG_FRAME_OVERHEAD;
+	refd_mpw_reset(w);
+	evlog_enc_final(w, m->log.nrec + 2, m->seq + 2, m->log.last, "limit",
+	    -1, "the log reached max-log-bytes", rb.data, rb.len,
+	    m->server_seed, m->cm, m->ncm, evlog_now());
+	n += refd_mpw_len(w) + EVLOG_FRAME_OVERHEAD;
+	/* Each new opening: zone, seat, salt, hash and data. */
+	for (i = 0; c != NULL && i < c->ncm; i++)
+		n += c->cm[i].len + sizeof(c->cm[i].zone) + 128;
+	if (refd_mpw_error(w))
+		n = m->ms->cfg.max_log_bytes;
+	refd_mpw_destroy(w);
+	buf_release(&rb);
+	return n;
+}
+
 /* After an accepted step: is the game over?  Then write the final. */
 static int
 check_over(struct match *m, int *over)
@@ -1217,8 +1258,8 @@ match_act(struct match *m, uint32_t seat, const char *token,
 	evlog_enc_step(m->ms->w, m->log.nrec, m->seq + 1, m->log.last,
 	    (int32_t)seat, cmd_id, cmd, len, &c, sh);
 	if (m->ms->cfg.max_log_bytes != 0 && m->log.size +
-	    refd_mpw_len(m->ms->w) + EVLOG_FRAME_OVERHEAD >
-	    m->ms->cfg.max_log_bytes) {
+	    refd_mpw_len(m->ms->w) + EVLOG_FRAME_OVERHEAD +
+	    closing_reserve(m, &c) > m->ms->cfg.max_log_bytes) {
 		struct buf rb;
 
 		/* Undo the command by reloading, then end the match. */
