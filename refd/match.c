@@ -84,6 +84,9 @@ struct match {
 
 	struct idem **idem;
 	size_t idem_buckets, nidem;
+
+	int registered;		/* in its matchset (add_match) */
+	int listed;		/* in the matchset's sync list */
 };
 
 struct matchset {
@@ -101,6 +104,11 @@ struct matchset {
 	size_t idx_cap;
 	size_t live;		/* unfinished matches */
 	int dir_dirty;		/* a log file was created since the last sync */
+	/* Matches with a log to sync or close at the next matchset_sync,
+	 * so that a turn costs what it wrote, not the number of matches. */
+	struct match **sync;
+	size_t nsync, capsync;
+	int sweep;		/* the list overflowed: look at every match */
 	int lockfd;		/* <state_dir>/refd.lock, flock()ed */
 	refd_mpw *w;		/* scratch writer for records */
 };
@@ -247,6 +255,29 @@ idem_add(struct match *m, uint32_t seat, const char *id, const uint8_t *cmd,
 }
 
 /* Matches: memory. */
+
+/* Put a registered match on its matchset's sync list (once). */
+static void
+sync_list(struct match *m)
+{
+	struct matchset *ms = m->ms;
+
+	if (!m->registered || m->listed)
+		return;
+	if (ms->nsync == ms->capsync) {
+		size_t nc = ms->capsync ? ms->capsync * 2 : 64;
+		struct match **x = realloc(ms->sync, nc * sizeof(*x));
+
+		if (x == NULL) {
+			ms->sweep = 1;
+			return;
+		}
+		ms->sync = x;
+		ms->capsync = nc;
+	}
+	ms->sync[ms->nsync++] = m;
+	m->listed = 1;
+}
 
 static void
 match_free(struct match *m)
@@ -460,6 +491,8 @@ put_record(struct match *m, int sign)
 	}
 	rc = evlog_append(&m->log, p, len, NULL);
 	free(p);
+	if (rc == REFD_OK)
+		sync_list(m);
 	return rc;
 }
 
@@ -708,6 +741,9 @@ add_match(struct matchset *ms, struct match *m)
 	idx_put(ms, m);
 	if (!m->finished)
 		ms->live++;
+	m->registered = 1;
+	if (m->log.dirty || (m->finished && m->log.fd >= 0))
+		sync_list(m);
 	return REFD_OK;
 }
 
@@ -747,33 +783,59 @@ matchset_pubkey(const struct matchset *ms)
 	return ms->key.pk;
 }
 
+/* Sync or close one match's log as the policy says: 1 when it is still
+ * dirty (a batch log not due yet), -1 when its fsync failed, else 0. */
+static int
+sync_one(struct matchset *ms, struct match *m, int64_t now)
+{
+	int rc = 0;
+
+	if (m->log.fd < 0)
+		return 0;
+	if (m->log.dirty && ms->cfg.fsync == FSYNC_NEVER)
+		m->log.dirty = 0;
+	if (m->log.dirty && (ms->cfg.fsync == FSYNC_ALWAYS ||
+	    now - m->log.synced_at >= 1000) &&
+	    evlog_fsync(&m->log) != REFD_OK) {
+		if (!m->broken)
+			set_broken(m, "fsync failed");
+		rc = -1;
+	}
+	/* A finished log takes no more records: free its fd. */
+	if (m->finished && !m->log.dirty) {
+		close(m->log.fd);
+		m->log.fd = -1;
+	}
+	return rc < 0 ? -1 : m->log.dirty && m->log.fd >= 0;
+}
+
 int
 matchset_sync(struct matchset *ms)
 {
 	int64_t now = evlog_mono_ms();
 	int rc = 0;
-	size_t i;
+	size_t i, keep = 0;
 
-	for (i = 0; i < ms->n; i++) {
-		struct match *m = ms->m[i];
-
-		if (m->log.fd < 0)
-			continue;
-		if (m->log.dirty && ms->cfg.fsync == FSYNC_NEVER)
-			m->log.dirty = 0;
-		if (m->log.dirty && (ms->cfg.fsync == FSYNC_ALWAYS ||
-		    now - m->log.synced_at >= 1000) &&
-		    evlog_fsync(&m->log) != REFD_OK) {
-			if (!m->broken)
-				set_broken(m, "fsync failed");
-			rc = REFD_ELOGIO;
-		}
-		/* A finished log takes no more records: free its fd. */
-		if (m->finished && !m->log.dirty) {
-			close(m->log.fd);
-			m->log.fd = -1;
-		}
+	if (ms->sweep) {
+		for (i = 0; i < ms->n; i++)
+			if (sync_one(ms, ms->m[i], now) < 0)
+				rc = REFD_ELOGIO;
+		ms->sweep = 0;
 	}
+	for (i = 0; i < ms->nsync; i++) {
+		struct match *m = ms->sync[i];
+		int r = sync_one(ms, m, now);
+
+		if (r < 0)
+			rc = REFD_ELOGIO;
+		/* Still dirty (a batch not due, or a failed fsync that the
+		 * next turn reports again, as a sweep would): keep it. */
+		if (r != 0)
+			ms->sync[keep++] = m;
+		else
+			m->listed = 0;
+	}
+	ms->nsync = keep;
 	/* New log files: their directory entries must be durable too. */
 	if (ms->dir_dirty && ms->cfg.fsync != FSYNC_NEVER) {
 		int fd = open(ms->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -805,6 +867,7 @@ matchset_destroy(struct matchset *ms)
 	}
 	free(ms->m);
 	free(ms->idx);
+	free(ms->sync);
 	refd_mpw_destroy(ms->w);
 	evlog_key_release(&ms->key);
 	if (ms->lockfd >= 0)
@@ -1108,7 +1171,11 @@ reload(struct match *m)
 	tmp = *m;
 	*m = *nm;
 	*nm = tmp;
+	m->registered = nm->registered;
+	m->listed = nm->listed;
 	match_free(nm);
+	if (m->log.dirty || (m->finished && m->log.fd >= 0))
+		sync_list(m);
 }
 
 int
