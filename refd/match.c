@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,6 +111,7 @@ struct matchset {
 	struct match **sync;
 	size_t nsync, capsync;
 	int sweep;		/* the list overflowed: look at every match */
+	struct syncpool *pool;	/* threads for parallel fdatasync, or NULL */
 	int lockfd;		/* <state_dir>/refd.lock, flock()ed */
 	refd_mpw *w;		/* scratch writer for records */
 };
@@ -783,6 +786,128 @@ matchset_pubkey(const struct matchset *ms)
 	return ms->key.pk;
 }
 
+/*
+ * Group commit over many files: one fdatasync per log file, but issued
+ * in parallel so that the file system commits them together (ext4 and
+ * xfs join concurrent fsyncs into one journal commit); sequential
+ * fdatasyncs cost one device flush each.  The threads only call
+ * fdatasync on the fds they are given; every match object stays with
+ * the event loop's thread.
+ */
+#define SYNC_THREADS 15
+
+struct syncpool {
+	pthread_mutex_t mu;
+	pthread_cond_t go, done;
+	pthread_t th[SYNC_THREADS];
+	int nth;
+	int quit;
+	uint64_t gen;
+	const int *fd;
+	int *err;
+	size_t n, next, finished;
+};
+
+/* Take and sync fds until none is left; called with p->mu held. */
+static void
+pool_drain(struct syncpool *p)
+{
+	while (p->next < p->n) {
+		size_t i = p->next++;
+		int r;
+
+		pthread_mutex_unlock(&p->mu);
+		r = fdatasync(p->fd[i]) == 0 ? 0 : errno;
+		pthread_mutex_lock(&p->mu);
+		p->err[i] = r;
+		if (++p->finished == p->n)
+			pthread_cond_signal(&p->done);
+	}
+}
+
+static void *
+pool_main(void *arg)
+{
+	struct syncpool *p = arg;
+	uint64_t seen = 0;
+
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		while (!p->quit && p->gen == seen)
+			pthread_cond_wait(&p->go, &p->mu);
+		if (p->quit)
+			break;
+		seen = p->gen;
+		pool_drain(p);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+static void
+pool_destroy(struct syncpool *p)
+{
+	int i;
+
+	if (p == NULL)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->quit = 1;
+	pthread_cond_broadcast(&p->go);
+	pthread_mutex_unlock(&p->mu);
+	for (i = 0; i < p->nth; i++)
+		pthread_join(p->th[i], NULL);
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->go);
+	pthread_cond_destroy(&p->done);
+	free(p);
+}
+
+/* fdatasync n fds, in parallel when there are several: err[i] gets 0 or
+ * an errno.  Without threads (none could be made) it syncs in turn. */
+static void
+sync_fds(struct matchset *ms, const int *fd, int *err, size_t n)
+{
+	struct syncpool *p = ms->pool;
+	size_t i;
+
+	if (n > 1 && p == NULL && (p = calloc(1, sizeof(*p))) != NULL) {
+		pthread_mutex_init(&p->mu, NULL);
+		pthread_cond_init(&p->go, NULL);
+		pthread_cond_init(&p->done, NULL);
+		ms->pool = p;
+	}
+	if (p != NULL && n > 1) {
+		sigset_t all, old;
+
+		/* Grow the pool up to one thread per extra fd; the threads
+		 * take no signal: the event loop's thread handles them. */
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		while ((size_t)p->nth < n - 1 && p->nth < SYNC_THREADS &&
+		    pthread_create(&p->th[p->nth], NULL, pool_main, p) == 0)
+			p->nth++;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	if (p == NULL || p->nth == 0 || n < 2) {
+		for (i = 0; i < n; i++)
+			err[i] = fdatasync(fd[i]) == 0 ? 0 : errno;
+		return;
+	}
+	pthread_mutex_lock(&p->mu);
+	p->fd = fd;
+	p->err = err;
+	p->n = n;
+	p->next = p->finished = 0;
+	p->gen++;
+	pthread_cond_broadcast(&p->go);
+	pool_drain(p);
+	while (p->finished < p->n)
+		pthread_cond_wait(&p->done, &p->mu);
+	p->n = 0;
+	pthread_mutex_unlock(&p->mu);
+}
+
 /* Sync or close one match's log as the policy says: 1 when it is still
  * dirty (a batch log not due yet), -1 when its fsync failed, else 0. */
 static int
@@ -821,6 +946,43 @@ matchset_sync(struct matchset *ms)
 			if (sync_one(ms, ms->m[i], now) < 0)
 				rc = REFD_ELOGIO;
 		ms->sweep = 0;
+	}
+	/* The logs due now are made durable together first; sync_one
+	 * then finds them clean (or broken). */
+	if (ms->cfg.fsync != FSYNC_NEVER && ms->nsync > 1) {
+		int *fd = malloc(ms->nsync * 2 * sizeof(*fd)), *err;
+		struct match **due = malloc(ms->nsync * sizeof(*due));
+		size_t n = 0;
+
+		if (fd != NULL && due != NULL) {
+			err = fd + ms->nsync;
+			for (i = 0; i < ms->nsync; i++) {
+				struct match *m = ms->sync[i];
+
+				if (m->log.fd >= 0 && m->log.dirty &&
+				    (ms->cfg.fsync == FSYNC_ALWAYS ||
+				    now - m->log.synced_at >= 1000)) {
+					due[n] = m;
+					fd[n++] = m->log.fd;
+				}
+			}
+			sync_fds(ms, fd, err, n);
+			for (i = 0; i < n; i++) {
+				if (err[i] != 0) {
+					/* Still dirty: sync_one tries once
+					 * more, this turn fails anyway. */
+					if (!due[i]->broken)
+						set_broken(due[i],
+						    "fsync failed");
+					rc = REFD_ELOGIO;
+					continue;
+				}
+				due[i]->log.dirty = 0;
+				due[i]->log.synced_at = now;
+			}
+		}
+		free(fd);
+		free(due);
 	}
 	for (i = 0; i < ms->nsync; i++) {
 		struct match *m = ms->sync[i];
@@ -868,6 +1030,7 @@ matchset_destroy(struct matchset *ms)
 	free(ms->m);
 	free(ms->idx);
 	free(ms->sync);
+	pool_destroy(ms->pool);
 	refd_mpw_destroy(ms->w);
 	evlog_key_release(&ms->key);
 	if (ms->lockfd >= 0)
