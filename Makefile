@@ -198,9 +198,14 @@ run: deps
 	$(MAKE) all
 	sh tests/run-demo.sh $(B)
 
-bench: all
+BENCH_BIN := $(B)/bench/refd-bench
+$(BENCH_BIN): tests/bench/bench.c $(HOST_LIB) $(SDK_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(HOST_LIB) $(SDK_LIB) $(LDFLAGS_ALL) $(LDLIBS_ALL) -lpthread
+
+bench: all $(BENCH_BIN)
 	@mkdir -p $(B)/bench
-	$(TEST_ENV) sh tests/bench/run.sh
+	$(TEST_ENV) sh tests/bench/run.sh $(BENCH_FLAGS)
 
 deps:
 	@sh tests/deps.sh
