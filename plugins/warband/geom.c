@@ -294,7 +294,7 @@ blocker(const struct state *s, const struct content *c, int attacker,
 	id = unit_at(s, c, x, y);
 	if (id == 0 || id == attacker || id == target)
 		return 0;
-	return s->u[id - 1].ctrl != s->u[attacker - 1].ctrl;
+	return ENEMY(s, s->u[id - 1].ctrl, s->u[attacker - 1].ctrl);
 }
 
 static int

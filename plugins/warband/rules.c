@@ -138,8 +138,8 @@ adj_enemy(struct g *g, int id)
 	int i;
 
 	for (i = 1; i <= s->nunits; i++)
-		if (alive(s, i) && i != id && s->u[i - 1].ctrl !=
-		    s->u[id - 1].ctrl && adjacent(s, g->c, &s->u[id - 1],
+		if (alive(s, i) && i != id && ENEMY(s, s->u[i - 1].ctrl,
+		    s->u[id - 1].ctrl) && adjacent(s, g->c, &s->u[id - 1],
 		    &s->u[i - 1]))
 			return i;
 	return 0;
@@ -226,11 +226,19 @@ game_over(struct g *g, int reason)
 	s->trig_n = s->trig_i = 0;
 	s->pathp = 0;
 	s->ntq = 0;
-	/* R004-56: excluded seats, then Morale, then printed levels. */
+	/* R004-56, R004-58: excluded seats (or teams), then Morale, then
+	 * printed levels; ties are draws.  Without teams each seat is its
+	 * own team. */
 	for (i = 0; i < s->nseats; i++) {
-		int m = s->seat[i].morale, l = levels(g, i, 1);
+		int m = 0, l = 0, j, out = 0;
 
-		if (s->seat[i].disq)
+		for (j = 0; j < s->nseats; j++)
+			if (s->team[j] == s->team[i]) {
+				m += s->seat[j].morale;
+				l += levels(g, j, 1);
+				out |= s->seat[j].disq;
+			}
+		if (out)
 			continue;
 		if (!have || m > best || (m == best && l > bl)) {
 			best = m;
@@ -326,7 +334,8 @@ adj_enemy_at(struct g *g, int mover, int seat, int x, int y)
 	tmp.x = x;
 	tmp.y = y;
 	for (i = 1; i <= s->nunits; i++)
-		if (alive(s, i) && i != mover && s->u[i - 1].ctrl != seat &&
+		if (alive(s, i) && i != mover && ENEMY(s, s->u[i - 1].ctrl,
+		    seat) &&
 		    adjacent(s, g->c, &tmp, &s->u[i - 1]))
 			return 1;
 	return 0;
@@ -344,7 +353,7 @@ fp_occupied(struct g *g, int mover, int seat, int x, int y)
 			int o = unit_at(s, g->c, x + i, y + j);
 
 			if (o && o != mover)
-				r |= s->u[o - 1].ctrl != seat ? 2 : 1;
+				r |= ENEMY(s, s->u[o - 1].ctrl, seat) ? 2 : 1;
 		}
 	return r;
 }
@@ -633,7 +642,7 @@ move_triggers(struct g *g, int mover, int haz, int snap_ok)
 		const struct unit *h = &s->u[i - 1];
 
 		if (alive(s, i) && CD(g, h)->power == PW_SNAP && !h->tapped &&
-		    h->ctrl != s->u[mover - 1].ctrl &&
+		    ENEMY(s, h->ctrl, s->u[mover - 1].ctrl) &&
 		    adjacent(s, g->c, h, &s->u[mover - 1])) {
 			s->trig[s->trig_n][0] = i;
 			s->trig[s->trig_n][1] = mover;
@@ -968,7 +977,8 @@ check_play(struct g *g, int seat, const struct cmd *c, int k, struct err *e)
 			    "adjacent to %s", uname(g, c->unit));
 		return 0;
 	case OE_CONTROL:
-		if (!alive(s, c->target) || s->u[c->target - 1].ctrl == seat ||
+		if (!alive(s, c->target) ||
+		    !ENEMY(s, s->u[c->target - 1].ctrl, seat) ||
 		    CD(g, &s->u[c->target - 1])->level > 2)
 			return FAIL(e, REFD_ENOTARGET, "R004-64",
 			    "the target must be an enemy of printed level 2 "
@@ -990,6 +1000,32 @@ check_play(struct g *g, int seat, const struct cmd *c, int k, struct err *e)
 	default:
 		return 0;
 	}
+}
+
+static int cmd_check(struct g *g, uint32_t seatu, const struct cmd *c,
+    struct err *e);
+
+/* Could seat deploy any creature of its hand now? */
+static int
+can_deploy(struct g *g, int seat)
+{
+	struct state *s = g->s;
+	struct cmd c;
+	struct err e;
+	int i;
+
+	memset(&c, 0, sizeof(c));
+	c.type = C_DEPLOY;
+	for (i = 0; i < g->c->ncd; i++) {
+		if (refd_deck_find(&s->chand[seat], i) < 0)
+			continue;
+		c.card = i;
+		for (c.y = 0; c.y < s->h; c.y++)
+			for (c.x = 0; c.x < s->w; c.x++)
+				if (cmd_check(g, (uint32_t)seat, &c, &e) == 0)
+					return 1;
+	}
+	return 0;
 }
 
 static int
@@ -1090,7 +1126,7 @@ cmd_check(struct g *g, uint32_t seatu, const struct cmd *c, struct err *e)
 		if (k != K_SETUP)
 			return FAIL(e, REFD_EPHASE, "R004-06",
 			    "E_TIMING: not your starting deployment");
-		if (s->ndeployed < 1)
+		if (s->ndeployed < 1 && can_deploy(g, seat))
 			return FAIL(e, REFD_EILLEGAL, "R004-06",
 			    "E_MUST_DEPLOY_ONE: deploy at least one creature");
 		return 0;
@@ -1615,7 +1651,7 @@ cmd_exec(struct g *g, int seat, const struct cmd *c)
 				for (j = 0; j < s->nseats; j++)
 					if (g->c->kd[s->seat[j].cmd].power ==
 					    CP_GRIM_TALLY &&
-					    U(g, dead[i])->ctrl != j) {
+					    ENEMY(s, U(g, dead[i])->ctrl, j)) {
 						s->seat[j].lead++;
 						ev(g, REFD_SEAT_PUBLIC,
 						    "leadership", "seat", j,

@@ -103,6 +103,8 @@ w_describe(refd_ctx *ctx, void *pdata)
 	    "(default true)");
 	opt(w, "check_bands", "bool", "R004-01: refuse illegal bands "
 	    "(default true)");
+	opt(w, "teams", "[int]", "R004-58: team number per seat (equal "
+	    "sizes); default: free-for-all");
 	opt(w, "test", "map", "a scripted position (see refd-warband(7))");
 	refd_mpw_end(w);
 	refd_mpw_kmap(w, "commands");
@@ -777,6 +779,35 @@ w_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	memcpy(s->start, m->start, sizeof(s->start));
 	memcpy(s->hw, m->hw, sizeof(s->hw));
 	memcpy(s->vw, m->vw, sizeof(s->vw));
+	for (k = 0; k < s->nseats; k++)
+		s->team[k] = k;
+	if (refd_mpv_ok(refd_mpv_get(root, "teams"))) {
+		refd_mpv tv = refd_mpv_get(root, "teams");
+		int cnt[MAXSEAT] = { 0 }, nt = 0;
+		int64_t x;
+
+		if (refd_mpv_len(tv) != (size_t)s->nseats)
+			return setup_err(&g, d, "teams: one team number per "
+			    "seat");
+		for (k = 0; k < s->nseats; k++) {
+			if (refd_mpv_int(refd_mpv_at(tv, (size_t)k), &x) ||
+			    x < 0 || x >= s->nseats)
+				return setup_err(&g, d, "teams: team numbers "
+				    "are 0 .. seats-1");
+			s->team[k] = (int)x;
+			cnt[x]++;
+		}
+		for (k = 0; k < s->nseats; k++)
+			if (cnt[k] > 0) {
+				if (nt > 0 && cnt[k] != cnt[s->team[0]])
+					return setup_err(&g, d, "R004-58: "
+					    "teams must have the same size");
+				nt++;
+			}
+		if (nt < 2)
+			return setup_err(&g, d, "R004-58: at least two teams");
+		s->teams = 1;
+	}
 	s->max_rounds = (int)refd_mpv_get_int(root, "max_rounds", 8);
 	s->cower_to_zero = refd_mpv_get_bool(root, "cower_to_zero", 1);
 	if (s->max_rounds < 1 || s->max_rounds > 200)
@@ -816,6 +847,14 @@ w_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		commit_all(&g);
 		*out = s;
 		return REFD_OK;
+	}
+	for (k = 0; k < s->nseats; k++) {
+		for (i = 0; i < MAXSQ; i++)
+			if (s->start[i] == k + 1)
+				break;
+		if (i == MAXSQ)
+			return setup_err(&g, d, "the map has no start area for "
+			    "every seat");
 	}
 	/* Band building (R004-01). */
 	if (refd_mpv_get_bool(root, "check_bands", 1))
@@ -1040,6 +1079,7 @@ w_view(refd_ctx *ctx, const void *state, int32_t seat)
 	for (i = 0; i < s->nseats; i++) {
 		refd_mpw_map(w);
 		refd_mpw_kstr(w, "commander", g.c->kd[s->seat[i].cmd].id);
+		refd_mpw_kint(w, "team", s->team[i]);
 		refd_mpw_kint(w, "morale", s->seat[i].morale);
 		refd_mpw_kint(w, "leadership", s->seat[i].lead);
 		refd_mpw_kint(w, "order_hand", s->ohand[i].n);

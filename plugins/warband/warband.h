@@ -136,7 +136,8 @@ struct state {
 	int32_t trig_n, trig_i;		/* optional triggers (snap) */
 	int32_t pathp;			/* 1: a path prompt is open */
 	int32_t over, winners, reason;
-	int32_t nunits;
+	int32_t nunits, teams;
+	int32_t team[MAXSEAT];
 	uint8_t flags[MAXSQ], start[MAXSQ];
 	uint8_t hw[MAXE], vw[MAXE];
 	int32_t chest[MAXSQ], treasure[MAXSQ];
@@ -151,6 +152,9 @@ struct state {
 	struct refd_deck odeck[MAXSEAT], ohand[MAXSEAT], odisc[MAXSEAT];
 	struct refd_deck cdeck[MAXSEAT], chand[MAXSEAT], grave[MAXSEAT];
 };
+
+/* Are seats a and b enemies (different teams)? */
+#define ENEMY(s, a, b) ((s)->team[(a)] != (s)->team[(b)])
 
 #define STATE_MAGIC 0x57424e44
 #define STATE_VERSION 1
