@@ -414,6 +414,14 @@ mv_rules(struct g *g, int mover, int mode, int n, struct mv *m)
 	}
 }
 
+/* Movement mode of a stack item waiting for its path. */
+static int
+pmode(const struct item *it)
+{
+	return it->kind == IT_SLIDE ? MV_SLIDE : it->kind == IT_MOVE ?
+	    MV_MOVE : MV_SHIFT;
+}
+
 static int
 check_path(struct g *g, int mover, int mode, int n, const int *px,
     const int *py, int np, struct err *e)
@@ -1070,8 +1078,7 @@ cmd_check(struct g *g, uint32_t seatu, const struct cmd *c, struct err *e)
 			return FAIL(e, REFD_EPHASE, "R004-40",
 			    "no movement is waiting for a path");
 		return check_path(g, it->kind == IT_SLIDE ? it->target :
-		    it->actor, it->kind == IT_SLIDE ? MV_SLIDE : MV_SHIFT,
-		    it->n, c->px, c->py, c->np, e);
+		    it->actor, pmode(it), it->n, c->px, c->py, c->np, e);
 	}
 	case C_PASS:
 		if (k != K_WIN)
@@ -1578,10 +1585,9 @@ cmd_exec(struct g *g, int seat, const struct cmd *c)
 		int mover = p.kind == IT_SLIDE ? p.target : p.actor, haz;
 
 		s->pathp = 0;
-		haz = do_path(g, mover, p.kind == IT_SLIDE ? MV_SLIDE :
-		    MV_SHIFT, c->px, c->py, c->np);
+		haz = do_path(g, mover, pmode(&p), c->px, c->py, c->np);
 		ev(g, REFD_SEAT_PUBLIC, "resolved", "origin", p.origin, NULL);
-		move_triggers(g, mover, haz, p.kind == IT_SHIFT && c->np > 0);
+		move_triggers(g, mover, haz, p.kind != IT_SLIDE && c->np > 0);
 		finish_resolution(g, &p);
 		break;
 	}
@@ -1757,8 +1763,14 @@ resolve_top(struct g *g)
 	switch (it.kind) {
 	case IT_MOVE:
 		if (check_path(g, it.actor, MV_MOVE, 0, it.px, it.py, it.npath,
-		    &e) != 0)
-			return fizzle(g, &it, "path");
+		    &e) != 0) {
+			/* The state changed: ask for a new path (3.5.4). */
+			s->pend = it;
+			s->pathp = 1;
+			ev(g, REFD_SEAT_PUBLIC, "path_prompt", "seat", it.seat,
+			    "unit", it.actor, "n", 0, NULL);
+			return;
+		}
 		haz = do_path(g, it.actor, MV_MOVE, it.px, it.py, it.npath);
 		ev(g, REFD_SEAT_PUBLIC, "resolved", "origin", it.origin, NULL);
 		move_triggers(g, it.actor, haz, 1);
@@ -2355,7 +2367,7 @@ legal_paths(struct g *g, uint32_t seat, refd_mpw *w, struct cmd *c,
 		    c->py, &c->np, NULL) != 0)
 			continue;
 		snprintf(label, sizeof(label), "%s %s to (%d,%d)",
-		    c->type == C_MOVE ? "Move" : "Shift or slide",
+		    c->type == C_MOVE ? "Move" : "Path:",
 		    uname(g, mover), dd.x[i], dd.y[i]);
 		try_cmd(g, seat, w, c, label);
 	}
@@ -2470,8 +2482,7 @@ legal_list(struct g *g, uint32_t seat, refd_mpw *w)
 		c.np = 0;
 		try_cmd(g, seat, w, &c, "Stay in place");
 		legal_paths(g, seat, w, &c, s->pend.kind == IT_SLIDE ?
-		    s->pend.target : s->pend.actor, s->pend.kind == IT_SLIDE ?
-		    MV_SLIDE : MV_SHIFT, s->pend.n);
+		    s->pend.target : s->pend.actor, pmode(&s->pend), s->pend.n);
 		break;
 	case K_PICK:
 		c.type = C_PICK;
