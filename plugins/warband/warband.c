@@ -103,6 +103,8 @@ w_describe(refd_ctx *ctx, void *pdata)
 	    "(default true)");
 	opt(w, "check_bands", "bool", "R004-01: refuse illegal bands "
 	    "(default true)");
+	opt(w, "first_game", "bool", "R004-63: half-box bands (6 creatures, "
+	    "18 orders), Morale - 3, known chests (default false)");
 	opt(w, "teams", "[int]", "R004-58: team number per seat (equal "
 	    "sizes); default: free-for-all");
 	opt(w, "test", "map", "a scripted position (see refd-warband(7))");
@@ -808,6 +810,7 @@ w_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			return setup_err(&g, d, "R004-58: at least two teams");
 		s->teams = 1;
 	}
+	s->first_game = refd_mpv_get_bool(root, "first_game", 0);
 	s->max_rounds = (int)refd_mpv_get_int(root, "max_rounds", 8);
 	s->cower_to_zero = refd_mpv_get_bool(root, "cower_to_zero", 1);
 	if (s->max_rounds < 1 || s->max_rounds > 200)
@@ -823,7 +826,8 @@ w_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		    c->band[k % c->nband].id);
 		if (st->cmd < 0 || st->band < 0)
 			return setup_err(&g, d, "unknown commander or band");
-		st->morale = c->kd[st->cmd].morale;
+		/* First-game mode: starting Morale - 3 (R004-63). */
+		st->morale = c->kd[st->cmd].morale - (s->first_game ? 3 : 0);
 		st->lead = c->kd[st->cmd].lead;
 		refd_deck_init(&s->odeck[k]);
 		refd_deck_init(&s->ohand[k]);
@@ -862,9 +866,12 @@ w_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			const struct band *b = &c->band[s->seat[k].band];
 			int n;
 
-			if (b->nc < 12 || b->no < 30)
-				return setup_err(&g, d, "R004-01: a band needs "
-				    "at least 12 creatures and 30 orders");
+			if (s->first_game ? (b->nc < 6 || b->no < 18) :
+			    (b->nc < 12 || b->no < 30))
+				return setup_err(&g, d, s->first_game ?
+				    "R004-63: a first-game half box has 6 "
+				    "creatures and 18 orders" : "R004-01: a band "
+				    "needs at least 12 creatures and 30 orders");
 			for (i = 0; i < c->ncd; i++) {
 				for (n = 0, rc = 0; rc < b->nc; rc++)
 					n += b->c[rc] == i;
@@ -1143,6 +1150,9 @@ w_view(refd_ctx *ctx, const void *state, int32_t seat)
 			refd_mpw_kint(w, "x", i % MAXW);
 			refd_mpw_kint(w, "y", i / MAXW);
 			refd_mpw_kbool(w, "chest", s->chest[i] > 0);
+			/* First-game chests are known (R004-63). */
+			if (s->first_game && s->chest[i] > 0)
+				refd_mpw_kint(w, "value", s->chest[i]);
 			refd_mpw_kint(w, "tokens", s->treasure[i]);
 			refd_mpw_end(w);
 		}
