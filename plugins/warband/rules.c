@@ -626,40 +626,71 @@ do_path(struct g *g, int mover, int mode, const int *px, const int *py,
 	return 1;
 }
 
-/* After a move or shift: hazard (mandatory) is pushed, then optional
- * Snap triggers are offered (R004-26, A33). */
+/* After a move or shift: the triggers it caused wait in APNAP order
+ * (R004-26): the active seat's first, then the others in seating order,
+ * so the non-active seats' triggers resolve first.  A mandatory hazard
+ * (entry 0) is pushed when its turn comes; an optional Snap is offered
+ * to its controller (A33). */
+static void
+add_trig(struct state *s, int src, int mover)
+{
+	if (s->trig_n < MAXTQ) {
+		s->trig[s->trig_n][0] = src;
+		s->trig[s->trig_n][1] = mover;
+		s->trig_n++;
+	}
+}
+
+static int
+trig_seat(const struct state *s, int k)
+{
+	int src = s->trig[k][0], m = s->trig[k][1];
+
+	return s->u[(src ? src : m) - 1].ctrl;
+}
+
 static void
 move_triggers(struct g *g, int mover, int haz, int snap_ok)
 {
 	struct state *s = g->s;
-	struct item it;
-	int i;
+	int i, k, n0 = s->trig_n;
 
-	if (haz && alive(s, mover)) {
-		memset(&it, 0, sizeof(it));
-		it.kind = IT_HAZARD;
-		it.seat = s->u[mover - 1].ctrl;
-		it.target = mover;
-		it.card = -1;
-		it.dmg = 10;
-		push(g, &it);
-	}
-	if (!snap_ok)
-		return;
-	for (i = 1; i <= s->nunits && s->trig_n < MAXTQ; i++) {
+	if (haz && alive(s, mover))
+		add_trig(s, 0, mover);
+	for (i = 1; snap_ok && i <= s->nunits; i++) {
 		const struct unit *h = &s->u[i - 1];
 
 		if (alive(s, i) && CD(g, h)->power == PW_SNAP && !h->tapped &&
 		    ENEMY(s, h->ctrl, s->u[mover - 1].ctrl) &&
-		    adjacent(s, g->c, h, &s->u[mover - 1])) {
-			s->trig[s->trig_n][0] = i;
-			s->trig[s->trig_n][1] = mover;
-			s->trig_n++;
-		}
+		    adjacent(s, g->c, h, &s->u[mover - 1]))
+			add_trig(s, i, mover);
 	}
-	if (s->trig_n > 0)
-		ev(g, REFD_SEAT_PUBLIC, "trigger_offered", "unit", s->trig[0][0],
-		    "target", mover, NULL);
+	/* Stable sort by seat, starting from the active seat. */
+	for (i = n0 + 1; i < s->trig_n; i++)
+		for (k = i; k > n0 && (trig_seat(s, k - 1) - s->active +
+		    s->nseats) % s->nseats > (trig_seat(s, k) - s->active +
+		    s->nseats) % s->nseats; k--) {
+			int32_t t0 = s->trig[k][0], t1 = s->trig[k][1];
+
+			s->trig[k][0] = s->trig[k - 1][0];
+			s->trig[k][1] = s->trig[k - 1][1];
+			s->trig[k - 1][0] = t0;
+			s->trig[k - 1][1] = t1;
+		}
+}
+
+static void
+push_hazard(struct g *g, int mover)
+{
+	struct item it;
+
+	memset(&it, 0, sizeof(it));
+	it.kind = IT_HAZARD;
+	it.seat = g->s->u[mover - 1].ctrl;
+	it.target = mover;
+	it.card = -1;
+	it.dmg = 10;
+	push(g, &it);
 }
 
 /* ---------------------------------------------------------- deployment */
@@ -722,7 +753,7 @@ owed(const struct state *s, int *seat)
 		*seat = s->u[s->q[s->qi].unit - 1].ctrl;
 		return K_COWER;
 	}
-	if (s->trig_i < s->trig_n) {
+	if (s->trig_i < s->trig_n && s->trig[s->trig_i][0] > 0) {
 		*seat = s->u[s->trig[s->trig_i][0] - 1].ctrl;
 		return K_TRIG;
 	}
@@ -1984,8 +2015,17 @@ advance(struct g *g)
 			const int h = s->trig[s->trig_i][0];
 			const int m = s->trig[s->trig_i][1];
 
-			if (alive(s, h) && alive(s, m) && !s->u[h - 1].tapped)
+			if (h == 0) {
+				s->trig_i++;
+				if (alive(s, m))
+					push_hazard(g, m);
+				continue;
+			}
+			if (alive(s, h) && alive(s, m) && !s->u[h - 1].tapped) {
+				ev(g, REFD_SEAT_PUBLIC, "trigger_offered",
+				    "unit", h, "target", m, NULL);
 				return;
+			}
 			s->trig_i++;
 			continue;
 		}
