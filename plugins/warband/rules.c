@@ -18,11 +18,12 @@
 	(snprintf((e)->msg, sizeof((e)->msg), __VA_ARGS__), (e)->code = (c),   \
 	    (e)->rule = (r), -1)
 
-enum { C_ORDER, C_DEPLOY, C_END_DEPLOY, C_ACTIVATE, C_END_ACT, C_END_PHASE,
+enum { C_CMD, C_ORDER, C_DEPLOY, C_END_DEPLOY, C_ACTIVATE, C_END_ACT, C_END_PHASE,
 	C_MOVE, C_ATTACK, C_PLAY, C_POWER, C_GRAB, C_AVOID, C_PASS, C_COWER,
 	C_TRIGGER, C_PATH, C_PICK, C_N };
 
-static const char *const cmdname[C_N] = { "deploy_order", "deploy",
+static const char *const cmdname[C_N] = { "choose_commander",
+	"deploy_order", "deploy",
 	"end_deploy", "activate", "end_activation", "end_phase", "move",
 	"attack", "play", "power", "grab", "avoid", "pass", "cower", "trigger",
 	"path", "pick" };
@@ -35,7 +36,7 @@ struct cmd {
 
 /* Kinds of decision owed. */
 enum { K_NONE, K_COWER, K_TRIG, K_PATH, K_WIN, K_PICK, K_ORDER, K_SETUP,
-	K_FREE };
+	K_FREE, K_CMD };
 
 /* Movement modes. */
 enum { MV_MOVE, MV_SHIFT, MV_SLIDE };
@@ -63,6 +64,9 @@ ev(struct g *g, int32_t seat, const char *type, ...)
 		if (strcmp(k, "order") == 0)
 			refd_mpw_kstr(w, k, v >= 0 && v < g->c->nod ?
 			    g->c->od[v].id : NULL);
+		else if (strcmp(k, "commander") == 0)
+			refd_mpw_kstr(w, k, v >= 0 && v < g->c->nkd ?
+			    g->c->kd[v].id : NULL);
 		else if (strcmp(k, "creature") == 0)
 			refd_mpw_kstr(w, k, v >= 0 && v < g->c->ncd ?
 			    g->c->cd[v].id : NULL);
@@ -292,6 +296,31 @@ refill(struct g *g, int seat)
 		ev(g, REFD_SEAT_PUBLIC, "drew_creature", "seat", seat, "hand",
 		    s->chand[seat].n, NULL);
 		ev(g, seat, "drew_creature_card", "creature", c, NULL);
+	}
+}
+
+/* Setup draws: starting order hand and creature hand (R004-04). */
+void
+deal_hands(struct g *g)
+{
+	struct state *s = g->s;
+	int i, k;
+
+	for (k = 0; k < s->nseats; k++) {
+		const struct kdef *kd = &g->c->kd[s->seat[k].cmd];
+		int32_t cc;
+
+		for (i = 0; i < kd->ohand; i++)
+			if (refd_deck_draw_into(&s->odeck[k], &s->ohand[k],
+			    &cc) == REFD_OK)
+				ev(g, k, "drew_order_card", "order", cc, NULL);
+		for (i = 0; i < kd->chand; i++)
+			if (refd_deck_draw_into(&s->cdeck[k], &s->chand[k],
+			    &cc) == REFD_OK)
+				ev(g, k, "drew_creature_card", "creature", cc,
+				    NULL);
+		ev(g, REFD_SEAT_PUBLIC, "dealt", "seat", k, "orders",
+		    s->ohand[k].n, "creatures", s->chand[k].n, NULL);
 	}
 }
 
@@ -770,6 +799,16 @@ owed(const struct state *s, int *seat)
 		return K_PICK;
 	}
 	switch (s->phase) {
+	case PH_CMD: {
+		int i;
+
+		for (i = 0; i < s->nseats; i++)
+			if (!s->seat[i].chose) {
+				*seat = i;
+				return K_CMD;
+			}
+		return K_NONE;
+	}
 	case PH_ORDER:
 		*seat = s->chooser;
 		return K_ORDER;
@@ -789,6 +828,16 @@ pending_seats(const struct state *s)
 {
 	int seat;
 
+	if (s->phase == PH_CMD && !s->over) {
+		uint64_t m = 0;
+		int i;
+
+		/* Every seat that has not chosen owes its choice. */
+		for (i = 0; i < s->nseats; i++)
+			if (!s->seat[i].chose)
+				m |= (uint64_t)1 << i;
+		return m;
+	}
 	if (owed(s, &seat) == K_NONE || seat < 0)
 		return 0;
 	return (uint64_t)1 << seat;
@@ -1080,10 +1129,22 @@ cmd_check(struct g *g, uint32_t seatu, const struct cmd *c, struct err *e)
 	    s->phase == PH_DEPLOY)
 		return FAIL(e, REFD_EPHASE, "R004-09",
 		    "E_TIMING: no orders in the Deploy phase");
+	if (k == K_CMD) {
+		if (c->type != C_CMD)
+			return FAIL(e, REFD_EPHASE, "R004-02",
+			    "choose your commander first");
+		if (s->seat[seat].chose)
+			return FAIL(e, REFD_ENOTYOURTURN, "R004-02",
+			    "you have already chosen your commander");
+		return 0;
+	}
 	if (who != seat)
 		return FAIL(e, REFD_ENOTYOURTURN, "R004-23",
 		    "it is seat %d's decision now, not yours", who);
 	switch (c->type) {
+	case C_CMD:
+		return FAIL(e, REFD_EPHASE, "R004-02",
+		    "commanders are already chosen");
 	case C_COWER: {
 		const struct dmgq *q = &s->q[s->qi];
 		int cost = q->amount / 10, m = s->seat[seat].morale;
@@ -1476,6 +1537,32 @@ cmd_exec(struct g *g, int seat, const struct cmd *c)
 	it.card = -1;
 	it.actor = c->unit;
 	switch (c->type) {
+	case C_CMD: {
+		char z[32];
+		uint8_t b = (uint8_t)c->card;
+
+		s->seat[seat].chose = c->card + 1;
+		snprintf(z, sizeof(z), "commander.%d", seat);
+		H->commit(g->ctx, z, seat, &b, 1);
+		ev(g, REFD_SEAT_PUBLIC, "commander_chosen", "seat", seat, NULL);
+		for (i = 0; i < s->nseats; i++)
+			if (!s->seat[i].chose)
+				return;
+		/* Reveal together; then Morale, Leadership, hands. */
+		for (i = 0; i < s->nseats; i++) {
+			const struct kdef *kd;
+
+			s->seat[i].cmd = s->seat[i].chose - 1;
+			kd = &g->c->kd[s->seat[i].cmd];
+			s->seat[i].morale = kd->morale - (s->first_game ? 3 : 0);
+			s->seat[i].lead = kd->lead;
+			ev(g, REFD_SEAT_PUBLIC, "commander", "seat", i,
+			    "commander", s->seat[i].cmd, NULL);
+		}
+		s->phase = PH_ORDER;
+		deal_hands(g);
+		break;
+	}
 	case C_ORDER:
 		s->first = c->yes ? s->chooser :
 		    (s->chooser + s->nseats - 1) % s->nseats;
@@ -2198,6 +2285,18 @@ cmd_parse(struct g *g, refd_mpv m, struct cmd *c, struct err *e)
 			    "%s needs an integer \"%s\"", cmdname[t], k);      \
 	} while (0)
 	switch (t) {
+	case C_CMD: {
+		const char *id = refd_mpv_cstr(refd_mpv_get(m, "commander"),
+		    NULL);
+
+		for (c->card = 0; id != NULL && c->card < g->c->nkd; c->card++)
+			if (strcmp(g->c->kd[c->card].id, id) == 0)
+				break;
+		if (id == NULL || c->card >= g->c->nkd)
+			return FAIL(e, REFD_EILLEGAL, "R004-02",
+			    "no such commander");
+		break;
+	}
 	case C_ORDER:
 		if (refd_mpv_bool(refd_mpv_get(m, "first"), &b))
 			return FAIL(e, REFD_EBADCMD, NULL,
@@ -2316,6 +2415,9 @@ put_cmd(struct g *g, refd_mpw *w, const struct cmd *c, const char *label)
 	refd_mpw_kmap(w, "cmd");
 	refd_mpw_kstr(w, "type", cmdname[c->type]);
 	switch (c->type) {
+	case C_CMD:
+		refd_mpw_kstr(w, "commander", g->c->kd[c->card].id);
+		break;
 	case C_ORDER:
 		refd_mpw_kbool(w, "first", c->yes);
 		break;
@@ -2491,6 +2593,8 @@ legal_list(struct g *g, uint32_t seat, refd_mpw *w)
 	int who, k = owed(s, &who), i, j, t;
 
 	refd_mpw_array(w);
+	if (k == K_CMD && seat < (uint32_t)s->nseats && !s->seat[seat].chose)
+		who = (int)seat;
 	if (who != (int)seat || k == K_NONE) {
 		refd_mpw_end(w);
 		return 0;
@@ -2535,6 +2639,15 @@ legal_list(struct g *g, uint32_t seat, refd_mpw *w)
 			c.unit = s->tq[i];
 			snprintf(label, sizeof(label), "Resolve the effect on "
 			    "%s next", uname(g, c.unit));
+			try_cmd(g, seat, w, &c, label);
+		}
+		break;
+	case K_CMD:
+		c.type = C_CMD;
+		for (i = 0; i < g->c->nkd; i++) {
+			c.card = i;
+			snprintf(label, sizeof(label), "Choose %s",
+			    g->c->kd[i].name);
 			try_cmd(g, seat, w, &c, label);
 		}
 		break;

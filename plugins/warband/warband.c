@@ -68,6 +68,8 @@ w_describe(refd_ctx *ctx, void *pdata)
 	static const char *none[] = { NULL };
 	static const char *unit[] = { "unit", "int", NULL };
 	static const char *order[] = { "first", "bool", NULL };
+	static const char *choose[] = { "commander", "str: commander id",
+		NULL };
 	static const char *deploy[] = { "card", "str: creature card id",
 		"x", "int", "y", "int", NULL };
 	static const char *move[] = { "unit", "int", "path",
@@ -103,6 +105,8 @@ w_describe(refd_ctx *ctx, void *pdata)
 	    "(default true)");
 	opt(w, "check_bands", "bool", "R004-01: refuse illegal bands "
 	    "(default true)");
+	opt(w, "choose_commanders", "bool", "seats choose their commanders "
+	    "as hidden commands (default false: the setup names them)");
 	opt(w, "first_game", "bool", "R004-63: half-box bands (6 creatures, "
 	    "18 orders), Morale - 3, known chests (default false)");
 	opt(w, "teams", "[int]", "R004-58: team number per seat (equal "
@@ -110,6 +114,8 @@ w_describe(refd_ctx *ctx, void *pdata)
 	opt(w, "test", "map", "a scripted position (see refd-warband(7))");
 	refd_mpw_end(w);
 	refd_mpw_kmap(w, "commands");
+	command(w, "choose_commander", choose, "choose your commander "
+	    "(hidden until every seat has chosen)");
 	command(w, "deploy_order", order, "the chosen seat deploys first or "
 	    "second");
 	command(w, "deploy", deploy, "deploy a creature from your hand");
@@ -730,7 +736,7 @@ w_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	struct mapdef tmp;
 	const struct mapdef *m = NULL;
 	const char *field;
-	int i, k, rc;
+	int i, k, rc, choose;
 	uint32_t pick;
 	char msg[200];
 
@@ -811,6 +817,7 @@ w_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		s->teams = 1;
 	}
 	s->first_game = refd_mpv_get_bool(root, "first_game", 0);
+	choose = refd_mpv_get_bool(root, "choose_commanders", 0);
 	s->max_rounds = (int)refd_mpv_get_int(root, "max_rounds", 8);
 	s->cower_to_zero = refd_mpv_get_bool(root, "cower_to_zero", 1);
 	if (s->max_rounds < 1 || s->max_rounds > 200)
@@ -821,6 +828,8 @@ w_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		st->cmd = name_list(refd_mpv_get(root, "commanders"), k,
 		    c->kd[0].id, sizeof(c->kd[0]), c->nkd,
 		    c->kd[k % c->nkd].id);
+		if (choose)
+			st->cmd = k % c->nkd;	/* replaced by the choice */
 		st->band = name_list(refd_mpv_get(root, "bands"), k,
 		    c->band[0].id, sizeof(c->band[0]), c->nband,
 		    c->band[k % c->nband].id);
@@ -936,25 +945,11 @@ w_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		return rc;
 	}
 	s->chooser = (int)pick;
-	s->phase = PH_ORDER;
+	s->phase = choose ? PH_CMD : PH_ORDER;
 	ev(&g, REFD_SEAT_PUBLIC, "start", "seats", s->nseats, "chooser",
 	    s->chooser, NULL);
-	for (k = 0; k < s->nseats; k++) {
-		const struct kdef *kd = &c->kd[s->seat[k].cmd];
-		int32_t cc;
-
-		for (i = 0; i < kd->ohand; i++)
-			if (refd_deck_draw_into(&s->odeck[k], &s->ohand[k],
-			    &cc) == REFD_OK)
-				ev(&g, k, "drew_order_card", "order", cc, NULL);
-		for (i = 0; i < kd->chand; i++)
-			if (refd_deck_draw_into(&s->cdeck[k], &s->chand[k],
-			    &cc) == REFD_OK)
-				ev(&g, k, "drew_creature_card", "creature", cc,
-				    NULL);
-		ev(&g, REFD_SEAT_PUBLIC, "dealt", "seat", k, "orders",
-		    s->ohand[k].n, "creatures", s->chand[k].n, NULL);
-	}
+	if (s->phase == PH_ORDER)
+		deal_hands(&g);
 	commit_all(&g);
 	if (g.rc != REFD_OK) {
 		H->free(ctx, s);
@@ -1039,7 +1034,7 @@ ids(refd_mpw *w, const char *k, const struct refd_deck *d,
 }
 
 static const char *const phname[] = { "deploy_order", "setup", "refresh",
-	"activation", "deploy", "cleanup", "over" };
+	"activation", "deploy", "cleanup", "over", "commanders" };
 
 static int
 w_view(refd_ctx *ctx, const void *state, int32_t seat)
@@ -1085,7 +1080,11 @@ w_view(refd_ctx *ctx, const void *state, int32_t seat)
 	refd_mpw_karray(w, "seats");
 	for (i = 0; i < s->nseats; i++) {
 		refd_mpw_map(w);
-		refd_mpw_kstr(w, "commander", g.c->kd[s->seat[i].cmd].id);
+		refd_mpw_kstr(w, "commander", s->phase != PH_CMD ?
+		    g.c->kd[s->seat[i].cmd].id : seat == i && s->seat[i].chose ?
+		    g.c->kd[s->seat[i].chose - 1].id : NULL);
+		if (s->phase == PH_CMD)
+			refd_mpw_kbool(w, "chose", s->seat[i].chose != 0);
 		refd_mpw_kint(w, "team", s->team[i]);
 		refd_mpw_kint(w, "morale", s->seat[i].morale);
 		refd_mpw_kint(w, "leadership", s->seat[i].lead);

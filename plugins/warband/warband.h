@@ -118,10 +118,10 @@ struct shield {
 };
 
 enum { PH_ORDER, PH_SETUP, PH_REFRESH, PH_ACTIVATION, PH_DEPLOY,
-	PH_CLEANUP, PH_OVER };
+	PH_CLEANUP, PH_OVER, PH_CMD };
 
 struct seatst {
-	int32_t cmd, band, morale, lead, deployed, disq, ohand_n0;
+	int32_t cmd, band, morale, lead, deployed, disq, chose;
 };
 
 struct state {
@@ -205,6 +205,7 @@ uint64_t pending_seats(const struct state *s);
 void advance(struct g *g);
 int start_game(struct g *g);
 void commit_all(struct g *g);
+void deal_hands(struct g *g);
 int cur_level(const struct g *g, const struct unit *u);
 const char *uname(const struct g *g, int id);
 
