@@ -911,7 +911,8 @@ check_timing(struct g *g, int seat, int id, int type, int k, struct err *e)
 	return 0;
 }
 
-/* Attack legality at declaration (R004-46, R004-47). */
+/* Attack legality (R004-46, R004-47): check_reach 1 at declaration, 2 at
+ * resolution (a shooter next to an enemy is not re-checked, A44). */
 static int
 check_attack(struct g *g, int id, int target, int ranged, int range,
     int needs_stat, int check_reach, struct err *e)
@@ -933,7 +934,7 @@ check_attack(struct g *g, int id, int target, int ranged, int range,
 	if (needs_stat && CD(g, a)->ranged == 0)
 		return FAIL(e, REFD_EILLEGAL, "R004-47",
 		    "E_NO_RANGED: %s has no ranged attack", uname(g, id));
-	if (adj_enemy(g, id))
+	if (check_reach != 2 && adj_enemy(g, id))
 		return FAIL(e, REFD_EILLEGAL, "R004-47",
 		    "E_ADJACENT_ENEMY: %s is next to an enemy (%s) and cannot "
 		    "shoot", uname(g, id), uname(g, adj_enemy(g, id)));
@@ -1908,8 +1909,10 @@ resolve_top(struct g *g)
 	case IT_ATTACK: {
 		int dmg;
 
+		/* Target validity again; the shooter's adjacency to an
+		 * enemy is not re-checked (A44). */
 		if (!tgt_ok || check_attack(g, it.actor, it.target, it.ranged,
-		    it.range, 0, 1, &e) != 0)
+		    it.range, 0, 2, &e) != 0)
 			return fizzle(g, &it, "target");
 		if (it.ranged)
 			dmg = it.dmg ? it.dmg : CD(g, a)->ranged;
