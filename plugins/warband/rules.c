@@ -895,6 +895,9 @@ check_timing(struct g *g, int seat, int id, int type, int k, struct err *e)
 			return FAIL(e, REFD_EILLEGAL, "R004-19",
 			    "E_TAPPED: %s is tapped", uname(g, id));
 	} else if (type == OT_MINOR) {
+		if (k != K_WIN && k != K_FREE)
+			return FAIL(e, REFD_EPHASE, "R004-21",
+			    "E_TIMING: answer the open decision first");
 		if (s->phase != PH_ACTIVATION || seat != s->active ||
 		    s->act_unit != id)
 			return FAIL(e, REFD_EILLEGAL, "R004-21",
