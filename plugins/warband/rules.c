@@ -2503,12 +2503,10 @@ static void
 legal_paths(struct g *g, uint32_t seat, refd_mpw *w, struct cmd *c,
     int mover, int mode, int n)
 {
-	static struct dest d;	/* only read by this call */
 	struct dest dd;
 	char label[96];
 	int i;
 
-	(void)d;
 	find_path(g, mover, mode, n, -1, -1, NULL, NULL, NULL, &dd);
 	for (i = 0; i < dd.n; i++) {
 		if (find_path(g, mover, mode, n, dd.x[i], dd.y[i], c->px,
@@ -2529,7 +2527,7 @@ legal_plays(struct g *g, uint32_t seat, refd_mpw *w, int card, int unit)
 	const struct odef *o = &g->c->od[card];
 	struct cmd c;
 	char label[128];
-	int t, i, needs_target;
+	int t, i, needs_target, pass;
 
 	memset(&c, 0, sizeof(c));
 	c.type = C_PLAY;
@@ -2541,7 +2539,7 @@ legal_plays(struct g *g, uint32_t seat, refd_mpw *w, int card, int unit)
 	    o->effect == OE_RANGED_PIN || o->effect == OE_RANGED_FIXED ||
 	    o->effect == OE_SLIDE || o->effect == OE_CONTROL;
 	/* Assist: none, or every adjacent untapped creature that can. */
-	for (int pass = 0; pass < 2; pass++) {
+	for (pass = 0; pass < 2; pass++) {
 		c.na = 0;
 		if (pass == 1) {
 			for (i = 1; i <= s->nunits && c.na < 8; i++)
@@ -2574,19 +2572,11 @@ legal_plays(struct g *g, uint32_t seat, refd_mpw *w, int card, int unit)
 			    t ? uname(g, t) : "", c.na ? " (assisted)" : "");
 			try_cmd(g, seat, w, &c, label);
 		}
-		if (pass == 0) {
-			struct err e;
-
-			c.target = needs_target ? 0 : 0;
-			/* Try the assisted form only when the card is not
-			 * playable alone. */
-			c.na = 0;
-			if (cur_level(g, &s->u[unit - 1]) >= o->level ||
-			    (o->aff_kw && (CD(g, &s->u[unit - 1])->kw &
-			    o->aff_kw)))
-				break;
-			(void)e;
-		}
+		/* The assisted form is listed only when the level alone is
+		 * not enough. */
+		if (pass == 0 && (cur_level(g, &s->u[unit - 1]) >= o->level ||
+		    (o->aff_kw && (CD(g, &s->u[unit - 1])->kw & o->aff_kw))))
+			break;
 	}
 }
 
