@@ -109,8 +109,9 @@ w_describe(refd_ctx *ctx, void *pdata)
 	    "as hidden commands (default false: the setup names them)");
 	opt(w, "first_game", "bool", "R004-63: half-box bands (6 creatures, "
 	    "18 orders), Morale - 3, known chests (default false)");
-	opt(w, "teams", "[int]", "R004-58: team number per seat (equal "
-	    "sizes); default: free-for-all");
+	opt(w, "teams", "[int] or \"pairs\"", "R004-58: team number per "
+	    "seat (equal sizes), or pairs of alternate seats; default: "
+	    "free-for-all");
 	opt(w, "test", "map", "a scripted position (see refd-warband(7))");
 	refd_mpw_end(w);
 	refd_mpw_kmap(w, "commands");
@@ -794,10 +795,20 @@ w_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		int cnt[MAXSEAT] = { 0 }, nt = 0;
 		int64_t x;
 
-		if (refd_mpv_len(tv) != (size_t)s->nseats)
+		if (refd_mpv_streq(tv, "pairs")) {
+			/* Seats 0, 2, ... against seats 1, 3, ... */
+			if (s->nseats % 2)
+				return setup_err(&g, d, "R004-58: \"pairs\" "
+				    "needs an even number of seats");
+			for (k = 0; k < s->nseats; k++) {
+				s->team[k] = k % 2;
+				cnt[k % 2]++;
+			}
+		} else if (refd_mpv_len(tv) != (size_t)s->nseats)
 			return setup_err(&g, d, "teams: one team number per "
-			    "seat");
-		for (k = 0; k < s->nseats; k++) {
+			    "seat, or \"pairs\"");
+		for (k = 0; k < s->nseats && !refd_mpv_streq(tv, "pairs");
+		    k++) {
 			if (refd_mpv_int(refd_mpv_at(tv, (size_t)k), &x) ||
 			    x < 0 || x >= s->nseats)
 				return setup_err(&g, d, "teams: team numbers "
