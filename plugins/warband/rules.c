@@ -914,6 +914,19 @@ check_timing(struct g *g, int seat, int id, int type, int k, struct err *e)
 	return 0;
 }
 
+/* Within range squares: around walls and in sight, or counted through
+ * walls without sight for effects that say so (R004-48). */
+static int
+in_reach(struct g *g, int a, int t, int range, int nolos)
+{
+	struct state *s = g->s;
+
+	if (nolos)
+		return cheb_dist(g->c, &s->u[a - 1], &s->u[t - 1]) <= range;
+	return wall_dist(s, g->c, &s->u[a - 1], &s->u[t - 1]) <= range &&
+	    los(s, g->c, a, t);
+}
+
 /* Attack legality (R004-46, R004-47): check_reach 1 at declaration, 2 at
  * resolution (a shooter next to an enemy is not re-checked, A44). */
 static int
@@ -1083,6 +1096,17 @@ check_play(struct g *g, int seat, const struct cmd *c, int k, struct err *e)
 			return FAIL(e, REFD_ENOTARGET, "R004-49",
 			    "E_NO_LOS: %s cannot see the target",
 			    uname(g, c->unit));
+		return 0;
+	case OE_HEAL_ALLY:
+		if (!alive(s, c->target) || c->target == c->unit ||
+		    ENEMY(s, s->u[c->target - 1].ctrl, seat))
+			return FAIL(e, REFD_ENOTARGET, "R004-24",
+			    "%s needs another allied creature", o->name);
+		if (!in_reach(g, c->unit, c->target, o->range, o->nolos))
+			return FAIL(e, REFD_ERANGE, "R004-48",
+			    "E_RANGE: %s is beyond %d squares%s",
+			    uname(g, c->target), o->range, o->nolos ? "" :
+			    " or out of sight");
 		return 0;
 	case OE_HEAL:
 		if (s->u[c->unit - 1].dmg == 0)
@@ -1519,6 +1543,12 @@ exec_play(struct g *g, int seat, const struct cmd *c)
 		it.kind = IT_HEAL;
 		it.dmg = o->dmg;
 		it.target = c->unit;
+		break;
+	case OE_HEAL_ALLY:
+		it.kind = IT_HEAL;
+		it.dmg = o->dmg;
+		it.range = o->range;
+		it.ref = o->nolos;
 		break;
 	case OE_CONTROL:
 		it.kind = IT_CONTROL;
@@ -1961,7 +1991,8 @@ resolve_top(struct g *g)
 		break;
 	case IT_HEAL:
 	case IT_MEND:
-		if (!tgt_ok)
+		if (!tgt_ok || (it.range > 0 && !in_reach(g, it.actor,
+		    it.target, it.range, it.ref)))
 			return fizzle(g, &it, "target");
 		{
 			struct unit *t = U(g, it.target);
@@ -2537,7 +2568,8 @@ legal_plays(struct g *g, uint32_t seat, refd_mpw *w, int card, int unit)
 	needs_target = o->effect == OE_MELEE || o->effect == OE_MELEE_ATTACH ||
 	    o->effect == OE_SHIFT_MELEE || o->effect == OE_RANGED_BOOST ||
 	    o->effect == OE_RANGED_PIN || o->effect == OE_RANGED_FIXED ||
-	    o->effect == OE_SLIDE || o->effect == OE_CONTROL;
+	    o->effect == OE_SLIDE || o->effect == OE_CONTROL ||
+	    o->effect == OE_HEAL_ALLY;
 	/* Assist: none, or every adjacent untapped creature that can. */
 	for (pass = 0; pass < 2; pass++) {
 		c.na = 0;

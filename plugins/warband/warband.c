@@ -403,7 +403,8 @@ w_content_load(refd_ctx *ctx, void *pdata, const uint8_t *bytes, size_t len,
 		static const char *const eff[] = { "melee", "shift_melee",
 			"ranged_boost", "prevent", "melee_attach", "boost",
 			"slide", "ranged_fixed", "promote", "circle",
-			"ranged_pin", "sidestep", "heal", "control" };
+			"ranged_pin", "sidestep", "heal", "control",
+			"heal_ally" };
 		const char *p;
 		int k;
 
@@ -444,6 +445,7 @@ w_content_load(refd_ctx *ctx, void *pdata, const uint8_t *bytes, size_t len,
 			return bad(ctx, c, d, "orders", id, "effect",
 			    "unknown effect");
 		x->effect = k;
+		x->nolos = refd_mpv_get_bool(v, "no_los", 0);
 		p = refd_mpv_cstr(refd_mpv_get(v, "requires"), NULL);
 		if (p != NULL && (x->req_kw = kwbit(c, p)) < 0)
 			return bad(ctx, c, d, "orders", id, "requires",

@@ -44,7 +44,8 @@ enum { OT_STD, OT_MINOR, OT_IMM };
 /* Order effects. */
 enum { OE_MELEE, OE_SHIFT_MELEE, OE_RANGED_BOOST, OE_PREVENT,
 	OE_MELEE_ATTACH, OE_BOOST, OE_SLIDE, OE_RANGED_FIXED, OE_PROMOTE,
-	OE_CIRCLE, OE_RANGED_PIN, OE_SIDESTEP, OE_HEAL, OE_CONTROL };
+	OE_CIRCLE, OE_RANGED_PIN, OE_SIDESTEP, OE_HEAL, OE_CONTROL,
+	OE_HEAL_ALLY };
 /* Commander powers. */
 enum { CP_NONE, CP_QUARTERMASTER, CP_GRIM_TALLY };
 
@@ -57,6 +58,7 @@ struct cdef {
 struct odef {
 	char id[8], name[32];
 	int level, abil, type, req_kw, aff_kw, effect, dmg, range, shift;
+	int nolos;		/* range counted through walls, no sight */
 };
 
 struct kdef {
@@ -164,6 +166,8 @@ int sq_valid(const struct state *s, int x, int y);
 int step_ok(const struct state *s, int ax, int ay, int bx, int by);
 int fp_step_ok(const struct state *s, int size, int ax, int ay, int bx,
     int by);
+int cheb_dist(const struct content *c, const struct unit *a,
+    const struct unit *t);
 int wall_dist(const struct state *s, const struct content *c,
     const struct unit *a, const struct unit *t);
 int adjacent(const struct state *s, const struct content *c,
