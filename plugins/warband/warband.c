@@ -209,11 +209,19 @@ int_field(refd_mpv v, const char *k, int dflt, int lo, int hi, int *out)
 }
 
 static int
-load_map(struct mapdef *m, refd_mpv v, const char **field)
+load_map(const struct content *c, struct mapdef *m, refd_mpv v,
+    const char **field, char *msg, size_t n)
 {
 	refd_mpv rows = refd_mpv_get(v, "rows"), e;
 	size_t y, x, i;
 
+	msg[0] = '\0';
+	if (refd_mpv_ok(refd_mpv_get(v, "layout"))) {
+		*field = "layout";
+		if (tiles_assemble(c, refd_mpv_get(v, "layout"), m, msg, n))
+			return -1;
+		goto chests;
+	}
 	memset(m->flags, 0, sizeof(m->flags));
 	memset(m->start, 0, sizeof(m->start));
 	memset(m->hw, 0, sizeof(m->hw));
@@ -272,6 +280,7 @@ load_map(struct mapdef *m, refd_mpv v, const char **field)
 			(i ? m->vw : m->hw)[b * (MAXW + 1) + a] = 1;
 		}
 	}
+chests:
 	*field = "chests";
 	m->nchest = 0;
 	e = refd_mpv_get(v, "chests");
@@ -299,7 +308,7 @@ w_content_load(refd_ctx *ctx, void *pdata, const uint8_t *bytes, size_t len,
 	struct content *c;
 	size_t i, j;
 	const char *field;
-	char id[64];
+	char id[64], tmsg[200];
 
 	(void)pdata;
 	if (d == NULL)
@@ -535,6 +544,12 @@ w_content_load(refd_ctx *ctx, void *pdata, const uint8_t *bytes, size_t len,
 		}
 		c->nband++;
 	}
+	/* tiles.json (optional) */
+	if (tiles_load(c, refd_mpv_get(root, "tiles"), tmsg, sizeof(tmsg))) {
+		H->free(ctx, c);
+		refd_mp_free(d);
+		return H->reject(ctx, REFD_ECONTENT, NULL, tmsg);
+	}
 	/* maps.json */
 	f = refd_mpv_get(root, "maps");
 	if (refd_mpv_type(f) != REFD_MP_MAP || refd_mpv_len(f) == 0 ||
@@ -547,10 +562,11 @@ w_content_load(refd_ctx *ctx, void *pdata, const uint8_t *bytes, size_t len,
 		snprintf(id, sizeof(id), "%s",
 		    refd_mpv_cstr(refd_mpv_key_at(f, i), "?"));
 		snprintf(m->id, sizeof(m->id), "%s", id);
-		if (load_map(m, refd_mpv_val_at(f, i), &field))
-			return bad(ctx, c, d, "maps", id, field,
-			    "rows of . X ~ ^ O M T 1-4, equal widths 2..24; "
-			    "walls [x, y]; chests 1..3");
+		if (load_map(c, m, refd_mpv_val_at(f, i), &field, tmsg,
+		    sizeof(tmsg)))
+			return bad(ctx, c, d, "maps", id, field, tmsg[0] ?
+			    tmsg : "rows of . X ~ ^ O M T 1-4, equal widths "
+			    "2..24; walls [x, y]; chests 1..3");
 		c->nmap++;
 	}
 	refd_mp_free(d);
@@ -769,9 +785,10 @@ w_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	s->nseats = (int)nseats;
 	mv = refd_mpv_get(root, "map");
 	if (refd_mpv_type(mv) == REFD_MP_MAP) {
-		if (load_map(&tmp, mv, &field)) {
-			snprintf(msg, sizeof(msg), "setup map: field '%s' is "
-			    "not valid", field);
+		if (load_map(c, &tmp, mv, &field, msg, sizeof(msg))) {
+			if (msg[0] == '\0')
+				snprintf(msg, sizeof(msg), "setup map: field "
+				    "'%s' is not valid", field);
 			return setup_err(&g, d, msg);
 		}
 		m = &tmp;

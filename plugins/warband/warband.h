@@ -80,8 +80,22 @@ struct mapdef {
 	int nchest, chest[8];
 };
 
+#define MAXTILE 16
+#define TILEW 12
+
+/* A battlefield tile (R004-08): rows as in maps.json, with S for the
+ * start area of the tile's owner, and the N E S W sides, 'o' open or
+ * 'w' walled. */
+struct tiledef {
+	char id[16];
+	int large, w, h;
+	char rows[TILEW][TILEW + 1];
+	char sides[5];
+};
+
 struct content {
-	int ncd, nod, nkd, nband, nmap, nkw;
+	int ncd, nod, nkd, nband, nmap, nkw, ntile;
+	struct tiledef tile[MAXTILE];
 	struct cdef cd[MAXCDEF];
 	struct odef od[MAXODEF];
 	struct kdef kd[MAXCMD];
@@ -199,6 +213,11 @@ struct err {
 };
 
 extern const struct refd_host *H;
+
+/* tiles.c */
+int tiles_load(struct content *c, refd_mpv f, char *msg, size_t n);
+int tiles_assemble(const struct content *c, refd_mpv layout,
+    struct mapdef *m, char *msg, size_t n);
 
 /* rules.c */
 int ev(struct g *g, int32_t seat, const char *type, ...);
