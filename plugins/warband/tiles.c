@@ -57,9 +57,17 @@ tiles_load(struct content *c, refd_mpv f, char *msg, size_t n)
 			const char *r;
 			size_t len;
 
+			size_t q;
+
 			if (refd_mpv_str(refd_mpv_at(rows, y), &r, &len) ||
 			    len < 1 || len > TILEW || (t->w && (int)len !=
-			    t->w) || strspn(r, ".X~^OMTS") < len)
+			    t->w))
+				break;
+			for (q = 0; q < len; q++)
+				if (strchr(".X~^OMTS", r[q]) == NULL ||
+				    r[q] == '\0')
+					break;
+			if (q < len)
 				break;
 			t->w = (int)len;
 			memcpy(t->rows[y], r, len);
