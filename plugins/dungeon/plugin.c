@@ -104,6 +104,7 @@ p_describe(refd_ctx *ctx, void *pdata)
 	    "top of the monster deck");
 	opt_doc(w, "ability_decks", "{deck: [card names]}", "test set-ups: "
 	    "monster ability deck order");
+	opt_doc(w, "money", "[[q, r]]", "test set-ups: money tokens");
 	opt_doc(w, "elements", "{element: \"strong\"|\"waning\"}",
 	    "test set-ups: element states");
 	refd_mpw_end(w);
@@ -509,6 +510,17 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	}
 	if (s->mapi < 0)
 		H->free(ctx, m);
+	/* test set-ups: money tokens */
+	v = refd_mpv_get(root, "money");
+	for (i = 0; i < (int)refd_mpv_len(v); i++) {
+		int q, r, h;
+
+		if (at(refd_mpv_at(v, (size_t)i), &q, &r) ||
+		    (h = hex_at(s, q, r)) < 0)
+			return setup_fail(ctx, g, d, "money: [[q, r], ...] on "
+			    "floor hexes");
+		s->hex[h].money++;
+	}
 	/* elements */
 	v = refd_mpv_get(root, "elements");
 	for (i = 0; i < NELEM; i++) {

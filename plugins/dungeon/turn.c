@@ -1277,9 +1277,10 @@ end_round(struct game *g)
 			for (k = 0; k < s->ad_nd[d]; k++)
 				s->ad_c[d][s->ad_n[d]++] = s->ad_d[d][k];
 			s->ad_nd[d] = 0;
-			if (s->ad_n[d] > 1)
-				H->shuffle(g->ctx, s->ad_c[d], (size_t)s->ad_n[d],
-				    sizeof(int32_t), "monster ability deck");
+			if (s->ad_n[d] > 1 && H->shuffle(g->ctx, s->ad_c[d],
+			    (size_t)s->ad_n[d], sizeof(int32_t),
+			    "monster ability deck") != REFD_OK && g->err == 0)
+				g->err = REFD_ESCRIPT;
 			s->ad_shuffle[d] = 0;
 			g->dirty |= DIRTY_AD;
 		}
