@@ -1433,6 +1433,39 @@ p_restore(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *b,
 	return REFD_OK;
 }
 
+/*
+ * Re-deal seat's hidden data: its sealed plan, while the others may not
+ * see it yet, becomes another random pair of its hand cards.
+ */
+static int
+p_redeal(refd_ctx *ctx, void *state, uint32_t seat)
+{
+	struct game *g = state;
+	struct chr *c;
+	int cards[MAXCARD], n = 0, k, rc;
+	uint32_t a = 0, b = 0;
+
+	if ((int)seat >= g->s.nch)
+		return REFD_OK;
+	c = &g->s.ch[seat];
+	if (g->s.phase != PH_PLAN || !c->planned || c->rest)
+		return REFD_OK;
+	for (k = 0; k < MAXCARD; k++)
+		if (c->hand >> k & 1)
+			cards[n++] = k;
+	if (n < 2)
+		return REFD_OK;
+	if ((rc = H->uniform(ctx, (uint32_t)n, "redeal", &a)) != REFD_OK ||
+	    (rc = H->uniform(ctx, (uint32_t)n - 1, "redeal", &b)) != REFD_OK)
+		return rc;
+	if ((int)b >= (int)a)
+		b++;
+	c->ca = cards[a];
+	c->cb = cards[b];
+	c->lead = c->ca;
+	return REFD_OK;
+}
+
 static void
 p_destroy(refd_ctx *ctx, void *state)
 {
@@ -1455,7 +1488,7 @@ static const struct refd_plugin_ops ops = {
 	p_serialize,
 	p_restore,
 	p_destroy,
-	NULL,
+	p_redeal,
 };
 
 REFD_PLUGIN_DEFINE_CAPS("dungeon", "0.1.0",
