@@ -664,6 +664,55 @@ parse_map(refd_mpv v, struct mapdef *m, const struct content *c, char *err,
 	return m->nhex == 0 ? -1 : 0;
 }
 
+static void
+parse_items(refd_mpv root, struct content *c, struct perr *e)
+{
+	static const char *const slots[] = { "head", "body", "legs", "hand",
+		"hands", "small" };
+	static const char *const effects[] = { "", "move+1", "ward1",
+		"shield2", "trapsafe", "melee+1", "melee+2stun", "heal3",
+		"unmuddle", "advantage", "refresh" };
+	size_t i;
+	int k;
+
+	if (refd_mpv_type(root) != REFD_MP_MAP || refd_mpv_len(root) > MAXITEMS) {
+		fail(e, "items.json", "(top)", "expected at most 16 items");
+		return;
+	}
+	for (i = 0; i < refd_mpv_len(root); i++) {
+		struct itemdef *it = &c->item[c->nitem++];
+		refd_mpv v = refd_mpv_val_at(root, i);
+		const char *use = refd_mpv_get_str(v, "use", "");
+
+		snprintf(it->id, sizeof(it->id), "%s",
+		    refd_mpv_cstr(refd_mpv_key_at(root, i), "?"));
+		snprintf(it->name, sizeof(it->name), "%s",
+		    refd_mpv_get_str(v, "name", "?"));
+		it->slot = -1;
+		for (k = 0; k < 6; k++)
+			if (refd_mpv_streq(refd_mpv_get(v, "slot"), slots[k]))
+				it->slot = k;
+		it->effect = -1;
+		for (k = 1; k < 11; k++)
+			if (refd_mpv_streq(refd_mpv_get(v, "effect"), effects[k]))
+				it->effect = k;
+		if (it->slot < 0)
+			fail(e, "items.json", it->id, "slot: head, body, legs, "
+			    "hand, hands or small");
+		if (it->effect < 0)
+			fail(e, "items.json", it->id, "effect: unknown");
+		if (strcmp(use, "spend") != 0 && strcmp(use, "consume") != 0)
+			fail(e, "items.json", it->id, "use: spend or consume");
+		it->consume = strcmp(use, "consume") == 0;
+		it->cost = geti(v, "cost", 0, 0, 999, e, "items.json", it->id);
+		it->copies = geti(v, "copies", 1, 1, 9, e, "items.json", it->id);
+		it->prosperity = geti(v, "prosperity", 1, 0, 9, e, "items.json",
+		    it->id);
+		it->slots = geti(v, "slots", 1, 1, 6, e, "items.json", it->id);
+		it->minus = geti(v, "minus", 0, 0, 5, e, "items.json", it->id);
+	}
+}
+
 int
 dg_content_parse(const uint8_t *bytes, size_t len, struct content *c,
     char *err, size_t errlen)
@@ -687,6 +736,8 @@ dg_content_parse(const uint8_t *bytes, size_t len, struct content *c,
 		    refd_mpv_get(root, "mdecks"), c, &e);
 	if (!e.bad)
 		parse_classes(refd_mpv_get(root, "classes"), c, &e);
+	if (!e.bad)
+		parse_items(refd_mpv_get(root, "items"), c, &e);
 	maps = refd_mpv_get(root, "maps");
 	if (!e.bad && (refd_mpv_len(maps) < 1 || refd_mpv_len(maps) > MAXMAPS))
 		fail(&e, "maps.json", "(top)", "expected 1 to 8 maps");

@@ -134,8 +134,8 @@ elements_ok(const struct game *g, const struct ability *a)
 int
 move_points(const struct game *g, int ci, const struct ability *a)
 {
-	(void)ci;
-	return a->value + (elements_ok(g, a) ? a->bonus_move : 0);
+	return a->value + (elements_ok(g, a) ? a->bonus_move : 0) +
+	    g->s.ch[ci].bonus_move;
 }
 
 static void
@@ -337,6 +337,10 @@ options(const struct game *g, int seat, struct opt *out, int max)
 					add(out, &n, max, K_LRLOSE, k, 0, 0);
 			return n;
 		}
+		if (s->ct == CT_CHOOSE || s->ct == CT_ABILITY)
+			for (k = 0; k < c->nitem; k++)
+				if (item_usable(g, ci, k))
+					add(out, &n, max, K_ITEM, k, 0, 0);
 		if (s->ct == CT_CHOOSE) {
 			int cards[2] = { c->ca, c->cb }, i, h;
 
@@ -520,6 +524,7 @@ perform(struct game *g, int seat, const struct opt *o)
 		c->lost |= 1 << o->a;
 		c->hand |= c->disc;
 		c->disc = 0;
+		item_refresh(g, seat, 1);
 		g->dirty |= DIRTY_HAND(seat);
 		w = evb("long_rest");
 		refd_mpw_kint(w, "seat", seat);
@@ -550,7 +555,8 @@ perform(struct game *g, int seat, const struct opt *o)
 		int mp, h = hex_at(s, o->q, o->r);
 
 		a = cur_ability(g, seat, &tmp);
-		mp = a->value + char_move_bonus(g, a);
+		mp = a->value + char_move_bonus(g, a) + c->bonus_move;
+		c->bonus_move = 0;
 		char_move(g, f, mp, a->jump, h);
 		ability_done(g, seat, 1);
 		break;
@@ -637,6 +643,9 @@ perform(struct game *g, int seat, const struct opt *o)
 		case A_SELFCOND:
 			add_conds(g, f, a->conds);
 			break;
+		case A_REFRESH:
+			item_refresh(g, seat, 0);
+			break;
 		default:
 			break;
 		}
@@ -648,6 +657,9 @@ perform(struct game *g, int seat, const struct opt *o)
 		break;
 	case K_SKIP:
 		ability_done(g, seat, 0);
+		break;
+	case K_ITEM:
+		item_use(g, seat, o->a);
 		break;
 	case K_SRACCEPT:
 		if (o->a == 0) {

@@ -130,11 +130,24 @@ struct mapdef {
 	int32_t plate_spawn_type, plate_spawn_q, plate_spawn_r;
 };
 
+enum { IS_HEAD, IS_BODY, IS_LEGS, IS_HAND, IS_HANDS, IS_SMALL };
+enum { IE_NONE, IE_MOVE1, IE_WARD1, IE_SHIELD2, IE_TRAPSAFE, IE_MELEE1,
+	IE_MELEE2STUN, IE_HEAL3, IE_UNMUDDLE, IE_ADVANTAGE, IE_REFRESH };
+#define MAXITEMS 16
+#define MAXOWN 8
+
+struct itemdef {
+	char id[8];
+	char name[24];
+	int32_t slot, cost, copies, prosperity, consume, slots, effect, minus;
+};
+
 #define MAXCLASS 4
 #define MAXMAPS 8
 
 struct content {
-	int32_t nclass, ntype, ndeck, nmap;
+	int32_t nclass, ntype, ndeck, nmap, nitem;
+	struct itemdef item[MAXITEMS];
 	struct cclass cls[MAXCLASS];
 	struct mtype type[MAXTYPES];
 	struct mdeckdef deck[MAXTYPES];
@@ -169,6 +182,8 @@ struct chr {
 	int32_t ab_done, xp, money, exhausted, shield_rb, ret_rb;
 	int32_t slot[MAXCARD];
 	int32_t move_done, fresh_infuse, kills, gold;
+	int32_t nitem, item[MAXOWN], istate[MAXOWN], iuses[MAXOWN];
+	int32_t bonus_move, bonus_attack, bonus_stun, bonus_adv, level, pad;
 	struct deck mod;
 };
 

@@ -64,6 +64,7 @@ p_describe(refd_ctx *ctx, void *pdata)
 	static const char *plan[] = { "lead", "card id (its initiative counts)",
 		"second", "card id", NULL };
 	static const char *card[] = { "card", "card id", NULL };
+	static const char *item[] = { "item", "item id", NULL };
 	static const char *play[] = { "card", "card id", "half",
 		"\"top\" or \"bottom\"", "default",
 		"bool, optional: Attack 2 / Move 2 instead", NULL };
@@ -96,8 +97,9 @@ p_describe(refd_ctx *ctx, void *pdata)
 	opt_doc(w, "los", "str", "\"strict\" (default) or \"lenient\"");
 	opt_doc(w, "max_rounds", "int 1..99", "rounds before the scenario is "
 	    "lost (default 20)");
-	opt_doc(w, "characters", "[object]", "test set-ups: at, hp, conds, "
-	    "hand, discard, lost, active, deck, xp");
+	opt_doc(w, "characters", "[object]", "per seat: level, items (equipped); "
+	    "test set-ups also at, hp, conds, hand, discard, lost, active, "
+	    "deck, xp, summon");
 	opt_doc(w, "monsters", "[object]", "test set-ups: type, rank, at, "
 	    "standee, hp, conds");
 	opt_doc(w, "monster_deck", "[str]", "test set-ups: modifier cards on "
@@ -120,6 +122,7 @@ p_describe(refd_ctx *ctx, void *pdata)
 	cmd_doc(w, "bless", target, "perform the current Bless ability");
 	cmd_doc(w, "summon", to, "perform the current Summon ability");
 	cmd_doc(w, "recover", card, "perform the current Recover ability");
+	cmd_doc(w, "use_item", item, "use one of your items in your turn");
 	cmd_doc(w, "perform", none, "perform the current ability (no choice)");
 	cmd_doc(w, "skip", none, "skip the current (beneficial) ability");
 	cmd_doc(w, "push", to, "one step of your push or pull");
@@ -431,7 +434,10 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		x->kind = F_CHAR;
 		x->type = ch->cls;
 		x->owner = i;
-		x->maxhp = cl->hp[0];
+		ch->level = (int)refd_mpv_get_int(cv, "level", 1);
+		if (ch->level < 1 || ch->level > 9)
+			bad = 1, ch->level = 1;
+		x->maxhp = cl->hp[ch->level - 1];
 		x->hp = (int)refd_mpv_get_int(cv, "hp", x->maxhp);
 		if (refd_mpv_ok(refd_mpv_get(cv, "at"))) {
 			if (at(refd_mpv_get(cv, "at"), &q, &r) ||
@@ -467,8 +473,63 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		if (mod_list(refd_mpv_get(cv, "deck"), 0, tops, &ntop))
 			bad = 1;
 		deck_build(&ch->mod, tops, ntop);
-		/* a test set-up (characters given) fixes the deck order */
-		ch->mod.flag = refd_mpv_ok(chars) ? -1 : 0;
+		{
+			refd_mpv il = refd_mpv_get(cv, "items");
+			int cnt[6] = { 0 }, j, kk;
+			size_t ii;
+
+			for (ii = 0; ii < refd_mpv_len(il); ii++) {
+				for (kk = 0; kk < c->nitem; kk++)
+					if (refd_mpv_streq(refd_mpv_at(il, ii),
+					    c->item[kk].id))
+						break;
+				for (j = 0; j < ch->nitem; j++)
+					if (ch->item[j] == kk)
+						kk = c->nitem;
+				if (kk == c->nitem || ch->nitem >= MAXOWN) {
+					snprintf(msg, sizeof(msg), "characters[%d]: "
+					    "items[%zu]: no such item, or a second "
+					    "copy", i, ii);
+					if (s->mapi < 0)
+						H->free(ctx, m);
+					return setup_fail(ctx, g, d, msg);
+				}
+				ch->item[ch->nitem++] = kk;
+				cnt[c->item[kk].slot]++;
+				for (j = 0; j < c->item[kk].minus &&
+				    ch->mod.n < MAXMOD; j++)
+					ch->mod.c[ch->mod.n++] = M_M1;
+			}
+			for (j = 0; j < ch->nitem; j++) {
+				refd_mpv sp = refd_mpv_get(cv, "spent");
+				refd_mpv co = refd_mpv_get(cv, "consumed");
+
+				for (ii = 0; ii < refd_mpv_len(sp); ii++)
+					if (refd_mpv_streq(refd_mpv_at(sp, ii),
+					    c->item[ch->item[j]].id))
+						ch->istate[j] = 1;
+				for (ii = 0; ii < refd_mpv_len(co); ii++)
+					if (refd_mpv_streq(refd_mpv_at(co, ii),
+					    c->item[ch->item[j]].id))
+						ch->istate[j] = 2;
+			}
+			if (cnt[IS_HEAD] > 1 || cnt[IS_BODY] > 1 ||
+			    cnt[IS_LEGS] > 1 || cnt[IS_HANDS] > 1 ||
+			    (cnt[IS_HANDS] && cnt[IS_HAND]) || cnt[IS_HAND] > 2 ||
+			    cnt[IS_SMALL] > (ch->level + 1) / 2) {
+				snprintf(msg, sizeof(msg), "characters[%d]: items: "
+				    "at most 1 head, 1 body, 1 legs, one two-hand "
+				    "or two one-hand items, and %d small item(s) at "
+				    "level %d (R002-25)", i, (ch->level + 1) / 2,
+				    ch->level);
+				if (s->mapi < 0)
+					H->free(ctx, m);
+				return setup_fail(ctx, g, d, msg);
+			}
+		}
+		/* a test set-up (monsters given) fixes the deck order */
+		ch->mod.flag = refd_mpv_ok(refd_mpv_get(root, "monsters")) ? -1 :
+		    0;
 		if (bad || x->hp < 1 || x->hp > 99 || (ch->hand & ch->disc) ||
 		    (ch->hand & ch->lost) || (ch->disc & ch->lost) ||
 		    fig_at(s, q, r) != s->nfig - 1) {
@@ -751,6 +812,18 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 		o->a = (int32_t)x;
 		return 0;
 	}
+	if (refd_mpv_streq(t, "use_item")) {
+		const struct chr *c = &g->s.ch[seat];
+		int k;
+
+		o->kind = K_ITEM;
+		for (k = 0; k < c->nitem; k++)
+			if (refd_mpv_streq(refd_mpv_get(root, "item"),
+			    g->c->item[c->item[k]].id))
+				break;
+		o->a = k;
+		return k == c->nitem ? -3 : 0;
+	}
 	if (refd_mpv_streq(t, "perform")) {
 		o->kind = K_PERFORM;
 		return 0;
@@ -885,6 +958,13 @@ write_opt(const struct game *g, int seat, const struct opt *o, refd_mpw *w,
 		snprintf(label, ln, "%s %s", o->kind == K_HEAL ? "Heal" : "Bless",
 		    fig_name(g, o->a, nm, sizeof(nm)));
 		break;
+	case K_ITEM:
+		refd_mpw_kstr(w, "type", "use_item");
+		refd_mpw_kstr(w, "item",
+		    g->c->item[g->s.ch[seat].item[o->a]].id);
+		snprintf(label, ln, "Use %s",
+		    g->c->item[g->s.ch[seat].item[o->a]].name);
+		break;
 	case K_PERFORM:
 		refd_mpw_kstr(w, "type", "perform");
 		snprintf(label, ln, "Perform the ability");
@@ -988,6 +1068,11 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 		case K_SKIP:
 			return H->reject(g->ctx, REFD_EILLEGAL, "R002-21",
 			    "this ability cannot be skipped now");
+		case K_ITEM:
+			return H->reject(g->ctx, REFD_EILLEGAL, "R002-25",
+			    "that item cannot be used now (spent, consumed, "
+			    "stunned, not your turn, or its condition does not "
+			    "hold)");
 		default:
 			break;
 		}
@@ -1074,6 +1159,10 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 	case K_ACTIVE:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-26",
 		    "that card is not in your active area");
+	case K_ITEM:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-25",
+		    "that item cannot be used now (spent, consumed, stunned, "
+		    "or its condition does not hold)");
 	default:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-74",
 		    "that choice is not one of the legal options");
@@ -1117,6 +1206,9 @@ p_apply(refd_ctx *ctx, void *state, uint32_t seat, const uint8_t *cmd,
 	if (rc == -2)
 		return H->reject(ctx, REFD_EILLEGAL, "R002-13",
 		    "no such card in your class");
+	if (rc == -3)
+		return H->reject(ctx, REFD_EILLEGAL, "R002-25",
+		    "you have no such item equipped");
 	list = H->alloc(ctx, MAXOPT * sizeof(*list));
 	if (list == NULL)
 		return REFD_ENOMEM;
@@ -1307,6 +1399,15 @@ p_view(refd_ctx *ctx, const void *state, int32_t seat)
 				refd_mpw_kstr(w, "second", cl->card[c->cb].id);
 			}
 		}
+		refd_mpw_karray(w, "items");
+		for (k = 0; k < c->nitem; k++) {
+			refd_mpw_map(w);
+			refd_mpw_kstr(w, "id", g->c->item[c->item[k]].id);
+			refd_mpw_kstr(w, "state", c->istate[k] == 0 ? "ready" :
+			    c->istate[k] == 1 ? "spent" : "consumed");
+			refd_mpw_end(w);
+		}
+		refd_mpw_end(w);
 		if (c->shield_rb)
 			refd_mpw_kint(w, "shield", c->shield_rb);
 		if (c->ret_rb)

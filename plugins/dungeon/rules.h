@@ -49,7 +49,8 @@ int move_points(const struct game *g, int ci, const struct ability *a);
 /* A decision a seat may send now (legal == what apply accepts). */
 enum { K_PLAN = 1, K_REST, K_ACTIVE, K_PLAY, K_MOVE, K_ATTACK, K_AOE,
 	K_HEAL, K_BLESS, K_SUMMON, K_RECOVER, K_PERFORM, K_SKIP, K_PUSH,
-	K_TAKE, K_LOSEHAND, K_LOSEDISC, K_LRLOSE, K_SRACCEPT, K_SRKEEP };
+	K_TAKE, K_LOSEHAND, K_LOSEDISC, K_LRLOSE, K_SRACCEPT, K_SRKEEP,
+	K_ITEM };
 
 struct opt {
 	int32_t kind, a, b, c, q, r, o, n;
@@ -88,5 +89,10 @@ int push_options(const struct game *g, int *out);
 void char_attack(struct game *g, int ci, const struct ability *a,
     const int *tg, int ntg, int aoe);
 int char_move_bonus(struct game *g, const struct ability *a);
+
+int item_usable(const struct game *g, int ci, int k);
+void item_use(struct game *g, int ci, int k);
+int item_ward(struct game *g, int ci);
+void item_refresh(struct game *g, int ci, int all);
 
 #endif

@@ -135,7 +135,7 @@ atk_step(struct game *g)
 	if (!s->fig[t].alive)
 		return;
 	v = a->value + (s->fig[t].conds & C_POISON ? 1 : 0);
-	adv = (s->fig[a->fig].conds & C_STRENGTHEN) != 0;
+	adv = (s->fig[a->fig].conds & C_STRENGTHEN) != 0 || a->stage;
 	dis = (s->fig[a->fig].conds & C_MUDDLE) != 0 ||
 	    (a->ranged && fig_adjacent(s, a->fig, t));
 	mode = adv - dis;
@@ -160,8 +160,10 @@ atk_step(struct game *g)
 	if (v < 0)
 		v = 0;
 	shield = fig_shield(g, t);
-	if (s->fig[t].kind == F_CHAR)
+	if (s->fig[t].kind == F_CHAR) {
 		shield += ward(g, char_of(g, t));
+		shield += item_ward(g, char_of(g, t));
+	}
 	shield -= a->pierce;
 	if (shield < 0)
 		shield = 0;
@@ -1072,6 +1074,7 @@ char_end_turn(struct game *g, int ci)
 		}
 	}
 	end_fig_turn(g, f);
+	c->bonus_move = c->bonus_attack = c->bonus_stun = c->bonus_adv = 0;
 	if (victory_met(g))
 		s->victory = 1;
 }
@@ -1591,7 +1594,13 @@ char_attack(struct game *g, int ci, const struct ability *a, const int *tg,
 	k->active = 1;
 	k->fig = s->ch[ci].fig;
 	k->by_char = ci;
-	k->value = a->value + bonus;
+	k->value = a->value + bonus + s->ch[ci].bonus_attack;
+	k->stage = s->ch[ci].bonus_adv;
+	if (s->ch[ci].bonus_stun)
+		bconds |= C_STUN;
+	s->ch[ci].bonus_attack = 0;
+	s->ch[ci].bonus_adv = 0;
+	s->ch[ci].bonus_stun = 0;
 	k->range = a->range;
 	k->ranged = a->range > 0 && !a->grey;
 	k->pierce = a->pierce;
