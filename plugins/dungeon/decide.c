@@ -308,6 +308,21 @@ options(const struct game *g, int seat, struct opt *out, int max)
 		}
 		return n;
 	}
+	if (s->phase == PH_TURN && s->tie_active) {
+		int32_t perms[24][4];
+		int np, i;
+
+		if (seat != s->tie_seat)
+			return 0;
+		np = tie_perms(g, perms, 24);
+		for (i = 0; i < np; i++) {
+			add(out, &n, max, K_ORDER, 0, 0, 0);
+			out[n - 1].n = s->tie_n;
+			memcpy(out[n - 1].tg, perms[i], (size_t)s->tie_n *
+			    sizeof(int32_t));
+		}
+		return n;
+	}
 	if (s->atk.active || c->exhausted)
 		return 0;
 	switch (s->phase) {
@@ -660,6 +675,9 @@ perform(struct game *g, int seat, const struct opt *o)
 		break;
 	case K_ITEM:
 		item_use(g, seat, o->a);
+		break;
+	case K_ORDER:
+		tie_apply(g, o->tg);
 		break;
 	case K_SRACCEPT:
 		if (o->a == 0) {

@@ -223,6 +223,8 @@ struct dg {
 	int32_t mt_active, mt_fig, mt_ab, mt_focus, mt_type, mt_attacks;
 	int32_t mt_consumed[MAXTYPES], mt_consume_tried[MAXTYPES];
 	int32_t summon_seq, progress;
+	int32_t tie_active, tie_start, tie_n, tie_seat, tie_from, tie_kind;
+	int32_t tie_unit[MAXORD + 1];
 	struct hexs hex[MAXHEX];
 	int32_t grid[GQ][GR];
 	struct fig fig[MAXFIG];

@@ -65,6 +65,8 @@ p_describe(refd_ctx *ctx, void *pdata)
 		"second", "card id", NULL };
 	static const char *card[] = { "card", "card id", NULL };
 	static const char *item[] = { "item", "item id", NULL };
+	static const char *order[] = { "order", "[int]: a permutation of the "
+		"tied units", NULL };
 	static const char *play[] = { "card", "card id", "half",
 		"\"top\" or \"bottom\"", "default",
 		"bool, optional: Attack 2 / Move 2 instead", NULL };
@@ -122,6 +124,8 @@ p_describe(refd_ctx *ctx, void *pdata)
 	cmd_doc(w, "bless", target, "perform the current Bless ability");
 	cmd_doc(w, "summon", to, "perform the current Summon ability");
 	cmd_doc(w, "recover", card, "perform the current Recover ability");
+	cmd_doc(w, "order", order, "settle an initiative tie: the tied units "
+	    "(as listed by the order_tie event) in the order they act");
 	cmd_doc(w, "use_item", item, "use one of your items in your turn");
 	cmd_doc(w, "perform", none, "perform the current ability (no choice)");
 	cmd_doc(w, "skip", none, "skip the current (beneficial) ability");
@@ -812,6 +816,23 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 		o->a = (int32_t)x;
 		return 0;
 	}
+	if (refd_mpv_streq(t, "order")) {
+		refd_mpv ol = refd_mpv_get(root, "order");
+		size_t i;
+
+		o->kind = K_ORDER;
+		if (refd_mpv_type(ol) != REFD_MP_ARRAY || refd_mpv_len(ol) < 2 ||
+		    refd_mpv_len(ol) > 4)
+			return -1;
+		o->n = (int32_t)refd_mpv_len(ol);
+		for (i = 0; i < refd_mpv_len(ol); i++) {
+			if (refd_mpv_int(refd_mpv_at(ol, i), &x) || x < 0 ||
+			    x > 3)
+				return -1;
+			o->tg[i] = (int32_t)x;
+		}
+		return 0;
+	}
 	if (refd_mpv_streq(t, "use_item")) {
 		const struct chr *c = &g->s.ch[seat];
 		int k;
@@ -957,6 +978,15 @@ write_opt(const struct game *g, int seat, const struct opt *o, refd_mpw *w,
 		refd_mpw_kint(w, "target", o->a);
 		snprintf(label, ln, "%s %s", o->kind == K_HEAL ? "Heal" : "Bless",
 		    fig_name(g, o->a, nm, sizeof(nm)));
+		break;
+	case K_ORDER:
+		refd_mpw_kstr(w, "type", "order");
+		refd_mpw_karray(w, "order");
+		for (i = 0; i < o->n; i++)
+			refd_mpw_int(w, o->tg[i]);
+		refd_mpw_end(w);
+		snprintf(label, ln, "Settle the initiative tie: tied unit %d "
+		    "acts first", (int)o->tg[0]);
 		break;
 	case K_ITEM:
 		refd_mpw_kstr(w, "type", "use_item");
@@ -1163,6 +1193,9 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-25",
 		    "that item cannot be used now (spent, consumed, stunned, "
 		    "or its condition does not hold)");
+	case K_ORDER:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-74",
+		    "the order must list every tied unit once");
 	default:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-74",
 		    "that choice is not one of the legal options");

@@ -50,7 +50,7 @@ int move_points(const struct game *g, int ci, const struct ability *a);
 enum { K_PLAN = 1, K_REST, K_ACTIVE, K_PLAY, K_MOVE, K_ATTACK, K_AOE,
 	K_HEAL, K_BLESS, K_SUMMON, K_RECOVER, K_PERFORM, K_SKIP, K_PUSH,
 	K_TAKE, K_LOSEHAND, K_LOSEDISC, K_LRLOSE, K_SRACCEPT, K_SRKEEP,
-	K_ITEM };
+	K_ITEM, K_ORDER };
 
 struct opt {
 	int32_t kind, a, b, c, q, r, o, n;
@@ -90,6 +90,9 @@ void char_attack(struct game *g, int ci, const struct ability *a,
     const int *tg, int ntg, int aoe);
 int char_move_bonus(struct game *g, const struct ability *a);
 
+void tie_find(struct game *g);
+void tie_apply(struct game *g, const int32_t *perm);
+int tie_perms(const struct game *g, int32_t perms[][4], int max);
 int item_usable(const struct game *g, int ci, int k);
 void item_use(struct game *g, int ci, int k);
 int item_ward(struct game *g, int ci);

@@ -1201,6 +1201,133 @@ reveal(struct game *g)
 	s->ct = CT_START;
 	for (i = 0; i < s->nch; i++)
 		g->dirty |= DIRTY_HAND(i);
+	s->tie_from = 0;
+	tie_find(g);
+}
+
+/*
+ * Ties the players settle (§4.3): characters with equal initiatives on
+ * both cards (or two long rests), or monster types with the same
+ * initiative.  A unit is a character with its summons, or a type.
+ */
+void
+tie_find(struct game *g)
+{
+	struct dg *s = &g->s;
+	int k, m, j, nch;
+	refd_mpw *w;
+
+	s->tie_active = 0;
+	for (k = s->tie_from; k < s->nord; k = m) {
+		const struct ordent *e = &s->ord[k];
+		int kind = e->kind == O_TYPE ? 2 : 1;
+
+		for (m = k + 1; m < s->nord; m++) {
+			const struct ordent *f = &s->ord[m];
+
+			if (f->init != e->init || (f->kind == O_TYPE) !=
+			    (kind == 2) || (kind == 1 &&
+			    f->init2 / 1000 != e->init2 / 1000))
+				break;
+		}
+		s->tie_n = 0;
+		nch = 0;
+		for (j = k; j < m; j++)
+			if (kind == 2 || s->ord[j].kind == O_CHAR) {
+				nch++;
+				s->tie_unit[s->tie_n++] = j + 1;
+			}
+		if (nch < 2 || s->tie_n > 4)
+			continue;
+		s->tie_active = 1;
+		s->tie_start = k;
+		s->tie_kind = kind;
+		s->tie_seat = 0;
+		for (j = 0; j < s->nch; j++)
+			if (!s->ch[j].exhausted) {
+				s->tie_seat = j;
+				break;
+			}
+		if (kind == 1)
+			for (j = k; j < m; j++)
+				if (s->ord[j].kind == O_CHAR) {
+					s->tie_seat = s->ord[j].idx;
+					break;
+				}
+		w = evb("order_tie");
+		refd_mpw_kint(w, "seat", s->tie_seat);
+		refd_mpw_karray(w, "tied");
+		for (j = 0; j < s->tie_n; j++) {
+			const struct ordent *u = &s->ord[s->tie_unit[j] - 1];
+
+			if (u->kind == O_CHAR)
+				refd_mpw_int(w, u->idx);
+			else
+				refd_mpw_str(w, g->c->type[u->idx].name);
+		}
+		refd_mpw_end(w);
+		ev(g, REFD_SEAT_PUBLIC, w);
+		return;
+	}
+}
+
+/* Every order of the tied units, in lexicographic order. */
+int
+tie_perms(const struct game *g, int32_t perms[][4], int max)
+{
+	int n = g->s.tie_n, a, b, c, d, cnt = 0;
+
+	for (a = 0; a < n; a++)
+		for (b = 0; b < n; b++)
+			for (c = 0; c < (n > 2 ? n : 1); c++)
+				for (d = 0; d < (n > 3 ? n : 1); d++) {
+					int p[4] = { a, b, c, d }, i, j, ok = 1;
+
+					for (i = 0; i < n; i++)
+						for (j = 0; j < i; j++)
+							ok &= p[i] != p[j];
+					if (!ok || cnt >= max)
+						continue;
+					memcpy(perms[cnt++], p, sizeof(p));
+				}
+	return cnt;
+}
+
+void
+tie_apply(struct game *g, const int32_t *perm)
+{
+	struct dg *s = &g->s;
+	struct ordent tmp[MAXORD];
+	int i, j, n = 0, start = s->tie_start;
+	refd_mpw *w;
+
+	for (i = 0; i < s->tie_n; i++) {
+		int u = perm[i];
+		int from = u == 0 ? start : s->tie_unit[u - 1];
+		int to = s->tie_unit[u];
+
+		for (j = from; j < to; j++)
+			tmp[n++] = s->ord[j];
+	}
+	memcpy(&s->ord[start], tmp, (size_t)n * sizeof(tmp[0]));
+	s->tie_from = start + n;
+	w = evb("order");
+	refd_mpw_karray(w, "order");
+	for (i = 0; i < s->nord; i++) {
+		refd_mpw_map(w);
+		if (s->ord[i].kind == O_CHAR)
+			refd_mpw_kint(w, "seat", s->ord[i].idx);
+		else if (s->ord[i].kind == O_SUMMON)
+			refd_mpw_kint(w, "summon", s->ord[i].idx);
+		else
+			refd_mpw_kstr(w, "monster",
+			    g->c->type[s->ord[i].idx].name);
+		refd_mpw_kint(w, "init", s->ord[i].init);
+		refd_mpw_end(w);
+	}
+	refd_mpw_end(w);
+	ev(g, REFD_SEAT_PUBLIC, w);
+	tie_find(g);
 }
 
 static int
@@ -1446,7 +1573,7 @@ dg_advance(struct game *g)
 			start_round(g);
 			continue;
 		}
-		if (s->phase != PH_TURN)
+		if (s->phase != PH_TURN || s->tie_active)
 			return;
 		if (s->cur >= s->nord) {
 			end_round(g);
