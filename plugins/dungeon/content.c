@@ -713,6 +713,85 @@ parse_items(refd_mpv root, struct content *c, struct perr *e)
 	}
 }
 
+static int
+ach_mask(const struct content *c, refd_mpv arr, int *bad)
+{
+	size_t i;
+	int k, m = 0;
+
+	for (i = 0; i < refd_mpv_len(arr); i++) {
+		for (k = 0; k < c->nach; k++)
+			if (refd_mpv_streq(refd_mpv_at(arr, i), c->ach[k].name))
+				break;
+		if (k == c->nach)
+			*bad = 1;
+		else
+			m |= 1 << k;
+	}
+	return m;
+}
+
+static void
+parse_achievements(refd_mpv root, struct content *c, struct perr *e)
+{
+	size_t i;
+
+	if (!refd_mpv_ok(root))
+		return;
+	if (refd_mpv_type(root) != REFD_MP_MAP || refd_mpv_len(root) > MAXACH) {
+		fail(e, "achievements.json", "(top)", "at most 8 achievements");
+		return;
+	}
+	for (i = 0; i < refd_mpv_len(root); i++) {
+		struct achdef *a = &c->ach[c->nach++];
+		refd_mpv v = refd_mpv_val_at(root, i);
+
+		snprintf(a->name, sizeof(a->name), "%s",
+		    refd_mpv_cstr(refd_mpv_key_at(root, i), "?"));
+		snprintf(a->type, sizeof(a->type), "%s",
+		    refd_mpv_get_str(v, "type", a->name));
+		a->global = refd_mpv_get_bool(v, "global", 0);
+	}
+}
+
+/* Campaign fields of the maps, once every map is known. */
+static void
+parse_map_campaign(refd_mpv maps, struct content *c, struct perr *e)
+{
+	size_t i, j;
+	int k, bad = 0;
+
+	for (i = 0; i < refd_mpv_len(maps) && (int)i < c->nmap; i++) {
+		struct mapdef *m = &c->map[i];
+		refd_mpv v = refd_mpv_val_at(maps, i), rw = refd_mpv_get(v,
+		    "rewards"), ul = refd_mpv_get(rw, "unlock");
+
+		m->unlocked = refd_mpv_get_bool(v, "unlocked", 0);
+		m->requires = ach_mask(c, refd_mpv_get(v, "requires"), &bad);
+		m->rew_gold = (int32_t)refd_mpv_get_int(rw, "gold_each", 0);
+		m->rew_rep = (int32_t)refd_mpv_get_int(rw, "reputation", 0);
+		m->rew_ach = ach_mask(c, refd_mpv_get(rw, "achievements"), &bad);
+		m->unlock = 0;
+		for (j = 0; j < refd_mpv_len(ul); j++) {
+			for (k = 0; k < c->nmap; k++)
+				if (refd_mpv_streq(refd_mpv_at(ul, j),
+				    c->map[k].name))
+					break;
+			if (k == c->nmap)
+				bad = 1;
+			else
+				m->unlock |= 1 << k;
+		}
+		if (bad || m->rew_gold < 0 || m->rew_gold > 100 ||
+		    m->rew_rep < -5 || m->rew_rep > 5) {
+			fail(e, "maps.json", m->name, "requires, rewards: known "
+			    "achievements and maps, gold_each 0..100, reputation "
+			    "-5..5");
+			return;
+		}
+	}
+}
+
 int
 dg_content_parse(const uint8_t *bytes, size_t len, struct content *c,
     char *err, size_t errlen)
@@ -738,6 +817,8 @@ dg_content_parse(const uint8_t *bytes, size_t len, struct content *c,
 		parse_classes(refd_mpv_get(root, "classes"), c, &e);
 	if (!e.bad)
 		parse_items(refd_mpv_get(root, "items"), c, &e);
+	if (!e.bad)
+		parse_achievements(refd_mpv_get(root, "achievements"), c, &e);
 	maps = refd_mpv_get(root, "maps");
 	if (!e.bad && (refd_mpv_len(maps) < 1 || refd_mpv_len(maps) > MAXMAPS))
 		fail(&e, "maps.json", "(top)", "expected 1 to 8 maps");
@@ -751,6 +832,8 @@ dg_content_parse(const uint8_t *bytes, size_t len, struct content *c,
 		    sizeof(merr)) != 0)
 			fail(&e, "maps.json", m->name, merr);
 	}
+	if (!e.bad)
+		parse_map_campaign(maps, c, &e);
 	refd_mp_free(d);
 	if (e.bad) {
 		snprintf(err, errlen, "%s", e.msg);

@@ -277,6 +277,8 @@ options(const struct game *g, int seat, struct opt *out, int max)
 
 	if (s->over || seat < 0 || seat >= s->nch)
 		return 0;
+	if (s->phase == PH_TOWN)
+		return camp_options(g, seat, out, max);
 	c = &s->ch[ci];
 	if (s->ndq > 0) {
 		int keep = 0;
@@ -678,6 +680,15 @@ perform(struct game *g, int seat, const struct opt *o)
 		break;
 	case K_ORDER:
 		tie_apply(g, o->tg);
+		break;
+	case K_CREATE:
+	case K_LEVELUP:
+	case K_BUY:
+	case K_SELL:
+	case K_DONATE:
+	case K_TRAVEL:
+	case K_ENDCAMP:
+		camp_perform(g, seat, o);
 		break;
 	case K_SRACCEPT:
 		if (o->a == 0) {

@@ -128,6 +128,14 @@ struct mapdef {
 	struct rmon mon[MAXRMON];
 	int32_t victory_boss;
 	int32_t plate_spawn_type, plate_spawn_q, plate_spawn_r;
+	int32_t unlocked, requires, rew_gold, rew_rep, rew_ach, unlock;
+};
+
+#define MAXACH 8
+struct achdef {
+	char name[32];
+	char type[24];
+	int32_t global;
 };
 
 enum { IS_HEAD, IS_BODY, IS_LEGS, IS_HAND, IS_HANDS, IS_SMALL };
@@ -148,6 +156,8 @@ struct itemdef {
 struct content {
 	int32_t nclass, ntype, ndeck, nmap, nitem;
 	struct itemdef item[MAXITEMS];
+	int32_t nach;
+	struct achdef ach[MAXACH];
 	struct cclass cls[MAXCLASS];
 	struct mtype type[MAXTYPES];
 	struct mdeckdef deck[MAXTYPES];
@@ -210,7 +220,12 @@ struct ppush {
 	int32_t active, fig, from_fig, left, pull, by_ci;
 };
 
-enum { PH_PLAN = 1, PH_TURN, PH_SHORTREST, PH_OVER };
+enum { PH_PLAN = 1, PH_TURN, PH_SHORTREST, PH_OVER, PH_TOWN };
+
+/* A campaign character between scenarios (§2.1). */
+struct cchar {
+	int32_t made, cls, level, xp, gold, owned, donated, bless_next;
+};
 /* character turn stages */
 enum { CT_START = 0, CT_WOUNDED, CT_LONGREST, CT_CHOOSE, CT_ABILITY, CT_END };
 
@@ -240,6 +255,12 @@ struct dg {
 	struct ppush push;
 	struct rmon rmon[MAXRMON];
 	int32_t nrmon, pad1;
+	/* campaign (§2) */
+	int32_t camp, prosperity, reputation, gach, pach, completed;
+	int32_t unlocked, donations, scen_count, max_scen, camp_mode, actions;
+	int32_t sup_added, pad3;
+	int32_t supply[MAXITEMS];
+	struct cchar cc[MAXCH];
 };
 
 /* Per-call wrapper: the state plus what is not serialized. */

@@ -65,6 +65,10 @@ p_describe(refd_ctx *ctx, void *pdata)
 		"second", "card id", NULL };
 	static const char *card[] = { "card", "card id", NULL };
 	static const char *item[] = { "item", "item id", NULL };
+	static const char *create[] = { "class", "class name", "level",
+		"int 1..prosperity level", NULL };
+	static const char *trav[] = { "scenario", "map name", "mode",
+		"\"campaign\" or \"casual\"", NULL };
 	static const char *order[] = { "order", "[int]: a permutation of the "
 		"tied units", NULL };
 	static const char *play[] = { "card", "card id", "half",
@@ -109,6 +113,9 @@ p_describe(refd_ctx *ctx, void *pdata)
 	opt_doc(w, "ability_decks", "{deck: [card names]}", "test set-ups: "
 	    "monster ability deck order");
 	opt_doc(w, "money", "[[q, r]]", "test set-ups: money tokens");
+	opt_doc(w, "campaign", "object", "play a campaign: prosperity, "
+	    "reputation, max_scenarios, achievements, completed, unlocked, "
+	    "characters");
 	opt_doc(w, "elements", "{element: \"strong\"|\"waning\"}",
 	    "test set-ups: element states");
 	refd_mpw_end(w);
@@ -126,6 +133,13 @@ p_describe(refd_ctx *ctx, void *pdata)
 	cmd_doc(w, "recover", card, "perform the current Recover ability");
 	cmd_doc(w, "order", order, "settle an initiative tie: the tied units "
 	    "(as listed by the order_tie event) in the order they act");
+	cmd_doc(w, "create_character", create, "town: create your character");
+	cmd_doc(w, "level_up", none, "town: gain a level");
+	cmd_doc(w, "buy", item, "town: buy an item from the supply");
+	cmd_doc(w, "sell", item, "town: sell an item for half its cost");
+	cmd_doc(w, "donate", none, "town: 10 gold, 2 blesses next scenario");
+	cmd_doc(w, "travel", trav, "town, seat 0: play a scenario");
+	cmd_doc(w, "end_campaign", none, "town, seat 0: end the campaign");
 	cmd_doc(w, "use_item", item, "use one of your items in your turn");
 	cmd_doc(w, "perform", none, "perform the current ability (no choice)");
 	cmd_doc(w, "skip", none, "skip the current (beneficial) ability");
@@ -287,6 +301,67 @@ mod_list(refd_mpv arr, int monster, int *out, int *n)
 	return 0;
 }
 
+static void
+shuffle_or_fail(struct game *g, int rc)
+{
+	if (rc != REFD_OK && g->err == 0)
+		g->err = rc;
+}
+
+/*
+ * Place the first room's monsters, shuffle the decks a test did not fix
+ * (§3 steps 6-14) and run the round start.
+ */
+void
+scenario_begin(struct game *g)
+{
+	struct dg *s = &g->s;
+	const struct content *c = g->c;
+	int i, k, rk = s->nch - 2 > 2 ? 2 : s->nch - 2;
+	refd_mpw *w;
+
+	for (i = 0; i < s->nrmon; i++) {
+		if (s->rmon[i].room != 0 || s->rmon[i].rank[rk] < 0)
+			continue;
+		place_monster(g, s->rmon[i].type, s->rmon[i].rank[rk],
+		    s->rmon[i].q, s->rmon[i].r, 0, 0);
+		s->rmon[i].rank[rk] = -1;
+	}
+	/* shuffles (§3 steps 10-14), unless a test fixed the order */
+	if (s->mdeck.flag == 0)
+		shuffle_or_fail(g, H->shuffle(g->ctx, s->mdeck.c, (size_t)s->mdeck.n, sizeof(int32_t),
+		    "monster modifier deck"));
+	s->mdeck.flag = 0;
+	for (i = 0; i < s->nch; i++) {
+		if (s->ch[i].mod.flag == 0)
+			shuffle_or_fail(g, H->shuffle(g->ctx, s->ch[i].mod.c, (size_t)s->ch[i].mod.n,
+			    sizeof(int32_t), "modifier deck"));
+		s->ch[i].mod.flag = 0;
+	}
+	for (k = 0; k < c->ntype; k++)
+		if (type_present(g, k) && !s->test_decks &&
+		    !s->ad_started[c->type[k].deck]) {
+			int dk = c->type[k].deck;
+
+			s->ad_started[dk] = 1;
+			shuffle_or_fail(g, H->shuffle(g->ctx, s->ad_c[dk], (size_t)s->ad_n[dk],
+			    sizeof(int32_t), "monster ability deck"));
+		}
+	if (s->test_decks)
+		for (k = 0; k < MAXTYPES; k++)
+			s->ad_started[k] = 1;
+	s->phase = PH_PLAN;
+	w = evb("setup");
+	refd_mpw_kint(w, "level", s->level);
+	refd_mpw_kint(w, "monster_level", s->mlevel);
+	refd_mpw_kint(w, "trap_damage", s->trapdmg);
+	refd_mpw_kint(w, "hazard_damage", s->hazdmg);
+	refd_mpw_kint(w, "gold_per_token", s->gold_per);
+	refd_mpw_kint(w, "bonus_xp", s->bonus_xp);
+	ev(g, REFD_SEAT_PUBLIC, w);
+	dg_advance(g);
+}
+
 static int
 p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
     size_t len, uint32_t nseats, void **out)
@@ -324,6 +399,29 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	s->version = DG_VERSION;
 	s->nch = (int)nseats;
 	s->mapi = -1;
+	s->los = refd_mpv_streq(refd_mpv_get(root, "los"), "lenient") ?
+	    REFD_HEX_LOS_LENIENT : REFD_HEX_LOS_STRICT;
+	s->max_rounds = (int)refd_mpv_get_int(root, "max_rounds", 20);
+	if (refd_mpv_ok(refd_mpv_get(root, "campaign"))) {
+		if (s->max_rounds < 1 || s->max_rounds > 99)
+			return setup_fail(ctx, g, d, "max_rounds: 1..99");
+		if (camp_setup(g, refd_mpv_get(root, "campaign"), msg,
+		    sizeof(msg)) != 0)
+			return setup_fail(ctx, g, d, msg);
+		refd_mp_free(d);
+		w = evb("campaign");
+		refd_mpw_kint(w, "prosperity", s->prosperity);
+		refd_mpw_kint(w, "reputation", s->reputation);
+		ev(g, REFD_SEAT_PUBLIC, w);
+		if (g->err) {
+			rc = g->err;
+			H->free(ctx, g);
+			return rc;
+		}
+		g->ctx = NULL;
+		*out = g;
+		return REFD_OK;
+	}
 	v = refd_mpv_get(root, "map");
 	if (refd_mpv_type(v) == REFD_MP_STR || !refd_mpv_ok(v)) {
 		const char *nm = refd_mpv_cstr(v, c->map[0].name);
@@ -666,51 +764,9 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 				return setup_fail(ctx, g, d, "monsters: hp >= 1 "
 				    "and known conditions");
 		}
-	} else {
-		int rk = s->nch - 2 > 2 ? 2 : s->nch - 2;
-
-		for (i = 0; i < s->nrmon; i++) {
-			if (s->rmon[i].room != 0 || s->rmon[i].rank[rk] < 0)
-				continue;
-			place_monster(g, s->rmon[i].type, s->rmon[i].rank[rk],
-			    s->rmon[i].q, s->rmon[i].r, 0, 0);
-			s->rmon[i].rank[rk] = -1;
-		}
 	}
 	refd_mp_free(d);
-	/* shuffles (§3 steps 10-14), unless a test fixed the order */
-	if (s->mdeck.flag == 0)
-		H->shuffle(ctx, s->mdeck.c, (size_t)s->mdeck.n, sizeof(int32_t),
-		    "monster modifier deck");
-	s->mdeck.flag = 0;
-	for (i = 0; i < s->nch; i++) {
-		if (s->ch[i].mod.flag == 0)
-			H->shuffle(ctx, s->ch[i].mod.c, (size_t)s->ch[i].mod.n,
-			    sizeof(int32_t), "modifier deck");
-		s->ch[i].mod.flag = 0;
-	}
-	for (k = 0; k < c->ntype; k++)
-		if (type_present(g, k) && !s->test_decks &&
-		    !s->ad_started[c->type[k].deck]) {
-			int dk = c->type[k].deck;
-
-			s->ad_started[dk] = 1;
-			H->shuffle(ctx, s->ad_c[dk], (size_t)s->ad_n[dk],
-			    sizeof(int32_t), "monster ability deck");
-		}
-	if (s->test_decks)
-		for (k = 0; k < MAXTYPES; k++)
-			s->ad_started[k] = 1;
-	s->phase = PH_PLAN;
-	w = evb("setup");
-	refd_mpw_kint(w, "level", s->level);
-	refd_mpw_kint(w, "monster_level", s->mlevel);
-	refd_mpw_kint(w, "trap_damage", s->trapdmg);
-	refd_mpw_kint(w, "hazard_damage", s->hazdmg);
-	refd_mpw_kint(w, "gold_per_token", s->gold_per);
-	refd_mpw_kint(w, "bonus_xp", s->bonus_xp);
-	ev(g, REFD_SEAT_PUBLIC, w);
-	dg_advance(g);
+	scenario_begin(g);
 	rc = commit_zones(g, 0x3ff);
 	if (rc == REFD_OK && g->err)
 		rc = g->err;
@@ -832,6 +888,51 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 			o->tg[i] = (int32_t)x;
 		}
 		return 0;
+	}
+	if (refd_mpv_streq(t, "create_character")) {
+		int k;
+
+		o->kind = K_CREATE;
+		o->a = -1;
+		for (k = 0; k < g->c->nclass; k++)
+			if (refd_mpv_streq(refd_mpv_get(root, "class"),
+			    g->c->cls[k].name))
+				o->a = k;
+		if (refd_mpv_int(refd_mpv_get(root, "level"), &x) || x < -100 ||
+		    x > 100)
+			return -1;
+		o->b = (int32_t)x;
+		return 0;
+	}
+	if (refd_mpv_streq(t, "level_up") || refd_mpv_streq(t, "donate") ||
+	    refd_mpv_streq(t, "end_campaign")) {
+		o->kind = refd_mpv_streq(t, "level_up") ? K_LEVELUP :
+		    refd_mpv_streq(t, "donate") ? K_DONATE : K_ENDCAMP;
+		return 0;
+	}
+	if (refd_mpv_streq(t, "buy") || refd_mpv_streq(t, "sell")) {
+		int k;
+
+		o->kind = refd_mpv_streq(t, "buy") ? K_BUY : K_SELL;
+		o->a = -1;
+		for (k = 0; k < g->c->nitem; k++)
+			if (refd_mpv_streq(refd_mpv_get(root, "item"),
+			    g->c->item[k].id))
+				o->a = k;
+		return 0;
+	}
+	if (refd_mpv_streq(t, "travel")) {
+		int k;
+
+		o->kind = K_TRAVEL;
+		o->a = -1;
+		for (k = 0; k < g->c->nmap; k++)
+			if (refd_mpv_streq(refd_mpv_get(root, "scenario"),
+			    g->c->map[k].name))
+				o->a = k;
+		o->b = refd_mpv_streq(refd_mpv_get(root, "mode"), "campaign");
+		return refd_mpv_streq(refd_mpv_get(root, "mode"), "campaign") ||
+		    refd_mpv_streq(refd_mpv_get(root, "mode"), "casual") ? 0 : -1;
 	}
 	if (refd_mpv_streq(t, "use_item")) {
 		const struct chr *c = &g->s.ch[seat];
@@ -979,6 +1080,40 @@ write_opt(const struct game *g, int seat, const struct opt *o, refd_mpw *w,
 		snprintf(label, ln, "%s %s", o->kind == K_HEAL ? "Heal" : "Bless",
 		    fig_name(g, o->a, nm, sizeof(nm)));
 		break;
+	case K_CREATE:
+		refd_mpw_kstr(w, "type", "create_character");
+		refd_mpw_kstr(w, "class", g->c->cls[o->a].name);
+		refd_mpw_kint(w, "level", o->b);
+		snprintf(label, ln, "Create a level %d %s", (int)o->b,
+		    g->c->cls[o->a].name);
+		break;
+	case K_LEVELUP:
+		refd_mpw_kstr(w, "type", "level_up");
+		snprintf(label, ln, "Level up");
+		break;
+	case K_DONATE:
+		refd_mpw_kstr(w, "type", "donate");
+		snprintf(label, ln, "Donate 10 gold to the sanctuary");
+		break;
+	case K_ENDCAMP:
+		refd_mpw_kstr(w, "type", "end_campaign");
+		snprintf(label, ln, "End the campaign");
+		break;
+	case K_BUY:
+	case K_SELL:
+		refd_mpw_kstr(w, "type", o->kind == K_BUY ? "buy" : "sell");
+		refd_mpw_kstr(w, "item", g->c->item[o->a].id);
+		snprintf(label, ln, "%s %s for %d gold", o->kind == K_BUY ?
+		    "Buy" : "Sell", g->c->item[o->a].name, o->kind == K_BUY ?
+		    price_of(g, o->a) : (int)g->c->item[o->a].cost / 2);
+		break;
+	case K_TRAVEL:
+		refd_mpw_kstr(w, "type", "travel");
+		refd_mpw_kstr(w, "scenario", g->c->map[o->a].name);
+		refd_mpw_kstr(w, "mode", o->b ? "campaign" : "casual");
+		snprintf(label, ln, "Travel to %s (%s)", g->c->map[o->a].name,
+		    o->b ? "campaign" : "casual");
+		break;
 	case K_ORDER:
 		refd_mpw_kstr(w, "type", "order");
 		refd_mpw_karray(w, "order");
@@ -1081,7 +1216,11 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 	    o->kind != K_LOSEHAND && o->kind != K_LOSEDISC)
 		return H->reject(g->ctx, REFD_EPHASE, "R002-48",
 		    "answer the damage prompt first (take, hand or discard)");
-	if (!kinds) {
+	if (s->phase == PH_TOWN && camp_owes_levelup(g, seat) &&
+	    o->kind != K_LEVELUP && o->kind != K_TRAVEL)
+		return H->reject(g->ctx, REFD_EPHASE, "R002-78",
+		    "your XP has reached the next level: level up first");
+	if (!kinds && s->phase != PH_TOWN) {
 		switch (o->kind) {
 		case K_PLAN:
 			if (s->phase == PH_PLAN)
@@ -1196,7 +1335,32 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 	case K_ORDER:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-74",
 		    "the order must list every tied unit once");
+	case K_CREATE:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-77",
+		    "create a character of an unlocked class nobody in the "
+		    "party plays, at a level from 1 to the prosperity level");
+	case K_LEVELUP:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-78",
+		    "a level-up needs the next level's XP, or a level below the "
+		    "prosperity level");
+	case K_BUY:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-80",
+		    "you cannot buy that: no copy in the supply, not enough "
+		    "gold, or you already own one");
+	case K_SELL:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-80",
+		    "you do not own that item");
+	case K_DONATE:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-82",
+		    "one donation of 10 gold per character per town visit");
+	case K_TRAVEL:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-87",
+		    "that scenario is locked, already completed in campaign "
+		    "mode, needs an achievement, or a level-up is still owed");
 	default:
+		if (s->phase == PH_TOWN)
+			return H->reject(g->ctx, REFD_EPHASE, "R002-13",
+			    "that is not a town activity you may do now");
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-74",
 		    "that choice is not one of the legal options");
 	}
@@ -1479,6 +1643,45 @@ p_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_kint(w, "amount", s->dq[0].amount);
 		refd_mpw_end(w);
 	}
+	if (s->camp) {
+		refd_mpw_kmap(w, "campaign");
+		refd_mpw_kint(w, "prosperity", s->prosperity);
+		refd_mpw_kint(w, "prosperity_level",
+		    prosperity_level(s->prosperity));
+		refd_mpw_kint(w, "reputation", s->reputation);
+		refd_mpw_kint(w, "scenarios", s->scen_count);
+		refd_mpw_kint(w, "donations", s->donations);
+		refd_mpw_karray(w, "achievements");
+		for (k = 0; k < g->c->nach; k++)
+			if ((s->gach | s->pach) >> k & 1)
+				refd_mpw_str(w, g->c->ach[k].name);
+		refd_mpw_end(w);
+		refd_mpw_kmap(w, "supply");
+		for (k = 0; k < g->c->nitem; k++)
+			if (s->supply[k] > 0)
+				refd_mpw_kint(w, g->c->item[k].id, s->supply[k]);
+		refd_mpw_end(w);
+		refd_mpw_karray(w, "characters");
+		for (i = 0; i < s->nch; i++) {
+			const struct cchar *cc = &s->cc[i];
+
+			refd_mpw_map(w);
+			if (cc->made) {
+				refd_mpw_kstr(w, "class", g->c->cls[cc->cls].name);
+				refd_mpw_kint(w, "level", cc->level);
+				refd_mpw_kint(w, "xp", cc->xp);
+				refd_mpw_kint(w, "gold", cc->gold);
+				refd_mpw_karray(w, "items");
+				for (k = 0; k < g->c->nitem; k++)
+					if (cc->owned >> k & 1)
+						refd_mpw_str(w, g->c->item[k].id);
+				refd_mpw_end(w);
+			}
+			refd_mpw_end(w);
+		}
+		refd_mpw_end(w);
+		refd_mpw_end(w);
+	}
 	refd_mpw_kstr(w, "result", s->over == 1 ? "success" : s->over == 2 ?
 	    "failure" : "");
 	refd_mpw_end(w);
@@ -1501,8 +1704,8 @@ p_result(refd_ctx *ctx, const void *state)
 		for (i = 0; i < g->s.nch; i++)
 			refd_mpw_int(w, i);
 	refd_mpw_end(w);
-	refd_mpw_kstr(w, "reason", g->s.over == 1 ? "scenario success" :
-	    "scenario failure");
+	refd_mpw_kstr(w, "reason", g->s.camp ? "the campaign ended" :
+	    g->s.over == 1 ? "scenario success" : "scenario failure");
 	refd_mpw_karray(w, "xp");
 	for (i = 0; i < g->s.nch; i++)
 		refd_mpw_int(w, g->s.ch[i].xp);
@@ -1555,7 +1758,7 @@ p_restore(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *b,
 	g->c = content;
 	s = &g->s;
 	bad = s->version != DG_VERSION || s->nch < 2 || s->nch > MAXCH ||
-	    s->nhex < 1 || s->nhex > MAXHEX || s->nfig < 0 ||
+	    (s->nhex < 1 && !s->camp) || s->nhex > MAXHEX || s->nfig < 0 ||
 	    s->nfig > MAXFIG || s->nord < 0 || s->nord > MAXORD ||
 	    s->ndq < 0 || s->ndq > 6 || s->mlevel < 0 || s->mlevel > 7 ||
 	    s->mapi >= g->c->nmap || s->nrmon < 0 || s->nrmon > MAXRMON;

@@ -559,10 +559,12 @@ finish(struct game *g, int win, const char *why)
 	refd_mpw *w;
 	int i;
 
-	if (g->s.over)
+	if (g->s.over || g->s.phase == PH_TOWN)
 		return;
-	g->s.over = win ? 1 : 2;
-	g->s.phase = PH_OVER;
+	if (!g->s.camp) {
+		g->s.over = win ? 1 : 2;
+		g->s.phase = PH_OVER;
+	}
 	g->s.ndq = 0;
 	g->s.push.active = 0;
 	g->s.atk.active = 0;
@@ -583,6 +585,8 @@ finish(struct game *g, int win, const char *why)
 	}
 	refd_mpw_end(w);
 	ev(g, REFD_SEAT_PUBLIC, w);
+	if (g->s.camp)
+		camp_return(g, win);
 }
 
 int
