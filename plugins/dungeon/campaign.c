@@ -104,18 +104,6 @@ can_travel(const struct game *g, int m, int campaign)
 	    (md->requires & (s->gach | s->pach)) == md->requires;
 }
 
-static void
-addo(struct opt *out, int *n, int max, int kind, int a, int b)
-{
-	if (*n >= max)
-		return;
-	memset(&out[*n], 0, sizeof(out[*n]));
-	out[*n].kind = kind;
-	out[*n].a = a;
-	out[*n].b = b;
-	(*n)++;
-}
-
 int
 camp_options(const struct game *g, int seat, struct opt *out, int max)
 {
@@ -135,29 +123,29 @@ camp_options(const struct game *g, int seat, struct opt *out, int max)
 			if (used)
 				continue;
 			for (i = 1; i <= L; i++)
-				addo(out, &n, max, K_CREATE, k, i);
+				opt_add(out, &n, max, K_CREATE, k, i, 0);
 		}
 	} else if (mandatory_levelup(c)) {
-		addo(out, &n, max, K_LEVELUP, 0, 0);
+		opt_add(out, &n, max, K_LEVELUP, 0, 0, 0);
 	} else if (s->actions < TOWN_ACTIONS) {
 		if (c->level < L)
-			addo(out, &n, max, K_LEVELUP, 0, 0);
+			opt_add(out, &n, max, K_LEVELUP, 0, 0, 0);
 		for (k = 0; k < g->c->nitem; k++) {
 			if (c->owned >> k & 1)
-				addo(out, &n, max, K_SELL, k, 0);
+				opt_add(out, &n, max, K_SELL, k, 0, 0);
 			else if (s->supply[k] > 0 && c->gold >= price_of(g, k))
-				addo(out, &n, max, K_BUY, k, 0);
+				opt_add(out, &n, max, K_BUY, k, 0, 0);
 		}
 		if (!c->donated && c->gold >= 10)
-			addo(out, &n, max, K_DONATE, 0, 0);
+			opt_add(out, &n, max, K_DONATE, 0, 0, 0);
 	}
 	if (seat == 0) {
 		if (all)
 			for (k = 0; k < g->c->nmap; k++)
 				for (i = 1; i >= 0; i--)
 					if (can_travel(g, k, i))
-						addo(out, &n, max, K_TRAVEL, k, i);
-		addo(out, &n, max, K_ENDCAMP, 0, 0);
+						opt_add(out, &n, max, K_TRAVEL, k, i, 0);
+		opt_add(out, &n, max, K_ENDCAMP, 0, 0, 0);
 	}
 	return n;
 }
@@ -207,23 +195,9 @@ go_travel(struct game *g, int m, int campaign)
 	s->bonus_xp = 4 + 2 * s->level;
 	s->bless_supply = s->pcurse_supply = s->mcurse_supply = 10;
 	s->round = 1;
-	s->revealed = 1;
 	for (i = 0; i < MAXTYPES; i++)
 		s->ad_cur[i] = -1;
-	s->nhex = md->nhex;
-	for (i = 0; i < md->nhex; i++) {
-		struct hexs *h = &s->hex[i];
-
-		h->q = md->hq[i];
-		h->r = md->hr[i];
-		h->room = md->hroom[i];
-		h->ov = md->hov[i];
-		h->door = md->hdoor[i];
-		h->val = md->hval[i];
-		s->grid[h->q + Q0][h->r + R0] = i + 1;
-	}
-	s->nrmon = md->nmon;
-	memcpy(s->rmon, md->mon, sizeof(s->rmon[0]) * (size_t)md->nmon);
+	load_map(s, md);
 	for (i = 0; i < s->nch; i++) {
 		struct chr *ch = &s->ch[i];
 		struct cchar *cc = &s->cc[i];

@@ -291,6 +291,7 @@ int visible_hex(const struct dg *s, int h);
 void travel(const struct dg *s, int f, int q, int r, int mode, int *cost,
     int *prev);
 int can_end(const struct dg *s, int f, int h, int flying);
+void load_map(struct dg *s, const struct mapdef *m);
 
 /* rules.c */
 void dg_advance(struct game *g);

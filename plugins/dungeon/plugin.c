@@ -449,25 +449,7 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		}
 		m = tm;
 	}
-	/* map into the state */
-	for (i = 0; i < GQ; i++)
-		for (k = 0; k < GR; k++)
-			s->grid[i][k] = 0;
-	s->nhex = m->nhex;
-	for (i = 0; i < m->nhex; i++) {
-		struct hexs *h = &s->hex[i];
-
-		h->q = m->hq[i];
-		h->r = m->hr[i];
-		h->room = m->hroom[i];
-		h->ov = m->hov[i];
-		h->door = m->hdoor[i];
-		h->val = m->hval[i];
-		s->grid[h->q + Q0][h->r + R0] = i + 1;
-	}
-	s->nrmon = m->nmon;
-	memcpy(s->rmon, m->mon, sizeof(s->rmon[0]) * (size_t)m->nmon);
-	s->revealed = 1;
+	load_map(s, m);
 	s->level = (int)refd_mpv_get_int(root, "level", 1);
 	if (s->level < 0 || s->level > 7) {
 		if (s->mapi < 0)
@@ -1621,20 +1603,7 @@ p_view(refd_ctx *ctx, const void *state, int32_t seat)
 			    g->c->deck[k].card[s->ad_cur[k]].name);
 	refd_mpw_end(w);
 	if (s->phase == PH_TURN) {
-		refd_mpw_karray(w, "order");
-		for (i = 0; i < s->nord; i++) {
-			refd_mpw_map(w);
-			if (s->ord[i].kind == O_CHAR)
-				refd_mpw_kint(w, "seat", s->ord[i].idx);
-			else if (s->ord[i].kind == O_SUMMON)
-				refd_mpw_kint(w, "summon", s->ord[i].idx);
-			else
-				refd_mpw_kstr(w, "monster",
-				    g->c->type[s->ord[i].idx].name);
-			refd_mpw_kint(w, "init", s->ord[i].init);
-			refd_mpw_end(w);
-		}
-		refd_mpw_end(w);
+		write_order(g, w);
 		refd_mpw_kint(w, "turn", s->cur);
 	}
 	if (s->ndq > 0) {

@@ -148,7 +148,7 @@ uniform(struct game *g, int bound, const char *why)
 	return (int)v;
 }
 
-static struct deck *
+struct deck *
 deck_of(struct game *g, int f)
 {
 	struct fig *x = &g->s.fig[f];

@@ -99,6 +99,10 @@ int camp_owes_levelup(const struct game *g, int seat);
 int price_of(const struct game *g, int k);
 int prosperity_level(int marks);
 void scenario_begin(struct game *g);
+void write_order(const struct game *g, refd_mpw *w);
+void opt_add(struct opt *out, int *n, int max, int kind, int a, int b,
+    int c);
+struct deck *deck_of(struct game *g, int f);
 void tie_find(struct game *g);
 void tie_apply(struct game *g, const int32_t *perm);
 int tie_perms(const struct game *g, int32_t perms[][4], int max);

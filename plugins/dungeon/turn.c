@@ -36,18 +36,6 @@ fig_adjacent(const struct dg *s, int a, int b)
 	    s->fig[b].r);
 }
 
-static struct deck *
-deck_for(struct game *g, int f)
-{
-	struct fig *x = &g->s.fig[f];
-
-	if (x->kind == F_MONSTER)
-		return &g->s.mdeck;
-	if (x->kind == F_SUMMON)
-		return &g->s.ch[x->owner].mod;
-	return &g->s.ch[char_of(g, f)].mod;
-}
-
 /* The character who gets the credit for figure f's deeds, or -1. */
 static int
 credit_of(const struct game *g, int f)
@@ -139,7 +127,7 @@ atk_step(struct game *g)
 	dis = (s->fig[a->fig].conds & C_MUDDLE) != 0 ||
 	    (a->ranged && fig_adjacent(s, a->fig, t));
 	mode = adv - dis;
-	n = draw_attack(g, deck_for(g, a->fig), mode, v, out, drawn, &nd);
+	n = draw_attack(g, deck_of(g, a->fig), mode, v, out, drawn, &nd);
 	for (i = 0; i < n; i++) {
 		const struct modc *m = &modc[out[i]];
 
@@ -1079,19 +1067,32 @@ char_end_turn(struct game *g, int ci)
 		s->victory = 1;
 }
 
-static int
-popcount(int x)
-{
-	int n = 0;
-
-	while (x) {
-		n += x & 1;
-		x >>= 1;
-	}
-	return n;
-}
+#define popcount(x) __builtin_popcount((unsigned)(x))
 
 /* ----- the round ----- */
+
+/* This round's turn order as an "order" array member of w. */
+void
+write_order(const struct game *g, refd_mpw *w)
+{
+	const struct dg *s = &g->s;
+	int i;
+
+	refd_mpw_karray(w, "order");
+	for (i = 0; i < s->nord; i++) {
+		refd_mpw_map(w);
+		if (s->ord[i].kind == O_CHAR)
+			refd_mpw_kint(w, "seat", s->ord[i].idx);
+		else if (s->ord[i].kind == O_SUMMON)
+			refd_mpw_kint(w, "summon", s->ord[i].idx);
+		else
+			refd_mpw_kstr(w, "monster",
+			    g->c->type[s->ord[i].idx].name);
+		refd_mpw_kint(w, "init", s->ord[i].init);
+		refd_mpw_end(w);
+	}
+	refd_mpw_end(w);
+}
 
 static void
 reveal(struct game *g)
@@ -1181,20 +1182,7 @@ reveal(struct game *g)
 		refd_mpw_end(w);
 	}
 	refd_mpw_end(w);
-	refd_mpw_karray(w, "order");
-	for (i = 0; i < s->nord; i++) {
-		refd_mpw_map(w);
-		if (s->ord[i].kind == O_CHAR)
-			refd_mpw_kint(w, "seat", s->ord[i].idx);
-		else if (s->ord[i].kind == O_SUMMON)
-			refd_mpw_kint(w, "summon", s->ord[i].idx);
-		else
-			refd_mpw_kstr(w, "monster",
-			    g->c->type[s->ord[i].idx].name);
-		refd_mpw_kint(w, "init", s->ord[i].init);
-		refd_mpw_end(w);
-	}
-	refd_mpw_end(w);
+	write_order(g, w);
 	ev(g, REFD_SEAT_PUBLIC, w);
 	s->phase = PH_TURN;
 	s->cur = 0;
@@ -1312,20 +1300,7 @@ tie_apply(struct game *g, const int32_t *perm)
 	memcpy(&s->ord[start], tmp, (size_t)n * sizeof(tmp[0]));
 	s->tie_from = start + n;
 	w = evb("order");
-	refd_mpw_karray(w, "order");
-	for (i = 0; i < s->nord; i++) {
-		refd_mpw_map(w);
-		if (s->ord[i].kind == O_CHAR)
-			refd_mpw_kint(w, "seat", s->ord[i].idx);
-		else if (s->ord[i].kind == O_SUMMON)
-			refd_mpw_kint(w, "summon", s->ord[i].idx);
-		else
-			refd_mpw_kstr(w, "monster",
-			    g->c->type[s->ord[i].idx].name);
-		refd_mpw_kint(w, "init", s->ord[i].init);
-		refd_mpw_end(w);
-	}
-	refd_mpw_end(w);
+	write_order(g, w);
 	ev(g, REFD_SEAT_PUBLIC, w);
 	tie_find(g);
 }
