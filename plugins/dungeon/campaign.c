@@ -203,7 +203,7 @@ go_travel(struct game *g, int m, int campaign)
 		struct cchar *cc = &s->cc[i];
 		const struct cclass *cl = &g->c->cls[cc->cls];
 		struct fig *x = &s->fig[s->nfig];
-		int nh = 0, cnt[6] = { 0 };
+		int cnt[6] = { 0 };
 
 		ch->cls = cc->cls;
 		ch->level = cc->level;
@@ -216,16 +216,7 @@ go_travel(struct game *g, int m, int campaign)
 		x->maxhp = x->hp = cl->hp[cc->level - 1];
 		x->q = md->start[i % (md->nstart > 0 ? md->nstart : 1)][0];
 		x->r = md->start[i % (md->nstart > 0 ? md->nstart : 1)][1];
-		for (k = 0; k < cl->ncards && nh < cl->hand; k++)
-			if (cl->card[k].level == 1) {
-				ch->hand |= 1 << k;
-				nh++;
-			}
-		for (k = 0; k < cl->ncards && nh < cl->hand; k++)
-			if (cl->card[k].level == 0) {
-				ch->hand |= 1 << k;
-				nh++;
-			}
+		ch->hand = default_hand(cl);
 		deck_build(&ch->mod, NULL, 0);
 		/* equip what fits (§5.5), in item order */
 		for (k = 0; k < g->c->nitem && ch->nitem < MAXOWN; k++) {
@@ -235,10 +226,7 @@ go_travel(struct game *g, int m, int campaign)
 			if (!(cc->owned >> k & 1))
 				continue;
 			cnt[it->slot]++;
-			if (cnt[IS_HEAD] > 1 || cnt[IS_BODY] > 1 ||
-			    cnt[IS_LEGS] > 1 || cnt[IS_HANDS] > 1 ||
-			    (cnt[IS_HANDS] && cnt[IS_HAND]) || cnt[IS_HAND] > 2 ||
-			    cnt[IS_SMALL] > (cc->level + 1) / 2) {
+			if (!equip_ok(cnt, cc->level)) {
 				cnt[it->slot]--;
 				continue;
 			}

@@ -464,8 +464,8 @@ ov_kind(const char *k)
 	return -1;
 }
 
-static int
-xy(refd_mpv a, int *q, int *r)
+int
+parse_at(refd_mpv a, int *q, int *r)
 {
 	int64_t x, y;
 
@@ -571,7 +571,7 @@ parse_map(refd_mpv v, struct mapdef *m, const struct content *c, char *err,
 	for (i = 0; i < refd_mpv_len(a); i++) {
 		int h;
 
-		if (xy(refd_mpv_at(a, i), &q, &r))
+		if (parse_at(refd_mpv_at(a, i), &q, &r))
 			BAD("%s: walls[%zu]: expected [q, r]", name, i);
 		h = mhex(m, q, r);
 		if (h >= 0) {
@@ -587,7 +587,7 @@ parse_map(refd_mpv v, struct mapdef *m, const struct content *c, char *err,
 		int h;
 		int64_t room = refd_mpv_get_int(d, "room", 1);
 
-		if (xy(refd_mpv_get(d, "at"), &q, &r) || room < 0 || room > 15)
+		if (parse_at(refd_mpv_get(d, "at"), &q, &r) || room < 0 || room > 15)
 			BAD("%s: doors[%zu]: at: [q, r], room 0..15", name, i);
 		h = addhex(m, q, r, 0);
 		if (h < 0)
@@ -601,7 +601,7 @@ parse_map(refd_mpv v, struct mapdef *m, const struct content *c, char *err,
 		refd_mpv o = refd_mpv_at(a, i);
 		int h, kind = ov_kind(refd_mpv_get_str(o, "kind", ""));
 
-		if (xy(refd_mpv_get(o, "at"), &q, &r) || kind < 0 ||
+		if (parse_at(refd_mpv_get(o, "at"), &q, &r) || kind < 0 ||
 		    (h = mhex(m, q, r)) < 0)
 			BAD("%s: overlays[%zu]: at a floor hex, kind trap, "
 			    "hazard, difficult, obstacle, plate or treasure",
@@ -611,7 +611,7 @@ parse_map(refd_mpv v, struct mapdef *m, const struct content *c, char *err,
 	}
 	a = refd_mpv_get(v, "start");
 	for (i = 0; i < refd_mpv_len(a) && i < MAXCH; i++) {
-		if (xy(refd_mpv_at(a, i), &q, &r) || mhex(m, q, r) < 0)
+		if (parse_at(refd_mpv_at(a, i), &q, &r) || mhex(m, q, r) < 0)
 			BAD("%s: start[%zu]: expected a floor [q, r]", name, i);
 		m->start[i][0] = q;
 		m->start[i][1] = r;
@@ -630,7 +630,7 @@ parse_map(refd_mpv v, struct mapdef *m, const struct content *c, char *err,
 			if (refd_mpv_streq(refd_mpv_get(mo, "type"),
 			    c->type[k].name))
 				rm->type = k;
-		if (rm->type < 0 || xy(refd_mpv_get(mo, "at"), &q, &r) ||
+		if (rm->type < 0 || parse_at(refd_mpv_get(mo, "at"), &q, &r) ||
 		    (h = mhex(m, q, r)) < 0 || refd_mpv_len(rk) != 3)
 			BAD("%s: monsters[%zu]: type, at (a floor hex), rank "
 			    "[2, 3, 4 characters]", name, i);
@@ -654,7 +654,7 @@ parse_map(refd_mpv v, struct mapdef *m, const struct content *c, char *err,
 			if (refd_mpv_streq(refd_mpv_get(a, "type"),
 			    c->type[k].name))
 				m->plate_spawn_type = k;
-		if (m->plate_spawn_type < 0 || xy(refd_mpv_get(a, "at"),
+		if (m->plate_spawn_type < 0 || parse_at(refd_mpv_get(a, "at"),
 		    &m->plate_spawn_q, &m->plate_spawn_r))
 			BAD("%s: plate_spawn: type and at", name);
 	}

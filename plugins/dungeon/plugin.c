@@ -263,20 +263,6 @@ card_mask(const struct cclass *cl, refd_mpv arr, int *bad)
 }
 
 static int
-at(refd_mpv a, int *q, int *r)
-{
-	int64_t x, y;
-
-	if (refd_mpv_len(a) != 2 || refd_mpv_int(refd_mpv_at(a, 0), &x) ||
-	    refd_mpv_int(refd_mpv_at(a, 1), &y) || x < -Q0 ||
-	    x >= GQ - Q0 || y < -R0 || y >= GR - R0)
-		return -1;
-	*q = (int)x;
-	*r = (int)y;
-	return 0;
-}
-
-static int
 setup_fail(refd_ctx *ctx, struct game *g, refd_mpdoc *d, const char *msg)
 {
 	refd_mp_free(d);
@@ -493,7 +479,7 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		    (size_t)i);
 		const struct cclass *cl;
 		struct fig *x;
-		int q = 0, r = 0, bad = 0, nh = 0;
+		int q = 0, r = 0, bad = 0;
 
 		ch->cls = -1;
 		for (k = 0; k < c->nclass; k++)
@@ -524,7 +510,7 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		x->maxhp = cl->hp[ch->level - 1];
 		x->hp = (int)refd_mpv_get_int(cv, "hp", x->maxhp);
 		if (refd_mpv_ok(refd_mpv_get(cv, "at"))) {
-			if (at(refd_mpv_get(cv, "at"), &q, &r) ||
+			if (parse_at(refd_mpv_get(cv, "at"), &q, &r) ||
 			    hex_at(s, q, r) < 0)
 				bad = 1;
 		} else if (i < m->nstart) {
@@ -539,16 +525,7 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		if (refd_mpv_ok(refd_mpv_get(cv, "hand"))) {
 			ch->hand = card_mask(cl, refd_mpv_get(cv, "hand"), &bad);
 		} else {
-			for (k = 0; k < cl->ncards && nh < cl->hand; k++)
-				if (cl->card[k].level == 1) {
-					ch->hand |= 1 << k;
-					nh++;
-				}
-			for (k = 0; k < cl->ncards && nh < cl->hand; k++)
-				if (cl->card[k].level == 0) {
-					ch->hand |= 1 << k;
-					nh++;
-				}
+			ch->hand = default_hand(cl);
 		}
 		ch->disc = card_mask(cl, refd_mpv_get(cv, "discard"), &bad);
 		ch->lost = card_mask(cl, refd_mpv_get(cv, "lost"), &bad);
@@ -597,10 +574,7 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 					    c->item[ch->item[j]].id))
 						ch->istate[j] = 2;
 			}
-			if (cnt[IS_HEAD] > 1 || cnt[IS_BODY] > 1 ||
-			    cnt[IS_LEGS] > 1 || cnt[IS_HANDS] > 1 ||
-			    (cnt[IS_HANDS] && cnt[IS_HAND]) || cnt[IS_HAND] > 2 ||
-			    cnt[IS_SMALL] > (ch->level + 1) / 2) {
+			if (!equip_ok(cnt, ch->level)) {
 				snprintf(msg, sizeof(msg), "characters[%d]: items: "
 				    "at most 1 head, 1 body, 1 legs, one two-hand "
 				    "or two one-hand items, and %d small item(s) at "
@@ -629,7 +603,7 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			refd_mpv sv = refd_mpv_get(cv, "summon");
 			struct fig *y = &s->fig[s->nfig];
 
-			if (at(refd_mpv_get(sv, "at"), &q, &r) ||
+			if (parse_at(refd_mpv_get(sv, "at"), &q, &r) ||
 			    hex_at(s, q, r) < 0 || fig_at(s, q, r) >= 0 ||
 			    cl->summon.hp == 0) {
 				if (s->mapi < 0)
@@ -660,7 +634,7 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	for (i = 0; i < (int)refd_mpv_len(v); i++) {
 		int q, r, h;
 
-		if (at(refd_mpv_at(v, (size_t)i), &q, &r) ||
+		if (parse_at(refd_mpv_at(v, (size_t)i), &q, &r) ||
 		    (h = hex_at(s, q, r)) < 0)
 			return setup_fail(ctx, g, d, "money: [[q, r], ...] on "
 			    "floor hexes");
@@ -729,7 +703,7 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 				if (refd_mpv_streq(refd_mpv_get(mv, "type"),
 				    c->type[k].name))
 					t = k;
-			if (t < 0 || at(refd_mpv_get(mv, "at"), &q, &r) ||
+			if (t < 0 || parse_at(refd_mpv_get(mv, "at"), &q, &r) ||
 			    hex_at(s, q, r) < 0 || fig_at(s, q, r) >= 0)
 				return setup_fail(ctx, g, d, "monsters: type, at "
 				    "(a free floor hex)");

@@ -99,6 +99,11 @@ int camp_owes_levelup(const struct game *g, int seat);
 int price_of(const struct game *g, int k);
 int prosperity_level(int marks);
 void scenario_begin(struct game *g);
+void write_path(const struct dg *s, refd_mpw *w, const int *path, int n,
+    int reverse);
+int default_hand(const struct cclass *cl);
+int equip_ok(const int *cnt, int level);
+int parse_at(refd_mpv a, int *q, int *r);
 void write_order(const struct game *g, refd_mpw *w);
 void opt_add(struct opt *out, int *n, int max, int kind, int a, int b,
     int c);

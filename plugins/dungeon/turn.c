@@ -471,14 +471,7 @@ monster_move(struct game *g, int f, int F, const struct prof *p, int mp)
 	w = evb("monster_move");
 	refd_mpw_kint(w, "fig", f);
 	refd_mpw_kint(w, "focus", F);
-	refd_mpw_karray(w, "path");
-	for (i = n - 1; i >= 0; i--) {
-		refd_mpw_array(w);
-		refd_mpw_int(w, s->hex[path[i]].q);
-		refd_mpw_int(w, s->hex[path[i]].r);
-		refd_mpw_end(w);
-	}
-	refd_mpw_end(w);
+	write_path(s, w, path, n, 1);
 	ev(g, REFD_SEAT_PUBLIC, w);
 	for (i = n - 1; i >= 0; i--) {
 		s->fig[f].q = s->hex[path[i]].q;
