@@ -543,8 +543,6 @@ can_aoo(const struct st *s, int t, int m)
 		return 0;
 	if (cover_vs(s, t, m, 1))
 		return 0;
-	if (conceal_vs(s, t, m, 1) >= 50)
-		return 0;
 	return 1;
 }
 
