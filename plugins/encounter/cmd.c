@@ -17,7 +17,8 @@ const char *const cmd_name[C_NCMD] = {
 	"total_defense", "delay", "stand_up", "drop_prone", "trip",
 	"bull_rush", "disarm", "sunder", "grapple", "grapple_damage",
 	"escape", "feint", "aid", "coup_de_grace", "stabilize", "end_turn",
-	"aoo", "counter", "follow", "act", "wait"
+	"aoo", "counter", "follow", "act", "wait", "ready", "fire", "crawl",
+	"minimum_move"
 };
 
 static int
@@ -466,7 +467,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		return rej(y, REFD_EFINISHED, "R001-81", "the fight is over");
 	if (s->pk != PK_NONE) {
 		static const int want[] = { 0, C_AOO, C_COUNTER, C_FOLLOW,
-			C_ACT };
+			C_ACT, C_FIRE };
 
 		if (seat != prompt_seat(s))
 			return rej(y, REFD_ENOTYOURTURN, "R001-70",
@@ -481,7 +482,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		return REFD_OK;
 	}
 	if (c->t == C_AOO || c->t == C_COUNTER || c->t == C_FOLLOW ||
-	    c->t == C_ACT || c->t == C_WAIT)
+	    c->t == C_ACT || c->t == C_WAIT || c->t == C_FIRE)
 		return rej(y, REFD_EPHASE, "R001-70",
 		    "there is no prompt to answer");
 	a = active(s);
@@ -830,6 +831,66 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			    "%s is not in melee with %s", nm(s, c->ally),
 			    T->d.name);
 		return REFD_OK;
+	case C_READY:
+		if (!can_std(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-45",
+			    "readying takes a standard action");
+		if (A->grap)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is grappling", A->d.name);
+		if (t < 0 || t == a || T->dead || T->side == A->side)
+			return rej(y, REFD_ENOTARGET, "R001-45",
+			    "ready an attack against an enemy");
+		if (!armed(A))
+			return rej(y, REFD_EILLEGAL, "R001-45",
+			    "%s has no melee weapon to ready", A->d.name);
+		return REFD_OK;
+	case C_CRAWL:
+	case C_MINMOVE: {
+		int np;
+
+		if (A->grap)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is grappling and cannot move", A->d.name);
+		if (c->t == C_CRAWL) {
+			if (!A->prone)
+				return rej(y, REFD_EILLEGAL, "R001-71",
+				    "only a prone creature crawls");
+			if (!can_move(s, A))
+				return rej(y, REFD_ERESOURCE, "R001-04",
+				    "crawling takes a move action");
+			if (s->step5)
+				return rej(y, REFD_EILLEGAL, "R001-06",
+				    "%s took a 5-foot step this round",
+				    A->d.name);
+		} else {
+			if ((rc = movement_ok(s, A, y)) != REFD_OK)
+				return rc;
+			if (s->moved || !can_full(s, A))
+				return rej(y, REFD_ERESOURCE, "R001-72",
+				    "the minimum move takes the whole turn");
+			if (speed_of(A) == 0)
+				return rej(y, REFD_EILLEGAL, "R001-72",
+				    "%s cannot move", A->d.name);
+		}
+		if (!c->has_to)
+			return rej(y, REFD_EBADCMD, "R001-70",
+			    "give \"to\": [x, y]");
+		if (c->x < 0 || c->y < 0 || c->x >= s->w || c->y >= s->h ||
+		    step_cost(s, a, A->x, A->y, c->x, c->y, 0, &np, 0) < 0)
+			return rej(y, REFD_ENOPATH, c->t == C_CRAWL ? "R001-71" :
+			    "R001-72", "(%d,%d) is not an open adjacent square",
+			    c->x, c->y);
+		if (!free_at(s, a, c->x, c->y))
+			return rej(y, REFD_ENOPATH, "R001-09",
+			    "(%d,%d) is occupied", c->x, c->y);
+		c->npath = 2;
+		c->px[0] = A->x;
+		c->py[0] = A->y;
+		c->px[1] = c->x;
+		c->py[1] = c->y;
+		return REFD_OK;
+	}
 	case C_STAB:
 		if (!can_std(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-04",
@@ -966,6 +1027,7 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 			c->flat = 0;
 			c->fdef = c->tdef = c->charged = c->ran = 0;
 			c->aoo_used = 0;
+			c->ready_vs = -1;
 			c->aid_mode = 0;
 			c->aid_ally = c->aid_enemy = -1;
 			w = refd_mpw_create();
@@ -1085,6 +1147,69 @@ aoo_queue(struct st *s, int m, int only, int skip_mask)
 
 static int finish_act(refd_ctx *ctx, struct st *s);
 
+/* m threatened by t when standing at (x, y). */
+static int
+threat_at(struct st *s, int t, int m, int x, int y)
+{
+	struct cr *M = &s->c[m];
+	int ox = M->x, oy = M->y, r;
+
+	M->x = x;
+	M->y = y;
+	r = threatens(s, t, m);
+	M->x = ox;
+	M->y = oy;
+	return r;
+}
+
+/* Readied attacks whose trigger (m comes within reach) just became true
+ * as m entered its square from (px, py) (1.8, D001-52). */
+static int
+ready_queue(struct st *s, int m, int px, int py)
+{
+	int i, r;
+
+	s->nq = 0;
+	s->qi = 0;
+	for (i = 0; i < s->norder + s->nc; i++) {
+		r = i < s->norder ? s->order[i] : i - s->norder;
+		if (i >= s->norder && in_order(s, r))
+			continue;
+		if (s->c[r].ready_vs != m || !able(&s->c[r]) || s->c[r].grap)
+			continue;
+		if (threatens(s, r, m) && !threat_at(s, r, m, px, py))
+			s->q[s->nq++] = r;
+	}
+	if (s->nq > 0)
+		s->pk = PK_READY;
+	return s->nq;
+}
+
+/* May t still attack m for the pending opportunity?  A crawler provokes
+ * from enemies threatening its origin or destination (D001-21). */
+static int
+aoo_still(struct st *s, int t, int m)
+{
+	int r;
+
+	if (can_aoo(s, t, m))
+		return 1;
+	if (s->k.kind != K_ACT || s->k.act != C_CRAWL)
+		return 0;
+	r = 0;
+	{
+		struct cr *M = &s->c[m];
+		int ox = M->x, oy = M->y;
+
+		M->x = s->k.px[1];
+		M->y = s->k.py[1];
+		r = can_aoo(s, t, m);
+		M->x = ox;
+		M->y = oy;
+	}
+	return r;
+}
+
 /* Movement along s->k's path, pausing at each threatened exit. */
 static int
 run_move(refd_ctx *ctx, struct st *s)
@@ -1095,7 +1220,13 @@ run_move(refd_ctx *ctx, struct st *s)
 	refd_mpw *w;
 
 	for (;;) {
-		if (k->pi >= k->n - 1)
+		if (!k->rdone) {
+			k->rdone = 1;
+			if (k->pi > 0 && ready_queue(s, a, k->px[k->pi - 1],
+			    k->py[k->pi - 1]) > 0)
+				return REFD_OK;
+		}
+		if (!able(A) || A->prone || k->pi >= k->n - 1)
 			break;
 		if (!k->checked) {
 			k->checked = 1;
@@ -1109,6 +1240,7 @@ run_move(refd_ctx *ctx, struct st *s)
 		A->x = k->px[k->pi];
 		A->y = k->py[k->pi];
 		k->checked = 0;
+		k->rdone = 0;
 		s->sq_moved++;
 		o = occupant(s, A->x, A->y, a);
 		if (o < 0)
@@ -1319,6 +1451,24 @@ finish_act(refd_ctx *ctx, struct st *s)
 		if ((rc = attack(ctx, s, a, t, &w, k->flags, k->pen, 0, &r)) !=
 		    REFD_OK)
 			return rc;
+		break;
+	case C_CRAWL:
+		if (free_at(s, a, k->px[1], k->py[1])) {
+			refd_mpw *ev = refd_mpw_create();
+
+			A->x = k->px[1];
+			A->y = k->py[1];
+			refd_mpw_map(ev);
+			refd_mpw_kstr(ev, "type", "crawl");
+			refd_mpw_kstr(ev, "who", A->d.name);
+			refd_mpw_karray(ev, "to");
+			refd_mpw_int(ev, A->x);
+			refd_mpw_int(ev, A->y);
+			refd_mpw_end(ev);
+			refd_mpw_end(ev);
+			if ((rc = emitw(ctx, ev)) != REFD_OK)
+				return rc;
+		}
 		break;
 	case C_STAND:
 		A->prone = 0;
@@ -1604,7 +1754,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			}
 			s->qi++;
 			while (s->qi < s->nq && (!able(&s->c[m]) ||
-			    !can_aoo(s, s->q[s->qi], m)))
+			    !aoo_still(s, s->q[s->qi], m)))
 				s->qi++;
 			if (s->qi < s->nq)
 				return REFD_OK;
@@ -1654,6 +1804,45 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			    c->take)) != REFD_OK)
 				return rc;
 			return settle(ctx, s);
+		}
+		case PK_READY: {
+			struct weapon w;
+			struct atk r;
+			int m = s->k.who, p, mi, i;
+
+			if (c->take) {
+				melee_weapon(&s->c[who], &w);
+				s->c[who].ready_vs = -1;
+				if ((rc = ev_simple(ctx, "ready_fires", s, who,
+				    m)) != REFD_OK)
+					return rc;
+				if ((rc = attack(ctx, s, who, m, &w, 0, 0, 0,
+				    &r)) != REFD_OK)
+					return rc;
+				/* Its place moves just before the mover. */
+				for (p = 0; p < s->norder &&
+				    s->order[p] != who; p++)
+					;
+				mi = s->cur;
+				if (p < s->norder) {
+					for (i = p; i < s->norder - 1; i++)
+						s->order[i] = s->order[i + 1];
+					if (p < mi)
+						mi--;
+					for (i = s->norder - 1; i > mi; i--)
+						s->order[i] = s->order[i - 1];
+					s->order[mi] = who;
+					s->cur = mi + 1;
+				}
+			}
+			s->qi++;
+			while (s->qi < s->nq && (!able(&s->c[m]) ||
+			    s->c[s->q[s->qi]].ready_vs != m))
+				s->qi++;
+			if (s->qi < s->nq)
+				return REFD_OK;
+			s->pk = PK_NONE;
+			return resume(ctx, s);
 		}
 		default: {	/* PK_DELAY */
 			int p, pos, i;
@@ -1844,6 +2033,67 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		s->full = 1;
 		s->attacks++;
 		return begin_act(ctx, s, C_CDG, a, t, 0, 0, 1);
+	case C_READY: {
+		refd_mpw *w;
+
+		use_std(s, A);
+		A->ready_vs = t;
+		if ((rc = ev_simple(ctx, "ready", s, a, -1)) != REFD_OK)
+			return rc;
+		w = refd_mpw_create();
+		refd_mpw_map(w);
+		refd_mpw_kstr(w, "type", "ready");
+		refd_mpw_kstr(w, "who", A->d.name);
+		refd_mpw_kstr(w, "target", nm(s, t));
+		refd_mpw_kstr(w, "trigger", "comes within reach");
+		refd_mpw_end(w);
+		if (w == NULL || refd_mpw_error(w)) {
+			refd_mpw_destroy(w);
+			return REFD_ENOMEM;
+		}
+		rc = enc_host->emit(ctx, A->side, refd_mpw_data(w),
+		    refd_mpw_len(w));
+		refd_mpw_destroy(w);
+		if (rc != REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	}
+	case C_MINMOVE:
+		s->full = 1;
+		return start_move(ctx, s, a, c, MV_MOVE, 0);
+	case C_CRAWL: {
+		int i, n, extra[MAXC], ne = 0;
+
+		if (s->fa) {
+			s->fa = 0;
+			s->full = 0;
+			s->std = 1;
+			s->mv = 1;
+			s->fa_conv = 1;
+		} else {
+			s->mv++;
+		}
+		memset(&s->k, 0, sizeof(s->k));
+		s->k.kind = K_ACT;
+		s->k.act = C_CRAWL;
+		s->k.who = a;
+		s->k.target = -1;
+		s->k.px[1] = c->x;
+		s->k.py[1] = c->y;
+		/* Enemies threatening the destination only, then all. */
+		for (i = 0; i < s->nc; i++)
+			if (!can_aoo(s, i, a) && aoo_still(s, i, a))
+				extra[ne++] = i;
+		n = aoo_queue(s, a, -1, 0);
+		for (i = 0; i < ne; i++)
+			s->q[n++] = extra[i];
+		s->nq = n;
+		if (n > 0) {
+			s->pk = PK_AOO;
+			return REFD_OK;
+		}
+		return finish_act(ctx, s);
+	}
 	case C_STAB:
 		use_std(s, A);
 		return begin_act(ctx, s, C_STAB, a, t, 0, 0, 1);
@@ -1962,7 +2212,8 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 		refd_mpw_kbool(w, "defensive", 1);
 	if (c->off)
 		refd_mpw_kbool(w, "off", 1);
-	if (c->t == C_AOO || c->t == C_COUNTER || c->t == C_FOLLOW)
+	if (c->t == C_AOO || c->t == C_COUNTER || c->t == C_FOLLOW ||
+	    c->t == C_FIRE)
 		refd_mpw_kbool(w, "take", c->take);
 	if (c->t == C_CHARGE && c->kind == C_BULL)
 		refd_mpw_kstr(w, "kind", "bull_rush");
@@ -2073,6 +2324,16 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			c.take = 0;
 			put_cmd(s, w, &c, "Stay in place (push 1 square)");
 			break;
+		case PK_READY:
+			blank(&c, C_FIRE);
+			c.take = 1;
+			snprintf(label, sizeof(label),
+			    "%s fires its readied attack at %s",
+			    nm(s, s->q[s->qi]), nm(s, s->k.who));
+			put_cmd(s, w, &c, label);
+			c.take = 0;
+			put_cmd(s, w, &c, "Hold the readied attack");
+			break;
 		default:
 			blank(&c, C_ACT);
 			snprintf(label, sizeof(label), "%s acts now",
@@ -2109,6 +2370,16 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 	list_moves(s, seat, w, C_WITHDRAW);
 	for (y = A->y - 1; y <= A->y + 1; y++)
 		for (x = A->x - 1; x <= A->x + 1; x++) {
+			blank(&c, C_CRAWL);
+			c.has_to = 1;
+			c.x = x;
+			c.y = y;
+			snprintf(label, sizeof(label), "Crawl to (%d,%d)", x, y);
+			try_cmd(s, seat, w, &c, label);
+			c.t = C_MINMOVE;
+			snprintf(label, sizeof(label),
+			    "Minimum move (full round) to (%d,%d)", x, y);
+			try_cmd(s, seat, w, &c, label);
 			blank(&c, C_STEP);
 			c.has_to = 1;
 			c.x = x;
@@ -2130,15 +2401,16 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 		}
 	for (t = 0; t < s->nc; t++) {
 		static const int per[] = { C_ATTACK, C_FULL, C_TRIP, C_BULL,
-			C_DISARM, C_SUNDER, C_GRAPPLE, C_FEINT, C_CDG, C_STAB };
+			C_DISARM, C_SUNDER, C_GRAPPLE, C_FEINT, C_CDG, C_STAB,
+			C_READY };
 		static const char *const verb[] = { "Attack", "Full attack",
 			"Trip", "Bull rush", "Disarm", "Sunder the weapon of",
 			"Grapple", "Feint against", "Coup de grace on",
-			"Stabilize" };
+			"Stabilize", "Ready an attack on" };
 
 		if (t == a || s->c[t].dead)
 			continue;
-		for (i = 0; i < 10; i++) {
+		for (i = 0; i < 11; i++) {
 			blank(&c, per[i]);
 			c.target = t;
 			snprintf(label, sizeof(label), "%s %s", verb[i], nm(s, t));

@@ -96,6 +96,7 @@ struct cr {
 	int32_t aid_ally, aid_enemy, aid_mode;	/* -1: none; 1 attack, 2 AC */
 	int32_t grap;		/* grapple partner + 1, 0: none */
 	int32_t wmain, whp;	/* holds its main weapon; its hit points */
+	int32_t ready_vs;	/* readied attack on this creature, -1 */
 };
 
 /* A paused action (waiting for attacks of opportunity or a prompt). */
@@ -108,11 +109,11 @@ struct cont {
 	int32_t kind, mode, act;
 	int32_t who, target, ally, flags, margin, hurt;
 	int32_t px[MAXPATH], py[MAXPATH], n, pi, checked, lastok;
-	int32_t allow, pen;
+	int32_t allow, pen, rdone;
 };
 
 /* Prompts. */
-enum { PK_NONE, PK_AOO, PK_COUNTER, PK_FOLLOW, PK_DELAY };
+enum { PK_NONE, PK_AOO, PK_COUNTER, PK_FOLLOW, PK_DELAY, PK_READY };
 
 struct st {
 	uint32_t magic, size;
