@@ -1215,7 +1215,7 @@ static int
 run_move(refd_ctx *ctx, struct st *s)
 {
 	struct cont *k = &s->k;
-	int a = k->who, rc, arrived, o;
+	int a = k->who, rc, arrived;
 	struct cr *A = &s->c[a];
 	refd_mpw *w;
 
@@ -1242,11 +1242,10 @@ run_move(refd_ctx *ctx, struct st *s)
 		k->checked = 0;
 		k->rdone = 0;
 		s->sq_moved++;
-		o = occupant(s, A->x, A->y, a);
-		if (o < 0)
+		if (free_at(s, a, A->x, A->y))
 			k->lastok = k->pi;
 	}
-	if (occupant(s, A->x, A->y, a) >= 0) {
+	if (!free_at(s, a, A->x, A->y)) {
 		A->x = k->px[k->lastok];
 		A->y = k->py[k->lastok];
 	}
@@ -1556,6 +1555,11 @@ finish_act(refd_ctx *ctx, struct st *s)
 			return rc;
 		if (act == C_DISARM) {
 			if (win) {
+				/* Unarmed, the attacker takes it (5.8). */
+				if (A->d.w[0].unarmed && !A->d.w[0].natural) {
+					A->d.w[0] = T->d.w[0];
+					A->whp = T->whp;
+				}
 				unarmed_weapon(&T->d.w[0], T->d.size);
 				break;
 			}
@@ -1747,10 +1751,38 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 				s->c[who].aoo_used++;
 				if (s->k.kind == K_MOVE)
 					s->aoo_taken |= 1 << who;
-				if ((rc = attack(ctx, s, who, m, &w, A_AOO, 0,
-				    0, &r)) != REFD_OK)
-					return rc;
-				s->k.hurt += r.dmg;
+				if (s->k.kind == K_ACT && s->k.act == C_BULL &&
+				    who != s->k.target && s->k.target >= 0) {
+					/* 25 % redirection while the two share
+					 * the space (5.6, R001-79). */
+					int d20, d100;
+					refd_mpw *ev;
+
+					if ((rc = roll(ctx, 20, "attack", &d20)) !=
+					    REFD_OK ||
+					    (rc = roll(ctx, 100, "redirection",
+					    &d100)) != REFD_OK)
+						return rc;
+					ev = refd_mpw_create();
+					refd_mpw_map(ev);
+					refd_mpw_kstr(ev, "type", "redirection");
+					refd_mpw_kint(ev, "roll", d100);
+					refd_mpw_kbool(ev, "redirected", d100 <= 25);
+					refd_mpw_end(ev);
+					if ((rc = emitw(ctx, ev)) != REFD_OK)
+						return rc;
+					if ((rc = attack(ctx, s, who, d100 <= 25 ?
+					    s->k.target : m, &w, A_AOO, 0, d20,
+					    &r)) != REFD_OK)
+						return rc;
+					if (d100 > 25)
+						s->k.hurt += r.dmg;
+				} else {
+					if ((rc = attack(ctx, s, who, m, &w, A_AOO,
+					    0, 0, &r)) != REFD_OK)
+						return rc;
+					s->k.hurt += r.dmg;
+				}
 			}
 			s->qi++;
 			while (s->qi < s->nq && (!able(&s->c[m]) ||

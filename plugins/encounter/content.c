@@ -277,6 +277,9 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 		{ "humanoid", offsetof(struct cdef, humanoid) },
 		{ "crit_immune", offsetof(struct cdef, crit_immune) },
 		{ "dwarf", offsetof(struct cdef, dwarf) },
+		{ "fast_movement", offsetof(struct cdef, fast) },
+		{ "flying", offsetof(struct cdef, fly) },
+		{ "incorporeal", offsetof(struct cdef, incorporeal) },
 	};
 	size_t i;
 	int j;

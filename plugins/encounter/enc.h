@@ -77,6 +77,7 @@ struct cdef {
 	int32_t armor, shield, natural, deflect, maxdex, armor_type;
 	int32_t hp, init, fort, ref, will;
 	int32_t feats, legs, stable, humanoid, crit_immune, sneak, dwarf;
+	int32_t fast, fly, incorporeal;	/* +2 squares; movement modes */
 	int32_t bluff, sense, heal;
 	int32_t reach;		/* natural reach, -1: by size */
 	int32_t conceal;	/* miss chance against every attack, percent */
