@@ -18,7 +18,7 @@ const char *const cmd_name[C_NCMD] = {
 	"bull_rush", "disarm", "sunder", "grapple", "grapple_damage",
 	"escape", "feint", "aid", "coup_de_grace", "stabilize", "end_turn",
 	"aoo", "counter", "follow", "act", "wait", "ready", "fire", "crawl",
-	"minimum_move"
+	"minimum_move", "cast"
 };
 
 static int
@@ -142,6 +142,8 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 		c->mode = 2;
 	else
 		bad = 1;
+	snprintf(c->spell, sizeof(c->spell), "%s",
+	    refd_mpv_get_str(r, "spell", ""));
 	t = refd_mpv_get_str(r, "item", "weapon");
 	if (strcmp(t, "weapon") == 0)
 		c->item = 0;
@@ -831,6 +833,49 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			    "%s is not in melee with %s", nm(s, c->ally),
 			    T->d.name);
 		return REFD_OK;
+	case C_CAST: {
+		const struct spell *sp;
+
+		for (c->si = 0; c->si < MAXSP; c->si++)
+			if (A->d.uses[c->si] > 0 &&
+			    strcmp(A->d.sp[c->si].name, c->spell) == 0)
+				break;
+		if (c->si == MAXSP)
+			return rej(y, REFD_ERESOURCE, "R001-61",
+			    "%s has no cast of '%.30s' left", A->d.name,
+			    c->spell);
+		sp = &A->d.sp[c->si];
+		if (sp->time == 2 ? s->qcast : s->cast)
+			return rej(y, REFD_ERESOURCE, "R001-61",
+			    "one spell per round, plus one quickened spell");
+		if (sp->time == 0 && !can_std(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-04",
+			    "%s has no standard action left this turn",
+			    A->d.name);
+		if (sp->time == 1 && !can_full(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-61",
+			    "this spell takes the whole turn");
+		if (t < 0 || T->dead)
+			return rej(y, REFD_ENOTARGET, "R001-61",
+			    "name a living \"target\"");
+		if (sp->effect == 0 && t == a)
+			return rej(y, REFD_ENOTARGET, "R001-61",
+			    "%s would not harm itself", A->d.name);
+		if (sp->range == 0) {
+			if (cdist(A, T) > (natreach(A) > 0 ? natreach(A) : 0))
+				return rej(y, REFD_ERANGE, "R001-61",
+				    "'%s' is a touch spell: %s is out of reach",
+				    sp->name, T->d.name);
+		} else if (cdist(A, T) > sp->range) {
+			return rej(y, REFD_ERANGE, "R001-61",
+			    "%s is %d squares away: '%s' reaches %d",
+			    T->d.name, cdist(A, T), sp->name, sp->range);
+		}
+		if (t != a && !has_loe(s, a, t))
+			return rej(y, REFD_ENOTARGET, "R001-37",
+			    "no line of effect to %s", T->d.name);
+		return REFD_OK;
+	}
 	case C_READY:
 		if (!can_std(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-45",
@@ -1018,6 +1063,7 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 			s->std = s->mv = s->full = s->moved = s->step5 = 0;
 			s->diag = s->sq_moved = s->fa = s->fa_main = 0;
 			s->fa_off = s->fa_conv = s->attacks = s->std_dis = 0;
+			s->cast = s->qcast = 0;
 			s->aoo_taken = 0;
 			c->delaying = 0;
 			if (c->dead || (s->surprise && !c->aware)) {
@@ -1430,6 +1476,139 @@ unarmed_damage(refd_ctx *ctx, struct st *s, int a, int t)
 	return deal(ctx, s, t, sum, 1, 0);
 }
 
+/* Concentration (7.2): d20 + skill >= dc, else the spell is lost. */
+static int
+concentrate(refd_ctx *ctx, struct st *s, int a, int dc, const char *why,
+    int *ok)
+{
+	int rc, r;
+	refd_mpw *w;
+
+	if ((rc = roll(ctx, 20, "concentration", &r)) != REFD_OK)
+		return rc;
+	*ok = r + s->c[a].d.concentration >= dc;
+	w = refd_mpw_create();
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "type", "concentration");
+	refd_mpw_kstr(w, "who", nm(s, a));
+	refd_mpw_kstr(w, "why", why);
+	refd_mpw_kint(w, "roll", r);
+	refd_mpw_kint(w, "total", r + s->c[a].d.concentration);
+	refd_mpw_kint(w, "dc", dc);
+	refd_mpw_kbool(w, "success", *ok);
+	refd_mpw_end(w);
+	return emitw(ctx, w);
+}
+
+static int
+best_mental(const struct cr *c)
+{
+	int a = mod(c->d.intl), b = mod(c->d.wis), d = mod(c->d.cha);
+
+	return a > b ? (a > d ? a : d) : (b > d ? b : d);
+}
+
+/* The spell's effect (7.1, 7.2). */
+static int
+spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
+{
+	struct cr *A = &s->c[a], *T = &s->c[t];
+	int rc, v, j, amt = sp->bonus;
+	refd_mpw *w;
+
+	if (sp->attack) {
+		struct weapon wp;
+		struct atk r;
+
+		memset(&wp, 0, sizeof(wp));
+		snprintf(wp.name, sizeof(wp.name), "%s", sp->name);
+		wp.nd = sp->nd;
+		wp.sd = sp->sd;
+		wp.threat = 20;
+		wp.mult = 2;
+		wp.dtype = DT_B;
+		wp.nostr = 1;
+		wp.plus = sp->bonus;
+		wp.nonlethal = sp->nonlethal;
+		wp.ranged = sp->attack == 1 ? 2 : 0;
+		wp.incr = sp->range > 0 ? sp->range : 1;
+		return attack(ctx, s, a, t, &wp, A_TOUCH |
+		    (sp->attack == 1 ? A_RANGED : 0), 0, 0, &r);
+	}
+	for (j = 0; j < sp->nd; j++) {
+		if ((rc = roll(ctx, (uint32_t)sp->sd, sp->effect ? "healing" :
+		    "damage", &v)) != REFD_OK)
+			return rc;
+		amt += v;
+	}
+	if (sp->effect == 1) {
+		const char *before = state_name(T);
+
+		T->hp += amt;
+		if (T->hp > T->d.hp)
+			T->hp = T->d.hp;
+		T->nl -= amt;	/* D001-17 */
+		if (T->nl < 0)
+			T->nl = 0;
+		if (T->hp < 0)
+			T->stable = 1;	/* magic healing stabilizes */
+		w = refd_mpw_create();
+		refd_mpw_map(w);
+		refd_mpw_kstr(w, "type", "heal");
+		refd_mpw_kstr(w, "target", T->d.name);
+		refd_mpw_kint(w, "amount", amt);
+		refd_mpw_end(w);
+		if ((rc = emitw(ctx, w)) != REFD_OK)
+			return rc;
+		if (strcmp(before, state_name(T)) != 0)
+			return ev_state(ctx, s, t);
+		return REFD_OK;
+	}
+	if (sp->save) {
+		int base = sp->save == 1 ? T->d.fort : (sp->save == 2 ?
+		    T->d.ref : T->d.will);
+		int abil = sp->save == 1 ? T->d.con : (sp->save == 2 ?
+		    T->d.dex : T->d.wis);
+		int dc = 10 + sp->level + best_mental(A), tot, ok;
+
+		if ((rc = roll(ctx, 20, "save", &v)) != REFD_OK)
+			return rc;
+		tot = v + base + mod(abil);
+		if (sp->save == 2 && cover_vs(s, a, t, 0))
+			tot += 2;	/* cover's Reflex bonus (5.1.6) */
+		ok = v != 1 && (v == 20 || tot >= dc);
+		w = refd_mpw_create();
+		refd_mpw_map(w);
+		refd_mpw_kstr(w, "type", "save");
+		refd_mpw_kstr(w, "who", T->d.name);
+		refd_mpw_kstr(w, "save", sp->save == 1 ? "fort" :
+		    (sp->save == 2 ? "ref" : "will"));
+		refd_mpw_kint(w, "dc", dc);
+		refd_mpw_kint(w, "roll", v);
+		refd_mpw_kint(w, "total", tot);
+		refd_mpw_kbool(w, "success", ok);
+		refd_mpw_end(w);
+		if ((rc = emitw(ctx, w)) != REFD_OK)
+			return rc;
+		if (ok)
+			amt = sp->half ? amt / 2 : 0;
+	}
+	w = refd_mpw_create();
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "type", "spell_damage");
+	refd_mpw_kstr(w, "target", T->d.name);
+	refd_mpw_kint(w, "damage", amt);
+	if (sp->nonlethal)
+		refd_mpw_kbool(w, "nonlethal", 1);
+	refd_mpw_end(w);
+	if ((rc = emitw(ctx, w)) != REFD_OK)
+		return rc;
+	if (amt > 0)
+		return deal(ctx, s, t, amt, sp->nonlethal, sp->nonlethal ? 0 :
+		    amt);
+	return REFD_OK;
+}
+
 static int
 finish_act(refd_ctx *ctx, struct st *s)
 {
@@ -1451,6 +1630,17 @@ finish_act(refd_ctx *ctx, struct st *s)
 		    REFD_OK)
 			return rc;
 		break;
+	case C_CAST: {
+		const struct spell *sp = &A->d.sp[k->pen];
+		int ok = 1;
+
+		if (k->hurt > 0 && (rc = concentrate(ctx, s, a, 10 + k->hurt +
+		    sp->level, "damaged while casting", &ok)) != REFD_OK)
+			return rc;
+		if (ok && (rc = spell_effect(ctx, s, a, t, sp)) != REFD_OK)
+			return rc;
+		break;
+	}
 	case C_CRAWL:
 		if (free_at(s, a, k->px[1], k->py[1])) {
 			refd_mpw *ev = refd_mpw_create();
@@ -2065,6 +2255,43 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		s->full = 1;
 		s->attacks++;
 		return begin_act(ctx, s, C_CDG, a, t, 0, 0, 1);
+	case C_CAST: {
+		const struct spell *sp = &A->d.sp[c->si];
+		refd_mpw *w;
+		int ok = 1;
+
+		A->d.uses[c->si]--;
+		if (sp->time == 2) {
+			s->qcast = 1;
+		} else {
+			s->cast = 1;
+			if (sp->time == 1)
+				s->full = 1;
+			else
+				use_std(s, A);
+		}
+		w = refd_mpw_create();
+		refd_mpw_map(w);
+		refd_mpw_kstr(w, "type", "cast");
+		refd_mpw_kstr(w, "who", A->d.name);
+		refd_mpw_kstr(w, "spell", sp->name);
+		refd_mpw_kstr(w, "target", nm(s, t));
+		if (c->defensive)
+			refd_mpw_kbool(w, "defensive", 1);
+		refd_mpw_end(w);
+		if ((rc = emitw(ctx, w)) != REFD_OK)
+			return rc;
+		if (A->grap && (rc = concentrate(ctx, s, a, 20 + sp->level,
+		    "grappled", &ok)) != REFD_OK)
+			return rc;
+		if (ok && c->defensive && (rc = concentrate(ctx, s, a,
+		    15 + sp->level, "defensive casting", &ok)) != REFD_OK)
+			return rc;
+		if (!ok)
+			return settle(ctx, s);
+		return begin_act(ctx, s, C_CAST, a, t, 0, c->si,
+		    c->defensive ? 0 : 1);
+	}
 	case C_READY: {
 		refd_mpw *w;
 
@@ -2251,6 +2478,8 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 		refd_mpw_kstr(w, "kind", "bull_rush");
 	if (c->t == C_AID)
 		refd_mpw_kstr(w, "mode", c->mode == 1 ? "attack" : "ac");
+	if (c->t == C_CAST)
+		refd_mpw_kstr(w, "spell", c->spell);
 	refd_mpw_end(w);
 	refd_mpw_kstr(w, "label", label);
 	refd_mpw_end(w);
@@ -2486,6 +2715,21 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 					if (g_dist(x - cc.x, y - cc.y) <= 2)
 						try_cmd(s, seat, w, &c, label);
 				}
+		}
+		for (i = 0; i < MAXSP; i++) {
+			if (A->d.uses[i] <= 0)
+				continue;
+			blank(&c, C_CAST);
+			c.target = t;
+			snprintf(c.spell, sizeof(c.spell), "%s", A->d.sp[i].name);
+			snprintf(label, sizeof(label), "Cast %s on %s",
+			    A->d.sp[i].name, nm(s, t));
+			try_cmd(s, seat, w, &c, label);
+			c.defensive = 1;
+			snprintf(label, sizeof(label),
+			    "Cast %s on %s defensively", A->d.sp[i].name,
+			    nm(s, t));
+			try_cmd(s, seat, w, &c, label);
 		}
 		for (al = 0; al < s->nc; al++) {
 			if (al == a || al == t || s->c[al].side != A->side)

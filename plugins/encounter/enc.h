@@ -67,6 +67,22 @@ struct weapon {
 	int32_t composite, sling, crossbow, nonlethal, natural, unarmed;
 	int32_t hardness, ihp;	/* as an item */
 	int32_t enh;		/* attack bonus */
+	int32_t nostr, plus;	/* spells: no Strength, flat damage */
+};
+
+#define MAXSP 4		/* spells a creature knows */
+#define MAXSPC 16	/* spells in the content */
+
+struct spell {
+	char name[NAMEL];
+	int32_t level;
+	int32_t time;		/* 0 standard, 1 full round, 2 free (quickened) */
+	int32_t range;		/* squares; 0: touch */
+	int32_t effect;		/* 0 damage, 1 heal */
+	int32_t attack;		/* 0 none, 1 ranged touch, 2 melee touch */
+	int32_t save;		/* 0 none, 1 Fortitude, 2 Reflex, 3 Will */
+	int32_t half;		/* a save halves the damage (else negates) */
+	int32_t nd, sd, bonus, nonlethal;
 };
 
 struct cdef {
@@ -82,6 +98,9 @@ struct cdef {
 	int32_t reach;		/* natural reach, -1: by size */
 	int32_t conceal;	/* miss chance against every attack, percent */
 	struct weapon w[2];	/* main hand, off hand (nd 0: none) */
+	int32_t caster_level, concentration;
+	struct spell sp[MAXSP];
+	int32_t uses[MAXSP];	/* casts left; 0: the slot is empty */
 };
 
 struct cr {
@@ -128,7 +147,7 @@ struct st {
 	int32_t max_rounds, range_pen, over, winner;
 	/* The active creature's turn. */
 	int32_t std, mv, full, moved, step5, diag, sq_moved;
-	int32_t fa, fa_main, fa_off, fa_conv, attacks;
+	int32_t fa, fa_main, fa_off, fa_conv, attacks, cast, qcast;
 	int32_t std_dis;	/* a standard action done while disabled */
 	/* Prompt and paused action. */
 	int32_t pk, q[MAXC], nq, qi, dnext;

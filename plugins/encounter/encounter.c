@@ -104,6 +104,9 @@ static const struct {
 	    "move action while prone: crawl 1 square (provokes)" },
 	{ { { "to", "[x, y]" } },
 	    "full-round action: move 1 square whatever the cost" },
+	{ { { "spell", "spell name" }, { "target", "creature name" },
+	    { "defensive", "bool: cast defensively" } },
+	    "cast a spell (provokes unless cast defensively)" },
 };
 
 static int
@@ -655,6 +658,17 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 				    s->c[c->ready_vs].d.name);
 			refd_mpw_kint(w, "weapon_hp", c->whp);
 			refd_mpw_kint(w, "ac", ac_vs(s, i, -1, 0));
+			{
+				int k;
+
+				refd_mpw_kmap(w, "spells");
+				for (k = 0; k < MAXSP; k++)
+					if (c->d.sp[k].name[0] != '\0')
+						refd_mpw_kint(w,
+						    c->d.sp[k].name,
+						    c->d.uses[k]);
+				refd_mpw_end(w);
+			}
 		}
 		refd_mpw_end(w);
 	}

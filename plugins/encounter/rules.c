@@ -637,6 +637,8 @@ str_dmg(const struct cr *a, const struct weapon *w, int off)
 {
 	int m = mod(a->d.str);
 
+	if (w->nostr)
+		return w->plus;
 	if (w->ranged == 2) {
 		if (w->sling)
 			return m;
