@@ -18,7 +18,7 @@ const char *const cmd_name[C_NCMD] = {
 	"bull_rush", "disarm", "sunder", "grapple", "grapple_damage",
 	"escape", "feint", "aid", "coup_de_grace", "stabilize", "end_turn",
 	"aoo", "counter", "follow", "act", "wait", "ready", "fire", "crawl",
-	"minimum_move", "cast"
+	"minimum_move", "cast", "overrun", "avoid"
 };
 
 static int
@@ -469,7 +469,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		return rej(y, REFD_EFINISHED, "R001-81", "the fight is over");
 	if (s->pk != PK_NONE) {
 		static const int want[] = { 0, C_AOO, C_COUNTER, C_FOLLOW,
-			C_ACT, C_FIRE };
+			C_ACT, C_FIRE, C_AVOID };
 
 		if (seat != prompt_seat(s))
 			return rej(y, REFD_ENOTYOURTURN, "R001-70",
@@ -484,7 +484,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		return REFD_OK;
 	}
 	if (c->t == C_AOO || c->t == C_COUNTER || c->t == C_FOLLOW ||
-	    c->t == C_ACT || c->t == C_WAIT || c->t == C_FIRE)
+	    c->t == C_ACT || c->t == C_WAIT || c->t == C_FIRE ||
+	    c->t == C_AVOID)
 		return rej(y, REFD_EPHASE, "R001-70",
 		    "there is no prompt to answer");
 	a = active(s);
@@ -876,6 +877,50 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			    "no line of effect to %s", T->d.name);
 		return REFD_OK;
 	}
+	case C_OVERRUN: {
+		int dx, dy, bx, by, np;
+
+		if ((rc = movement_ok(s, A, y)) != REFD_OK)
+			return rc;
+		if (s->overrun)
+			return rej(y, REFD_EILLEGAL, "R001-57",
+			    "one overrun attempt per round");
+		if (!can_std(s, A) || s->mv >= 1 || s->fa ||
+		    restricted(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-57",
+			    "an overrun needs a move action and a standard "
+			    "action");
+		if (t < 0 || t == a || T->dead || T->side == A->side)
+			return rej(y, REFD_ENOTARGET, "R001-57",
+			    "overrun an enemy");
+		if (space_n(A) != 1 || space_n(T) != 1)
+			return rej(y, REFD_EILLEGAL, "R001-57",
+			    "overrun is only supported between 1-square "
+			    "creatures");
+		if (cdist(A, T) != 1)
+			return rej(y, REFD_ERANGE, "R001-57",
+			    "%s must be adjacent", T->d.name);
+		if ((rc = size_gap_ok(s, a, t, "overrun", "R001-57", y)) !=
+		    REFD_OK)
+			return rc;
+		dx = T->x - A->x;
+		dy = T->y - A->y;
+		bx = T->x + dx;
+		by = T->y + dy;
+		if (bx < 0 || by < 0 || bx >= s->w || by >= s->h ||
+		    !free_at(s, a, bx, by) ||
+		    step_cost(s, a, T->x, T->y, bx, by, 0, &np, 0) < 0 ||
+		    (s->sq[T->y][T->x] & SQ_WALL))
+			return rej(y, REFD_ENOPATH, "R001-57",
+			    "the square beyond %s, (%d,%d), is not open",
+			    T->d.name, bx, by);
+		if (2 * (dx != 0 && dy != 0 ? 2 : 1) > speed_of(A) + 1)
+			return rej(y, REFD_ENOPATH, "R001-57",
+			    "not enough movement to pass through");
+		c->x = bx;
+		c->y = by;
+		return REFD_OK;
+	}
 	case C_READY:
 		if (!can_std(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-45",
@@ -1063,7 +1108,7 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 			s->std = s->mv = s->full = s->moved = s->step5 = 0;
 			s->diag = s->sq_moved = s->fa = s->fa_main = 0;
 			s->fa_off = s->fa_conv = s->attacks = s->std_dis = 0;
-			s->cast = s->qcast = 0;
+			s->cast = s->qcast = s->overrun = 0;
 			s->aoo_taken = 0;
 			c->delaying = 0;
 			if (c->dead || (s->surprise && !c->aware)) {
@@ -1609,6 +1654,73 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 	return REFD_OK;
 }
 
+/* The overrunner passes to the square beyond the defender. */
+static int
+pass_through(refd_ctx *ctx, struct st *s, int a)
+{
+	struct cr *A = &s->c[a];
+	refd_mpw *w;
+
+	A->x = s->k.px[1];
+	A->y = s->k.py[1];
+	s->sq_moved += 2;
+	w = refd_mpw_create();
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "type", "move");
+	refd_mpw_kstr(w, "who", A->d.name);
+	refd_mpw_karray(w, "to");
+	refd_mpw_int(w, A->x);
+	refd_mpw_int(w, A->y);
+	refd_mpw_end(w);
+	refd_mpw_kint(w, "squares", 2);
+	refd_mpw_end(w);
+	return emitw(ctx, w);
+}
+
+/* Overrun step 2-4 (5.14): avoided, or blocked with Str checks. */
+static int
+overrun_block(refd_ctx *ctx, struct st *s, int avoid)
+{
+	struct cont *k = &s->k;
+	int a = k->who, t = k->target, rc, ra, rd, win, ma, md;
+	struct cr *A = &s->c[a], *T = &s->c[t];
+
+	k->kind = K_NONE;
+	if (!able(A))
+		return settle(ctx, s);
+	if (avoid) {
+		s->std = 0;	/* D001-41: an avoided overrun is no action */
+		if ((rc = ev_simple(ctx, "overrun_avoided", s, t, a)) !=
+		    REFD_OK || (rc = pass_through(ctx, s, a)) != REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	}
+	ma = mod(A->d.str) + 4 * A->d.size;
+	md = (able(T) ? better_sd(T) : -5) + 4 * T->d.size + stability(T);
+	if ((rc = opposed(ctx, ma, md, "overrun", &ra, &rd, &win)) != REFD_OK)
+		return rc;
+	if ((rc = ev_check(ctx, "overrun", s, a, t, ra, ra + ma, rd, rd + md,
+	    win)) != REFD_OK)
+		return rc;
+	if (win) {
+		T->prone = 1;
+		if ((rc = pass_through(ctx, s, a)) != REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	}
+	/* The defender may knock the attacker down: Str vs Str-or-Dex. */
+	ma = mod(T->d.str) + 4 * T->d.size;
+	md = better_sd(A) + 4 * A->d.size;
+	if ((rc = opposed(ctx, ma, md, "overrun", &ra, &rd, &win)) != REFD_OK)
+		return rc;
+	if ((rc = ev_check(ctx, "overrun_knockdown", s, t, a, ra, ra + ma,
+	    rd, rd + md, win)) != REFD_OK)
+		return rc;
+	if (win)
+		A->prone = 1;
+	return settle(ctx, s);
+}
+
 static int
 finish_act(refd_ctx *ctx, struct st *s)
 {
@@ -1630,6 +1742,17 @@ finish_act(refd_ctx *ctx, struct st *s)
 		    REFD_OK)
 			return rc;
 		break;
+	case C_OVERRUN:
+		if (!able(T) || (A->d.feats & F_IOVR)) {
+			k->kind = K_ACT;
+			return overrun_block(ctx, s, 0);
+		}
+		k->kind = K_ACT;
+		s->pk = PK_AVOID;
+		s->q[0] = t;
+		s->nq = 1;
+		s->qi = 0;
+		return REFD_OK;
 	case C_CAST: {
 		const struct spell *sp = &A->d.sp[k->pen];
 		int ok = 1;
@@ -2027,6 +2150,9 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 				return rc;
 			return settle(ctx, s);
 		}
+		case PK_AVOID:
+			s->pk = PK_NONE;
+			return overrun_block(ctx, s, c->take);
 		case PK_READY: {
 			struct weapon w;
 			struct atk r;
@@ -2292,6 +2418,23 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		return begin_act(ctx, s, C_CAST, a, t, 0, c->si,
 		    c->defensive ? 0 : 1);
 	}
+	case C_OVERRUN:
+		s->overrun = 1;
+		s->mv++;
+		s->moved = 1;
+		use_std(s, A);
+		s->attacks++;
+		memset(&s->k, 0, sizeof(s->k));
+		s->k.kind = K_ACT;
+		s->k.act = C_OVERRUN;
+		s->k.who = a;
+		s->k.target = t;
+		s->k.px[1] = c->x;
+		s->k.py[1] = c->y;
+		/* Entering the defender's space provokes from it (5.14). */
+		if (aoo_queue(s, a, t, 0) > 0)
+			return REFD_OK;
+		return finish_act(ctx, s);
 	case C_READY: {
 		refd_mpw *w;
 
@@ -2472,7 +2615,7 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 	if (c->off)
 		refd_mpw_kbool(w, "off", 1);
 	if (c->t == C_AOO || c->t == C_COUNTER || c->t == C_FOLLOW ||
-	    c->t == C_FIRE)
+	    c->t == C_FIRE || c->t == C_AVOID)
 		refd_mpw_kbool(w, "take", c->take);
 	if (c->t == C_CHARGE && c->kind == C_BULL)
 		refd_mpw_kstr(w, "kind", "bull_rush");
@@ -2585,6 +2728,17 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			c.take = 0;
 			put_cmd(s, w, &c, "Stay in place (push 1 square)");
 			break;
+		case PK_AVOID:
+			blank(&c, C_AVOID);
+			c.take = 1;
+			snprintf(label, sizeof(label), "%s lets %s pass",
+			    nm(s, s->q[s->qi]), nm(s, s->k.who));
+			put_cmd(s, w, &c, label);
+			c.take = 0;
+			snprintf(label, sizeof(label), "%s blocks %s",
+			    nm(s, s->q[s->qi]), nm(s, s->k.who));
+			put_cmd(s, w, &c, label);
+			break;
 		case PK_READY:
 			blank(&c, C_FIRE);
 			c.take = 1;
@@ -2663,15 +2817,15 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 	for (t = 0; t < s->nc; t++) {
 		static const int per[] = { C_ATTACK, C_FULL, C_TRIP, C_BULL,
 			C_DISARM, C_SUNDER, C_GRAPPLE, C_FEINT, C_CDG, C_STAB,
-			C_READY };
+			C_READY, C_OVERRUN };
 		static const char *const verb[] = { "Attack", "Full attack",
 			"Trip", "Bull rush", "Disarm", "Sunder the weapon of",
 			"Grapple", "Feint against", "Coup de grace on",
-			"Stabilize", "Ready an attack on" };
+			"Stabilize", "Ready an attack on", "Overrun" };
 
 		if (t == a || s->c[t].dead)
 			continue;
-		for (i = 0; i < 11; i++) {
+		for (i = 0; i < 12; i++) {
 			blank(&c, per[i]);
 			c.target = t;
 			snprintf(label, sizeof(label), "%s %s", verb[i], nm(s, t));

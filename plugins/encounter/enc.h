@@ -35,9 +35,10 @@ enum {
 	F_PS = 1 << 7,		/* Precise Shot */
 	F_TWF = 1 << 8,
 	F_RUN = 1 << 9,
-	F_UD = 1 << 10		/* uncanny dodge */
+	F_UD = 1 << 10,		/* uncanny dodge */
+	F_IOVR = 1 << 11	/* Improved Overrun */
 };
-#define NFEATS 11
+#define NFEATS 12
 
 /* Map square flags. */
 enum {
@@ -133,7 +134,8 @@ struct cont {
 };
 
 /* Prompts. */
-enum { PK_NONE, PK_AOO, PK_COUNTER, PK_FOLLOW, PK_DELAY, PK_READY };
+enum { PK_NONE, PK_AOO, PK_COUNTER, PK_FOLLOW, PK_DELAY, PK_READY,
+	PK_AVOID };
 
 struct st {
 	uint32_t magic, size;
@@ -147,7 +149,7 @@ struct st {
 	int32_t max_rounds, range_pen, over, winner;
 	/* The active creature's turn. */
 	int32_t std, mv, full, moved, step5, diag, sq_moved;
-	int32_t fa, fa_main, fa_off, fa_conv, attacks, cast, qcast;
+	int32_t fa, fa_main, fa_off, fa_conv, attacks, cast, qcast, overrun;
 	int32_t std_dis;	/* a standard action done while disabled */
 	/* Prompt and paused action. */
 	int32_t pk, q[MAXC], nq, qi, dnext;

@@ -107,6 +107,11 @@ static const struct {
 	{ { { "spell", "spell name" }, { "target", "creature name" },
 	    { "defensive", "bool: cast defensively" } },
 	    "cast a spell (provokes unless cast defensively)" },
+	{ { { "target", "creature name" } },
+	    "overrun an adjacent foe: move through its space to the square "
+	    "beyond (a move and a standard action)" },
+	{ { { "take", "bool" } },
+	    "prompt: avoid the overrun (true) or block it (false)" },
 };
 
 static int
@@ -591,7 +596,7 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 	refd_mpw *w = refd_mpw_create();
 	int i, x, y;
 	static const char *const pkn[] = { "none", "aoo", "counter", "follow",
-		"delay", "ready" };
+		"delay", "ready", "avoid" };
 
 	refd_mpw_map(w);
 	refd_mpw_kint(w, "round", s->round);
@@ -716,7 +721,7 @@ sane(const struct st *s)
 	if (s->magic != ENC_MAGIC || s->size != sizeof(*s) || s->nc < 2 ||
 	    s->nc > MAXC || s->norder < 1 || s->norder > s->nc ||
 	    s->cur < 0 || s->cur >= s->norder || s->w < 2 || s->w > MAXM ||
-	    s->h < 2 || s->h > MAXM || s->pk < PK_NONE || s->pk > PK_READY ||
+	    s->h < 2 || s->h > MAXM || s->pk < PK_NONE || s->pk > PK_AVOID ||
 	    s->nq < 0 || s->nq > MAXC || s->qi < 0 ||
 	    (s->pk != PK_NONE && s->qi >= s->nq) || s->k.n < 0 ||
 	    s->k.n > MAXPATH || s->k.who < 0 || s->k.who >= s->nc ||
