@@ -124,6 +124,7 @@ struct unit {
 	int32_t alive, id, side, card, uc, designated, weapon_crew;
 	int32_t order, act, start_n, mc_turn, fleeing, fleeing0;
 	int32_t need, norders, orders[4];
+	int32_t terror;			/* 1: a terror check is owed */
 	int32_t sbx, sby;		/* where the lost SB stood */
 	int32_t lx, ly;			/* where the lost Leader stood */
 };

@@ -236,6 +236,65 @@ actions(struct lw *l, const struct model *m)
 			cend_raw(l, lab);
 		}
 	}
+	if (p->kind == K_WARJACK) {
+		static const char *const pk[] = { "headbutt", "slam", "push",
+			"trample", "head_lock", "weapon_lock", "throw",
+			"double_throw" };
+
+		for (i = 0; i < S->nm; i++) {
+			const struct model *t = &S->m[i];
+
+			if (!t->alive || t->side == m->side ||
+			    !in_mrange(g, m, t))
+				continue;
+			for (k = 0; k < 8; k++) {
+				cbegin(l, "power_attack");
+				refd_mpw_kint(l->c, "model", m->id);
+				refd_mpw_kstr(l->c, "kind", pk[k]);
+				refd_mpw_kint(l->c, "target", t->id);
+				snprintf(lab, sizeof(lab), "%s #%d: %s %s #%d",
+				    mname(g, m), m->id, pk[k], mname(g, t),
+				    t->id);
+				cend_raw(l, lab);
+			}
+		}
+	}
+	if ((p->cra || p->cma) && S->u[m->unit].uc >= 0) {
+		for (k = 0; k < 2; k++)
+			for (i = 0; i < S->nm; i++) {
+				const struct model *t = &S->m[i];
+				int j, nw = 0;
+
+				if (!t->alive || t->side == m->side)
+					continue;
+				cbegin(l, "combined");
+				refd_mpw_kstr(l->c, "kind", k ? "melee" :
+				    "ranged");
+				refd_mpw_kint(l->c, "primary", m->id);
+				refd_mpw_kint(l->c, "target", t->id);
+				refd_mpw_karray(l->c, "with");
+				for (j = 0; j < S->nm; j++) {
+					const struct model *o = &S->m[j];
+
+					if (o == m || !o->alive || o->unit != m->unit ||
+					    !(k ? prof(g, o)->cma : prof(g, o)->cra))
+						continue;
+					if (k ? !in_mrange(g, o, t) :
+					    !los(g, o, t))
+						continue;
+					refd_mpw_int(l->c, o->id);
+					nw++;
+				}
+				refd_mpw_end(l->c);
+				snprintf(lab, sizeof(lab), "combined %s attack led "
+				    "by #%d on %s #%d", k ? "melee" : "ranged",
+				    m->id, mname(g, t), t->id);
+				if (nw > 0)
+					cend_raw(l, lab);
+				else
+					refd_mpw_destroy(l->c);
+			}
+	}
 	if (p->feat >= 0) {
 		cbegin(l, "feat");
 		refd_mpw_kint(l->c, "model", m->id);
@@ -441,6 +500,15 @@ mb_legal(struct g *g, uint32_t seat, refd_mpw *out)
 				continue;
 			moves(&l, m);
 			actions(&l, m);
+			if (S->u[S->cur].uc >= 0 && i != S->u[S->cur].uc) {
+				cbegin(&l, "measure");
+				refd_mpw_kint(l.c, "from",
+				    S->m[S->u[S->cur].uc].id);
+				refd_mpw_kint(l.c, "to", m->id);
+				snprintf(lab, sizeof(lab), "measure from the "
+				    "commander to #%d", m->id);
+				cend_raw(&l, lab);
+			}
 		}
 		simple(&l, "end_activation", NULL, 0, "end the activation");
 		break;

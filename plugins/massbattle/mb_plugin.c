@@ -65,6 +65,12 @@ static const char *const cmd_doc[][3] = {
 	{ "reroll", "yes", "standard bearer reroll of a failed check" },
 	{ "free_strike", "yes", "strike the model leaving your melee range" },
 	{ "damage", "boost", "roll the damage, boosted (1 focus) or not" },
+	{ "power_attack", "model, kind, target", "a warjack's power attack "
+	    "for 1 focus" },
+	{ "combined", "kind, primary, with, target", "combined ranged or "
+	    "melee attack of troopers of one unit" },
+	{ "measure", "from, to", "edge-to-edge distance, where measuring is "
+	    "allowed" },
 	{ "test_attack", "hits", "test hook: [[model, damage], ...] as one "
 	    "attack" },
 	{ "test_check", "unit", "test hook: a unit-wide command check" },
@@ -105,6 +111,8 @@ mb_describe(refd_ctx *ctx, void *pdata)
 	refd_mpw_kstr(w, "doc", "\"sealed\": each seat submits an army list "
 	    "from armies.json unseen; or two list names; instead of units");
 	refd_mpw_end(w);
+	opt(w, "premeasure", "bool", 0, "allow measure between any two "
+	    "models at any time");
 	opt(w, "massive_casualties", "bool", 1, "a unit losing half its "
 	    "models in a turn checks once [ASM-15]");
 	opt(w, "check_deployment", "bool", 1, "units must start in formation");
@@ -192,6 +200,7 @@ mb_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	s->first = (int32_t)refd_mpv_get_int(root, "first", -1);
 	s->test_hooks = refd_mpv_get_bool(root, "test_hooks", 0);
 	s->massive = refd_mpv_get_bool(root, "massive_casualties", 1);
+	s->premeasure = refd_mpv_get_bool(root, "premeasure", 0);
 	s->x0 = 0;
 	s->y0 = 0;
 	s->x1 = s->y1 = 48000;

@@ -104,6 +104,11 @@ is_jack_or_caster(const struct g *g, const struct model *m)
 	return k == K_WARJACK || k == K_WARCASTER;
 }
 
+static int any_attack(const struct model *m);
+static int near_terror(const struct g *g, const struct model *m);
+static void terror_check(struct g *g, int ui);
+static int terror_gate(struct g *g);
+
 /* ---- prompts ---- */
 
 static void
@@ -880,7 +885,10 @@ enum akind { A_MELEE = 0, A_RANGED, A_MAGIC };
 struct atk {
 	int att, org, tgt, kind, spell, boost, bonus, free_strike, charge;
 	int32_t pow, rng;
+	int power;		/* power attack kind + 1, 0 for none */
 };
+
+static void power_effect(struct g *g, struct atk *a);
 
 /* Apply a hit spell's effects (and upkeep slot rules, 8.10). */
 static void apply_spell(struct g *g, int caster, int spell, int ti);
@@ -1111,6 +1119,8 @@ resolve_attack(struct g *g, struct atk *a, int32_t aoe_r)
 	if (hit) {
 		if (a->spell >= 0)
 			apply_spell(g, a->att, a->spell, a->tgt);
+		if (a->power)
+			power_effect(g, a);
 		hit_damage(g, a, aoe_r);
 		return;
 	}
@@ -1591,6 +1601,7 @@ c_activate(struct g *g, refd_mpv c)
 		return 0;
 	S->cur = ui;
 	u->order = -1;
+	u->terror = 0;
 	u->fleeing0 = u->fleeing;
 	w = ev(g, "activate");
 	refd_mpw_kint(w, "unit", u->id);
@@ -1840,6 +1851,15 @@ c_move(struct g *g, refd_mpv c)
 	if (m->acted || m->atk[0] || m->atk[1] || m->atk[2] || m->atk[3])
 		REJ(g, REFD_EILLEGAL, "R003-14", "%s #%d has acted: its movement "
 		    "is over", mname(g, m), m->id);
+	if (is_trooper(g, m))
+		for (i = 0; i < S->nm; i++)
+			if (S->m[i].alive && S->m[i].unit == m->unit &&
+			    (any_attack(&S->m[i]) ||
+			    (S->m[i].flags & F_CASTNOW)))
+				REJ(g, REFD_EILLEGAL, "R003-14", "%s #%d has "
+				    "attacked: unit %d's movement is over",
+				    mname(g, &S->m[i]), S->m[i].id,
+				    S->u[m->unit].id);
 	if ((m->flags & F_KD) && md != MV_FORFEIT)
 		REJ(g, REFD_EILLEGAL, "R003-44", "%s #%d is knocked down and "
 		    "cannot move", mname(g, m), m->id);
@@ -2042,6 +2062,14 @@ c_move(struct g *g, refd_mpv c)
 	}
 	ev_emit(g, w);
 	queue_free_strikes(g, mi, was);
+	if (trooper && S->u[m->unit].terror == 0 && near_terror(g, m))
+		S->u[m->unit].terror = 1;
+	for (i = 0; i < S->nm; i++)
+		if (S->m[i].alive && S->m[i].unit == m->unit &&
+		    S->m[i].mv == MV_NONE)
+			break;
+	if (i == S->nm)
+		terror_check(g, m->unit);
 	return 0;
 }
 
@@ -2147,6 +2175,8 @@ c_attack(struct g *g, refd_mpv c, int bought)
 	}
 	if (g->dry)
 		return 0;
+	if (terror_gate(g))
+		return 0;
 	if (m->mv == MV_NONE) {
 		m->mv = MV_FORFEIT;
 		if (!wp->melee)
@@ -2251,6 +2281,8 @@ c_cast(struct g *g, refd_mpv c)
 		    mname(g, t), t->id);
 	if (g->dry)
 		return 0;
+	if (terror_gate(g))
+		return 0;
 	spend(m, s->cost + (int)boost);
 	m->flags |= F_CASTNOW;
 	w = ev(g, "cast");
@@ -2317,6 +2349,8 @@ c_feat(struct g *g, refd_mpv c)
 		    "activation");
 	if (g->dry)
 		return 0;
+	if (terror_gate(g))
+		return 0;
 	m->feat_used = 1;
 	m->flags |= F_FEATNOW;
 	for (i = 0; i < MAXINST; i++)
@@ -2363,6 +2397,8 @@ c_heal(struct g *g, refd_mpv c)
 		    "heal", mname(g, m), m->marked);
 	if (g->dry)
 		return 0;
+	if (terror_gate(g))
+		return 0;
 	spend(m, (int)n);
 	m->marked -= (int32_t)n;
 	{
@@ -2385,6 +2421,7 @@ c_end_activation(struct g *g, refd_mpv c)
 		REJ(g, REFD_EPHASE, "R003-31", "no unit is activating");
 	if (g->dry)
 		return 0;
+	terror_gate(g);
 	S->eoa = 1;
 	S->eoa_idx = 0;
 	return 0;
@@ -2670,6 +2707,322 @@ c_test_check(struct g *g, refd_mpv c)
 	return 0;
 }
 
+/* ---- power attacks (5.7) and combined attacks (7.5) ---- */
+
+enum pa { PA_HEADBUTT = 1, PA_SLAM, PA_PUSH, PA_TRAMPLE, PA_HEADLOCK,
+	PA_WEAPONLOCK, PA_THROW, PA_DTHROW };
+static const char *const pa_names[] = { "", "headbutt", "slam", "push",
+	"trample", "head_lock", "weapon_lock", "throw", "double_throw" };
+
+static int
+open_fists(const struct g *g, const struct model *m)
+{
+	const struct profile *p = prof(g, m);
+	int i, n = 0;
+
+	for (i = 0; i < p->nw; i++)
+		n += p->w[i].melee && p->w[i].open_fist;
+	return n;
+}
+
+static int
+any_attack(const struct model *m)
+{
+	return m->atk[0] || m->atk[1] || m->atk[2] || m->atk[3];
+}
+
+static int
+c_power_attack(struct g *g, refd_mpv c)
+{
+	int mi, ti, k, wi;
+	const char *kn = refd_mpv_get_str(c, "kind", "");
+	struct model *m, *t;
+	struct atk a;
+
+	if (arg_model(g, c, "model", &mi) || own_active(g, mi, "R003-46") ||
+	    arg_model(g, c, "target", &ti))
+		return g->code;
+	m = &S->m[mi];
+	t = &S->m[ti];
+	for (k = 1; k <= PA_DTHROW; k++)
+		if (strcmp(kn, pa_names[k]) == 0)
+			break;
+	if (k > PA_DTHROW)
+		REJ(g, REFD_EBADCMD, "R003-46", "\"kind\" is headbutt, slam, "
+		    "push, trample, head_lock, weapon_lock, throw or "
+		    "double_throw");
+	if (prof(g, m)->kind != K_WARJACK)
+		REJ(g, REFD_EILLEGAL, "R003-46", "only warjacks make power "
+		    "attacks");
+	if (k == PA_TRAMPLE && !prof(g, m)->heavy)
+		REJ(g, REFD_EILLEGAL, "R003-46", "only a heavy warjack "
+		    "tramples");
+	if ((k == PA_HEADLOCK || k == PA_WEAPONLOCK || k == PA_THROW) &&
+	    open_fists(g, m) < 1)
+		REJ(g, REFD_EILLEGAL, "R003-46", "%s needs a working Open Fist",
+		    kn);
+	if (k == PA_DTHROW && open_fists(g, m) < 2)
+		REJ(g, REFD_EILLEGAL, "R003-46", "a double-hand throw needs two "
+		    "working Open Fists");
+	if (may_act(g, mi) || attack_lock(g, m))
+		return g->code;
+	if (any_attack(m) || (m->flags & F_CHARGED))
+		REJ(g, REFD_EILLEGAL, "R003-46", "a power attack is the whole "
+		    "combat action: %s #%d has already attacked or charged",
+		    mname(g, m), m->id);
+	if (t->side == m->side)
+		REJ(g, REFD_ENOTARGET, "R003-46", "power attacks target an "
+		    "enemy model");
+	if (!in_mrange(g, m, t))
+		REJ(g, REFD_ERANGE, "R003-45", "%s #%d is not in the melee "
+		    "range of %s #%d", mname(g, t), t->id, mname(g, m), m->id);
+	if (m->focus < 1)
+		REJ(g, REFD_ERESOURCE, "R003-33", "a power attack costs 1 focus "
+		    "and %s #%d has none", mname(g, m), m->id);
+	if (g->dry)
+		return 0;
+	if (terror_gate(g))
+		return 0;
+	spend(m, 1);
+	if (m->mv == MV_NONE)
+		m->mv = MV_FORFEIT;
+	for (wi = 0; wi < MAXW; wi++)
+		m->atk[wi] = 5;
+	memset(&a, 0, sizeof(a));
+	a.att = a.org = mi;
+	a.tgt = ti;
+	a.kind = A_MELEE;
+	a.spell = -1;
+	a.power = k;
+	wi = best_melee(g, m);
+	a.pow = (k == PA_PUSH || k == PA_HEADLOCK || k == PA_WEAPONLOCK ||
+	    wi < 0) ? -1 : prof(g, m)->w[wi].pow;
+	{
+		refd_mpw *w = ev(g, "power_attack");
+
+		refd_mpw_kint(w, "model", m->id);
+		refd_mpw_kstr(w, "kind", kn);
+		refd_mpw_kint(w, "target", t->id);
+		ev_emit(g, w);
+	}
+	resolve_attack(g, &a, 0);
+	return 0;
+}
+
+/* First weapon of the kind (melee or ranged) still unused, or -1. */
+static int
+free_weapon(const struct g *g, const struct model *m, int melee)
+{
+	const struct profile *p = prof(g, m);
+	int i;
+
+	for (i = 0; i < p->nw; i++)
+		if (p->w[i].melee == melee && m->atk[i] < (melee ? 1 :
+		    p->w[i].rof))
+			return i;
+	return -1;
+}
+
+static int
+c_combined(struct g *g, refd_mpv c)
+{
+	refd_mpv ws = refd_mpv_get(c, "with");
+	int pm, ti, i, j, n = 0, melee, part[MAXM], wpn[MAXM];
+	const char *kn = refd_mpv_get_str(c, "kind", "");
+	struct atk a;
+	refd_mpw *w;
+
+	melee = strcmp(kn, "melee") == 0;
+	if (!melee && strcmp(kn, "ranged") != 0)
+		REJ(g, REFD_EBADCMD, "R003-73", "\"kind\" is ranged or melee");
+	if (arg_model(g, c, "primary", &pm) || own_active(g, pm, "R003-73") ||
+	    arg_model(g, c, "target", &ti))
+		return g->code;
+	if (refd_mpv_type(ws) != REFD_MP_ARRAY || refd_mpv_len(ws) < 1 ||
+	    refd_mpv_len(ws) > 10)
+		REJ(g, REFD_EBADCMD, "R003-73", "\"with\" lists 1 to 10 other "
+		    "participants");
+	part[n++] = pm;
+	for (i = 0; i < (int)refd_mpv_len(ws); i++) {
+		int64_t id;
+		int x;
+
+		if (refd_mpv_int(refd_mpv_at(ws, (size_t)i), &id) != 0 ||
+		    (x = find_model(g, id)) < 0 || !S->m[x].alive)
+			REJ(g, REFD_ENOTARGET, "R003-73", "participant %d is not "
+			    "a model in play", i + 1);
+		for (j = 0; j < n; j++)
+			if (part[j] == x)
+				REJ(g, REFD_EBADCMD, "R003-73", "#%lld is listed "
+				    "twice", (long long)id);
+		part[n++] = x;
+	}
+	if (S->m[ti].side == S->m[pm].side)
+		REJ(g, REFD_ENOTARGET, "R003-73", "attack an enemy model");
+	if (!melee && in_melee(g, &S->m[ti]))
+		REJ(g, REFD_ENOTARGET, "R003-73", "a combined ranged attack "
+		    "cannot target a model in melee");
+	for (j = 0; j < n; j++) {
+		struct model *m = &S->m[part[j]];
+
+		if (m->unit != S->m[pm].unit || !is_trooper(g, m) ||
+		    !(melee ? prof(g, m)->cma : prof(g, m)->cra))
+			REJ(g, REFD_EILLEGAL, "R003-73", "%s #%d is not a trooper "
+			    "of this unit with Combined %s Attack", mname(g, m),
+			    m->id, melee ? "Melee" : "Ranged");
+		if (may_act(g, part[j]) || attack_lock(g, m))
+			return g->code;
+		if ((wpn[j] = free_weapon(g, m, melee)) < 0 || any_attack(m))
+			REJ(g, REFD_EILLEGAL, "R003-73", "%s #%d has made its "
+			    "attack", mname(g, m), m->id);
+		if (melee && !in_mrange(g, m, &S->m[ti]))
+			REJ(g, REFD_ERANGE, "R003-73", "%s #%d is not in the "
+			    "melee range of %s #%d", mname(g, &S->m[ti]),
+			    S->m[ti].id, mname(g, m), m->id);
+		if (!melee && ((m->flags & F_CHARGED) || in_melee(g, m) ||
+		    !los(g, m, &S->m[ti])))
+			REJ(g, REFD_ENOTARGET, "R003-73", "%s #%d cannot shoot "
+			    "at %s #%d (in melee, charged or no line of sight)",
+			    mname(g, m), m->id, mname(g, &S->m[ti]),
+			    S->m[ti].id);
+	}
+	if (g->dry)
+		return 0;
+	if (terror_gate(g))
+		return 0;
+	w = ev(g, "combined_attack");
+	refd_mpw_kstr(w, "kind", kn);
+	refd_mpw_karray(w, "participants");
+	for (j = 0; j < n; j++) {
+		struct model *m = &S->m[part[j]];
+
+		if (m->mv == MV_NONE) {
+			m->mv = MV_FORFEIT;
+			if (!melee)
+				m->flags |= F_AIM;
+		}
+		m->atk[wpn[j]] = 5;
+		refd_mpw_int(w, m->id);
+	}
+	refd_mpw_end(w);
+	ev_emit(g, w);
+	memset(&a, 0, sizeof(a));
+	a.att = a.org = pm;
+	a.tgt = ti;
+	a.kind = melee ? A_MELEE : A_RANGED;
+	a.spell = -1;
+	a.pow = prof(g, &S->m[pm])->w[wpn[0]].pow + n;
+	a.rng = prof(g, &S->m[pm])->w[wpn[0]].rng * INCH;
+	a.bonus = n + ((!melee && (S->m[pm].flags & F_AIM)) ? 2 : 0);
+	if (melee && S->m[pm].ctarget == ti)
+		S->m[pm].ctarget = -1;
+	resolve_attack(g, &a, 0);
+	return 0;
+}
+
+/* ---- terror (R003-15, ASM-17) ---- */
+
+static int
+near_terror(const struct g *g, const struct model *m)
+{
+	int i;
+
+	for (i = 0; i < S->nm; i++) {
+		const struct model *e = &S->m[i];
+
+		if (e->alive && e->side != m->side && prof(g, e)->terrifying &&
+		    (in_mrange(g, e, m) || in_mrange(g, m, e)))
+			return 1;
+	}
+	return 0;
+}
+
+/* The unit's deferred terror check, once its movement is over. */
+static void
+terror_check(struct g *g, int ui)
+{
+	if (ui < 0 || S->u[ui].terror != 1)
+		return;
+	S->u[ui].terror = 2;
+	if (!S->u[ui].fleeing)
+		command_check(g, ui, -1, C_FLEE_UNIT, "terror");
+}
+
+/* ---- measuring (R003-04) ---- */
+
+static int
+c_measure(struct g *g, refd_mpv c)
+{
+	int a, b, ok = 0;
+	const struct model *ma, *mb;
+	refd_mpw *w;
+
+	if (arg_model(g, c, "from", &a) || arg_model(g, c, "to", &b))
+		return g->code;
+	ma = &S->m[a];
+	mb = &S->m[b];
+	if (S->premeasure)
+		ok = 1;
+	else if (S->cur >= 0 && ma->unit == S->cur && mb->unit == S->cur &&
+	    S->u[S->cur].uc == a && ma->side == g->seat)
+		ok = 1;
+	if (!ok)
+		REJ(g, REFD_EILLEGAL, "R003-04", "measuring is allowed from a "
+		    "unit commander to its own troopers during the unit's "
+		    "activation (or with premeasure)");
+	if (g->dry)
+		return 0;
+	w = ev(g, "measure");
+	refd_mpw_kint(w, "from", ma->id);
+	refd_mpw_kint(w, "to", mb->id);
+	refd_mpw_kint(w, "edge", cont_edge_dist(mpt(ma), ma->r, mpt(mb),
+	    mb->r));
+	ev_emit_to(g, g->seat, w);
+	return 0;
+}
+
+/* Power attack results [ENG: mechanics outside the excerpt, simplified]. */
+static void
+power_effect(struct g *g, struct atk *a)
+{
+	struct model *m = &S->m[a->att], *t = &S->m[a->tgt];
+	refd_mpw *w;
+	int who;
+
+	if (a->power == PA_HEADBUTT || a->power == PA_SLAM ||
+	    a->power == PA_THROW || a->power == PA_DTHROW)
+		t->flags |= F_KD;
+	if (a->power == PA_PUSH) {
+		cont_pt away, to;
+
+		away.x = 2 * t->x - m->x;
+		away.y = 2 * t->y - m->y;
+		to = cont_point_along(mpt(t), away, 1000);
+		if (in_table(g, to) && seg_clear(g, a->tgt, mpt(t), to, &who)) {
+			t->x = (int32_t)to.x;
+			t->y = (int32_t)to.y;
+		}
+	}
+	w = ev(g, "power_effect");
+	refd_mpw_kint(w, "target", t->id);
+	refd_mpw_kbool(w, "knocked_down", (t->flags & F_KD) != 0);
+	refd_mpw_kint(w, "x", t->x);
+	refd_mpw_kint(w, "y", t->y);
+	ev_emit(g, w);
+}
+
+/* A declared action ends the unit's movement step: an owed terror check
+ * comes first; if the unit flees or a reroll is pending the action is
+ * not made.  Returns 1 when the action must not go ahead. */
+static int
+terror_gate(struct g *g)
+{
+	if (S->cur < 0 || S->u[S->cur].terror != 1)
+		return 0;
+	terror_check(g, S->cur);
+	return S->npr > 0 || S->u[S->cur].fleeing;
+}
+
 /* ---- sealed army lists ---- */
 
 static void
@@ -2825,6 +3178,9 @@ static const struct cmdent cmds[] = {
 	{ "cast", 0, c_cast },
 	{ "feat", 0, c_feat },
 	{ "heal", 0, c_heal },
+	{ "power_attack", 0, c_power_attack },
+	{ "combined", 0, c_combined },
+	{ "measure", 0, c_measure },
 	{ "end_activation", 0, c_end_activation },
 	{ "end_turn", 0, c_end_turn },
 	{ "test_attack", 0, c_test_attack },
