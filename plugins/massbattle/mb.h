@@ -18,7 +18,7 @@
 #define MAXCARD 16
 #define MAXORDER 16
 #define MAXW 4
-#define MAXPSPELL 8
+#define MAXPSPELL 12
 #define MAXM 64
 #define MAXU 32
 #define MAXINST 48
