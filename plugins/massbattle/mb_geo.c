@@ -107,6 +107,14 @@ melee_with(const struct g *g, const struct model *a, const struct model *b)
 int
 los(const struct g *g, const struct model *o, const struct model *t)
 {
+	return los_f(g, o, mfc(o), t);
+}
+
+/* Line of sight with the origin facing f (a charger turns first). */
+int
+los_f(const struct g *g, const struct model *o, cont_pt f,
+    const struct model *t)
+{
 	int i, j, ok;
 
 	if (o == t)
@@ -114,7 +122,7 @@ los(const struct g *g, const struct model *o, const struct model *t)
 	for (i = 0; i < CONT_NSAMPLES; i++) {
 		cont_pt sp = cont_sample(mpt(t), t->r, i);
 
-		if (!cont_in_front_point(mpt(o), mfc(o), sp))
+		if (!cont_in_front_point(mpt(o), f, sp))
 			continue;
 		ok = 1;
 		for (j = 0; j < g->s->nm && ok; j++) {

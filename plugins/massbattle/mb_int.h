@@ -47,6 +47,8 @@ int engaging(const struct g *, const struct model *);
 int in_melee(const struct g *, const struct model *);
 int melee_with(const struct g *, const struct model *, const struct model *);
 int los(const struct g *, const struct model *, const struct model *);
+int los_f(const struct g *, const struct model *, cont_pt,
+    const struct model *);
 int is_trooper(const struct g *, const struct model *);
 const struct model *uc_of(const struct g *, const struct model *);
 int in_formation(const struct g *, const struct model *);

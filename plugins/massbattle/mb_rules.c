@@ -1905,7 +1905,6 @@ c_move(struct g *g, refd_mpv c)
 	allow = (int64_t)prof(g, m)->spd * INCH * (md == MV_RUN ? 2 : 1);
 	if (md == MV_CHARGE) {
 		int64_t id, need, lo, hi, mr;
-		struct model tmp;
 
 		if (arg_int(g, c, "target", 0, 99999, &id))
 			return g->code;
@@ -1917,14 +1916,7 @@ c_move(struct g *g, refd_mpv c)
 		if (mr < 0)
 			REJ(g, REFD_EILLEGAL, "R003-32", "%s #%d has no melee "
 			    "weapon to charge with", mname(g, m), m->id);
-		tmp = *m;
-		{
-			cont_pt f = dir_to(mpt(m), mpt(&S->m[ti]));
-
-			tmp.fx = (int32_t)f.x;
-			tmp.fy = (int32_t)f.y;
-		}
-		if (!los(g, &tmp, &S->m[ti]))
+		if (!los_f(g, m, dir_to(mpt(m), mpt(&S->m[ti])), &S->m[ti]))
 			REJ(g, REFD_ENOTARGET, "R003-32", "%s #%d has no line of "
 			    "sight to %s #%d", mname(g, m), m->id,
 			    mname(g, &S->m[ti]), S->m[ti].id);
