@@ -2292,6 +2292,26 @@ c_cast(struct g *g, refd_mpv c)
 	rng = s->rng == -1 ? 0 : s->rng == -2 ? ctrl_mils(g, m) :
 	    s->rng * INCH;
 	off = spell_offensive(g, mi, sp, ti);
+	if (s->aoe == -2 && !off) {
+		int done[MAXU];
+
+		memset(done, 0, sizeof(done));
+		for (i = 0; i < S->nm; i++) {
+			struct model *o = &S->m[i];
+
+			if (!o->alive || !cont_within(mpt(m), m->r, mpt(o), o->r,
+			    ctrl_mils(g, m)))
+				continue;
+			if (is_trooper(g, o)) {
+				if (done[o->unit])
+					continue;
+				done[o->unit] = 1;
+			}
+			apply_spell(g, mi, sp, i);
+		}
+		post_attack(g);
+		return 0;
+	}
 	if (!off) {
 		if (ti == org || cont_within(mpt(&S->m[org]), S->m[org].r,
 		    mpt(t), t->r, rng))
@@ -2958,17 +2978,30 @@ c_measure(struct g *g, refd_mpv c)
 	else if (S->cur >= 0 && ma->unit == S->cur && mb->unit == S->cur &&
 	    S->u[S->cur].uc == a && ma->side == g->seat)
 		ok = 1;
+	else if (ma->side == g->seat && focus_stat(g, ma) > 0)
+		ok = 2;
 	if (!ok)
 		REJ(g, REFD_EILLEGAL, "R003-04", "measuring is allowed from a "
 		    "unit commander to its own troopers during the unit's "
-		    "activation (or with premeasure)");
+		    "activation, or across your own model's control area (or "
+		    "with premeasure)");
 	if (g->dry)
 		return 0;
 	w = ev(g, "measure");
 	refd_mpw_kint(w, "from", ma->id);
 	refd_mpw_kint(w, "to", mb->id);
-	refd_mpw_kint(w, "edge", cont_edge_dist(mpt(ma), ma->r, mpt(mb),
-	    mb->r));
+	if (ok == 2) {
+		int in = cont_within(mpt(ma), ma->r, mpt(mb), mb->r,
+		    ctrl_mils(g, ma));
+
+		refd_mpw_kbool(w, "in_control_area", in);
+		if (in)
+			refd_mpw_kint(w, "edge", cont_edge_dist(mpt(ma), ma->r,
+			    mpt(mb), mb->r));
+	} else {
+		refd_mpw_kint(w, "edge", cont_edge_dist(mpt(ma), ma->r,
+		    mpt(mb), mb->r));
+	}
 	ev_emit_to(g, g->seat, w);
 	return 0;
 }
