@@ -37,7 +37,7 @@ enum okind { O_RUN = 0, O_CHARGE };
 
 struct weapon {
 	char name[NAMEL];
-	int32_t melee, pow, rng, rof, reach, open_fist;
+	int32_t melee, pow, rng, rof, reach, open_fist, system;
 };
 
 struct profile {
@@ -47,6 +47,7 @@ struct profile {
 	int32_t points, nw, nspells, feat;
 	int32_t spells[MAXPSPELL];
 	int32_t norders, orders[4];
+	int32_t grid[6];		/* warjack damage grid columns, 0: none */
 	struct weapon w[MAXW];
 };
 
@@ -118,6 +119,7 @@ struct model {
 	int32_t x, y, z, fx, fy, r, cat;
 	int32_t marked, focus, alloc, flags, lock_turn, feat_used, bg;
 	int32_t mv, acted, atk[MAXW], bought, ctarget, cdist, ax, ay;
+	int32_t gm[6];			/* marked boxes per grid column */
 };
 
 struct unit {

@@ -331,9 +331,31 @@ load_profiles(struct cl *l, struct content *c, refd_mpv f)
 			w->reach = geti(l, wv, "profiles", k, "reach", 0, 1, 0);
 			w->open_fist = geti(l, wv, "profiles", k, "open_fist",
 			    0, 1, 0);
+			w->system = geti(l, wv, "profiles", k, "system", 0, 6, 0);
 			if (!w->melee && w->rng == 0)
 				badf(l, "profiles", k, "weapons.rng",
 				    "a ranged weapon needs a range");
+		}
+		{
+			refd_mpv gv = refd_mpv_get(v, "grid");
+			int32_t tot = 0;
+
+			if (refd_mpv_ok(gv) && (refd_mpv_type(gv) != REFD_MP_ARRAY ||
+			    refd_mpv_len(gv) != 6 || p->kind != K_WARJACK))
+				badf(l, "profiles", k, "grid", "a warjack's grid is "
+				    "six column sizes");
+			for (j = 0; !l->bad && j < refd_mpv_len(gv); j++) {
+				int64_t x;
+
+				if (refd_mpv_int(refd_mpv_at(gv, j), &x) != 0 ||
+				    x < 1 || x > 10)
+					badf(l, "profiles", k, "grid",
+					    "columns hold 1 to 10 boxes");
+				else
+					tot += p->grid[j] = (int32_t)x;
+			}
+			if (tot > 0)
+				p->boxes = tot;
 		}
 		if (!l->bad)
 			name_list(l, refd_mpv_get(v, "spells"), "profiles", k,

@@ -73,6 +73,8 @@ void mb_start_game(struct g *);
 void mb_deploy(struct g *);
 int mb_legal(struct g *, uint32_t seat, refd_mpw *w);
 
+int weapon_disabled(const struct g *, const struct model *, int wi);
+
 /* events */
 refd_mpw *ev(struct g *, const char *type);
 void ev_emit(struct g *, refd_mpw *);

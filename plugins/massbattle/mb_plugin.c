@@ -707,6 +707,14 @@ mb_view(refd_ctx *ctx, const void *state, int32_t seat)
 			refd_mpw_kint(w, "damage", m->marked);
 			refd_mpw_kint(w, "boxes", boxes(&g, m));
 			refd_mpw_kint(w, "focus", m->focus);
+			if (g.c->p[m->prof].grid[0] > 0) {
+				int k;
+
+				refd_mpw_karray(w, "grid");
+				for (k = 0; k < 6; k++)
+					refd_mpw_int(w, m->gm[k]);
+				refd_mpw_end(w);
+			}
 			refd_mpw_kint(w, "def", def_eff(&g, m, NULL, 0));
 			refd_mpw_kint(w, "arm", arm_eff(&g, m));
 			refd_mpw_kbool(w, "in_formation", in_formation(&g, m));

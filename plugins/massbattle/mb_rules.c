@@ -839,9 +839,48 @@ mb_start_game(struct g *g)
 
 /* ---- damage and attacks (7.1-7.8) ---- */
 
+/* Damage on a warjack grid [ASM-33]: a d6 picks the column, boxes fill
+ * down the column and spill to the next one (6 -> 1). */
+static void
+grid_damage(struct g *g, struct model *t, int32_t dmg)
+{
+	const struct profile *p = prof(g, t);
+	int col = d6(g, "damage location") - 1, n;
+	refd_mpw *w = ev(g, "grid");
+
+	refd_mpw_kint(w, "model", t->id);
+	refd_mpw_kint(w, "column", col + 1);
+	ev_emit(g, w);
+	for (n = 0; n < 6 && dmg > 0; n++, col = (col + 1) % 6)
+		while (dmg > 0 && t->gm[col] < p->grid[col]) {
+			t->gm[col]++;
+			dmg--;
+		}
+}
+
+int
+weapon_disabled(const struct g *g, const struct model *m, int wi)
+{
+	const struct profile *p = prof(g, m);
+	int c = p->w[wi].system;
+
+	return c > 0 && p->grid[c - 1] > 0 && m->gm[c - 1] >= p->grid[c - 1];
+}
+
 static void
 apply_damage(struct g *g, struct model *t, int32_t dmg)
 {
+	if (prof(g, t)->grid[0] > 0 && dmg > 0) {
+		int i;
+
+		grid_damage(g, t, dmg);
+		t->marked = 0;
+		for (i = 0; i < 6; i++)
+			t->marked += t->gm[i];
+		if (t->marked >= boxes(g, t))
+			t->flags |= F_DYING;
+		return;
+	}
 	t->marked += dmg;
 	if (t->marked >= boxes(g, t)) {
 		t->marked = boxes(g, t);
@@ -2121,6 +2160,9 @@ c_attack(struct g *g, refd_mpv c, int bought)
 	wp = &prof(g, m)->w[wi];
 	if (may_act(g, mi) || attack_lock(g, m))
 		return g->code;
+	if (weapon_disabled(g, m, (int)wi))
+		REJ(g, REFD_EILLEGAL, "R003-46", "%s #%d's %s is disabled (its "
+		    "grid system is crippled)", mname(g, m), m->id, wp->name);
 	if (t->side == m->side)
 		REJ(g, REFD_ENOTARGET, "R003-72", "attack an enemy model");
 	if (bought) {
@@ -2733,7 +2775,8 @@ open_fists(const struct g *g, const struct model *m)
 	int i, n = 0;
 
 	for (i = 0; i < p->nw; i++)
-		n += p->w[i].melee && p->w[i].open_fist;
+		n += p->w[i].melee && p->w[i].open_fist &&
+		    !weapon_disabled(g, m, i);
 	return n;
 }
 
