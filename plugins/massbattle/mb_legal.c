@@ -239,7 +239,7 @@ actions(struct lw *l, const struct model *m)
 	if (p->kind == K_WARJACK) {
 		static const char *const pk[] = { "headbutt", "slam", "push",
 			"trample", "head_lock", "weapon_lock", "throw",
-			"double_throw" };
+			"two_hand_throw" };
 
 		for (i = 0; i < S->nm; i++) {
 			const struct model *t = &S->m[i];

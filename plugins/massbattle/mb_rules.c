@@ -2766,7 +2766,7 @@ c_test_check(struct g *g, refd_mpv c)
 enum pa { PA_HEADBUTT = 1, PA_SLAM, PA_PUSH, PA_TRAMPLE, PA_HEADLOCK,
 	PA_WEAPONLOCK, PA_THROW, PA_DTHROW };
 static const char *const pa_names[] = { "", "headbutt", "slam", "push",
-	"trample", "head_lock", "weapon_lock", "throw", "double_throw" };
+	"trample", "head_lock", "weapon_lock", "throw", "two_hand_throw" };
 
 static int
 open_fists(const struct g *g, const struct model *m)
@@ -2805,7 +2805,7 @@ c_power_attack(struct g *g, refd_mpv c)
 	if (k > PA_DTHROW)
 		REJ(g, REFD_EBADCMD, "R003-46", "\"kind\" is headbutt, slam, "
 		    "push, trample, head_lock, weapon_lock, throw or "
-		    "double_throw");
+		    "two_hand_throw");
 	if (prof(g, m)->kind != K_WARJACK)
 		REJ(g, REFD_EILLEGAL, "R003-46", "only warjacks make power "
 		    "attacks");
@@ -2817,7 +2817,7 @@ c_power_attack(struct g *g, refd_mpv c)
 		REJ(g, REFD_EILLEGAL, "R003-46", "%s needs a working Open Fist",
 		    kn);
 	if (k == PA_DTHROW && open_fists(g, m) < 2)
-		REJ(g, REFD_EILLEGAL, "R003-46", "a double-hand throw needs two "
+		REJ(g, REFD_EILLEGAL, "R003-46", "a two-hand throw needs two "
 		    "working Open Fists");
 	if (may_act(g, mi) || attack_lock(g, m))
 		return g->code;
