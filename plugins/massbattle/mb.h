@@ -161,6 +161,7 @@ struct state {
 	int32_t x0, y0, x1, y1, test_hooks, promo_lock_act, premeasure;
 	int32_t massive;		/* option massive_casualties [ASM-15] */
 	int32_t army[2];		/* sealed army choice + 1, 0: none yet */
+	int32_t ncloud, cloud[8][3];	/* cloud effects: x, y, radius */
 	int32_t cur;			/* current unit or -1 */
 	int32_t eoa, eoa_idx;		/* end of activation in progress */
 	int32_t winner, reason;		/* winner side, -1 draw */

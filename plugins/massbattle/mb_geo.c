@@ -142,6 +142,16 @@ los_f(const struct g *g, const struct model *o, cont_pt f,
 			if (cont_seg_passes_over(mpt(o), sp, mpt(b), b->r))
 				ok = 0;
 		}
+		for (j = 0; j < g->s->ncloud && ok; j++) {
+			cont_pt cc;
+
+			cc.x = g->s->cloud[j][0];
+			cc.y = g->s->cloud[j][1];
+			if (!cont_overlap(cc, g->s->cloud[j][2], mpt(t), t->r) &&
+			    cont_seg_passes_over(mpt(o), sp, cc,
+			    g->s->cloud[j][2]))
+				ok = 0;
+		}
 		if (ok)
 			return 1;
 	}
@@ -242,9 +252,19 @@ def_eff(const struct g *g, const struct model *t, const struct model *a,
 	v = (t->flags & (F_KD | F_STAT)) ? 5 : prof(g, t)->def;
 	v += d;
 	if (ranged) {
+		int cl = (t->flags & F_CONCEAL) != 0, j;
+
+		for (j = 0; j < g->s->ncloud; j++) {
+			cont_pt cc;
+
+			cc.x = g->s->cloud[j][0];
+			cc.y = g->s->cloud[j][1];
+			if (cont_overlap(cc, g->s->cloud[j][2], mpt(t), t->r))
+				cl = 1;
+		}
 		if (t->flags & F_COVER)
 			v += 4;
-		else if (t->flags & F_CONCEAL)
+		else if (cl)
 			v += 2;
 		if (a != NULL && t->z - a->z >= 1000)
 			v += 2;

@@ -111,6 +111,11 @@ mb_describe(refd_ctx *ctx, void *pdata)
 	refd_mpw_kstr(w, "doc", "\"sealed\": each seat submits an army list "
 	    "from armies.json unseen; or two list names; instead of units");
 	refd_mpw_end(w);
+	refd_mpw_kmap(w, "clouds");
+	refd_mpw_kstr(w, "type", "array");
+	refd_mpw_kstr(w, "doc", "cloud effects [x, y, diameter inches]: "
+	    "concealment inside, LOS through them blocked");
+	refd_mpw_end(w);
 	opt(w, "premeasure", "bool", 0, "allow measure between any two "
 	    "models at any time");
 	opt(w, "massive_casualties", "bool", 1, "a unit losing half its "
@@ -221,6 +226,32 @@ mb_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		s->y0 = (int32_t)v[1];
 		s->x1 = (int32_t)v[2];
 		s->y1 = (int32_t)v[3];
+	}
+	tb = refd_mpv_get(root, "clouds");
+	if (refd_mpv_ok(tb)) {
+		if (refd_mpv_type(tb) != REFD_MP_ARRAY || refd_mpv_len(tb) > 8) {
+			refd_mp_free(d);
+			return bad_setup_(ctx, mt, "clouds: at most 8 [x, y, "
+			    "diameter in inches]");
+		}
+		for (i = 0; i < refd_mpv_len(tb); i++) {
+			refd_mpv cv = refd_mpv_at(tb, i);
+			int64_t v[3];
+
+			for (k = 0; k < 3; k++)
+				if (refd_mpv_int(refd_mpv_at(cv, (size_t)k), &v[k]) ||
+				    v[k] < -100000 || v[k] > 100000)
+					break;
+			if (k < 3 || v[2] < 1 || v[2] > 10) {
+				refd_mp_free(d);
+				return bad_setup_(ctx, mt, "clouds: [x, y, diameter "
+				    "1..10 inches]");
+			}
+			s->cloud[i][0] = (int32_t)v[0];
+			s->cloud[i][1] = (int32_t)v[1];
+			s->cloud[i][2] = (int32_t)v[2] * 500;
+			s->ncloud++;
+		}
 	}
 	if (s->turn_limit < 1 || s->turn_limit > 50 || s->first < -1 ||
 	    s->first > 1) {
