@@ -54,7 +54,7 @@ struct profile {
 struct spell {
 	char key[NAMEL], name[NAMEL];
 	int32_t cost, rng, pow, aoe, upkeep, off, tgt;
-	int32_t def, arm, mat, round, fire, kd;
+	int32_t def, arm, mat, round, fire, kd, ctrl, ctrl_x2;
 };
 
 struct order {

@@ -243,6 +243,8 @@ load_spells(struct cl *l, struct content *c, refd_mpv f)
 		s->round = geti(l, v, "spells", k, "one_round", 0, 1, 0);
 		s->fire = geti(l, v, "spells", k, "fire", 0, 1, 0);
 		s->kd = geti(l, v, "spells", k, "knockdown", 0, 1, 0);
+		s->ctrl = geti(l, v, "spells", k, "ctrl", -5, 10, 0);
+		s->ctrl_x2 = geti(l, v, "spells", k, "ctrl_x2", 0, 1, 0);
 		if (s->aoe == -2 && s->off)
 			badf(l, "spells", k, "aoe", "an AOE CTRL spell must be "
 			    "non-offensive in this engine");

@@ -236,10 +236,25 @@ focus_stat(const struct g *g, const struct model *m)
 	return prof(g, m)->focus;
 }
 
+/* Control area radius: 2 x FOCUS inches, plus increases, then doubled
+ * once if any effect doubles it (R003-52). */
 int32_t
 ctrl_mils(const struct g *g, const struct model *m)
 {
-	return 2 * focus_stat(g, m) * INCH;
+	int32_t r = 2 * focus_stat(g, m) * INCH, x2 = 0;
+	int i;
+
+	for (i = 0; i < MAXINST; i++) {
+		const struct inst *in = &g->s->in[i];
+
+		if (!in->on || in->model != (int32_t)(m - g->s->m))
+			continue;
+		r += g->c->sp[in->spell].ctrl * INCH;
+		x2 |= g->c->sp[in->spell].ctrl_x2;
+	}
+	if (r < 0)
+		r = 0;
+	return x2 ? 2 * r : r;
 }
 
 int32_t

@@ -1255,7 +1255,8 @@ apply_spell(struct g *g, int caster, int spell, int ti)
 		t->flags |= F_FIRE;
 	if (sp->kd)
 		t->flags |= F_KD;
-	if (!sp->def && !sp->arm && !sp->mat && !sp->upkeep)
+	if (!sp->def && !sp->arm && !sp->mat && !sp->upkeep && !sp->ctrl &&
+	    !sp->ctrl_x2)
 		return;
 	if (sp->upkeep) {
 		int friendly = S->m[caster].side == t->side;
