@@ -32,7 +32,7 @@ enum kind { K_TROOPER = 0, K_SOLO, K_WARJACK, K_WARCASTER };
 enum role { R_GRUNT = 0, R_LEADER, R_OFFICER, R_SB, R_ATTACH, R_SOLO,
 	R_WARJACK, R_WARCASTER };
 enum tgt { T_ANY = 0, T_ENEMY_TROOPER, T_FRIENDLY, T_SELF, T_OWN_JACK,
-	T_UNIT, T_ENEMY };
+	T_UNIT, T_ENEMY, T_LIVING };
 enum okind { O_RUN = 0, O_CHARGE };
 
 struct weapon {
@@ -55,6 +55,7 @@ struct spell {
 	char key[NAMEL], name[NAMEL];
 	int32_t cost, rng, pow, aoe, upkeep, off, tgt;
 	int32_t def, arm, mat, round, fire, kd, ctrl, ctrl_x2;
+	int32_t dice, auto_hit;		/* attack dice added; automatic hit */
 };
 
 struct order {
@@ -140,7 +141,7 @@ struct inst {
 };
 
 enum pk { P_NONE = 0, P_PROMOTE, P_DESIGNATE, P_SBREP, P_REROLL,
-	P_FREESTRIKE, P_DAMAGE, P_FIRST };
+	P_FREESTRIKE, P_DAMAGE, P_FIRST, P_CMDER };
 enum cons { C_FLEE_UNIT = 1, C_FLEE_MODEL, C_RALLY_UNIT, C_RALLY_MODEL };
 
 struct prompt {

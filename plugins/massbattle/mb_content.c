@@ -119,7 +119,7 @@ static const char *const bases[] = { "", "small", "medium", "large",
 	"huge" };
 static const int32_t radius[] = { 0, 591, 787, 984, 2362 };
 static const char *const tgts[] = { "any", "enemy_trooper", "friendly",
-	"self", "own_warjack", "unit", "enemy" };
+	"self", "own_warjack", "unit", "enemy", "living" };
 
 int32_t
 mb_radius(int cat)
@@ -234,7 +234,7 @@ load_spells(struct cl *l, struct content *c, refd_mpv f)
 		x = refd_mpv_get(v, "off");
 		s->off = refd_mpv_streq(x, "*") ? 2 :
 		    geti(l, v, "spells", k, "off", 0, 1, 0);
-		s->tgt = str_enum(refd_mpv_get(v, "target"), tgts, 7, T_ANY);
+		s->tgt = str_enum(refd_mpv_get(v, "target"), tgts, 8, T_ANY);
 		if (s->tgt < 0)
 			badf(l, "spells", k, "target", "unknown target kind");
 		s->def = geti(l, v, "spells", k, "def", -5, 5, 0);
@@ -245,6 +245,8 @@ load_spells(struct cl *l, struct content *c, refd_mpv f)
 		s->kd = geti(l, v, "spells", k, "knockdown", 0, 1, 0);
 		s->ctrl = geti(l, v, "spells", k, "ctrl", -5, 10, 0);
 		s->ctrl_x2 = geti(l, v, "spells", k, "ctrl_x2", 0, 1, 0);
+		s->dice = geti(l, v, "spells", k, "dice", -1, 2, 0);
+		s->auto_hit = geti(l, v, "spells", k, "auto_hit", 0, 1, 0);
 		if (s->aoe == -2 && s->off)
 			badf(l, "spells", k, "aoe", "an AOE CTRL spell must be "
 			    "non-offensive in this engine");

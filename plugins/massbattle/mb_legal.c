@@ -400,6 +400,19 @@ mb_legal(struct g *g, uint32_t seat, refd_mpw *out)
 			simple(&l, "free_strike", "yes", 1, lab);
 			simple(&l, "free_strike", "yes", 0, "no free strike");
 			break;
+		case P_CMDER:
+			simple(&l, "use_commander", "model", 0, "use the model's "
+			    "own CMD");
+			for (i = 0; i < S->nm; i++)
+				if (S->m[i].alive && S->m[i].side == p->seat &&
+				    prof(g, &S->m[i])->commander) {
+					snprintf(lab, sizeof(lab), "use the CMD of "
+					    "%s #%d", mname(g, &S->m[i]),
+					    S->m[i].id);
+					simple(&l, "use_commander", "model",
+					    S->m[i].id, lab);
+				}
+			break;
 		case P_DAMAGE:
 			simple(&l, "damage", "boost", 1, "boost the damage roll "
 			    "(1 focus)");

@@ -65,6 +65,8 @@ static const char *const cmd_doc[][3] = {
 	{ "reroll", "yes", "standard bearer reroll of a failed check" },
 	{ "free_strike", "yes", "strike the model leaving your melee range" },
 	{ "damage", "boost", "roll the damage, boosted (1 focus) or not" },
+	{ "use_commander", "model", "before a command check: use a friendly "
+	    "Commander's CMD (its id) or the model's own (0)" },
 	{ "power_attack", "model, kind, target", "a warjack's power attack "
 	    "for 1 focus" },
 	{ "combined", "kind, primary, with, target", "combined ranged or "
@@ -678,7 +680,8 @@ phase_name(int p)
 }
 
 static const char *const pnames[] = { "", "promote", "designate",
-	"sb_replace", "reroll", "free_strike", "damage", "choose_first" };
+	"sb_replace", "reroll", "free_strike", "damage", "choose_first",
+	"use_commander" };
 static const char *const mvn[] = { "none", "advance", "run", "charge",
 	"forfeit", "failed_charge" };
 

@@ -255,13 +255,52 @@ check_roll(struct g *g, int ui, int mi, int32_t target, const char *why,
  * the checking model's unit with mi >= 0 for an individual check.  A
  * failure the Standard Bearer may reroll becomes a prompt.
  */
+static const char *const check_why[] = { "out of formation", "rally",
+	"massive casualties", "terror", "test" };
+
+static int
+why_code(const char *why)
+{
+	int i;
+
+	for (i = 0; i < 5; i++)
+		if (strcmp(check_why[i], why) == 0)
+			return i;
+	return 4;
+}
+
+/* Does friendly Commander c reach the checking unit (ui) or model? */
+static int
+commander_reaches(const struct g *g, const struct model *c, int ui,
+    const struct model *self)
+{
+	int j;
+
+	if (!c->alive || !prof(g, c)->commander || c == self)
+		return 0;
+	for (j = 0; j < S->nm; j++) {
+		const struct model *m = &S->m[j];
+
+		if (!m->alive || m->side != c->side)
+			continue;
+		if (ui >= 0 ? m->unit != ui : m != self)
+			continue;
+		if (cont_within(mpt(c), c->r, mpt(m), m->r,
+		    (int64_t)cmd_stat(g, c) * INCH))
+			return 1;
+	}
+	return 0;
+}
+
+static void do_check(struct g *g, int ui, int mi, int32_t target, int cons,
+    const char *why);
+
 static void
 command_check(struct g *g, int ui, int mi, int cons, const char *why)
 {
-	const struct model *sb, *m = mi >= 0 ? &S->m[mi] : NULL;
+	const struct model *m = mi >= 0 ? &S->m[mi] : NULL;
 	const struct model *c;
 	int32_t target;
-	int pass;
 
 	if (mi >= 0) {
 		if (prof(g, m)->fearless)
@@ -269,15 +308,35 @@ command_check(struct g *g, int ui, int mi, int cons, const char *why)
 		target = cmd_stat(g, m);
 		if (!in_formation(g, m))
 			target -= 2;
-		target = best_cmd(g, -1, m, target);
+		if (best_cmd(g, -1, m, target) > target) {
+			push_prompt(g, P_CMDER, m->side, ui, mi, target, cons);
+			S->pr[S->npr - 1].c = why_code(why);
+			return;
+		}
 	} else {
 		if (S->u[ui].uc < 0)
 			return;
 		c = &S->m[S->u[ui].uc];
 		if (prof(g, c)->fearless)
 			return;
-		target = best_cmd(g, ui, NULL, cmd_stat(g, c));
+		target = cmd_stat(g, c);
+		if (best_cmd(g, ui, NULL, target) > target) {
+			push_prompt(g, P_CMDER, S->u[ui].side, ui, -1, target,
+			    cons);
+			S->pr[S->npr - 1].c = why_code(why);
+			return;
+		}
 	}
+	do_check(g, ui, mi, target, cons, why);
+}
+
+static void
+do_check(struct g *g, int ui, int mi, int32_t target, int cons,
+    const char *why)
+{
+	const struct model *sb, *m = mi >= 0 ? &S->m[mi] : NULL;
+	int pass;
+
 	pass = check_roll(g, mi >= 0 ? -1 : ui, mi, target, why, 0);
 	if (!pass && ui >= 0 && (sb = sb_of(g, ui)) != NULL &&
 	    in_formation(g, sb) && (m == NULL || in_formation(g, m))) {
@@ -1016,13 +1075,17 @@ attack_roll(struct g *g, struct atk *a, int redirected)
 {
 	struct model *at = &S->m[a->att], *t = &S->m[a->tgt];
 	struct model *o = &S->m[a->org];
-	int d[4], n = 2 + a->boost, sum, all1 = 1, all6 = 1, i, hit;
+	int d[5], n = 2 + a->boost, sum, all1 = 1, all6 = 1, i, hit;
 	int32_t stat, mod = a->bonus, def;
 	cont_pt st;
 	refd_mpw *w;
 
-	if (n > 4)
-		n = 4;
+	if (a->spell >= 0)
+		n += g->c->sp[a->spell].dice;
+	if (n < 1)
+		n = 1;
+	if (n > 5)
+		n = 5;
 	sum = roll_n(g, n, a->kind == A_MAGIC ? "magic attack" :
 	    a->kind == A_MELEE ? "melee attack" : "ranged attack", d);
 	for (i = 0; i < n; i++) {
@@ -1134,7 +1197,14 @@ resolve_attack(struct g *g, struct atk *a, int32_t aoe_r)
 		post_attack(g);
 		return;
 	}
-	hit = attack_roll(g, a, 0);
+	if (a->spell >= 0 && g->c->sp[a->spell].auto_hit) {
+		w = ev(g, "direct_hit");
+		refd_mpw_kint(w, "target", t->id);
+		refd_mpw_kstr(w, "why", "automatic hit");
+		ev_emit(g, w);
+		hit = 1;
+	} else
+		hit = attack_roll(g, a, 0);
 	if (!hit && aoe_r == 0 && a->kind != A_MELEE && in_melee(g, t)) {
 		n = combat_candidates(g, a->tgt, a->att, c);
 		if (n > 0) {
@@ -1226,6 +1296,9 @@ spell_target_ok(const struct g *g, int caster, int spell, int org, int ti,
 	    t->bg != caster))
 		*why = "this spell must target a warjack of the caster's "
 		    "battlegroup";
+	else if (sp->tgt == T_LIVING && prof(g, t)->kind == K_WARJACK)
+		*why = "this spell must target a living model (warjacks are "
+		    "Constructs)";
 	else if (sp->tgt == T_UNIT && !is_trooper(g, t))
 		*why = "this spell must target a trooper (target unit)";
 	return *why == NULL;
@@ -2705,6 +2778,36 @@ c_damage(struct g *g, refd_mpv c)
 	return 0;
 }
 
+static int
+c_use_commander(struct g *g, refd_mpv c)
+{
+	int64_t id;
+	int ci = -1;
+	struct prompt p;
+	int32_t target;
+
+	if (prompt_is(g, P_CMDER, "R003-38", "choice of CMD") ||
+	    arg_int(g, c, "model", 0, 99999, &id))
+		return g->code;
+	p = S->pr[0];
+	target = p.a;
+	if (id != 0) {
+		ci = find_model(g, id);
+		if (ci < 0 || S->m[ci].side != p.seat ||
+		    !commander_reaches(g, &S->m[ci], p.model >= 0 ? -1 : p.unit,
+		    p.model >= 0 ? &S->m[p.model] : NULL))
+			REJ(g, REFD_ENOTARGET, "R003-38", "#%lld is not a friendly "
+			    "Commander whose command range reaches the checking "
+			    "models", (long long)id);
+		target = cmd_stat(g, &S->m[ci]);
+	}
+	if (g->dry)
+		return 0;
+	pop_prompt(g);
+	do_check(g, p.unit, p.model, target, p.b, check_why[p.c]);
+	return 0;
+}
+
 /* ---- test hooks (setup "test_hooks": true) ---- */
 
 static int
@@ -3234,6 +3337,7 @@ static const struct cmdent cmds[] = {
 	{ "reroll", P_REROLL, c_reroll },
 	{ "free_strike", P_FREESTRIKE, c_free_strike },
 	{ "damage", P_DAMAGE, c_damage },
+	{ "use_commander", P_CMDER, c_use_commander },
 	{ "allocate", 0, c_allocate },
 	{ "upkeep", 0, c_upkeep },
 	{ "shake", 0, c_shake },
@@ -3291,7 +3395,7 @@ mb_command(struct g *g, uint32_t seat, refd_mpv c)
 	if (S->npr > 0 && e->prompt != S->pr[0].kind) {
 		static const char *const pn[] = { "", "promote", "designate",
 			"sb_replace", "reroll", "free_strike", "damage",
-			"choose_first" };
+			"choose_first", "use_commander" };
 
 		REJ(g, REFD_EPHASE, "R003-25", "answer the pending '%s' "
 		    "decision first", pn[S->pr[0].kind]);
