@@ -33,7 +33,7 @@ enum role { R_GRUNT = 0, R_LEADER, R_OFFICER, R_SB, R_ATTACH, R_SOLO,
 	R_WARJACK, R_WARCASTER };
 enum tgt { T_ANY = 0, T_ENEMY_TROOPER, T_FRIENDLY, T_SELF, T_OWN_JACK,
 	T_UNIT, T_ENEMY, T_LIVING };
-enum okind { O_RUN = 0, O_CHARGE };
+enum okind { O_RUN = 0, O_CHARGE, O_RIDEBY };
 
 struct weapon {
 	char name[NAMEL];
@@ -44,6 +44,7 @@ struct profile {
 	char key[NAMEL], name[NAMEL];
 	int32_t kind, cat, r, spd, mat, rat, def, arm, cmd, focus, boxes;
 	int32_t heavy, arc_node, commander, fearless, terrifying, cra, cma;
+	int32_t cavalry;
 	int32_t points, nw, nspells, feat;
 	int32_t spells[MAXPSPELL];
 	int32_t norders, orders[4];

@@ -145,17 +145,17 @@ load_orders(struct cl *l, struct content *c, refd_mpv f)
 	for (i = 0; i < refd_mpv_len(f) && !l->bad; i++) {
 		struct order *o = &c->o[c->no];
 		refd_mpv v = refd_mpv_val_at(f, i);
-		static const char *const ok[] = { "run", "charge" };
+		static const char *const ok[] = { "run", "charge", "ride_by" };
 
 		if (c->no >= MAXORDER) {
 			badf(l, "orders", "(file)", "(root)", "too many orders");
 			return;
 		}
 		key_of(f, i, o->key);
-		o->kind = str_enum(refd_mpv_get(v, "kind"), ok, 2, -1);
+		o->kind = str_enum(refd_mpv_get(v, "kind"), ok, 3, -1);
 		if (o->kind < 0)
 			badf(l, "orders", o->key, "kind",
-			    "expected \"run\" or \"charge\"");
+			    "expected \"run\", \"charge\" or \"ride_by\"");
 		c->no++;
 	}
 }
@@ -308,6 +308,7 @@ load_profiles(struct cl *l, struct content *c, refd_mpv f)
 		p->terrifying = geti(l, v, "profiles", k, "terrifying", 0, 1, 0);
 		p->cra = geti(l, v, "profiles", k, "cra", 0, 1, 0);
 		p->cma = geti(l, v, "profiles", k, "cma", 0, 1, 0);
+		p->cavalry = geti(l, v, "profiles", k, "cavalry", 0, 1, 0);
 		p->points = geti(l, v, "profiles", k, "points", 0, 100, 1);
 		if (p->kind == K_WARCASTER && p->focus == 0)
 			badf(l, "profiles", k, "focus",

@@ -186,6 +186,18 @@ moves(struct lw *l, const struct model *m)
 	}
 }
 
+static int
+best_melee_idx(const struct g *g, const struct model *m)
+{
+	const struct profile *p = prof(g, m);
+	int i;
+
+	for (i = 0; i < p->nw; i++)
+		if (p->w[i].melee)
+			return i;
+	return 0;
+}
+
 static void
 actions(struct lw *l, const struct model *m)
 {
@@ -294,6 +306,42 @@ actions(struct lw *l, const struct model *m)
 				else
 					refd_mpw_destroy(l->c);
 			}
+	}
+	if (p->cavalry && m->mv == MV_NONE) {
+		int e = nearest_enemy(g, m);
+		int32_t mr = melee_range(g, m);
+
+		if (e >= 0 && mr >= 0) {
+			const struct model *t = &S->m[e];
+			int64_t d = cont_seg_len(mpt(m), mpt(t)) - mr - m->r -
+			    t->r + 50;
+			cont_pt st, bk;
+
+			if (d < 0)
+				d = 0;
+			st = cont_point_along(mpt(m), mpt(t), d);
+			bk = cont_point_along(st, mpt(m), 1000);
+			if (d == 0)
+				bk.x += 1000;
+			cbegin(l, "ride_by");
+			refd_mpw_kint(l->c, "model", m->id);
+			refd_mpw_karray(l->c, "path");
+			refd_mpw_array(l->c);
+			refd_mpw_int(l->c, st.x);
+			refd_mpw_int(l->c, st.y);
+			refd_mpw_end(l->c);
+			refd_mpw_array(l->c);
+			refd_mpw_int(l->c, bk.x);
+			refd_mpw_int(l->c, bk.y);
+			refd_mpw_end(l->c);
+			refd_mpw_end(l->c);
+			refd_mpw_kint(l->c, "stop", 1);
+			refd_mpw_kint(l->c, "weapon", best_melee_idx(g, m));
+			refd_mpw_kint(l->c, "target", t->id);
+			snprintf(lab, sizeof(lab), "%s #%d: ride by %s #%d",
+			    mname(g, m), m->id, mname(g, t), t->id);
+			cend_raw(l, lab);
+		}
 	}
 	if (p->feat >= 0) {
 		cbegin(l, "feat");
@@ -487,9 +535,9 @@ mb_legal(struct g *g, uint32_t seat, refd_mpw *out)
 		{
 			const struct unit *u = &S->u[S->cur];
 			static const char *const std[] = { "none", "run",
-				"charge" };
+				"charge", "ride_by" };
 
-			for (i = 0; i < 3; i++) {
+			for (i = 0; i < 4; i++) {
 				cbegin(&l, "order");
 				refd_mpw_kint(l.c, "unit", u->id);
 				refd_mpw_kstr(l.c, "order", std[i]);

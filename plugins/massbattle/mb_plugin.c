@@ -69,6 +69,9 @@ static const char *const cmd_doc[][3] = {
 	    "Commander's CMD (its id) or the model's own (0)" },
 	{ "power_attack", "model, kind, target", "a warjack's power attack "
 	    "for 1 focus" },
+	{ "ride_by", "model, path, stop, weapon, target", "a cavalry "
+	    "trooper under a ride-by order advances, attacks at path point "
+	    "stop, and goes on" },
 	{ "combined", "kind, primary, with, target", "combined ranged or "
 	    "melee attack of troopers of one unit" },
 	{ "measure", "from, to", "edge-to-edge distance, where measuring is "

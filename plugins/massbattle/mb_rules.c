@@ -12,6 +12,7 @@
 #define ORD_NONE (-2)
 #define ORD_RUN 1000
 #define ORD_CHARGE 1001
+#define ORD_RIDEBY 1002
 
 /* ---- events and dice ---- */
 
@@ -1436,6 +1437,8 @@ order_kind(const struct g *g, int32_t o)
 		return O_RUN;
 	if (o == ORD_CHARGE)
 		return O_CHARGE;
+	if (o == ORD_RIDEBY)
+		return O_RIDEBY;
 	if (o >= 0 && o < g->c->no)
 		return g->c->o[o].kind;
 	return -1;
@@ -1799,6 +1802,8 @@ c_order(struct g *g, refd_mpv c)
 		o = ORD_RUN;
 	else if (strcmp(on, "charge") == 0)
 		o = ORD_CHARGE;
+	else if (strcmp(on, "ride_by") == 0)
+		o = ORD_RIDEBY;
 	else {
 		for (i = 0; i < u->norders; i++)
 			if (strcmp(g->c->o[u->orders[i]].key, on) == 0)
@@ -3195,6 +3200,113 @@ terror_gate(struct g *g)
 	return S->npr > 0 || S->u[S->cur].fleeing;
 }
 
+/* ---- cavalry ride-by attack (R003-17) [ENG: mechanics simplified] ---- */
+
+static int
+c_ride_by(struct g *g, refd_mpv c)
+{
+	int mi, ti, n = 1, k, who, i;
+	int64_t stop, wi;
+	struct model *m, *t;
+	cont_pt pts[MAXPATH], f;
+	int32_t mr;
+	int was[MAXM];
+	struct atk a;
+	refd_mpw *w;
+
+	if (arg_model(g, c, "model", &mi) || own_active(g, mi, "R003-17"))
+		return g->code;
+	m = &S->m[mi];
+	if (!prof(g, m)->cavalry)
+		REJ(g, REFD_EILLEGAL, "R003-17", "%s #%d is not cavalry",
+		    mname(g, m), m->id);
+	if (!(m->flags & F_ORDERED) ||
+	    order_kind(g, S->u[m->unit].order) != O_RIDEBY)
+		REJ(g, REFD_EILLEGAL, "R003-17", "%s #%d needs a ride-by order",
+		    mname(g, m), m->id);
+	if (m->mv != MV_NONE || any_attack(m))
+		REJ(g, REFD_EILLEGAL, "R003-14", "%s #%d has already moved or "
+		    "attacked", mname(g, m), m->id);
+	if (may_act(g, mi) || attack_lock(g, m))
+		return g->code;
+	pts[0] = mpt(m);
+	if (parse_path(g, c, pts, &n) ||
+	    arg_int(g, c, "stop", 1, MAXPATH - 1, &stop) ||
+	    arg_int(g, c, "weapon", 0, MAXW - 1, &wi) ||
+	    arg_model(g, c, "target", &ti))
+		return g->code;
+	t = &S->m[ti];
+	if (stop >= n)
+		REJ(g, REFD_EBADCMD, "R003-17", "\"stop\" is the index of a "
+		    "path point (1 .. %d)", n - 1);
+	if (wi >= prof(g, m)->nw || !prof(g, m)->w[wi].melee ||
+	    weapon_disabled(g, m, (int)wi))
+		REJ(g, REFD_EBADCMD, "R003-17", "a ride-by attack uses a "
+		    "working melee weapon");
+	if (t->side == m->side)
+		REJ(g, REFD_ENOTARGET, "R003-17", "attack an enemy model");
+	if (cont_path_len(pts, n) > (int64_t)prof(g, m)->spd * INCH)
+		REJ(g, REFD_ENOPATH, "R003-32", "a ride-by is a full advance of "
+		    "at most %d\"", prof(g, m)->spd);
+	for (k = 1; k < n; k++) {
+		if (!in_table(g, pts[k]))
+			REJ(g, REFD_ENOPATH, "R003-03", "path point %d is off the "
+			    "table", k);
+		if (!seg_clear(g, mi, pts[k - 1], pts[k], &who))
+			REJ(g, REFD_ENOPATH, "R003-03", "the path crosses the base "
+			    "of %s #%d", mname(g, &S->m[who]), S->m[who].id);
+	}
+	mr = melee_range(g, m);
+	f = dir_to(pts[stop], mpt(t));
+	if (mr < 0 || !cont_within(pts[stop], m->r, mpt(t), t->r, mr) ||
+	    !cont_partly_in_front(pts[stop], f, mpt(t), t->r))
+		REJ(g, REFD_ERANGE, "R003-17", "%s #%d is not in melee range "
+		    "from the stop at (%lld,%lld)", mname(g, t), t->id,
+		    (long long)pts[stop].x, (long long)pts[stop].y);
+	if (g->dry)
+		return 0;
+	if (terror_gate(g))
+		return 0;
+	for (i = 0; i < S->nm; i++)
+		was[i] = S->m[i].alive && S->m[i].side != m->side &&
+		    in_mrange(g, &S->m[i], m);
+	m->x = (int32_t)pts[stop].x;
+	m->y = (int32_t)pts[stop].y;
+	m->fx = (int32_t)f.x;
+	m->fy = (int32_t)f.y;
+	m->mv = MV_ADV;
+	m->atk[wi] = 5;
+	m->acted = 1;
+	w = ev(g, "ride_by");
+	refd_mpw_kint(w, "model", m->id);
+	refd_mpw_kint(w, "x", m->x);
+	refd_mpw_kint(w, "y", m->y);
+	ev_emit(g, w);
+	memset(&a, 0, sizeof(a));
+	a.att = a.org = mi;
+	a.tgt = ti;
+	a.kind = A_MELEE;
+	a.spell = -1;
+	a.pow = prof(g, m)->w[wi].pow;
+	resolve_attack(g, &a, 0);
+	if (m->alive && !(m->flags & F_DYING) && n - 1 > stop) {
+		f = dir_to(pts[n - 2], pts[n - 1]);
+		m->x = (int32_t)pts[n - 1].x;
+		m->y = (int32_t)pts[n - 1].y;
+		m->fx = (int32_t)f.x;
+		m->fy = (int32_t)f.y;
+	}
+	w = ev(g, "move");
+	refd_mpw_kint(w, "model", m->id);
+	refd_mpw_kstr(w, "mode", "ride_by");
+	refd_mpw_kint(w, "x", m->x);
+	refd_mpw_kint(w, "y", m->y);
+	refd_mpw_kint(w, "length", cont_path_len(pts, n));
+	ev_emit(g, w);
+	queue_free_strikes(g, mi, was);
+	return 0;
+}
+
 /* ---- sealed army lists ---- */
 
 static void
@@ -3353,6 +3465,7 @@ static const struct cmdent cmds[] = {
 	{ "heal", 0, c_heal },
 	{ "power_attack", 0, c_power_attack },
 	{ "combined", 0, c_combined },
+	{ "ride_by", 0, c_ride_by },
 	{ "measure", 0, c_measure },
 	{ "end_activation", 0, c_end_activation },
 	{ "end_turn", 0, c_end_turn },
