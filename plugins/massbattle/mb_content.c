@@ -247,6 +247,10 @@ load_spells(struct cl *l, struct content *c, refd_mpv f)
 		s->ctrl_x2 = geti(l, v, "spells", k, "ctrl_x2", 0, 1, 0);
 		s->dice = geti(l, v, "spells", k, "dice", -1, 2, 0);
 		s->auto_hit = geti(l, v, "spells", k, "auto_hit", 0, 1, 0);
+		s->animus = geti(l, v, "spells", k, "animus", 0, 1, 0);
+		if (s->animus && (s->upkeep || s->off))
+			badf(l, "spells", k, "animus", "an animus is neither an "
+			    "upkeep nor an offensive spell");
 		if (s->aoe == -2 && s->off)
 			badf(l, "spells", k, "aoe", "an AOE CTRL spell must be "
 			    "non-offensive in this engine");

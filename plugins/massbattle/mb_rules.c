@@ -1330,8 +1330,20 @@ apply_spell(struct g *g, int caster, int spell, int ti)
 	if (sp->kd)
 		t->flags |= F_KD;
 	if (!sp->def && !sp->arm && !sp->mat && !sp->upkeep && !sp->ctrl &&
-	    !sp->ctrl_x2)
+	    !sp->ctrl_x2 && !sp->animus)
 		return;
+	if (sp->animus)
+		for (i = 0; i < MAXINST; i++) {
+			struct inst *in = &S->in[i];
+
+			if (!in->on || !g->c->sp[in->spell].animus ||
+			    in->side != S->m[caster].side)
+				continue;
+			if (in->model == ti || (in->unit >= 0 &&
+			    in->unit == t->unit) || (unitwide &&
+			    in->model >= 0 && S->m[in->model].unit == t->unit))
+				end_inst(g, i, "replaced");
+		}
 	if (sp->upkeep) {
 		int friendly = S->m[caster].side == t->side;
 
