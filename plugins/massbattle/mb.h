@@ -32,7 +32,7 @@ enum kind { K_TROOPER = 0, K_SOLO, K_WARJACK, K_WARCASTER };
 enum role { R_GRUNT = 0, R_LEADER, R_OFFICER, R_SB, R_ATTACH, R_SOLO,
 	R_WARJACK, R_WARCASTER };
 enum tgt { T_ANY = 0, T_ENEMY_TROOPER, T_FRIENDLY, T_SELF, T_OWN_JACK,
-	T_UNIT, T_ENEMY, T_LIVING };
+	T_UNIT, T_ENEMY, T_LIVING, T_ENEMY_NONTROOPER };
 enum okind { O_RUN = 0, O_CHARGE, O_RIDEBY };
 
 struct weapon {
@@ -57,7 +57,7 @@ struct spell {
 	int32_t cost, rng, pow, aoe, upkeep, off, tgt;
 	int32_t def, arm, mat, round, fire, kd, ctrl, ctrl_x2;
 	int32_t dice, auto_hit;		/* attack dice added; automatic hit */
-	int32_t animus;
+	int32_t animus, control;
 };
 
 struct order {
@@ -123,6 +123,7 @@ struct model {
 	int32_t marked, focus, alloc, flags, lock_turn, feat_used, bg;
 	int32_t mv, acted, atk[MAXW], bought, ctarget, cdist, ax, ay;
 	int32_t gm[6];			/* marked boxes per grid column */
+	int32_t owner, bg0;		/* original side and battlegroup */
 };
 
 struct unit {

@@ -119,7 +119,7 @@ static const char *const bases[] = { "", "small", "medium", "large",
 	"huge" };
 static const int32_t radius[] = { 0, 591, 787, 984, 2362 };
 static const char *const tgts[] = { "any", "enemy_trooper", "friendly",
-	"self", "own_warjack", "unit", "enemy", "living" };
+	"self", "own_warjack", "unit", "enemy", "living", "enemy_independent" };
 
 int32_t
 mb_radius(int cat)
@@ -234,7 +234,7 @@ load_spells(struct cl *l, struct content *c, refd_mpv f)
 		x = refd_mpv_get(v, "off");
 		s->off = refd_mpv_streq(x, "*") ? 2 :
 		    geti(l, v, "spells", k, "off", 0, 1, 0);
-		s->tgt = str_enum(refd_mpv_get(v, "target"), tgts, 8, T_ANY);
+		s->tgt = str_enum(refd_mpv_get(v, "target"), tgts, 9, T_ANY);
 		if (s->tgt < 0)
 			badf(l, "spells", k, "target", "unknown target kind");
 		s->def = geti(l, v, "spells", k, "def", -5, 5, 0);
@@ -248,6 +248,10 @@ load_spells(struct cl *l, struct content *c, refd_mpv f)
 		s->dice = geti(l, v, "spells", k, "dice", -1, 2, 0);
 		s->auto_hit = geti(l, v, "spells", k, "auto_hit", 0, 1, 0);
 		s->animus = geti(l, v, "spells", k, "animus", 0, 1, 0);
+		s->control = geti(l, v, "spells", k, "control", 0, 1, 0);
+		if (s->control && s->tgt != T_ENEMY_NONTROOPER)
+			badf(l, "spells", k, "control", "a control spell targets "
+			    "enemy_independent models");
 		if (s->animus && (s->upkeep || s->off))
 			badf(l, "spells", k, "animus", "an animus is neither an "
 			    "upkeep nor an offensive spell");

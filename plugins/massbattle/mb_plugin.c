@@ -569,6 +569,10 @@ mb_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	g.s = s;
 	g.c = c;
 	for (k = 0; k < s->nm; k++) {
+		s->m[k].owner = s->m[k].side;
+		s->m[k].bg0 = s->m[k].bg;
+	}
+	for (k = 0; k < s->nm; k++) {
 		const struct model *m = &s->m[k];
 
 		if (m->x < s->x0 || m->x > s->x1 || m->y < s->y0 ||
@@ -731,6 +735,9 @@ mb_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_kbool(w, "alive", m->alive);
 		if (m->alive) {
 			refd_mpw_kint(w, "side", m->side);
+			refd_mpw_kint(w, "owner", m->owner);
+			refd_mpw_kint(w, "battlegroup", m->bg >= 0 ?
+			    g.s->m[m->bg].id : 0);
 			refd_mpw_kint(w, "unit", g.s->u[m->unit].id);
 			refd_mpw_kstr(w, "role", roles[m->role]);
 			refd_mpw_kint(w, "x", m->x);

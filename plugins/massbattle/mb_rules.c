@@ -106,6 +106,7 @@ is_jack_or_caster(const struct g *g, const struct model *m)
 }
 
 static int any_attack(const struct model *m);
+static void inst_off(struct g *g, int i);
 static int near_terror(const struct g *g, const struct model *m);
 static void terror_check(struct g *g, int ui);
 static int terror_gate(struct g *g);
@@ -347,6 +348,51 @@ do_check(struct g *g, int ui, int mi, int32_t target, int cons,
 	consequence(g, ui, mi, cons, pass);
 }
 
+/* ---- control changes and battlegroups (6.1, R003-49) ---- */
+
+/* Give model ti (a warjack or warcaster alone in its unit) to side. */
+static void
+set_control(struct g *g, int ti, int side)
+{
+	struct model *t = &S->m[ti];
+	int j;
+	refd_mpw *w;
+
+	t->side = side;
+	S->u[t->unit].side = side;
+	if (prof(g, t)->kind == K_WARJACK) {
+		t->bg = -1;
+		if (side == t->owner && t->bg0 >= 0 && S->m[t->bg0].alive &&
+		    S->m[t->bg0].side == t->owner)
+			t->bg = t->bg0;
+	}
+	if (prof(g, t)->kind == K_WARCASTER)
+		for (j = 0; j < S->nm; j++) {
+			struct model *k = &S->m[j];
+
+			if (j == ti || k->bg0 != ti || !k->alive ||
+			    k->side != k->owner)
+				continue;
+			k->bg = side == t->owner ? ti : -1;
+		}
+	w = ev(g, "control");
+	refd_mpw_kint(w, "model", t->id);
+	refd_mpw_kint(w, "side", side);
+	ev_emit(g, w);
+}
+
+/* Switch an instance off, undoing a change of control. */
+static void
+inst_off(struct g *g, int i)
+{
+	struct inst in = S->in[i];
+
+	memset(&S->in[i], 0, sizeof(S->in[i]));
+	if (in.on && g->c->sp[in.spell].control && in.model >= 0 &&
+	    S->m[in.model].alive && S->m[in.model].side != S->m[in.model].owner)
+		set_control(g, in.model, S->m[in.model].owner);
+}
+
 /* ---- removal, succession (3.4-3.9, 7.4) ---- */
 
 static void
@@ -357,7 +403,7 @@ end_instances_on(struct g *g, int mi)
 	for (i = 0; i < MAXINST; i++)
 		if (S->in[i].on && (S->in[i].model == mi ||
 		    S->in[i].caster == mi))
-			memset(&S->in[i], 0, sizeof(S->in[i]));
+			inst_off(g, i);
 }
 
 static int
@@ -636,7 +682,7 @@ side_points(const struct g *g, int side)
 	int i, p = 0;
 
 	for (i = 0; i < S->nm; i++)
-		if (S->m[i].alive && S->m[i].side == side)
+		if (S->m[i].alive && S->m[i].owner == side)
 			p += prof(g, &S->m[i])->points;
 	return p;
 }
@@ -670,7 +716,7 @@ check_victory(struct g *g)
 		for (i = 0; i < S->nm; i++) {
 			const struct model *m = &S->m[i];
 
-			if (m->side != side)
+			if (m->owner != side)
 				continue;
 			any += m->alive;
 			if (prof(g, m)->kind == K_WARCASTER) {
@@ -828,7 +874,7 @@ start_turn(struct g *g)
 	for (i = 0; i < MAXINST; i++)
 		if (S->in[i].on && S->in[i].side == S->active &&
 		    g->c->sp[S->in[i].spell].round)
-			memset(&S->in[i], 0, sizeof(S->in[i]));
+			inst_off(g, i);
 	for (i = 0; i < S->nm; i++) {
 		struct model *m = &S->m[i];
 
@@ -1297,6 +1343,9 @@ spell_target_ok(const struct g *g, int caster, int spell, int org, int ti,
 	    t->bg != caster))
 		*why = "this spell must target a warjack of the caster's "
 		    "battlegroup";
+	else if (sp->tgt == T_ENEMY_NONTROOPER && (t->side == c->side ||
+	    is_trooper(g, t)))
+		*why = "this spell must target an enemy warjack, warcaster or solo";
 	else if (sp->tgt == T_LIVING && prof(g, t)->kind == K_WARJACK)
 		*why = "this spell must target a living model (warjacks are "
 		    "Constructs)";
@@ -1314,7 +1363,7 @@ end_inst(struct g *g, int i, const char *why)
 	refd_mpw_kint(w, "caster", S->m[S->in[i].caster].id);
 	refd_mpw_kstr(w, "why", why);
 	ev_emit(g, w);
-	memset(&S->in[i], 0, sizeof(S->in[i]));
+	inst_off(g, i);
 }
 
 static void
@@ -1330,7 +1379,7 @@ apply_spell(struct g *g, int caster, int spell, int ti)
 	if (sp->kd)
 		t->flags |= F_KD;
 	if (!sp->def && !sp->arm && !sp->mat && !sp->upkeep && !sp->ctrl &&
-	    !sp->ctrl_x2 && !sp->animus)
+	    !sp->ctrl_x2 && !sp->animus && !sp->control)
 		return;
 	if (sp->animus)
 		for (i = 0; i < MAXINST; i++) {
@@ -1375,6 +1424,8 @@ apply_spell(struct g *g, int caster, int spell, int ti)
 	S->in[slot].upkeep = sp->upkeep;
 	S->in[slot].turn = S->turn;
 	S->in[slot].kept = 1;
+	if (sp->control && !unitwide && t->side != S->m[caster].side)
+		set_control(g, ti, S->m[caster].side);
 	w = ev(g, "spell_effect");
 	refd_mpw_kstr(w, "spell", sp->key);
 	if (unitwide)
@@ -3372,6 +3423,8 @@ deploy_army(struct g *g, int side, const struct army *a)
 			m->ctarget = -1;
 			m->bg = g->c->p[am->prof].kind == K_WARCASTER ? S->nm :
 			    am->bg >= 0 ? base + am->bg : -1;
+			m->owner = side;
+			m->bg0 = m->bg;
 			if (m->role == R_OFFICER)
 				u->uc = S->nm;
 			if (m->role == R_LEADER && (u->uc < 0 ||
