@@ -517,6 +517,69 @@ near_cost(const struct cx *x, const struct state *s, const int32_t *dist,
 	return best;
 }
 
+/* §3.2 rush: path cost from u to a square adjacent to t (-1 if none);
+ * *best: the same for the nearest enemy u sees. */
+int
+rush_cost(const struct cx *x, const struct state *s, int u, int t, int *best)
+{
+	const struct map *m = MAP(x, s);
+	int32_t *dist, *prev;
+	int e, ct;
+
+	dist = paths(x, s, u, MV_NORMAL, 4 * m->w, s->parity, &prev);
+	if (dist == NULL)
+		return -1;
+	*best = -1;
+	for (e = 0; best != NULL && e < s->nu; e++) {
+		int c;
+
+		if (!s->u[e].on || s->u[e].seat == s->u[u].seat ||
+		    !sees(x, s, u, e))
+			continue;
+		c = near_cost(x, s, dist, u, e);
+		if (c >= 0 && (*best < 0 || c < *best))
+			*best = c;
+	}
+	ct = near_cost(x, s, dist, u, t);
+	free(dist);
+	free(prev);
+	return ct;
+}
+
+/* After a rush step to (tx, ty), can u still end adjacent to its target
+ * with budget_after left? */
+int
+rush_step_ok(const struct cx *x, const struct state *s, int u, int tx,
+    int ty, int budget_after)
+{
+	struct state *p = (struct state *)&x->scratch;
+	int best, c, slow;
+
+	memcpy(p, s, sizeof(*p));
+	slow = step_slow(x, s, u, s->u[u].x, s->u[u].y, tx, ty, MV_NORMAL);
+	grid_step_cost(tx - s->u[u].x, ty - s->u[u].y, slow > 0, &p->parity);
+	p->u[u].x = tx;
+	p->u[u].y = ty;
+	c = rush_cost(x, p, u, s->rush_t, &best);
+	return c >= 0 && c <= budget_after;
+}
+
+/* A rush longer than the printed speed attacks only as a charge from its
+ * starting square (§3.2). */
+int
+rush_charge_ok(const struct cx *x, const struct state *s, int u, int t)
+{
+	struct state *p = (struct state *)&x->scratch;
+	char msg[160];
+
+	memcpy(p, s, sizeof(*p));
+	p->u[u].x = s->rush_x;
+	p->u[u].y = s->rush_y;
+	p->speed = CARD(x, s, u)->speed;
+	return charge_check(x, p, u, t, s->u[u].x, s->u[u].y, NULL, msg,
+	    sizeof(msg)) == 0;
+}
+
 /*
  * §3.3.1: may u charge t, ending at anchor (dx, dy)?  Fills out (a
  * PK_CHARGE program with its path) when it may; else a message.
@@ -1132,6 +1195,8 @@ start_turn(struct cx *x, struct state *s, int u)
 	s->moved = s->moved2 = s->steps = s->parity = s->natk = 0;
 	s->atk_first = s->lines_used = s->atk_kind = s->single = 0;
 	s->charged = s->cast = s->auto_end = s->stun_turn = 0;
+	s->rush = s->rush_x = s->rush_y = s->rush_charge = 0;
+	s->rush_t = -1;
 	p->activated = 1;
 	s->stage = ST_TURN;
 	s->oocmd = !under_command(x, s, u);

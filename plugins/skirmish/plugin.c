@@ -13,13 +13,13 @@ void begin_phases_pub(struct cx *x, struct state *s, int first);
 
 static const char *const cmdname[C_NTYPES] = { "", "submit", "setup_first",
 	"deploy", "first", "activate", "move", "melee", "shoot", "charge",
-	"cast", "cast_cone", "end", "aoo", "decline", "cleave" };
+	"cast", "cast_cone", "end", "aoo", "decline", "cleave", "rush" };
 static const char *const argname[C_NTYPES][5] = {
 	{ NULL }, { NULL }, { "seat" }, { "x", "y" }, { "seat" }, { "unit" },
 	{ "x", "y" }, { "target", "line" }, { "target", "line" },
 	{ "target", "x", "y", "line" }, { "spell", "target" },
 	{ "spell", "ox", "oy", "orient" }, { NULL }, { "unit", "line" },
-	{ "unit" }, { "target" }
+	{ "unit" }, { "target" }, { "target" }
 };
 
 static int
@@ -238,6 +238,12 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 	char msg[160];
 
 	if (c->type == C_END) {
+		if (s->rush && s->natk == 0 && s->moved <= C->speed &&
+		    functional(s, u) && s->u[s->rush_t].on &&
+		    adjacent(x, s, u, s->rush_t))
+			NO(REFD_EILLEGAL, "R000-21", "%s rushed no farther than "
+			    "its speed: it must attack %s", C->name,
+			    CARD(x, s, s->rush_t)->name);
 		if (!end_ok(x, s, u, s->u[u].x, s->u[u].y) &&
 		    functional(s, u) && can_step(x, s, s->u[u].seat))
 			NO(REFD_EILLEGAL, "R000-32", "%s may not end its move "
@@ -273,6 +279,18 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		    slow, &par);
 		budget = s->natk > 0 ? s->speed - s->moved2 :
 		    2 * s->speed - s->moved;
+		if (s->rush) {
+			budget = 2 * C->speed - s->moved;
+			if (cost > budget)
+				NO(REFD_ENOPATH, "R000-21", "a rush moves at most "
+				    "twice the printed speed (%d left)", budget);
+			if (!rush_step_ok(x, s, u, c->a[0], c->a[1],
+			    budget - cost))
+				NO(REFD_ENOPATH, "R000-21", "after that step %s "
+				    "could no longer end its rush next to %s",
+				    C->name, CARD(x, s, s->rush_t)->name);
+			return 0;
+		}
 		if (cost > budget && !(s->steps == 0 && s->natk == 0))
 			NO(REFD_ENOPATH, s->oocmd ? "R000-20" : "R000-29",
 			    "that step costs %d and %s has %d movement left%s",
@@ -300,7 +318,10 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		if (s->cast)
 			NO(REFD_EILLEGAL, "R000-71", "%s already cast its spell "
 			    "instead of attacking", C->name);
-		if (s->natk == 0 && s->moved > s->speed)
+		if (s->rush && c->type != C_MELEE)
+			NO(REFD_EILLEGAL, "R000-21", "a rushing creature may "
+			    "only attack the enemy it rushed, in melee");
+		if (s->natk == 0 && s->moved > s->speed && !s->rush)
 			NO(REFD_EILLEGAL, "R000-27", "%s moved %d, more than "
 			    "its speed %d: no attack after a double move",
 			    C->name, (int)s->moved, (int)s->speed);
@@ -308,6 +329,32 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 			NO(REFD_EILLEGAL, "R000-27", "a creature that moves "
 			    "makes at most one attack");
 		break;
+	case C_RUSH:
+		if (s->natk > 0 || s->steps > 0 || s->cast || s->rush)
+			NO(REFD_EILLEGAL, "R000-21", "a rush starts the turn: no "
+			    "move or attack before it");
+		if (!s->oocmd)
+			NO(REFD_EILLEGAL, "R000-21", "only a creature out of "
+			    "command may rush");
+		{
+			int t2 = c->a[0], best, ct;
+
+			if (!unit_ok(s, t2) || !s->u[t2].on ||
+			    s->u[t2].seat == s->u[u].seat || !sees(x, s, u, t2))
+				NO(REFD_ENOTARGET, "R000-21", "a rush goes toward "
+				    "an enemy %s can see", C->name);
+			ct = rush_cost(x, s, u, t2, &best);
+			if (ct < 0 || ct != best)
+				NO(REFD_ENOTARGET, "R000-21", "%s is not the "
+				    "nearest enemy %s can see (path cost %d, "
+				    "nearest %d)", CARD(x, s, t2)->name, C->name,
+				    ct, best);
+			if (ct > 2 * C->speed)
+				NO(REFD_ERANGE, "R000-21", "%s cannot reach %s "
+				    "this turn (cost %d, rush %d)", C->name,
+				    CARD(x, s, t2)->name, ct, 2 * (int)C->speed);
+		}
+		return 0;
 	case C_CHARGE:
 		if (s->natk > 0 || s->steps > 0 || s->cast)
 			NO(REFD_EILLEGAL, "R000-38", "a charge is the whole "
@@ -362,6 +409,16 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		    (s->lines_used >> line & 1)))
 			NO(REFD_EILLEGAL, "R000-28", "a full attack uses each "
 			    "listed attack once, all of the same kind");
+		if (c->type == C_MELEE && s->rush) {
+			if (t != s->rush_t)
+				NO(REFD_ENOTARGET, "R000-21", "a rushing creature "
+				    "attacks the enemy it rushed, %s",
+				    CARD(x, s, s->rush_t)->name);
+			if (s->moved > C->speed && !rush_charge_ok(x, s, u, t))
+				NO(REFD_EILLEGAL, "R000-21", "%s rushed farther "
+				    "than its speed and its move was no charge: "
+				    "no attack", C->name);
+		}
 		if (c->type == C_MELEE) {
 			if (!adjacent(x, s, u, t))
 				NO(REFD_ERANGE, "R000-45", "%s is not adjacent "
@@ -496,7 +553,7 @@ check(const struct cx *x, const struct state *s, int seat,
 			    "this round", CARD(x, s, c->a[0])->name);
 		return 0;
 	case ST_TURN:
-		if (c->type < C_MOVE || c->type > C_END)
+		if ((c->type < C_MOVE || c->type > C_END) && c->type != C_RUSH)
 			NO(REFD_EPHASE, "R000-26", "a turn takes move, melee, "
 			    "shoot, charge, cast, cast_cone or end");
 		return turn_check(x, s, c, y);
@@ -615,6 +672,8 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		    s->u[u].y, c->a[0], c->a[1], MV_NORMAL);
 		struct prog *p = &s->pr[s->nprog++];
 
+		if (s->rush)
+			budget = 2 * CARD(x, s, u)->speed - s->moved;
 		if (grid_step_cost(c->a[0] - s->u[u].x, c->a[1] - s->u[u].y,
 		    slow, &par) > budget)
 			s->single = 1;	/* R000-34 */
@@ -633,7 +692,8 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		s->natk++;
 		s->atk_kind = c->type == C_SHOOT;
 		s->lines_used |= 1 << c->a[1];
-		attack(x, s, u, c->a[0], c->type == C_SHOOT, c->a[1], 0, 0);
+		attack(x, s, u, c->a[0], c->type == C_SHOOT, c->a[1],
+		    s->rush && s->moved > CARD(x, s, u)->speed, 0);
 		sk_run(x, s);
 		return;
 	case C_CHARGE: {
@@ -674,6 +734,16 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		return;
 	case C_END:
 		end_turn(x, s);
+		return;
+	case C_RUSH:
+		s->rush = 1;
+		s->rush_t = c->a[0];
+		s->rush_x = s->u[u].x;
+		s->rush_y = s->u[u].y;
+		w = sk_ev("rush");
+		refd_mpw_kint(w, "unit", u);
+		refd_mpw_kint(w, "target", c->a[0]);
+		sk_emit(x, w);
 		return;
 	case C_AOO: {
 		int t = s->dec_unit;
@@ -782,6 +852,10 @@ sk_label(struct cx *x, const struct state *s, const struct cmd *c, char *buf,
 		snprintf(buf, len, "Cleave: extra attack on %s #%d", tn,
 		    (int)c->a[0]);
 		break;
+	case C_RUSH:
+		snprintf(buf, len, "%s rushes toward %s #%d", un, tn,
+		    (int)c->a[0]);
+		break;
 	default:
 		snprintf(buf, len, "?");
 	}
@@ -846,6 +920,10 @@ legal_turn(struct lst *l)
 		}
 		for (k = 0; k < C->nranged; k++) {
 			set(&c, C_SHOOT, t, k, 0, 0);
+			offer(l, &c);
+		}
+		if (s->oocmd && !s->rush && s->steps == 0 && s->natk == 0) {
+			set(&c, C_RUSH, t, 0, 0, 0);
 			offer(l, &c);
 		}
 	}
@@ -1100,6 +1178,8 @@ op_describe(refd_ctx *ctx, void *pdata)
 	doc_cmd(w, "decline", a_unit, 1, "decline an attack of opportunity "
 	    "or a Cleave attack");
 	doc_cmd(w, "cleave", a_t, 1, "Cleave: extra melee attack");
+	doc_cmd(w, "rush", a_t, 1, "out of command: rush the nearest enemy "
+	    "(then move steps, then melee it)");
 	refd_mpw_end(w);
 	refd_mpw_end(w);
 	return put(ctx, w);

@@ -41,6 +41,11 @@ void attack(struct cx *x, struct state *s, int a, int d, int ranged,
     int line, int charge, int aoo);
 int charge_check(const struct cx *x, const struct state *s, int u, int t,
     int dx, int dy, struct prog *out, char *msg, size_t len);
+int rush_cost(const struct cx *x, const struct state *s, int u, int t,
+    int *best);
+int rush_step_ok(const struct cx *x, const struct state *s, int u, int tx,
+    int ty, int budget_after);
+int rush_charge_ok(const struct cx *x, const struct state *s, int u, int t);
 void end_turn(struct cx *x, struct state *s);
 void start_turn(struct cx *x, struct state *s, int u);
 int spell_targets(const struct cx *x, const struct state *s, int u, int k,

@@ -145,6 +145,7 @@ struct state {
 	int32_t cur, moved, steps, parity, natk, atk_first, moved_after;
 	int32_t lines_used, atk_kind, single, oocmd, speed, charged, cast;
 	int32_t auto_end, stun_turn, moved2;
+	int32_t rush, rush_t, rush_x, rush_y, rush_charge;
 	/* a reaction owed */
 	int32_t dec, dec_unit, dec_line, dec_target;
 	int32_t nprog;
@@ -167,6 +168,7 @@ struct cx {
 	int rc;
 	int fl_ok;
 	uint8_t fl[SK_MAXW * SK_MAXH];
+	struct state scratch;	/* a what-if copy (rush checks) */
 };
 
 extern const struct refd_host *H;
@@ -198,7 +200,7 @@ void sk_reveal(struct cx *x, struct state *s);
 enum cmdtype {
 	C_SUBMIT = 1, C_SETUPFIRST, C_DEPLOY, C_FIRST, C_ACTIVATE, C_MOVE,
 	C_MELEE, C_SHOOT, C_CHARGE, C_CAST, C_CAST_CONE, C_END, C_AOO,
-	C_DECLINE, C_CLEAVE, C_NTYPES
+	C_DECLINE, C_CLEAVE, C_RUSH, C_NTYPES
 };
 
 struct cmd {
