@@ -211,6 +211,21 @@ load_card(refd_ctx *ctx, const char *id, refd_mpv v, struct card *c)
 		}
 		c->abil |= abilnames[k].bit;
 	}
+	{
+		refd_mpv ef = refd_mpv_get(v, "effect");
+		const char *st = refd_mpv_get_str(ef, "stat", "");
+
+		if (refd_mpv_ok(ef)) {
+			c->eff_stat = strcmp(st, "attack") == 0 ? 1 :
+			    strcmp(st, "ac") == 0 ? 2 :
+			    strcmp(st, "tyrannical morale") == 0 ? 3 : 0;
+			if (c->eff_stat == 0 || c->commander < 0 ||
+			    getint(ef, "value", -10, 10, -100, &c->eff_val))
+				return bad(ctx, "cards", id, "effect",
+				    "a commander's {stat: attack|ac|tyrannical "
+				    "morale, value: -10..10}");
+		}
+	}
 	sp = refd_mpv_get(v, "spells");
 	if (refd_mpv_ok(sp) && (refd_mpv_type(sp) != REFD_MP_ARRAY ||
 	    refd_mpv_len(sp) > SK_MAXSPELLS))
@@ -540,6 +555,17 @@ sk_create(struct cx *x, const uint8_t *setup, size_t len, uint32_t nseats,
 	s->points = (int32_t)refd_mpv_get_int(root, "points", 100);
 	s->round_limit = (int32_t)refd_mpv_get_int(root, "round_limit", 30);
 	s->stalemate = (int32_t)refd_mpv_get_int(root, "stalemate_rounds", 10);
+	{
+		refd_mpv ty = refd_mpv_get(root, "tyrannical_morale");
+
+		s->tyrannical[1] = 0;
+		for (k = 0; k < 2 && k < refd_mpv_len(ty); k++) {
+			int b = 0;
+
+			refd_mpv_bool(refd_mpv_at(ty, k), &b);
+			s->tyrannical[k] = b;
+		}
+	}
 	var = refd_mpv_get_str(root, "variant", "standard");
 	s->variant = strcmp(var, "quick_assault") == 0 ? 1 : 0;
 	if ((s->variant == 0 && strcmp(var, "standard") != 0) ||

@@ -329,6 +329,8 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 		ac += 4;
 	if (s->u[a].frightened)
 		bonus -= 4;
+	bonus += cmd_effect(x, s, a, 1);
+	ac += cmd_effect(x, s, d, 2);
 	if (!sees(x, s, d, a))
 		bonus += 2;
 	magic = on_terrain(x, s, a, GRID_SACRED);
@@ -1213,7 +1215,7 @@ start_turn(struct cx *x, struct state *s, int u)
 		/* §4.2.5 rally */
 		if (!p->stunned && !helpless(s, u) && (!s->oocmd ||
 		    CARD(x, s, u)->commander >= 0 || has(x, s, u, AB_INDEP)) &&
-		    morale(x, s, u, "rally")) {
+		    morale(x, s, u, "rally") > 0) {
 			p->routed = 0;
 			p->rout_unit = p->rout_seat = -1;
 			w = sk_ev("rallied");

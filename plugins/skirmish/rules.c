@@ -285,6 +285,33 @@ command_bonus(const struct cx *x, const struct state *s, int u)
 	return best;
 }
 
+/* §2.7: the strongest commander effect on stat that follower u enjoys
+ * (under that commander's command and within 6 wall-path squares). */
+int
+cmd_effect(const struct cx *x, const struct state *s, int u, int stat)
+{
+	struct grid g;
+	int c, best = 0;
+
+	if (CARD(x, s, u)->commander >= 0 || !s->u[u].on)
+		return 0;
+	sk_grid(x, s, &g);
+	for (c = 0; c < s->nu; c++) {
+		struct grid_space sc, su;
+		int d;
+
+		if (CARD(x, s, c)->eff_stat != stat ||
+		    CARD(x, s, c)->eff_val <= best || !commands(x, s, c, u))
+			continue;
+		sc = SP(x, s, c);
+		su = SP(x, s, u);
+		d = grid_wall_path(&g, &su, &sc, 6);
+		if (d >= 0 && d <= 6)
+			best = CARD(x, s, c)->eff_val;
+	}
+	return best;
+}
+
 /* Highest commander rating among seat's functional commanders. */
 int
 init_bonus(const struct cx *x, const struct state *s, int seat, int any)
@@ -422,6 +449,32 @@ abort_progs(struct state *s, int u)
 			s->pr[i].aborted = 1;
 }
 
+/* Glossary, Cowardly: when an ally is destroyed, a Cowardly creature with
+ * no functional ally within 6 squares routs at once, no save. */
+static void
+cowardly(struct cx *x, struct state *s, int seat)
+{
+	int k, a;
+
+	for (k = 0; k < s->nu; k++) {
+		struct grid_space sk2, sa;
+
+		if (s->u[k].seat != seat || !s->u[k].on || s->u[k].routed ||
+		    !has(x, s, k, AB_COWARDLY))
+			continue;
+		sk2 = SP(x, s, k);
+		for (a = 0; a < s->nu; a++) {
+			if (a == k || s->u[a].seat != seat || !functional(s, a))
+				continue;
+			sa = SP(x, s, a);
+			if (grid_space_dist(&sk2, &sa) <= 6)
+				break;
+		}
+		if (a == s->nu)
+			rout(x, s, k, -1);
+	}
+}
+
 /* Remove u from play: destroyed or fled.  VP to the opponent (2 seats:
  * whoever caused it, or shared among the one opponent, §3.12). */
 void
@@ -443,6 +496,8 @@ eliminate(struct cx *x, struct state *s, int u, const char *how)
 	refd_mpw_kint(w, "vp", CARD(x, s, u)->cost);
 	sk_emit(x, w);
 	check_victory(x, s);
+	if (strcmp(how, "destroyed") == 0 && s->stage != ST_OVER)
+		cowardly(x, s, p->seat);
 }
 
 /* ---------------------------------------------------------------- */
@@ -482,7 +537,7 @@ save(struct cx *x, struct state *s, int u, int dc, const char *why)
 int
 morale(struct cx *x, struct state *s, int u, const char *why)
 {
-	int d, tot, okk, cb;
+	int d, tot, okk, cb, ty;
 	refd_mpw *w;
 
 	if (has(x, s, u, AB_FEARLESS)) {
@@ -495,17 +550,23 @@ morale(struct cx *x, struct state *s, int u, const char *why)
 		return 1;
 	}
 	cb = command_bonus(x, s, u);
+	ty = strcmp(why, "rally") != 0 && s->tyrannical[s->u[u].seat] ?
+	    cmd_effect(x, s, u, 3) : 0;
 	d = sk_roll(x, "morale");
-	tot = d + save_mod(x, s, u) + CARD(x, s, u)->morale_bonus + cb;
+	tot = d + save_mod(x, s, u) + CARD(x, s, u)->morale_bonus + cb + ty;
 	okk = d == 20 || (d != 1 && tot >= 20);
 	w = sk_ev("morale");
 	refd_mpw_kint(w, "unit", u);
 	refd_mpw_kstr(w, "why", why);
 	refd_mpw_kint(w, "roll", d);
 	refd_mpw_kint(w, "command", cb);
+	if (ty > 0)
+		refd_mpw_kint(w, "tyrannical", ty);
 	refd_mpw_kint(w, "total", tot);
 	refd_mpw_kbool(w, "success", okk);
 	sk_emit(x, w);
+	if (!okk && ty > 0)
+		return -1;	/* Tyrannical Morale: destroyed */
 	return okk;
 }
 
@@ -575,7 +636,11 @@ damage(struct cx *x, struct state *s, int u, int amount, int src)
 	}
 	if (!p->half_done && p->hp <= c->hp / 2) {
 		p->half_done = 1;	/* A38: consumed even while routing */
-		if (!p->routed && !morale(x, s, u, "half hp"))
+		int r = p->routed ? 1 : morale(x, s, u, "half hp");
+
+		if (r == 0)
 			rout(x, s, u, src);
+		else if (r < 0)
+			eliminate(x, s, u, "destroyed");
 	}
 }

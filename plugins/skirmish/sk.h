@@ -70,6 +70,7 @@ struct card {
 	int32_t nmelee, nranged, range;
 	struct atk melee[SK_MAXLINES], ranged[SK_MAXLINES];
 	int32_t abil, dr, sr, conceal, save_bonus, morale_bonus, difficult;
+	int32_t eff_stat, eff_val;	/* commander effect: 1 attack, 2 AC, 3 tyrannical */
 	int32_t nspell;
 	struct spell sp[SK_MAXSPELLS];
 };
@@ -132,6 +133,7 @@ struct state {
 	int32_t winner;		/* -1 draw, else seat (when ST_OVER) */
 	int32_t reason;
 	int32_t variant, points, round_limit, stalemate;
+	int32_t tyrannical[2];	/* seat uses Tyrannical Morale (setup) */
 	int32_t round, first, chooser, phase_seat, phase_left, turnid;
 	int32_t submitted[2], revealed;
 	int32_t nsub[2], sub[2][SK_WBMAX];
