@@ -291,6 +291,114 @@ h_log(refd_ctx *ctx, int level, const char *msg)
 		    msg != NULL ? msg : "");
 }
 
+/* Whether s[0..n) is well-formed UTF-8 (no overlongs, no surrogates). */
+static int
+utf8_ok(const uint8_t *s, size_t n)
+{
+	size_t i = 0, k, j;
+	uint32_t cp;
+
+	while (i < n) {
+		if (s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if (s[i] >= 0xc2 && s[i] <= 0xdf) {
+			k = 1;
+			cp = s[i] & 0x1f;
+		} else if (s[i] >= 0xe0 && s[i] <= 0xef) {
+			k = 2;
+			cp = s[i] & 0x0f;
+		} else if (s[i] >= 0xf0 && s[i] <= 0xf4) {
+			k = 3;
+			cp = s[i] & 0x07;
+		} else {
+			return 0;
+		}
+		if (n - i <= k)
+			return 0;
+		for (j = 1; j <= k; j++) {
+			if ((s[i + j] & 0xc0) != 0x80)
+				return 0;
+			cp = cp << 6 | (s[i + j] & 0x3f);
+		}
+		if ((k == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+		    (k == 3 && (cp < 0x10000 || cp > 0x10ffff)))
+			return 0;
+		i += k + 1;
+	}
+	return 1;
+}
+
+/* Whether every string in v, map keys included, is UTF-8. */
+static int
+strings_ok(refd_mpv v)
+{
+	const char *s;
+	size_t n, i;
+
+	switch (refd_mpv_type(v)) {
+	case REFD_MP_STR:
+		return refd_mpv_str(v, &s, &n) == 0 &&
+		    utf8_ok((const uint8_t *)s, n);
+	case REFD_MP_ARRAY:
+		for (i = 0; i < refd_mpv_len(v); i++)
+			if (!strings_ok(refd_mpv_at(v, i)))
+				return 0;
+		return 1;
+	case REFD_MP_MAP:
+		for (i = 0; i < refd_mpv_len(v); i++)
+			if (!strings_ok(refd_mpv_key_at(v, i)) ||
+			    !strings_ok(refd_mpv_val_at(v, i)))
+				return 0;
+		return 1;
+	default:
+		return 1;
+	}
+}
+
+/*
+ * What is wrong with an event for clients in any language, or NULL: it
+ * must be one msgpack map (nesting at most 16) with string keys, and
+ * every string UTF-8.
+ */
+const char *
+event_fault(const uint8_t *ev, size_t len)
+{
+	refd_mpdoc *d;
+	refd_mpv root;
+	const char *why = NULL;
+	size_t i;
+
+	if (ev == NULL || refd_mp_check(ev, len, 16) != 0 ||
+	    ((ev[0] & 0xf0) != 0x80 && ev[0] != 0xde && ev[0] != 0xdf))
+		return "event is not one msgpack map";
+	if ((d = refd_mp_parse(ev, len)) == NULL)
+		return "event is not one msgpack map";
+	root = refd_mp_root(d);
+	for (i = 0; i < refd_mpv_len(root) && why == NULL; i++)
+		if (refd_mpv_type(refd_mpv_key_at(root, i)) != REFD_MP_STR)
+			why = "event has a key that is not a string";
+	if (why == NULL && !strings_ok(root))
+		why = "event has a string that is not UTF-8";
+	refd_mp_free(d);
+	return why;
+}
+
+/* Replace every non-ASCII byte of s by '?' when s is not UTF-8 (a cut
+ * multi-byte character at the end included). */
+static void
+ascii_unless_utf8(char *s)
+{
+	size_t n = strlen(s);
+
+	if (utf8_ok((const uint8_t *)s, n))
+		return;
+	for (; *s; s++)
+		if ((uint8_t)*s >= 0x80)
+			*s = '?';
+}
+
 static int
 h_reject(refd_ctx *ctx, int code, const char *rule, const char *message)
 {
@@ -304,6 +412,9 @@ h_reject(refd_ctx *ctx, int code, const char *rule, const char *message)
 		    rule != NULL ? rule : "");
 		snprintf(c->reject_msg, sizeof(c->reject_msg), "%s",
 		    message != NULL ? message : refd_strerror(code));
+		/* They go to clients as msgpack strings: UTF-8 only. */
+		ascii_unless_utf8(c->reject_rule);
+		ascii_unless_utf8(c->reject_msg);
 	}
 	return code;
 }
@@ -382,6 +493,7 @@ h_shuffle(refd_ctx *ctx, void *base, size_t n, size_t size, const char *why)
 static int
 h_emit(refd_ctx *ctx, int32_t seat, const uint8_t *ev, size_t len)
 {
+	const char *why;
 	struct call *c = ctx->call;
 	struct event *e;
 
@@ -393,9 +505,8 @@ h_emit(refd_ctx *ctx, int32_t seat, const uint8_t *ev, size_t len)
 		fault(ctx, "event for an impossible seat");
 		return REFD_EPLUGINFAULT;
 	}
-	if (ev == NULL || refd_mp_check(ev, len, 16) != 0 ||
-	    ((ev[0] & 0xf0) != 0x80 && ev[0] != 0xde && ev[0] != 0xdf)) {
-		fault(ctx, "event is not one msgpack map");
+	if ((why = event_fault(ev, len)) != NULL) {
+		fault(ctx, why);
 		return REFD_EPLUGINFAULT;
 	}
 	if (c->nev == c->cap_ev) {

@@ -181,6 +181,11 @@ int game_serialize(struct game *g, struct call *c);
 int game_redeal(struct game *g, uint32_t seat, struct call *c);
 int game_state_hash(struct game *g, uint8_t out[ENG_HASH_LEN]);
 
+/* What makes an event unfit for clients (not one msgpack map of depth at
+ * most 16, a key that is not a string, a string that is not UTF-8), or
+ * NULL when it is fine. */
+const char *event_fault(const uint8_t *ev, size_t len);
+
 const char *refd_strerror(int code);
 const char *refd_errname(int code);
 

@@ -262,8 +262,7 @@ get_call(struct dec *d, struct call *c)
 		p = get_bytes(d, &len);
 		/* What h_emit checked in the worker, checked again. */
 		if (d->bad || e->seat < REFD_SEAT_PUBLIC ||
-		    e->seat >= REFD_MAX_SEATS || refd_mp_check(p, len, 16) != 0 ||
-		    ((p[0] & 0xf0) != 0x80 && p[0] != 0xde && p[0] != 0xdf))
+		    e->seat >= REFD_MAX_SEATS || event_fault(p, len) != NULL)
 			return -1;
 		if ((e->bytes = dup_bytes(p, len)) == NULL)
 			return REFD_ENOMEM;

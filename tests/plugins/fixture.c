@@ -56,6 +56,9 @@
  *   nostate         create succeeds without giving a state
  *   bad_restore     restore always fails
  *   undescribed     legal lists a command type describe does not name
+ *   badutf8         apply emits an event with a string that is not UTF-8
+ *   badreject       apply rejects every command with a message that is not
+ *                   UTF-8
  * and one mode that is no fault:
  *   templates       legal lists one template {"type": "add", "n":
  *                   {"min": 1, "max": 3}} instead of three commands
@@ -78,7 +81,8 @@ enum fault {
 	F_NONE, F_BADEVENT, F_DIRTY_REJECT, F_EMIT_ON_REJECT, F_ACCEPT_GARBAGE,
 	F_ILLEGAL_LEGAL, F_NONDET, F_ROUNDTRIP, F_LEAK, F_ENDLESS, F_NOPENDING,
 	F_OUTPUT_IN_APPLY, F_DRAW_IN_VIEW, F_NONDET_CREATE, F_BAD_OUTPUT,
-	F_DEEP_VIEW, F_NOSTATE, F_BAD_RESTORE, F_UNDESCRIBED, F_TEMPLATES
+	F_DEEP_VIEW, F_NOSTATE, F_BAD_RESTORE, F_UNDESCRIBED, F_TEMPLATES,
+	F_BADUTF8, F_BADREJECT
 };
 
 static const char *const fault_names[] = {
@@ -86,7 +90,7 @@ static const char *const fault_names[] = {
 	"illegal_legal", "nondet", "roundtrip", "leak", "endless", "nopending",
 	"output_in_apply", "draw_in_view", "nondet_create", "bad_output",
 	"deep_view", "nostate", "bad_restore", "undescribed", "templates",
-	NULL
+	"badutf8", "badreject", NULL
 };
 
 struct race {
@@ -322,6 +326,9 @@ r_apply(refd_ctx *ctx, void *state, uint32_t seat, const uint8_t *cmd,
 			return H->reject(ctx, REFD_ENOTYOURTURN, "RACE-2",
 			    "not your turn");
 	}
+	if (s->fault == F_BADREJECT)
+		return H->reject(ctx, REFD_EILLEGAL, "RACE-\xff",
+		    "no adding today \xff\xfe");
 	if (!ok || n < 1 || n > 3) {
 		if (s->fault == F_DIRTY_REJECT)
 			s->rejected++;
@@ -347,6 +354,9 @@ r_apply(refd_ctx *ctx, void *state, uint32_t seat, const uint8_t *cmd,
 	if (s->fault == F_BADEVENT)
 		return H->emit(ctx, REFD_SEAT_PUBLIC, (const uint8_t *)"\x93\x01",
 		    2);
+	if (s->fault == F_BADUTF8)
+		return H->emit(ctx, REFD_SEAT_PUBLIC,
+		    (const uint8_t *)"\x81\xa4type\xa2\xc0\xaf", 9);
 	w = refd_mpw_create();
 	refd_mpw_map(w);
 	refd_mpw_kstr(w, "type", "added");
