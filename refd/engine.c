@@ -357,6 +357,16 @@ strings_ok(refd_mpv v)
 	}
 }
 
+int
+output_text_ok(const uint8_t *b, size_t len)
+{
+	refd_mpdoc *d = refd_mp_parse(b, len);
+	int ok = d != NULL && strings_ok(refd_mp_root(d));
+
+	refd_mp_free(d);
+	return ok;
+}
+
 /*
  * What is wrong with an event for clients in any language, or NULL: it
  * must be one msgpack map (nesting at most 16) with string keys, and

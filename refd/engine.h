@@ -185,6 +185,8 @@ int game_state_hash(struct game *g, uint8_t out[ENG_HASH_LEN]);
  * most 16, a key that is not a string, a string that is not UTF-8), or
  * NULL when it is fine. */
 const char *event_fault(const uint8_t *ev, size_t len);
+/* Whether b is one msgpack value whose strings are all UTF-8. */
+int output_text_ok(const uint8_t *b, size_t len);
 
 const char *refd_strerror(int code);
 const char *refd_errname(int code);

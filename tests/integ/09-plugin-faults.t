@@ -96,6 +96,9 @@ $r = act($u8, $u8tok, 0, { type => 'add', n => 1 });
 is($r->{error}{name}, 'EPLUGINFAULT', 'an event that is not UTF-8 fails the command');
 like($r->{error}{message}, qr/event has a string that is not UTF-8/,
     '... saying so');
+$r = $c->req('view', match => $u8, seat => -1);
+like($r->{error}{message}, qr/misbehaved in view: view gave a string that is not UTF-8/,
+    'so does a view');
 my ($br, $brtok) = race('faulty', fault => 'badreject');
 $r = act($br, $brtok, 0, { type => 'add', n => 1 });
 is($r->{error}{name}, 'EILLEGAL', 'a rejection that is not UTF-8 stays a rejection');

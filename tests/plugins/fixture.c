@@ -56,7 +56,8 @@
  *   nostate         create succeeds without giving a state
  *   bad_restore     restore always fails
  *   undescribed     legal lists a command type describe does not name
- *   badutf8         apply emits an event with a string that is not UTF-8
+ *   badutf8         apply emits an event, and view outputs a map, with a
+ *                   string that is not UTF-8
  *   badreject       apply rejects every command with a message that is not
  *                   UTF-8
  * and one mode that is no fault:
@@ -453,6 +454,8 @@ r_view(refd_ctx *ctx, const void *state, int32_t seat)
 	refd_mpw_kint(w, "target", s->target);
 	refd_mpw_kint(w, "turn", s->turn);
 	refd_mpw_kint(w, "winner", s->winner);
+	if (s->fault == F_BADUTF8)
+		refd_mpw_kstr(w, "note", "\xc0\xaf");
 	refd_mpw_karray(w, "secrets");
 	for (i = 0; i < s->nseats; i++) {
 		if (i == seat || s->fault == F_LEAK)
