@@ -31,6 +31,17 @@ enum op_kind {
 
 static int finish_call(struct call *c, int rc);
 
+/*
+ * What one op may ask of the host: a plugin stuck in a loop that emits,
+ * draws, commits or outputs is stopped here, before it exhausts memory
+ * (a loop that calls nothing is for plugin-timeout, see worker.h).
+ */
+#define OP_MAX_EVENTS 100000
+#define OP_MAX_EVENT_BYTES ((size_t)16 << 20)
+#define OP_MAX_DRAWS 1000000
+#define OP_MAX_COMMITS 10000
+#define OP_MAX_OUTPUT ((size_t)64 << 20)
+
 struct refd_ctx {
 	struct call *call;
 	struct rng *rng;
@@ -89,6 +100,7 @@ call_reset(struct call *c)
 	for (i = 0; i < c->ncm; i++)
 		free(c->cm[i].data);
 	c->nev = c->ndr = c->ncm = 0;
+	c->ev_bytes = 0;
 	buf_reset(&c->out);
 	c->reject_code = 0;
 	c->reject_rule[0] = '\0';
@@ -442,6 +454,10 @@ record_draw(refd_ctx *ctx, uint32_t kind, uint32_t bound, const char *why,
 		fault(ctx, "draw outside create, apply or redeal");
 		return REFD_EPLUGINFAULT;
 	}
+	if (c->ndr >= OP_MAX_DRAWS) {
+		fault(ctx, "more than 1000000 draws in one op");
+		return REFD_EPLUGINFAULT;
+	}
 	rc = rng_draw(ctx->rng, kind, bound, &idx, out);
 	if (rc != REFD_OK)
 		return rc;
@@ -515,6 +531,11 @@ h_emit(refd_ctx *ctx, int32_t seat, const uint8_t *ev, size_t len)
 		fault(ctx, "event for an impossible seat");
 		return REFD_EPLUGINFAULT;
 	}
+	if (c->nev >= OP_MAX_EVENTS || len > OP_MAX_EVENT_BYTES - c->ev_bytes) {
+		fault(ctx, "more than 100000 events or 16 MiB of events in one "
+		    "op");
+		return REFD_EPLUGINFAULT;
+	}
 	if ((why = event_fault(ev, len)) != NULL) {
 		fault(ctx, why);
 		return REFD_EPLUGINFAULT;
@@ -534,6 +555,7 @@ h_emit(refd_ctx *ctx, int32_t seat, const uint8_t *ev, size_t len)
 		return REFD_ENOMEM;
 	memcpy(e->bytes, ev, len);
 	e->len = len;
+	c->ev_bytes += len;
 	e->seat = seat;
 	c->nev++;
 	return REFD_OK;
@@ -544,6 +566,10 @@ h_output(refd_ctx *ctx, const uint8_t *bytes, size_t len)
 {
 	if (ctx->op == OPK_APPLY) {
 		fault(ctx, "output during apply");
+		return REFD_EPLUGINFAULT;
+	}
+	if (len > OP_MAX_OUTPUT - ctx->call->out.len) {
+		fault(ctx, "more than 64 MiB of output in one op");
 		return REFD_EPLUGINFAULT;
 	}
 	if (buf_add(&ctx->call->out, bytes, len) != 0)
@@ -579,6 +605,10 @@ h_commit(refd_ctx *ctx, const char *zone, int32_t seat, const uint8_t *data,
 	if (ctx->rng == NULL || (ctx->op != OPK_CREATE && ctx->op != OPK_APPLY &&
 	    ctx->op != OPK_REDEAL) || zone == NULL) {
 		fault(ctx, "commitment outside create or apply");
+		return REFD_EPLUGINFAULT;
+	}
+	if (c->ncm >= OP_MAX_COMMITS) {
+		fault(ctx, "more than 10000 commitments in one op");
 		return REFD_EPLUGINFAULT;
 	}
 	if (c->ncm == c->cap_cm) {
@@ -1341,6 +1371,7 @@ game_apply(struct game *g, uint32_t seat, const uint8_t *cmd, size_t len,
 			for (i = 0; i < c->ncm; i++)
 				free(c->cm[i].data);
 			c->nev = c->ndr = c->ncm = 0;
+			c->ev_bytes = 0;
 		}
 	}
 	free(snap);

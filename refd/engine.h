@@ -102,6 +102,7 @@ struct call {
 	int reject_code;
 	char reject_rule[24];
 	char reject_msg[512];
+	size_t ev_bytes;	/* sum of the events' lengths */
 	char fault[256];	/* host-detected plugin misbehaviour */
 	const char *fault_reason;	/* "crash", "timeout" or NULL */
 };

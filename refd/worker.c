@@ -267,6 +267,7 @@ get_call(struct dec *d, struct call *c)
 		if ((e->bytes = dup_bytes(p, len)) == NULL)
 			return REFD_ENOMEM;
 		e->len = len;
+		c->ev_bytes += len;
 		c->nev++;
 	}
 	n = get_u32(d);

@@ -28,7 +28,8 @@
  *                   {"type": "scribble"} writes a bogus frame to descriptor 3
  *                   (where refd's worker talks to refd) and then plays on
  *   loops           like good, but apply never returns from the command
- *                   {"type": "spin"}
+ *                   {"type": "spin"}, and emits events until the host
+ *                   refuses one for {"type": "flood"}
  *
  * The game: "race": seats take turns adding 1, 2 or 3 to a shared total;
  * whoever brings it to "target" (default 10) or beyond wins.  Each seat
@@ -295,6 +296,21 @@ hazard(refd_mpv root)
 			spins++;
 #endif
 }
+
+#ifdef FIXTURE_loops
+/* Emit until the host says no. */
+static int
+flood(refd_ctx *ctx)
+{
+	static const uint8_t ev[] = "\x81\xa4type\xa5" "flood";
+	int rc;
+
+	while ((rc = H->emit(ctx, REFD_SEAT_PUBLIC, ev, sizeof(ev) - 1)) ==
+	    REFD_OK)
+		;
+	return rc;
+}
+#endif
 #endif
 
 static int
@@ -311,6 +327,12 @@ r_apply(refd_ctx *ctx, void *state, uint32_t seat, const uint8_t *cmd,
 
 #if defined(FIXTURE_crashes) || defined(FIXTURE_loops)
 	hazard(root);
+#endif
+#ifdef FIXTURE_loops
+	if (refd_mpv_streq(refd_mpv_get(root, "type"), "flood")) {
+		refd_mp_free(d);
+		return flood(ctx);
+	}
 #endif
 	ok = d != NULL && refd_mpv_streq(refd_mpv_get(root, "type"), "add") &&
 	    refd_mpv_int(refd_mpv_get(root, "n"), &n) == 0 &&
