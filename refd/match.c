@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,6 +87,9 @@ struct match {
 
 	struct idem **idem;
 	size_t idem_buckets, nidem;
+
+	int registered;		/* in its matchset (add_match) */
+	int listed;		/* in the matchset's sync list */
 };
 
 struct matchset {
@@ -102,6 +107,12 @@ struct matchset {
 	size_t idx_cap;
 	size_t live;		/* unfinished matches */
 	int dir_dirty;		/* a log file was created since the last sync */
+	/* Matches with a log to sync or close at the next matchset_sync,
+	 * so that a turn costs what it wrote, not the number of matches. */
+	struct match **sync;
+	size_t nsync, capsync;
+	int sweep;		/* the list overflowed: look at every match */
+	struct syncpool *pool;	/* threads for parallel fdatasync, or NULL */
 	int lockfd;		/* <state_dir>/refd.lock, flock()ed */
 	refd_mpw *w;		/* scratch writer for records */
 };
@@ -267,6 +278,29 @@ idem_add(struct match *m, uint32_t seat, const char *id, const uint8_t *cmd,
 }
 
 /* Matches: memory. */
+
+/* Put a registered match on its matchset's sync list (once). */
+static void
+sync_list(struct match *m)
+{
+	struct matchset *ms = m->ms;
+
+	if (!m->registered || m->listed)
+		return;
+	if (ms->nsync == ms->capsync) {
+		size_t nc = ms->capsync ? ms->capsync * 2 : 64;
+		struct match **x = realloc(ms->sync, nc * sizeof(*x));
+
+		if (x == NULL) {
+			ms->sweep = 1;
+			return;
+		}
+		ms->sync = x;
+		ms->capsync = nc;
+	}
+	ms->sync[ms->nsync++] = m;
+	m->listed = 1;
+}
 
 static void
 match_free(struct match *m)
@@ -480,6 +514,8 @@ put_record(struct match *m, int sign)
 	}
 	rc = evlog_append(&m->log, p, len, NULL);
 	free(p);
+	if (rc == REFD_OK)
+		sync_list(m);
 	return rc;
 }
 
@@ -555,6 +591,47 @@ host_result(struct match *m, int32_t loser, const char *reason,
 		rc = REFD_ENOMEM;
 	refd_mpw_destroy(w);
 	return rc;
+}
+
+/*
+ * Room the closing records need after one more record with the call c:
+ * a checkpoint and the final record of a match ended by max-log-bytes,
+ * whose openings include c's new commitments, plus some slack for a
+ * result larger than the host's (a resignation's winners).  A command is
+ * refused when its record would not leave this room, so that the log of
+ * a match ended by the limit stays within max-log-bytes.
+ */
+#define CLOSING_SLACK 256
+
+static size_t
+closing_reserve(struct match *m, const struct call *c)
+{
+	refd_mpw *w = refd_mpw_create();
+	struct buf rb;
+	size_t n = CLOSING_SLACK, i;
+
+	buf_init(&rb);
+	if (w == NULL || host_result(m, -1, "the log reached max-log-bytes",
+	    &rb) != REFD_OK) {
+		refd_mpw_destroy(w);
+		buf_release(&rb);
+		return m->ms->cfg.max_log_bytes;	/* refuse: no room known */
+	}
+	evlog_enc_checkpoint(w, m->log.nrec + 1, m->log.last, m->seq + 1);
+	n += refd_mpw_len(w) + EVLOG_FRAME_OVERHEAD;
+	refd_mpw_reset(w);
+	evlog_enc_final(w, m->log.nrec + 2, m->seq + 2, m->log.last, "limit",
+	    -1, "the log reached max-log-bytes", rb.data, rb.len,
+	    m->server_seed, m->cm, m->ncm, evlog_now());
+	n += refd_mpw_len(w) + EVLOG_FRAME_OVERHEAD;
+	/* Each new opening: zone, seat, salt, hash and data. */
+	for (i = 0; c != NULL && i < c->ncm; i++)
+		n += c->cm[i].len + sizeof(c->cm[i].zone) + 128;
+	if (refd_mpw_error(w))
+		n = m->ms->cfg.max_log_bytes;
+	refd_mpw_destroy(w);
+	buf_release(&rb);
+	return n;
 }
 
 /* After an accepted step: is the game over?  Then write the final. */
@@ -742,6 +819,9 @@ add_match(struct matchset *ms, struct match *m)
 	idx_put(ms, m);
 	if (!m->finished)
 		ms->live++;
+	m->registered = 1;
+	if (m->log.dirty || (m->finished && m->log.fd >= 0))
+		sync_list(m);
 	return REFD_OK;
 }
 
@@ -781,33 +861,218 @@ matchset_pubkey(const struct matchset *ms)
 	return ms->key.pk;
 }
 
+/*
+ * Group commit over many files: one fdatasync per log file, but issued
+ * in parallel so that the file system commits them together (ext4 and
+ * xfs join concurrent fsyncs into one journal commit); sequential
+ * fdatasyncs cost one device flush each.  The threads only call
+ * fdatasync on the fds they are given; every match object stays with
+ * the event loop's thread.
+ */
+#define SYNC_THREADS 15
+
+struct syncpool {
+	pthread_mutex_t mu;
+	pthread_cond_t go, done;
+	pthread_t th[SYNC_THREADS];
+	int nth;
+	int quit;
+	uint64_t gen;
+	const int *fd;
+	int *err;
+	size_t n, next, finished;
+};
+
+/* Take and sync fds until none is left; called with p->mu held. */
+static void
+pool_drain(struct syncpool *p)
+{
+	while (p->next < p->n) {
+		size_t i = p->next++;
+		int r;
+
+		pthread_mutex_unlock(&p->mu);
+		r = fdatasync(p->fd[i]) == 0 ? 0 : errno;
+		pthread_mutex_lock(&p->mu);
+		p->err[i] = r;
+		if (++p->finished == p->n)
+			pthread_cond_signal(&p->done);
+	}
+}
+
+static void *
+pool_main(void *arg)
+{
+	struct syncpool *p = arg;
+	uint64_t seen = 0;
+
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		while (!p->quit && p->gen == seen)
+			pthread_cond_wait(&p->go, &p->mu);
+		if (p->quit)
+			break;
+		seen = p->gen;
+		pool_drain(p);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+static void
+pool_destroy(struct syncpool *p)
+{
+	int i;
+
+	if (p == NULL)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->quit = 1;
+	pthread_cond_broadcast(&p->go);
+	pthread_mutex_unlock(&p->mu);
+	for (i = 0; i < p->nth; i++)
+		pthread_join(p->th[i], NULL);
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->go);
+	pthread_cond_destroy(&p->done);
+	free(p);
+}
+
+/* fdatasync n fds, in parallel when there are several: err[i] gets 0 or
+ * an errno.  Without threads (none could be made) it syncs in turn. */
+static void
+sync_fds(struct matchset *ms, const int *fd, int *err, size_t n)
+{
+	struct syncpool *p = ms->pool;
+	size_t i;
+
+	if (n > 1 && p == NULL && (p = calloc(1, sizeof(*p))) != NULL) {
+		pthread_mutex_init(&p->mu, NULL);
+		pthread_cond_init(&p->go, NULL);
+		pthread_cond_init(&p->done, NULL);
+		ms->pool = p;
+	}
+	if (p != NULL && n > 1) {
+		sigset_t all, old;
+
+		/* Grow the pool up to one thread per extra fd; the threads
+		 * take no signal: the event loop's thread handles them. */
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		while ((size_t)p->nth < n - 1 && p->nth < SYNC_THREADS &&
+		    pthread_create(&p->th[p->nth], NULL, pool_main, p) == 0)
+			p->nth++;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	if (p == NULL || p->nth == 0 || n < 2) {
+		for (i = 0; i < n; i++)
+			err[i] = fdatasync(fd[i]) == 0 ? 0 : errno;
+		return;
+	}
+	pthread_mutex_lock(&p->mu);
+	p->fd = fd;
+	p->err = err;
+	p->n = n;
+	p->next = p->finished = 0;
+	p->gen++;
+	pthread_cond_broadcast(&p->go);
+	pool_drain(p);
+	while (p->finished < p->n)
+		pthread_cond_wait(&p->done, &p->mu);
+	p->n = 0;
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* Sync or close one match's log as the policy says: 1 when it is still
+ * dirty (a batch log not due yet), -1 when its fsync failed, else 0. */
+static int
+sync_one(struct matchset *ms, struct match *m, int64_t now)
+{
+	int rc = 0;
+
+	if (m->log.fd < 0)
+		return 0;
+	if (m->log.dirty && ms->cfg.fsync == FSYNC_NEVER)
+		m->log.dirty = 0;
+	if (m->log.dirty && (ms->cfg.fsync == FSYNC_ALWAYS ||
+	    now - m->log.synced_at >= 1000) &&
+	    evlog_fsync(&m->log) != REFD_OK) {
+		if (!m->broken)
+			set_broken(m, "fsync failed");
+		rc = -1;
+	}
+	/* A finished log takes no more records: free its fd. */
+	if (m->finished && !m->log.dirty) {
+		close(m->log.fd);
+		m->log.fd = -1;
+	}
+	return rc < 0 ? -1 : m->log.dirty && m->log.fd >= 0;
+}
+
 int
 matchset_sync(struct matchset *ms)
 {
 	int64_t now = evlog_mono_ms();
 	int rc = 0;
-	size_t i;
+	size_t i, keep = 0;
 
-	for (i = 0; i < ms->n; i++) {
-		struct match *m = ms->m[i];
-
-		if (m->log.fd < 0)
-			continue;
-		if (m->log.dirty && ms->cfg.fsync == FSYNC_NEVER)
-			m->log.dirty = 0;
-		if (m->log.dirty && (ms->cfg.fsync == FSYNC_ALWAYS ||
-		    now - m->log.synced_at >= 1000) &&
-		    evlog_fsync(&m->log) != REFD_OK) {
-			if (!m->broken)
-				set_broken(m, "fsync failed");
-			rc = REFD_ELOGIO;
-		}
-		/* A finished log takes no more records: free its fd. */
-		if (m->finished && !m->log.dirty) {
-			close(m->log.fd);
-			m->log.fd = -1;
-		}
+	if (ms->sweep) {
+		for (i = 0; i < ms->n; i++)
+			if (sync_one(ms, ms->m[i], now) < 0)
+				rc = REFD_ELOGIO;
+		ms->sweep = 0;
 	}
+	/* The logs due now are made durable together first; sync_one
+	 * then finds them clean (or broken). */
+	if (ms->cfg.fsync != FSYNC_NEVER && ms->nsync > 1) {
+		int *fd = malloc(ms->nsync * 2 * sizeof(*fd)), *err;
+		struct match **due = malloc(ms->nsync * sizeof(*due));
+		size_t n = 0;
+
+		if (fd != NULL && due != NULL) {
+			err = fd + ms->nsync;
+			for (i = 0; i < ms->nsync; i++) {
+				struct match *m = ms->sync[i];
+
+				if (m->log.fd >= 0 && m->log.dirty &&
+				    (ms->cfg.fsync == FSYNC_ALWAYS ||
+				    now - m->log.synced_at >= 1000)) {
+					due[n] = m;
+					fd[n++] = m->log.fd;
+				}
+			}
+			sync_fds(ms, fd, err, n);
+			for (i = 0; i < n; i++) {
+				if (err[i] != 0) {
+					/* Still dirty: sync_one tries once
+					 * more, this turn fails anyway. */
+					if (!due[i]->broken)
+						set_broken(due[i],
+						    "fsync failed");
+					rc = REFD_ELOGIO;
+					continue;
+				}
+				due[i]->log.dirty = 0;
+				due[i]->log.synced_at = now;
+			}
+		}
+		free(fd);
+		free(due);
+	}
+	for (i = 0; i < ms->nsync; i++) {
+		struct match *m = ms->sync[i];
+		int r = sync_one(ms, m, now);
+
+		if (r < 0)
+			rc = REFD_ELOGIO;
+		/* Still dirty (a batch not due, or a failed fsync that the
+		 * next turn reports again, as a sweep would): keep it. */
+		if (r != 0)
+			ms->sync[keep++] = m;
+		else
+			m->listed = 0;
+	}
+	ms->nsync = keep;
 	/* New log files: their directory entries must be durable too. */
 	if (ms->dir_dirty && ms->cfg.fsync != FSYNC_NEVER) {
 		int fd = open(ms->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -839,6 +1104,8 @@ matchset_destroy(struct matchset *ms)
 	}
 	free(ms->m);
 	free(ms->idx);
+	free(ms->sync);
+	pool_destroy(ms->pool);
 	refd_mpw_destroy(ms->w);
 	evlog_key_release(&ms->key);
 	if (ms->lockfd >= 0)
@@ -1143,7 +1410,11 @@ reload(struct match *m)
 	tmp = *m;
 	*m = *nm;
 	*nm = tmp;
+	m->registered = nm->registered;
+	m->listed = nm->listed;
 	match_free(nm);
+	if (m->log.dirty || (m->finished && m->log.fd >= 0))
+		sync_list(m);
 }
 
 int
@@ -1217,8 +1488,8 @@ match_act(struct match *m, uint32_t seat, const char *token,
 	evlog_enc_step(m->ms->w, m->log.nrec, m->seq + 1, m->log.last,
 	    (int32_t)seat, cmd_id, cmd, len, &c, sh);
 	if (m->ms->cfg.max_log_bytes != 0 && m->log.size +
-	    refd_mpw_len(m->ms->w) + EVLOG_FRAME_OVERHEAD >
-	    m->ms->cfg.max_log_bytes) {
+	    refd_mpw_len(m->ms->w) + EVLOG_FRAME_OVERHEAD +
+	    closing_reserve(m, &c) > m->ms->cfg.max_log_bytes) {
 		struct buf rb;
 
 		/* Undo the command by reloading, then end the match. */

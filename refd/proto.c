@@ -245,6 +245,10 @@ op_hello(struct req *r)
 	refd_mpw_kint(w, "max_matches", c->max_matches);
 	refd_mpw_kint(w, "rate_limit", c->rate_limit);
 	refd_mpw_kint(w, "rate_burst", c->rate_burst);
+	refd_mpw_kint(w, "max_connection_memory",
+	    (int64_t)c->max_connection_memory);
+	refd_mpw_kint(w, "max_match_memory", (int64_t)c->max_match_memory);
+	refd_mpw_kint(w, "max_log_bytes", (int64_t)c->max_log_bytes);
 	refd_mpw_end(w);
 	refd_mpw_karray(w, "publish");
 	for (i = 0; i < r->p->npublish; i++)
@@ -802,6 +806,7 @@ op_stats(struct req *r)
 	refd_mpw_kint(w, "commands", (int64_t)s->commands);
 	refd_mpw_kint(w, "rejected", (int64_t)s->rejected);
 	refd_mpw_kint(w, "rate_limited", (int64_t)s->rate_limited);
+	refd_mpw_kint(w, "conn_limited", (int64_t)s->conn_limited);
 	refd_mpw_kint(w, "too_big", (int64_t)s->too_big);
 	refd_mpw_kint(w, "malformed", (int64_t)s->malformed);
 	refd_mpw_kint(w, "turns", (int64_t)s->turns);
@@ -923,8 +928,8 @@ parse_for_id(const struct proto *p, const uint8_t *req, size_t len,
 }
 
 void
-proto_error(struct proto *p, const uint8_t *req, size_t len, int code,
-    const char *message, struct buf *reply)
+proto_error_limit(struct proto *p, const uint8_t *req, size_t len, int code,
+    const char *message, int64_t limit, int64_t got, struct buf *reply)
 {
 	struct perr e;
 	refd_mpv id;
@@ -932,9 +937,18 @@ proto_error(struct proto *p, const uint8_t *req, size_t len, int code,
 
 	perr_init(&e);
 	e.code = code;
+	e.limit = limit;
+	e.got = got;
 	snprintf(e.message, sizeof(e.message), "%s", message);
 	finish(p, id, &e, NULL, reply);
 	refd_mp_free(d);
+}
+
+void
+proto_error(struct proto *p, const uint8_t *req, size_t len, int code,
+    const char *message, struct buf *reply)
+{
+	proto_error_limit(p, req, len, code, message, -1, -1, reply);
 }
 
 int

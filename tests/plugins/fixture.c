@@ -47,6 +47,7 @@
  *   nondet          events depend on a global counter
  *   roundtrip       serialize drops the turn
  *   leak            a seat's view shows the other seats' secrets
+ *   leak_event      the public "added" event gives the next seat's secret
  *   endless         the total never grows, the game never ends
  *   nopending       pending names nobody while the game goes on
  *   output_in_apply apply calls host->output
@@ -83,16 +84,16 @@ enum fault {
 	F_NONE, F_BADEVENT, F_DIRTY_REJECT, F_EMIT_ON_REJECT, F_ACCEPT_GARBAGE,
 	F_ILLEGAL_LEGAL, F_NONDET, F_ROUNDTRIP, F_LEAK, F_ENDLESS, F_NOPENDING,
 	F_OUTPUT_IN_APPLY, F_DRAW_IN_VIEW, F_NONDET_CREATE, F_BAD_OUTPUT,
-	F_DEEP_VIEW, F_NOSTATE, F_BAD_RESTORE, F_UNDESCRIBED, F_TEMPLATES,
-	F_BADUTF8, F_BADREJECT
+	F_DEEP_VIEW, F_NOSTATE, F_BAD_RESTORE, F_UNDESCRIBED, F_LEAK_EVENT,
+	F_TEMPLATES, F_BADUTF8, F_BADREJECT
 };
 
 static const char *const fault_names[] = {
 	"none", "badevent", "dirty_reject", "emit_on_reject", "accept_garbage",
 	"illegal_legal", "nondet", "roundtrip", "leak", "endless", "nopending",
 	"output_in_apply", "draw_in_view", "nondet_create", "bad_output",
-	"deep_view", "nostate", "bad_restore", "undescribed", "templates",
-	"badutf8", "badreject", NULL
+	"deep_view", "nostate", "bad_restore", "undescribed", "leak_event",
+	"templates", "badutf8", "badreject", NULL
 };
 
 struct race {
@@ -389,6 +390,8 @@ r_apply(refd_ctx *ctx, void *state, uint32_t seat, const uint8_t *cmd,
 	refd_mpw_kint(w, "omen", omen);
 	if (s->fault == F_NONDET)
 		refd_mpw_kint(w, "count", ++nondet_counter);
+	if (s->fault == F_LEAK_EVENT)
+		refd_mpw_kint(w, "hint", s->secret[s->turn]);
 	refd_mpw_end(w);
 	return put(ctx, w, REFD_SEAT_PUBLIC, 1);
 }
