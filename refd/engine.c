@@ -31,6 +31,17 @@ enum op_kind {
 
 static int finish_call(struct call *c, int rc);
 
+/*
+ * What one op may ask of the host: a plugin stuck in a loop that emits,
+ * draws, commits or outputs is stopped here, before it exhausts memory
+ * (a loop that calls nothing is for plugin-timeout, see worker.h).
+ */
+#define OP_MAX_EVENTS 100000
+#define OP_MAX_EVENT_BYTES ((size_t)16 << 20)
+#define OP_MAX_DRAWS 1000000
+#define OP_MAX_COMMITS 10000
+#define OP_MAX_OUTPUT ((size_t)64 << 20)
+
 struct refd_ctx {
 	struct call *call;
 	struct rng *rng;
@@ -89,6 +100,7 @@ call_reset(struct call *c)
 	for (i = 0; i < c->ncm; i++)
 		free(c->cm[i].data);
 	c->nev = c->ndr = c->ncm = 0;
+	c->ev_bytes = 0;
 	buf_reset(&c->out);
 	c->reject_code = 0;
 	c->reject_rule[0] = '\0';
@@ -291,6 +303,124 @@ h_log(refd_ctx *ctx, int level, const char *msg)
 		    msg != NULL ? msg : "");
 }
 
+/* Whether s[0..n) is well-formed UTF-8 (no overlongs, no surrogates). */
+static int
+utf8_ok(const uint8_t *s, size_t n)
+{
+	size_t i = 0, k, j;
+	uint32_t cp;
+
+	while (i < n) {
+		if (s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if (s[i] >= 0xc2 && s[i] <= 0xdf) {
+			k = 1;
+			cp = s[i] & 0x1f;
+		} else if (s[i] >= 0xe0 && s[i] <= 0xef) {
+			k = 2;
+			cp = s[i] & 0x0f;
+		} else if (s[i] >= 0xf0 && s[i] <= 0xf4) {
+			k = 3;
+			cp = s[i] & 0x07;
+		} else {
+			return 0;
+		}
+		if (n - i <= k)
+			return 0;
+		for (j = 1; j <= k; j++) {
+			if ((s[i + j] & 0xc0) != 0x80)
+				return 0;
+			cp = cp << 6 | (s[i + j] & 0x3f);
+		}
+		if ((k == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+		    (k == 3 && (cp < 0x10000 || cp > 0x10ffff)))
+			return 0;
+		i += k + 1;
+	}
+	return 1;
+}
+
+/* Whether every string in v, map keys included, is UTF-8. */
+static int
+strings_ok(refd_mpv v)
+{
+	const char *s;
+	size_t n, i;
+
+	switch (refd_mpv_type(v)) {
+	case REFD_MP_STR:
+		return refd_mpv_str(v, &s, &n) == 0 &&
+		    utf8_ok((const uint8_t *)s, n);
+	case REFD_MP_ARRAY:
+		for (i = 0; i < refd_mpv_len(v); i++)
+			if (!strings_ok(refd_mpv_at(v, i)))
+				return 0;
+		return 1;
+	case REFD_MP_MAP:
+		for (i = 0; i < refd_mpv_len(v); i++)
+			if (!strings_ok(refd_mpv_key_at(v, i)) ||
+			    !strings_ok(refd_mpv_val_at(v, i)))
+				return 0;
+		return 1;
+	default:
+		return 1;
+	}
+}
+
+int
+output_text_ok(const uint8_t *b, size_t len)
+{
+	refd_mpdoc *d = refd_mp_parse(b, len);
+	int ok = d != NULL && strings_ok(refd_mp_root(d));
+
+	refd_mp_free(d);
+	return ok;
+}
+
+/*
+ * What is wrong with an event for clients in any language, or NULL: it
+ * must be one msgpack map (nesting at most 16) with string keys, and
+ * every string UTF-8.
+ */
+const char *
+event_fault(const uint8_t *ev, size_t len)
+{
+	refd_mpdoc *d;
+	refd_mpv root;
+	const char *why = NULL;
+	size_t i;
+
+	if (ev == NULL || refd_mp_check(ev, len, 16) != 0 ||
+	    ((ev[0] & 0xf0) != 0x80 && ev[0] != 0xde && ev[0] != 0xdf))
+		return "event is not one msgpack map";
+	if ((d = refd_mp_parse(ev, len)) == NULL)
+		return "event is not one msgpack map";
+	root = refd_mp_root(d);
+	for (i = 0; i < refd_mpv_len(root) && why == NULL; i++)
+		if (refd_mpv_type(refd_mpv_key_at(root, i)) != REFD_MP_STR)
+			why = "event has a key that is not a string";
+	if (why == NULL && !strings_ok(root))
+		why = "event has a string that is not UTF-8";
+	refd_mp_free(d);
+	return why;
+}
+
+/* Replace every non-ASCII byte of s by '?' when s is not UTF-8 (a cut
+ * multi-byte character at the end included). */
+static void
+ascii_unless_utf8(char *s)
+{
+	size_t n = strlen(s);
+
+	if (utf8_ok((const uint8_t *)s, n))
+		return;
+	for (; *s; s++)
+		if ((uint8_t)*s >= 0x80)
+			*s = '?';
+}
+
 static int
 h_reject(refd_ctx *ctx, int code, const char *rule, const char *message)
 {
@@ -304,6 +434,9 @@ h_reject(refd_ctx *ctx, int code, const char *rule, const char *message)
 		    rule != NULL ? rule : "");
 		snprintf(c->reject_msg, sizeof(c->reject_msg), "%s",
 		    message != NULL ? message : refd_strerror(code));
+		/* They go to clients as msgpack strings: UTF-8 only. */
+		ascii_unless_utf8(c->reject_rule);
+		ascii_unless_utf8(c->reject_msg);
 	}
 	return code;
 }
@@ -319,6 +452,10 @@ record_draw(refd_ctx *ctx, uint32_t kind, uint32_t bound, const char *why,
 	if (ctx->rng == NULL || (ctx->op != OPK_CREATE && ctx->op != OPK_APPLY &&
 	    ctx->op != OPK_REDEAL)) {
 		fault(ctx, "draw outside create, apply or redeal");
+		return REFD_EPLUGINFAULT;
+	}
+	if (c->ndr >= OP_MAX_DRAWS) {
+		fault(ctx, "more than 1000000 draws in one op");
 		return REFD_EPLUGINFAULT;
 	}
 	rc = rng_draw(ctx->rng, kind, bound, &idx, out);
@@ -382,6 +519,7 @@ h_shuffle(refd_ctx *ctx, void *base, size_t n, size_t size, const char *why)
 static int
 h_emit(refd_ctx *ctx, int32_t seat, const uint8_t *ev, size_t len)
 {
+	const char *why;
 	struct call *c = ctx->call;
 	struct event *e;
 
@@ -393,9 +531,13 @@ h_emit(refd_ctx *ctx, int32_t seat, const uint8_t *ev, size_t len)
 		fault(ctx, "event for an impossible seat");
 		return REFD_EPLUGINFAULT;
 	}
-	if (ev == NULL || refd_mp_check(ev, len, 16) != 0 ||
-	    ((ev[0] & 0xf0) != 0x80 && ev[0] != 0xde && ev[0] != 0xdf)) {
-		fault(ctx, "event is not one msgpack map");
+	if (c->nev >= OP_MAX_EVENTS || len > OP_MAX_EVENT_BYTES - c->ev_bytes) {
+		fault(ctx, "more than 100000 events or 16 MiB of events in one "
+		    "op");
+		return REFD_EPLUGINFAULT;
+	}
+	if ((why = event_fault(ev, len)) != NULL) {
+		fault(ctx, why);
 		return REFD_EPLUGINFAULT;
 	}
 	if (c->nev == c->cap_ev) {
@@ -413,6 +555,7 @@ h_emit(refd_ctx *ctx, int32_t seat, const uint8_t *ev, size_t len)
 		return REFD_ENOMEM;
 	memcpy(e->bytes, ev, len);
 	e->len = len;
+	c->ev_bytes += len;
 	e->seat = seat;
 	c->nev++;
 	return REFD_OK;
@@ -423,6 +566,10 @@ h_output(refd_ctx *ctx, const uint8_t *bytes, size_t len)
 {
 	if (ctx->op == OPK_APPLY) {
 		fault(ctx, "output during apply");
+		return REFD_EPLUGINFAULT;
+	}
+	if (len > OP_MAX_OUTPUT - ctx->call->out.len) {
+		fault(ctx, "more than 64 MiB of output in one op");
 		return REFD_EPLUGINFAULT;
 	}
 	if (buf_add(&ctx->call->out, bytes, len) != 0)
@@ -458,6 +605,10 @@ h_commit(refd_ctx *ctx, const char *zone, int32_t seat, const uint8_t *data,
 	if (ctx->rng == NULL || (ctx->op != OPK_CREATE && ctx->op != OPK_APPLY &&
 	    ctx->op != OPK_REDEAL) || zone == NULL) {
 		fault(ctx, "commitment outside create or apply");
+		return REFD_EPLUGINFAULT;
+	}
+	if (c->ncm >= OP_MAX_COMMITS) {
+		fault(ctx, "more than 10000 commitments in one op");
 		return REFD_EPLUGINFAULT;
 	}
 	if (c->ncm == c->cap_cm) {
@@ -1220,6 +1371,7 @@ game_apply(struct game *g, uint32_t seat, const uint8_t *cmd, size_t len,
 			for (i = 0; i < c->ncm; i++)
 				free(c->cm[i].data);
 			c->nev = c->ndr = c->ncm = 0;
+			c->ev_bytes = 0;
 		}
 	}
 	free(snap);

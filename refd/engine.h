@@ -102,6 +102,7 @@ struct call {
 	int reject_code;
 	char reject_rule[24];
 	char reject_msg[512];
+	size_t ev_bytes;	/* sum of the events' lengths */
 	char fault[256];	/* host-detected plugin misbehaviour */
 	const char *fault_reason;	/* "crash", "timeout" or NULL */
 };
@@ -180,6 +181,13 @@ int game_result(struct game *g, struct call *c);
 int game_serialize(struct game *g, struct call *c);
 int game_redeal(struct game *g, uint32_t seat, struct call *c);
 int game_state_hash(struct game *g, uint8_t out[ENG_HASH_LEN]);
+
+/* What makes an event unfit for clients (not one msgpack map of depth at
+ * most 16, a key that is not a string, a string that is not UTF-8), or
+ * NULL when it is fine. */
+const char *event_fault(const uint8_t *ev, size_t len);
+/* Whether b is one msgpack value whose strings are all UTF-8. */
+int output_text_ok(const uint8_t *b, size_t len);
 
 const char *refd_strerror(int code);
 const char *refd_errname(int code);

@@ -1628,6 +1628,10 @@ match_legal(struct match *m, uint32_t seat, const char *token,
 	    refd_mp_check(c.out.data, c.out.len, 0) != 0)) {
 		snprintf(c.fault, sizeof(c.fault), "legal gave no msgpack value");
 		rc = REFD_EPLUGINFAULT;
+	} else if (rc == REFD_OK && !output_text_ok(c.out.data, c.out.len)) {
+		snprintf(c.fault, sizeof(c.fault), "legal gave a string that is "
+		    "not UTF-8");
+		rc = REFD_EPLUGINFAULT;
 	}
 	if (rc != REFD_OK)
 		rc = fail_call(m, e, rc, &c, "legal");
@@ -1681,6 +1685,10 @@ match_view(struct match *m, int32_t seat, const char *token, struct buf *out,
 	if (rc == REFD_OK && (c.out.len == 0 ||
 	    refd_mp_check(c.out.data, c.out.len, 0) != 0)) {
 		snprintf(c.fault, sizeof(c.fault), "view gave no msgpack value");
+		rc = REFD_EPLUGINFAULT;
+	} else if (rc == REFD_OK && !output_text_ok(c.out.data, c.out.len)) {
+		snprintf(c.fault, sizeof(c.fault), "view gave a string that is "
+		    "not UTF-8");
 		rc = REFD_EPLUGINFAULT;
 	}
 	if (rc != REFD_OK)

@@ -262,12 +262,12 @@ get_call(struct dec *d, struct call *c)
 		p = get_bytes(d, &len);
 		/* What h_emit checked in the worker, checked again. */
 		if (d->bad || e->seat < REFD_SEAT_PUBLIC ||
-		    e->seat >= REFD_MAX_SEATS || refd_mp_check(p, len, 16) != 0 ||
-		    ((p[0] & 0xf0) != 0x80 && p[0] != 0xde && p[0] != 0xdf))
+		    e->seat >= REFD_MAX_SEATS || event_fault(p, len) != NULL)
 			return -1;
 		if ((e->bytes = dup_bytes(p, len)) == NULL)
 			return REFD_ENOMEM;
 		e->len = len;
+		c->ev_bytes += len;
 		c->nev++;
 	}
 	n = get_u32(d);
@@ -315,19 +315,58 @@ struct table {
 	size_t n;
 };
 
+static int wait_fd(int fd, short events, int64_t deadline);
+
+/*
+ * Read one frame (its length, then its body) into b, in as few reads as
+ * the peer allows; with poll_first, wait for input (until deadline, -1
+ * for ever) before each read.  0, 1 on timeout, 2 when the peer went
+ * away, 3 when the frame is malformed (too long, or followed by bytes).
+ */
 static int
-full_io(int fd, void *p, size_t n, int out)
+read_frame(int fd, struct buf *b, int64_t deadline, int poll_first)
 {
-	uint8_t *b = p;
+	size_t need = 4;
+	uint32_t len;
+	ssize_t n;
+
+	buf_reset(b);
+	while (b->len < need) {
+		if (poll_first && wait_fd(fd, POLLIN, deadline))
+			return 1;
+		if (buf_reserve(b, need > 4 ? need - b->len : 65536) != 0)
+			return 3;
+		n = read(fd, b->data + b->len, b->cap - b->len - 1);
+		if (n == 0)
+			return 2;
+		if (n < 0 && (errno == EINTR || errno == EAGAIN ||
+		    errno == EWOULDBLOCK))
+			continue;
+		if (n < 0)
+			return 2;
+		b->len += (size_t)n;
+		if (need == 4 && b->len >= 4) {
+			memcpy(&len, b->data, sizeof(len));
+			if (len > FRAME_MAX)
+				return 3;
+			need += len;
+		}
+	}
+	return b->len == need ? 0 : 3;
+}
+
+static int
+send_all(int fd, const uint8_t *p, size_t n)
+{
 	ssize_t r;
 
 	while (n > 0) {
-		r = out ? send(fd, b, n, MSG_NOSIGNAL) : read(fd, b, n);
+		r = send(fd, p, n, MSG_NOSIGNAL);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
 			return -1;
-		b += r;
+		p += r;
 		n -= (size_t)r;
 	}
 	return 0;
@@ -510,18 +549,16 @@ serve(struct plugin *pl, int fd)
 	buf_init(&in);
 	buf_init(&e.b);
 	for (;;) {
-		if (full_io(fd, &len, sizeof(len), 0) != 0 || len > FRAME_MAX ||
-		    buf_reserve(&in, len) != 0 ||
-		    full_io(fd, in.data, len, 0) != 0)
+		if (read_frame(fd, &in, -1, 0) != 0)
 			_exit(0);
 		buf_reset(&e.b);
 		e.bad = 0;
-		serve_one(pl, &t, in.data, len, &e);
+		serve_one(pl, &t, in.data + 4, in.len - 4, &e);
 		if (e.bad)
 			_exit(3);
 		len = (uint32_t)(e.b.len - sizeof(len));
 		memcpy(e.b.data, &len, sizeof(len));
-		if (full_io(fd, e.b.data, e.b.len, 1) != 0)
+		if (send_all(fd, e.b.data, e.b.len) != 0)
 			_exit(0);
 	}
 }
@@ -714,8 +751,7 @@ static int
 exchange(struct worker *w, int64_t deadline)
 {
 	const uint8_t *p = w->req.b.data;
-	size_t off = 0, need = 4;
-	uint32_t len;
+	size_t off = 0;
 	ssize_t n;
 
 	while (off < w->req.b.len) {
@@ -730,31 +766,7 @@ exchange(struct worker *w, int64_t deadline)
 		} else
 			return 2;
 	}
-	buf_reset(&w->rep);
-	while (w->rep.len < need) {
-		if (buf_reserve(&w->rep, need - w->rep.len) != 0)
-			return 3;
-		n = read(w->fd, w->rep.data + w->rep.len, need - w->rep.len);
-		if (n > 0) {
-			w->rep.len += (size_t)n;
-			if (need == 4 && w->rep.len == 4) {
-				memcpy(&len, w->rep.data, sizeof(len));
-				if (len > FRAME_MAX)
-					return 3;
-				need += len;
-			}
-		} else if (n == 0) {
-			return 2;
-		} else if (errno == EINTR) {
-			continue;
-		} else if (errno == EAGAIN || errno == EWOULDBLOCK) {
-			if (wait_fd(w->fd, POLLIN, deadline))
-				return 1;
-		} else {
-			return 2;
-		}
-	}
-	return 0;
+	return read_frame(w->fd, &w->rep, deadline, 1);
 }
 
 /*

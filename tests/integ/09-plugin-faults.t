@@ -88,6 +88,23 @@ ok(scalar(grep { ($_->{type} // '') eq 'added' } @{ $evs->{events} }),
 is(scalar(grep { ($_->{type} // '') eq 'oops' } @{ $evs->{events} }), 0,
     'the rejected command\'s event is in no stream');
 
+# Strings go to clients in any language, which may decode them strictly:
+# an event with a string that is not UTF-8 is a fault, and a rejection
+# message that is not UTF-8 arrives with '?' for its non-ASCII bytes.
+my ($u8, $u8tok) = race('faulty', fault => 'badutf8');
+$r = act($u8, $u8tok, 0, { type => 'add', n => 1 });
+is($r->{error}{name}, 'EPLUGINFAULT', 'an event that is not UTF-8 fails the command');
+like($r->{error}{message}, qr/event has a string that is not UTF-8/,
+    '... saying so');
+$r = $c->req('view', match => $u8, seat => -1);
+like($r->{error}{message}, qr/misbehaved in view: view gave a string that is not UTF-8/,
+    'so does a view');
+my ($br, $brtok) = race('faulty', fault => 'badreject');
+$r = act($br, $brtok, 0, { type => 'add', n => 1 });
+is($r->{error}{name}, 'EILLEGAL', 'a rejection that is not UTF-8 stays a rejection');
+is($r->{error}{message}, 'no adding today ??', '... its message made ASCII');
+is($r->{error}{detail}{rule}, 'RACE-?', '... and its rule');
+
 # 3. Crashes: a segfault and an abort in apply, an abort in view.  Each
 #    costs its own command; two matches of the crashing plugin share a
 #    worker, and the one that did not crash loses nothing.
@@ -193,7 +210,7 @@ for (1 .. 40) {
 }
 my $ginfo = (grep { $_->{id} eq $good } @{ $c->ok('matches') })[0];
 is($ginfo->{status}, 'finished', 'the good match finished');
-for my $id ($bad, $rej, $cr, $cr2, $m4, $lp) {
+for my $id ($bad, $rej, $u8, $br, $cr, $cr2, $m4, $lp) {
 	$c->ok('abort', match => $id);
 }
 $c->close;

@@ -28,7 +28,8 @@
  *                   {"type": "scribble"} writes a bogus frame to descriptor 3
  *                   (where refd's worker talks to refd) and then plays on
  *   loops           like good, but apply never returns from the command
- *                   {"type": "spin"}
+ *                   {"type": "spin"}, and emits events until the host
+ *                   refuses one for {"type": "flood"}
  *
  * The game: "race": seats take turns adding 1, 2 or 3 to a shared total;
  * whoever brings it to "target" (default 10) or beyond wins.  Each seat
@@ -57,6 +58,10 @@
  *   nostate         create succeeds without giving a state
  *   bad_restore     restore always fails
  *   undescribed     legal lists a command type describe does not name
+ *   badutf8         apply emits an event, and view outputs a map, with a
+ *                   string that is not UTF-8
+ *   badreject       apply rejects every command with a message that is not
+ *                   UTF-8
  * and one mode that is no fault:
  *   templates       legal lists one template {"type": "add", "n":
  *                   {"min": 1, "max": 3}} instead of three commands
@@ -80,7 +85,7 @@ enum fault {
 	F_ILLEGAL_LEGAL, F_NONDET, F_ROUNDTRIP, F_LEAK, F_ENDLESS, F_NOPENDING,
 	F_OUTPUT_IN_APPLY, F_DRAW_IN_VIEW, F_NONDET_CREATE, F_BAD_OUTPUT,
 	F_DEEP_VIEW, F_NOSTATE, F_BAD_RESTORE, F_UNDESCRIBED, F_LEAK_EVENT,
-	F_TEMPLATES
+	F_TEMPLATES, F_BADUTF8, F_BADREJECT
 };
 
 static const char *const fault_names[] = {
@@ -88,7 +93,7 @@ static const char *const fault_names[] = {
 	"illegal_legal", "nondet", "roundtrip", "leak", "endless", "nopending",
 	"output_in_apply", "draw_in_view", "nondet_create", "bad_output",
 	"deep_view", "nostate", "bad_restore", "undescribed", "leak_event",
-	"templates", NULL
+	"templates", "badutf8", "badreject", NULL
 };
 
 struct race {
@@ -292,6 +297,21 @@ hazard(refd_mpv root)
 			spins++;
 #endif
 }
+
+#ifdef FIXTURE_loops
+/* Emit until the host says no. */
+static int
+flood(refd_ctx *ctx)
+{
+	static const uint8_t ev[] = "\x81\xa4type\xa5" "flood";
+	int rc;
+
+	while ((rc = H->emit(ctx, REFD_SEAT_PUBLIC, ev, sizeof(ev) - 1)) ==
+	    REFD_OK)
+		;
+	return rc;
+}
+#endif
 #endif
 
 static int
@@ -309,6 +329,12 @@ r_apply(refd_ctx *ctx, void *state, uint32_t seat, const uint8_t *cmd,
 #if defined(FIXTURE_crashes) || defined(FIXTURE_loops)
 	hazard(root);
 #endif
+#ifdef FIXTURE_loops
+	if (refd_mpv_streq(refd_mpv_get(root, "type"), "flood")) {
+		refd_mp_free(d);
+		return flood(ctx);
+	}
+#endif
 	ok = d != NULL && refd_mpv_streq(refd_mpv_get(root, "type"), "add") &&
 	    refd_mpv_int(refd_mpv_get(root, "n"), &n) == 0 &&
 	    refd_mpv_len(root) == 2;
@@ -324,6 +350,9 @@ r_apply(refd_ctx *ctx, void *state, uint32_t seat, const uint8_t *cmd,
 			return H->reject(ctx, REFD_ENOTYOURTURN, "RACE-2",
 			    "not your turn");
 	}
+	if (s->fault == F_BADREJECT)
+		return H->reject(ctx, REFD_EILLEGAL, "RACE-\xff",
+		    "no adding today \xff\xfe");
 	if (!ok || n < 1 || n > 3) {
 		if (s->fault == F_DIRTY_REJECT)
 			s->rejected++;
@@ -349,6 +378,9 @@ r_apply(refd_ctx *ctx, void *state, uint32_t seat, const uint8_t *cmd,
 	if (s->fault == F_BADEVENT)
 		return H->emit(ctx, REFD_SEAT_PUBLIC, (const uint8_t *)"\x93\x01",
 		    2);
+	if (s->fault == F_BADUTF8)
+		return H->emit(ctx, REFD_SEAT_PUBLIC,
+		    (const uint8_t *)"\x81\xa4type\xa2\xc0\xaf", 9);
 	w = refd_mpw_create();
 	refd_mpw_map(w);
 	refd_mpw_kstr(w, "type", "added");
@@ -447,6 +479,8 @@ r_view(refd_ctx *ctx, const void *state, int32_t seat)
 	refd_mpw_kint(w, "target", s->target);
 	refd_mpw_kint(w, "turn", s->turn);
 	refd_mpw_kint(w, "winner", s->winner);
+	if (s->fault == F_BADUTF8)
+		refd_mpw_kstr(w, "note", "\xc0\xaf");
 	refd_mpw_karray(w, "secrets");
 	for (i = 0; i < s->nseats; i++) {
 		if (i == seat || s->fault == F_LEAK)

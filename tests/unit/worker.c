@@ -230,7 +230,7 @@ total(struct game *g)
 int
 main(void)
 {
-	struct plugin *din, *dout, *cr, *lp;
+	struct plugin *din, *dout, *cr, *lp, *lp2;
 	const struct scenario *sc;
 	struct game *g1 = NULL, *g2 = NULL, *g3 = NULL;
 	struct rng r;
@@ -328,11 +328,29 @@ main(void)
 	worker_counts(&started, &crashed, &timeouts);
 	is_int(timeouts, 1, "one timeout counted");
 	game_destroy(g1);
+
+	/* A plugin stuck emitting is stopped by the host's per-op budget,
+	 * in-process too. */
+	lp2 = open_fixture("loops");
+	rng_init_seed(&r, key);
+	game_create(lp2, (const uint8_t *)"\x80", 1, 2, &r, 0, &g1, &c);
+	rng_release(&r);
+	ok(g1 != NULL, "an in-process race of the looping plugin");
+	if (g1 == NULL)
+		return done_testing();
+	is_int(apply_type(g1, 0, "flood", &c), REFD_EPLUGINFAULT,
+	    "endless emits: EPLUGINFAULT");
+	ok(strstr(c.fault, "more than 100000 events") != NULL, "... fault: %s",
+	    c.fault);
+	is_int(c.nev, 0, "... and no events kept");
+	is_int(add(g1, 0, 1, &c), REFD_OK, "the race goes on");
+	game_destroy(g1);
 	call_release(&c);
 
 	plugin_close(din);
 	plugin_close(dout);
 	plugin_close(cr);
 	plugin_close(lp);
+	plugin_close(lp2);
 	return done_testing();
 }
