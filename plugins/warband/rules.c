@@ -1169,6 +1169,11 @@ cmd_check(struct g *g, uint32_t seatu, const struct cmd *c, struct err *e)
 	if (who != seat)
 		return FAIL(e, REFD_ENOTYOURTURN, "R004-23",
 		    "it is seat %d's decision now, not yours", who);
+	if ((c->type == C_MOVE || c->type == C_ATTACK || c->type == C_PLAY ||
+	    c->type == C_POWER || c->type == C_GRAB || c->type == C_AVOID) &&
+	    s->nstack >= MAXSTACK - 8)
+		return FAIL(e, REFD_ELIMIT, "R004-23",
+		    "the stack is full: let it resolve first");
 	switch (c->type) {
 	case C_CMD:
 		return FAIL(e, REFD_EPHASE, "R004-02",
@@ -1880,7 +1885,7 @@ add_shield(struct g *g, int unit, int origin, int kind, int amount)
 {
 	struct state *s = g->s;
 
-	if (s->nshield >= MAXQ)
+	if (s->nshield >= MAXSH)
 		return;
 	s->sh[s->nshield].unit = unit;
 	s->sh[s->nshield].origin = origin;

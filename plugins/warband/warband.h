@@ -29,6 +29,7 @@
 #define MAXMAP 4
 #define MAXKW 24
 #define MAXTQ 16
+#define MAXSH 48
 
 /* Square flags. */
 enum { SQ_WALL = 1, SQ_DIFF = 2, SQ_HAZ = 4, SQ_OBST = 8, SQ_MAGIC = 16,
@@ -162,7 +163,7 @@ struct state {
 	struct item stack[MAXSTACK];
 	struct item pend;		/* item whose path is being chosen */
 	struct dmgq q[MAXQ];
-	struct shield sh[MAXQ];
+	struct shield sh[MAXSH];
 	int32_t tq[MAXTQ];		/* units with an ordered effect */
 	int32_t trig[MAXTQ][2];		/* hound, mover */
 	struct refd_deck odeck[MAXSEAT], ohand[MAXSEAT], odisc[MAXSEAT];
