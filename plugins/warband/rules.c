@@ -119,18 +119,18 @@ cur_level(const struct g *g, const struct unit *u)
 	int l = CD(g, u)->level, i;
 
 	for (i = 0; i < u->natt; i++)
-		if (g->c->od[u->att[i]].effect == OE_PROMOTE)
-			l += 2;
+		l += g->c->od[u->att[i]].att_level;
 	return l;
 }
 
+/* Does an attached card keep u from untapping at Refresh? */
 static int
-has_att(const struct g *g, const struct unit *u, int effect)
+skip_untap(const struct g *g, const struct unit *u)
 {
 	int i;
 
 	for (i = 0; i < u->natt; i++)
-		if (g->c->od[u->att[i]].effect == effect)
+		if (g->c->od[u->att[i]].att_no_untap)
 			return 1;
 	return 0;
 }
@@ -718,7 +718,7 @@ push_hazard(struct g *g, int mover)
 	it.seat = g->s->u[mover - 1].ctrl;
 	it.target = mover;
 	it.card = -1;
-	it.dmg = 10;
+	it.dmg = HAZARD_DMG;
 	push(g, &it);
 }
 
@@ -1713,9 +1713,11 @@ cmd_exec(struct g *g, int seat, const struct cmd *c)
 		it.target = c->unit;
 		it.actor = 0;
 		it.seat = s->active;
-		it.dmg = 10;
+		it.dmg = s->tqd[i];
 		memmove(&s->tq[i], &s->tq[i + 1], (size_t)(s->ntq - i - 1) *
 		    sizeof(s->tq[0]));
+		memmove(&s->tqd[i], &s->tqd[i + 1], (size_t)(s->ntq - i - 1) *
+		    sizeof(s->tqd[0]));
 		s->ntq--;
 		push(g, &it);
 		break;
@@ -1812,10 +1814,10 @@ cmd_exec(struct g *g, int seat, const struct cmd *c)
 			/* Leader power: Grim Tally (R004-62). */
 			for (i = 0; i < nd; i++)
 				for (j = 0; j < s->nseats; j++)
-					if (g->c->kd[s->seat[j].cmd].power ==
-					    CP_GRIM_TALLY &&
+					if (g->c->kd[s->seat[j].cmd].kill_lead &&
 					    ENEMY(s, U(g, dead[i])->ctrl, j)) {
-						s->seat[j].lead++;
+						s->seat[j].lead += g->c->kd[
+						    s->seat[j].cmd].kill_lead;
 						ev(g, REFD_SEAT_PUBLIC,
 						    "leadership", "seat", j,
 						    "leadership",
@@ -2038,8 +2040,8 @@ resolve_top(struct g *g)
 			ev(g, REFD_SEAT_PUBLIC, "treasure_grabbed", "unit",
 			    it.actor, NULL);
 			set_morale(g, a->ctrl, 1);
-			if (g->c->kd[s->seat[a->ctrl].cmd].power ==
-			    CP_QUARTERMASTER)
+			for (i = 0; i < g->c->kd[s->seat[a->ctrl].cmd].grab_draw;
+			    i++)
 				draw_order(g, a->ctrl);
 		}
 		break;
@@ -2062,9 +2064,12 @@ start_of_turn_effects(struct g *g)
 	for (i = 0; i < s->nunits; i++)
 		if (s->u[i].alive && s->u[i].ctrl == s->active)
 			for (j = 0; j < s->u[i].natt; j++)
-				if (g->c->od[s->u[i].att[j]].effect ==
-				    OE_MELEE_ATTACH && s->ntq < MAXTQ)
+				if (g->c->od[s->u[i].att[j]].att_start_dmg >
+				    0 && s->ntq < MAXTQ) {
+					s->tqd[s->ntq] = g->c->od[
+					    s->u[i].att[j]].att_start_dmg;
 					s->tq[s->ntq++] = i + 1;
+				}
 }
 
 static void
@@ -2078,7 +2083,7 @@ untap_all(struct g *g, int refresh)
 
 		if (!u->alive || u->ctrl != s->active || !u->tapped)
 			continue;
-		if (refresh && has_att(g, u, OE_RANGED_PIN))
+		if (refresh && skip_untap(g, u))
 			continue;
 		u->tapped = 0;
 		ev(g, REFD_SEAT_PUBLIC, "untapped", "unit", i + 1, NULL);
@@ -2100,8 +2105,7 @@ cleanup_effects(struct g *g)
 			continue;
 		if (u->ctrl == s->active) {
 			for (j = 0; j < u->natt; j++)
-				if (g->c->od[u->att[j]].effect ==
-				    OE_RANGED_PIN) {
+				if (g->c->od[u->att[j]].att_cleanup) {
 					discard_card(g, u->att[j],
 					    u->attown[j]);
 					memmove(&u->att[j], &u->att[j + 1],
@@ -2127,8 +2131,10 @@ cleanup_effects(struct g *g)
 	for (i = 0; i < s->nunits; i++)
 		if (s->u[i].alive && s->u[i].ctrl == s->active &&
 		    (fp_flags(g, i + 1, s->u[i].x, s->u[i].y) & SQ_HAZ) &&
-		    s->ntq < MAXTQ)
+		    s->ntq < MAXTQ) {
+			s->tqd[s->ntq] = HAZARD_DMG;
 			s->tq[s->ntq++] = i + 1;
+		}
 }
 
 void
@@ -2193,7 +2199,7 @@ advance(struct g *g)
 			it.seat = s->active;
 			it.target = s->tq[0];
 			it.card = -1;
-			it.dmg = 10;
+			it.dmg = s->tqd[0];
 			s->ntq = 0;
 			push(g, &it);
 			continue;

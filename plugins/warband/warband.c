@@ -455,6 +455,16 @@ w_content_load(refd_ctx *ctx, void *pdata, const uint8_t *bytes, size_t len,
 			    "unknown effect");
 		x->effect = k;
 		x->nolos = refd_mpv_get_bool(v, "no_los", 0);
+		a = refd_mpv_get(v, "attached");
+		if (refd_mpv_ok(a) && (refd_mpv_type(a) != REFD_MP_MAP ||
+		    int_field(a, "level", 0, -10, 10, &x->att_level) ||
+		    int_field(a, "start_damage", 0, 0, 1000,
+		    &x->att_start_dmg)))
+			return bad(ctx, c, d, "orders", id, "attached",
+			    "level -10..10, start_damage 0..1000, no_untap and "
+			    "discard_at_cleanup booleans");
+		x->att_no_untap = refd_mpv_get_bool(a, "no_untap", 0);
+		x->att_cleanup = refd_mpv_get_bool(a, "discard_at_cleanup", 0);
 		p = refd_mpv_cstr(refd_mpv_get(v, "requires"), NULL);
 		if (p != NULL && (x->req_kw = kwbit(c, p)) < 0)
 			return bad(ctx, c, d, "orders", id, "requires",
@@ -473,7 +483,6 @@ w_content_load(refd_ctx *ctx, void *pdata, const uint8_t *bytes, size_t len,
 		    "expected an object of 1 to 8 commanders");
 	for (i = 0; i < refd_mpv_len(f); i++) {
 		struct kdef *x = &c->kd[c->nkd];
-		const char *p;
 
 		snprintf(id, sizeof(id), "%s",
 		    refd_mpv_cstr(refd_mpv_key_at(f, i), "?"));
@@ -488,12 +497,15 @@ w_content_load(refd_ctx *ctx, void *pdata, const uint8_t *bytes, size_t len,
 			return bad(ctx, c, d, "commanders", id, "*",
 			    "order_hand, creature_hand, morale and "
 			    "leadership are required integers");
-		p = refd_mpv_cstr(refd_mpv_get(v, "power"), "");
-		x->power = strcmp(p, "quartermaster") == 0 ? CP_QUARTERMASTER :
-		    strcmp(p, "grim_tally") == 0 ? CP_GRIM_TALLY : CP_NONE;
-		if (*p && x->power == CP_NONE)
-			return bad(ctx, c, d, "commanders", id, "power",
-			    "expected quartermaster or grim_tally");
+		a = refd_mpv_get(v, "hooks");
+		if (refd_mpv_ok(a) && (refd_mpv_type(a) != REFD_MP_MAP ||
+		    int_field(refd_mpv_get(a, "enemy_killed"), "leadership",
+		    0, 0, 10, &x->kill_lead) ||
+		    int_field(refd_mpv_get(a, "treasure_grabbed"),
+		    "draw_orders", 0, 0, 10, &x->grab_draw)))
+			return bad(ctx, c, d, "commanders", id, "hooks",
+			    "expected {\"enemy_killed\": {\"leadership\": n}, "
+			    "\"treasure_grabbed\": {\"draw_orders\": n}}");
 		c->nkd++;
 	}
 	/* bands.json */

@@ -47,8 +47,8 @@ enum { OE_MELEE, OE_SHIFT_MELEE, OE_RANGED_BOOST, OE_PREVENT,
 	OE_MELEE_ATTACH, OE_BOOST, OE_SLIDE, OE_RANGED_FIXED, OE_PROMOTE,
 	OE_CIRCLE, OE_RANGED_PIN, OE_SIDESTEP, OE_HEAL, OE_CONTROL,
 	OE_HEAL_ALLY };
-/* Commander powers. */
-enum { CP_NONE, CP_QUARTERMASTER, CP_GRIM_TALLY };
+/* Damage of hazardous terrain (spec 4.3). */
+#define HAZARD_DMG 10
 
 struct cdef {
 	char id[8], name[32];
@@ -60,11 +60,18 @@ struct odef {
 	char id[8], name[32];
 	int level, abil, type, req_kw, aff_kw, effect, dmg, range, shift;
 	int nolos;		/* range counted through walls, no sight */
+	/* Hooks of the card while attached (R004-61): level modifier,
+	 * damage at its controller's start of turn, no Refresh untap,
+	 * discarded at its controller's Cleanup step 1. */
+	int att_level, att_start_dmg, att_no_untap, att_cleanup;
 };
 
 struct kdef {
 	char id[8], name[40];
-	int ohand, chand, morale, lead, power;
+	int ohand, chand, morale, lead;
+	/* Leader-power hooks (R004-61, R004-62): Leadership per enemy
+	 * killed, orders drawn per treasure grabbed. */
+	int kill_lead, grab_draw;
 };
 
 struct band {
@@ -165,6 +172,7 @@ struct state {
 	struct dmgq q[MAXQ];
 	struct shield sh[MAXSH];
 	int32_t tq[MAXTQ];		/* units with an ordered effect */
+	int32_t tqd[MAXTQ];		/* and its damage */
 	int32_t trig[MAXTQ][2];		/* hound, mover */
 	struct refd_deck odeck[MAXSEAT], ohand[MAXSEAT], odisc[MAXSEAT];
 	struct refd_deck cdeck[MAXSEAT], chand[MAXSEAT], grave[MAXSEAT];
