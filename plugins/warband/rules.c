@@ -2228,9 +2228,10 @@ advance(struct g *g)
 			}
 			untap_all(g, 0);
 			refill(g, s->active);
+			/* A26: controlled creatures (or owned). */
 			for (i = 0; i < s->nunits; i++)
-				if (s->u[i].alive &&
-				    s->u[i].ctrl == s->active)
+				if (s->u[i].alive && (s->end_owned ?
+				    s->u[i].owner : s->u[i].ctrl) == s->active)
 					break;
 			if (i == s->nunits) {
 				s->seat[s->active].disq = 1;

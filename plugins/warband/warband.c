@@ -103,6 +103,10 @@ w_describe(refd_ctx *ctx, void *pdata)
 	    "(default 8)");
 	opt(w, "cower_to_zero", "bool", "A1: cowering may bring Morale to 0 "
 	    "(default true)");
+	opt(w, "adj_wall_aware", "bool", "A11 alternative: a wall between "
+	    "two squares cancels adjacency everywhere (default false)");
+	opt(w, "end_check_owned", "bool", "A26 alternative: the Cleanup end "
+	    "check counts owned creatures (default false: controlled)");
 	opt(w, "check_bands", "bool", "R004-01: refuse illegal bands "
 	    "(default true)");
 	opt(w, "choose_commanders", "bool", "seats choose their commanders "
@@ -703,7 +707,9 @@ setup_test(struct g *g, refd_mpv t)
 		u->dmg = (int)refd_mpv_get_int(v, "damage", 0);
 		u->tapped = refd_mpv_get_bool(v, "tapped", 0);
 		u->activated = refd_mpv_get_bool(v, "activated", 0);
-		if (u->ctrl != u->owner)
+		/* Control returns at the controller's Cleanup unless the
+		 * position says it is permanent. */
+		if (u->ctrl != u->owner && refd_mpv_get_bool(v, "snared", 1))
 			u->snared = u->ctrl + 1;
 		at = refd_mpv_get(v, "attached");
 		for (j = 0; j < refd_mpv_len(at) && j < MAXATT; j++) {
@@ -862,6 +868,8 @@ w_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	choose = refd_mpv_get_bool(root, "choose_commanders", 0);
 	s->max_rounds = (int)refd_mpv_get_int(root, "max_rounds", 8);
 	s->cower_to_zero = refd_mpv_get_bool(root, "cower_to_zero", 1);
+	s->adj_wall = refd_mpv_get_bool(root, "adj_wall_aware", 0);
+	s->end_owned = refd_mpv_get_bool(root, "end_check_owned", 0);
 	if (s->max_rounds < 1 || s->max_rounds > 200)
 		return setup_err(&g, d, "max_rounds must be 1..200");
 	for (k = 0; k < s->nseats; k++) {

@@ -160,6 +160,7 @@ struct state {
 	int32_t trig_n, trig_i;		/* optional triggers (snap) */
 	int32_t pathp;			/* 1: a path prompt is open */
 	int32_t over, winners, reason;
+	int32_t adj_wall, end_owned;	/* rulings A11, A26 alternatives */
 	int32_t nunits, teams;
 	int32_t team[MAXSEAT];
 	uint8_t flags[MAXSQ], start[MAXSQ];
