@@ -647,6 +647,9 @@ do_path(struct g *g, int mover, int mode, const int *px, const int *py,
 	}
 	if (!haz)
 		return 0;
+	if (s->haz_act_only && !(s->act_unit == mover &&
+	    s->active == u->ctrl))
+		return 0;
 	if (s->act_unit == mover && s->active == u->ctrl) {
 		if (u->hazard_hit)
 			return 0;
@@ -1916,7 +1919,8 @@ resolve_top(struct g *g)
 
 	/* The item being resolved, for finish after cower decisions. */
 	s->stack[MAXSTACK - 1] = it;
-	if (it.actor && !alive(s, it.actor))
+	if (it.actor && !alive(s, it.actor) && !(s->dead_resolves &&
+	    it.kind == IT_ATTACK))
 		return fizzle(g, &it, "actor gone");
 	tgt_ok = !it.target || alive(s, it.target);
 	switch (it.kind) {
@@ -1952,7 +1956,7 @@ resolve_top(struct g *g)
 		/* Target validity again; the shooter's adjacency to an
 		 * enemy is not re-checked (A44). */
 		if (!tgt_ok || check_attack(g, it.actor, it.target, it.ranged,
-		    it.range, 0, 2, &e) != 0)
+		    it.range, 0, s->recheck_shooter ? 1 : 2, &e) != 0)
 			return fizzle(g, &it, "target");
 		if (it.ranged)
 			dmg = it.dmg ? it.dmg : CD(g, a)->ranged;

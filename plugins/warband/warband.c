@@ -107,6 +107,13 @@ w_describe(refd_ctx *ctx, void *pdata)
 	    "two squares cancels adjacency everywhere (default false)");
 	opt(w, "end_check_owned", "bool", "A26 alternative: the Cleanup end "
 	    "check counts owned creatures (default false: controlled)");
+	opt(w, "hazard_activation_only", "bool", "A17 alternative: entering "
+	    "hazardous terrain hurts only during the creature's own "
+	    "activation (default false)");
+	opt(w, "dead_attacker_resolves", "bool", "A36 alternative: an attack "
+	    "resolves although its attacker died (default false)");
+	opt(w, "recheck_shooter", "bool", "A44 alternative: a shooter next to "
+	    "an enemy at resolution misses (default false)");
 	opt(w, "check_bands", "bool", "R004-01: refuse illegal bands "
 	    "(default true)");
 	opt(w, "choose_commanders", "bool", "seats choose their commanders "
@@ -870,6 +877,9 @@ w_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	s->cower_to_zero = refd_mpv_get_bool(root, "cower_to_zero", 1);
 	s->adj_wall = refd_mpv_get_bool(root, "adj_wall_aware", 0);
 	s->end_owned = refd_mpv_get_bool(root, "end_check_owned", 0);
+	s->haz_act_only = refd_mpv_get_bool(root, "hazard_activation_only", 0);
+	s->dead_resolves = refd_mpv_get_bool(root, "dead_attacker_resolves", 0);
+	s->recheck_shooter = refd_mpv_get_bool(root, "recheck_shooter", 0);
 	if (s->max_rounds < 1 || s->max_rounds > 200)
 		return setup_err(&g, d, "max_rounds must be 1..200");
 	for (k = 0; k < s->nseats; k++) {

@@ -161,6 +161,7 @@ struct state {
 	int32_t pathp;			/* 1: a path prompt is open */
 	int32_t over, winners, reason;
 	int32_t adj_wall, end_owned;	/* rulings A11, A26 alternatives */
+	int32_t haz_act_only, dead_resolves, recheck_shooter; /* A17 A36 A44 */
 	int32_t nunits, teams;
 	int32_t team[MAXSEAT];
 	uint8_t flags[MAXSQ], start[MAXSQ];
