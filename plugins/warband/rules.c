@@ -1183,7 +1183,7 @@ cmd_check(struct g *g, uint32_t seatu, const struct cmd *c, struct err *e)
 		    "commanders are already chosen");
 	case C_COWER: {
 		const struct dmgq *q = &s->q[s->qi];
-		int cost = q->amount / 10, m = s->seat[seat].morale;
+		int cost = q->cost, m = s->seat[seat].morale;
 
 		if (k != K_COWER)
 			return FAIL(e, REFD_EPHASE, "R004-53",
@@ -1244,7 +1244,7 @@ cmd_check(struct g *g, uint32_t seatu, const struct cmd *c, struct err *e)
 			return FAIL(e, REFD_ERESOURCE, "R004-06",
 			    "too many creatures in play");
 		cap = s->seat[seat].lead;
-		have = levels(g, seat, 0);
+		have = levels(g, seat, s->lead_controlled);
 		if (have + d->level > cap)
 			return FAIL(e, REFD_ERESOURCE, k == K_SETUP ?
 			    "R004-06" : "R004-14",
@@ -1758,7 +1758,7 @@ cmd_exec(struct g *g, int seat, const struct cmd *c)
 
 		q->cowered = c->yes;
 		if (c->yes) {
-			int cost = q->amount / 10;
+			int cost = q->cost;
 
 			ev(g, REFD_SEAT_PUBLIC, "cowered", "unit", q->unit,
 			    "cost", cost, NULL);
@@ -1854,7 +1854,7 @@ deal(struct g *g, const struct item *it, int target, int amount,
     int attachcard)
 {
 	struct state *s = g->s;
-	int i;
+	int i, full = amount;
 
 	for (i = 0; i < s->nshield; i++) {
 		const struct shield *sh = &s->sh[i];
@@ -1880,9 +1880,12 @@ deal(struct g *g, const struct item *it, int target, int amount,
 	s->q[s->nq].attach = attachcard;
 	s->q[s->nq].attown = it->cardown;
 	s->q[s->nq].cowered = 0;
+	/* A2, A35: 1 Morale per full 10 of the damage after reductions
+	 * (or before them, with the alternative). */
+	s->q[s->nq].cost = (s->cost_before ? full : amount) / 10;
 	s->nq++;
 	ev(g, REFD_SEAT_PUBLIC, "cower_prompt", "unit", target, "amount",
-	    amount, "cost", amount / 10, NULL);
+	    amount, "cost", s->q[s->nq - 1].cost, NULL);
 }
 
 static void
@@ -2651,7 +2654,7 @@ legal_list(struct g *g, uint32_t seat, refd_mpw *w)
 		c.yes = 1;
 		snprintf(label, sizeof(label), "Cower: %s takes no damage, "
 		    "lose %d Morale", uname(g, s->q[s->qi].unit),
-		    s->q[s->qi].amount / 10);
+		    s->q[s->qi].cost);
 		try_cmd(g, seat, w, &c, label);
 		c.yes = 0;
 		snprintf(label, sizeof(label), "Take %d damage on %s",

@@ -114,6 +114,11 @@ w_describe(refd_ctx *ctx, void *pdata)
 	    "resolves although its attacker died (default false)");
 	opt(w, "recheck_shooter", "bool", "A44 alternative: a shooter next to "
 	    "an enemy at resolution misses (default false)");
+	opt(w, "cower_cost_before_reductions", "bool", "A2 alternative: the "
+	    "cower cost counts the damage before reductions (default false)");
+	opt(w, "leadership_counts_controlled", "bool", "A4 alternative: the "
+	    "Leadership cap counts controlled creatures (default false: "
+	    "owned)");
 	opt(w, "check_bands", "bool", "R004-01: refuse illegal bands "
 	    "(default true)");
 	opt(w, "choose_commanders", "bool", "seats choose their commanders "
@@ -880,6 +885,10 @@ w_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	s->haz_act_only = refd_mpv_get_bool(root, "hazard_activation_only", 0);
 	s->dead_resolves = refd_mpv_get_bool(root, "dead_attacker_resolves", 0);
 	s->recheck_shooter = refd_mpv_get_bool(root, "recheck_shooter", 0);
+	s->cost_before = refd_mpv_get_bool(root, "cower_cost_before_reductions",
+	    0);
+	s->lead_controlled = refd_mpv_get_bool(root,
+	    "leadership_counts_controlled", 0);
 	if (s->max_rounds < 1 || s->max_rounds > 200)
 		return setup_err(&g, d, "max_rounds must be 1..200");
 	for (k = 0; k < s->nseats; k++) {
@@ -1126,7 +1135,7 @@ w_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_kmap(w, "cower_prompt");
 		refd_mpw_kint(w, "unit", s->q[s->qi].unit);
 		refd_mpw_kint(w, "amount", s->q[s->qi].amount);
-		refd_mpw_kint(w, "cost", s->q[s->qi].amount / 10);
+		refd_mpw_kint(w, "cost", s->q[s->qi].cost);
 		refd_mpw_end(w);
 	}
 	if (s->pathp) {

@@ -132,7 +132,7 @@ struct item {
 
 /* A damage event waiting for its cower decision. */
 struct dmgq {
-	int32_t unit, amount, origin, attach, attown, cowered;
+	int32_t unit, amount, origin, attach, attown, cowered, cost;
 };
 
 /* Damage modifiers keyed on an origin: avoid, prevent or reduce. */
@@ -162,6 +162,7 @@ struct state {
 	int32_t over, winners, reason;
 	int32_t adj_wall, end_owned;	/* rulings A11, A26 alternatives */
 	int32_t haz_act_only, dead_resolves, recheck_shooter; /* A17 A36 A44 */
+	int32_t cost_before, lead_controlled;	/* A2, A4 alternatives */
 	int32_t nunits, teams;
 	int32_t team[MAXSEAT];
 	uint8_t flags[MAXSQ], start[MAXSQ];
