@@ -117,11 +117,13 @@ adjacent(const struct state *s, const struct content *c,
 {
 	int za = usize(c, a), zb = usize(c, b);
 
-	(void)s;
-	/* Chebyshev distance 1 between the two footprints. */
-	return a->x <= b->x + zb && b->x <= a->x + za && a->y <= b->y + zb &&
+	/* Chebyshev distance 1 between the two footprints; with the A11
+	 * alternative, only through a wall-legal step. */
+	if (!(a->x <= b->x + zb && b->x <= a->x + za && a->y <= b->y + zb &&
 	    b->y <= a->y + za && !(a->x < b->x + zb && b->x < a->x + za &&
-	    a->y < b->y + zb && b->y < a->y + za);
+	    a->y < b->y + zb && b->y < a->y + za)))
+		return 0;
+	return !s->adj_wall || melee_reach(s, c, a, b);
 }
 
 /* Melee reach: some pair of squares joined by a wall-legal step (A12). */

@@ -119,18 +119,18 @@ cur_level(const struct g *g, const struct unit *u)
 	int l = CD(g, u)->level, i;
 
 	for (i = 0; i < u->natt; i++)
-		if (g->c->od[u->att[i]].effect == OE_PROMOTE)
-			l += 2;
+		l += g->c->od[u->att[i]].att_level;
 	return l;
 }
 
+/* Does an attached card keep u from untapping at Refresh? */
 static int
-has_att(const struct g *g, const struct unit *u, int effect)
+skip_untap(const struct g *g, const struct unit *u)
 {
 	int i;
 
 	for (i = 0; i < u->natt; i++)
-		if (g->c->od[u->att[i]].effect == effect)
+		if (g->c->od[u->att[i]].att_no_untap)
 			return 1;
 	return 0;
 }
@@ -647,6 +647,9 @@ do_path(struct g *g, int mover, int mode, const int *px, const int *py,
 	}
 	if (!haz)
 		return 0;
+	if (s->haz_act_only && !(s->act_unit == mover &&
+	    s->active == u->ctrl))
+		return 0;
 	if (s->act_unit == mover && s->active == u->ctrl) {
 		if (u->hazard_hit)
 			return 0;
@@ -718,7 +721,7 @@ push_hazard(struct g *g, int mover)
 	it.seat = g->s->u[mover - 1].ctrl;
 	it.target = mover;
 	it.card = -1;
-	it.dmg = 10;
+	it.dmg = HAZARD_DMG;
 	push(g, &it);
 }
 
@@ -1169,13 +1172,18 @@ cmd_check(struct g *g, uint32_t seatu, const struct cmd *c, struct err *e)
 	if (who != seat)
 		return FAIL(e, REFD_ENOTYOURTURN, "R004-23",
 		    "it is seat %d's decision now, not yours", who);
+	if ((c->type == C_MOVE || c->type == C_ATTACK || c->type == C_PLAY ||
+	    c->type == C_POWER || c->type == C_GRAB || c->type == C_AVOID) &&
+	    s->nstack >= MAXSTACK - 8)
+		return FAIL(e, REFD_ELIMIT, "R004-23",
+		    "the stack is full: let it resolve first");
 	switch (c->type) {
 	case C_CMD:
 		return FAIL(e, REFD_EPHASE, "R004-02",
 		    "commanders are already chosen");
 	case C_COWER: {
 		const struct dmgq *q = &s->q[s->qi];
-		int cost = q->amount / 10, m = s->seat[seat].morale;
+		int cost = q->cost, m = s->seat[seat].morale;
 
 		if (k != K_COWER)
 			return FAIL(e, REFD_EPHASE, "R004-53",
@@ -1236,7 +1244,7 @@ cmd_check(struct g *g, uint32_t seatu, const struct cmd *c, struct err *e)
 			return FAIL(e, REFD_ERESOURCE, "R004-06",
 			    "too many creatures in play");
 		cap = s->seat[seat].lead;
-		have = levels(g, seat, 0);
+		have = levels(g, seat, s->lead_controlled);
 		if (have + d->level > cap)
 			return FAIL(e, REFD_ERESOURCE, k == K_SETUP ?
 			    "R004-06" : "R004-14",
@@ -1708,9 +1716,11 @@ cmd_exec(struct g *g, int seat, const struct cmd *c)
 		it.target = c->unit;
 		it.actor = 0;
 		it.seat = s->active;
-		it.dmg = 10;
+		it.dmg = s->tqd[i];
 		memmove(&s->tq[i], &s->tq[i + 1], (size_t)(s->ntq - i - 1) *
 		    sizeof(s->tq[0]));
+		memmove(&s->tqd[i], &s->tqd[i + 1], (size_t)(s->ntq - i - 1) *
+		    sizeof(s->tqd[0]));
 		s->ntq--;
 		push(g, &it);
 		break;
@@ -1748,7 +1758,7 @@ cmd_exec(struct g *g, int seat, const struct cmd *c)
 
 		q->cowered = c->yes;
 		if (c->yes) {
-			int cost = q->amount / 10;
+			int cost = q->cost;
 
 			ev(g, REFD_SEAT_PUBLIC, "cowered", "unit", q->unit,
 			    "cost", cost, NULL);
@@ -1807,10 +1817,10 @@ cmd_exec(struct g *g, int seat, const struct cmd *c)
 			/* Leader power: Grim Tally (R004-62). */
 			for (i = 0; i < nd; i++)
 				for (j = 0; j < s->nseats; j++)
-					if (g->c->kd[s->seat[j].cmd].power ==
-					    CP_GRIM_TALLY &&
+					if (g->c->kd[s->seat[j].cmd].kill_lead &&
 					    ENEMY(s, U(g, dead[i])->ctrl, j)) {
-						s->seat[j].lead++;
+						s->seat[j].lead += g->c->kd[
+						    s->seat[j].cmd].kill_lead;
 						ev(g, REFD_SEAT_PUBLIC,
 						    "leadership", "seat", j,
 						    "leadership",
@@ -1844,7 +1854,7 @@ deal(struct g *g, const struct item *it, int target, int amount,
     int attachcard)
 {
 	struct state *s = g->s;
-	int i;
+	int i, full = amount;
 
 	for (i = 0; i < s->nshield; i++) {
 		const struct shield *sh = &s->sh[i];
@@ -1870,9 +1880,12 @@ deal(struct g *g, const struct item *it, int target, int amount,
 	s->q[s->nq].attach = attachcard;
 	s->q[s->nq].attown = it->cardown;
 	s->q[s->nq].cowered = 0;
+	/* A2, A35: 1 Morale per full 10 of the damage after reductions
+	 * (or before them, with the alternative). */
+	s->q[s->nq].cost = (s->cost_before ? full : amount) / 10;
 	s->nq++;
 	ev(g, REFD_SEAT_PUBLIC, "cower_prompt", "unit", target, "amount",
-	    amount, "cost", amount / 10, NULL);
+	    amount, "cost", s->q[s->nq - 1].cost, NULL);
 }
 
 static void
@@ -1880,7 +1893,7 @@ add_shield(struct g *g, int unit, int origin, int kind, int amount)
 {
 	struct state *s = g->s;
 
-	if (s->nshield >= MAXQ)
+	if (s->nshield >= MAXSH)
 		return;
 	s->sh[s->nshield].unit = unit;
 	s->sh[s->nshield].origin = origin;
@@ -1909,7 +1922,8 @@ resolve_top(struct g *g)
 
 	/* The item being resolved, for finish after cower decisions. */
 	s->stack[MAXSTACK - 1] = it;
-	if (it.actor && !alive(s, it.actor))
+	if (it.actor && !alive(s, it.actor) && !(s->dead_resolves &&
+	    it.kind == IT_ATTACK))
 		return fizzle(g, &it, "actor gone");
 	tgt_ok = !it.target || alive(s, it.target);
 	switch (it.kind) {
@@ -1945,7 +1959,7 @@ resolve_top(struct g *g)
 		/* Target validity again; the shooter's adjacency to an
 		 * enemy is not re-checked (A44). */
 		if (!tgt_ok || check_attack(g, it.actor, it.target, it.ranged,
-		    it.range, 0, 2, &e) != 0)
+		    it.range, 0, s->recheck_shooter ? 1 : 2, &e) != 0)
 			return fizzle(g, &it, "target");
 		if (it.ranged)
 			dmg = it.dmg ? it.dmg : CD(g, a)->ranged;
@@ -2033,8 +2047,8 @@ resolve_top(struct g *g)
 			ev(g, REFD_SEAT_PUBLIC, "treasure_grabbed", "unit",
 			    it.actor, NULL);
 			set_morale(g, a->ctrl, 1);
-			if (g->c->kd[s->seat[a->ctrl].cmd].power ==
-			    CP_QUARTERMASTER)
+			for (i = 0; i < g->c->kd[s->seat[a->ctrl].cmd].grab_draw;
+			    i++)
 				draw_order(g, a->ctrl);
 		}
 		break;
@@ -2057,9 +2071,12 @@ start_of_turn_effects(struct g *g)
 	for (i = 0; i < s->nunits; i++)
 		if (s->u[i].alive && s->u[i].ctrl == s->active)
 			for (j = 0; j < s->u[i].natt; j++)
-				if (g->c->od[s->u[i].att[j]].effect ==
-				    OE_MELEE_ATTACH && s->ntq < MAXTQ)
+				if (g->c->od[s->u[i].att[j]].att_start_dmg >
+				    0 && s->ntq < MAXTQ) {
+					s->tqd[s->ntq] = g->c->od[
+					    s->u[i].att[j]].att_start_dmg;
 					s->tq[s->ntq++] = i + 1;
+				}
 }
 
 static void
@@ -2073,7 +2090,7 @@ untap_all(struct g *g, int refresh)
 
 		if (!u->alive || u->ctrl != s->active || !u->tapped)
 			continue;
-		if (refresh && has_att(g, u, OE_RANGED_PIN))
+		if (refresh && skip_untap(g, u))
 			continue;
 		u->tapped = 0;
 		ev(g, REFD_SEAT_PUBLIC, "untapped", "unit", i + 1, NULL);
@@ -2095,8 +2112,7 @@ cleanup_effects(struct g *g)
 			continue;
 		if (u->ctrl == s->active) {
 			for (j = 0; j < u->natt; j++)
-				if (g->c->od[u->att[j]].effect ==
-				    OE_RANGED_PIN) {
+				if (g->c->od[u->att[j]].att_cleanup) {
 					discard_card(g, u->att[j],
 					    u->attown[j]);
 					memmove(&u->att[j], &u->att[j + 1],
@@ -2122,8 +2138,10 @@ cleanup_effects(struct g *g)
 	for (i = 0; i < s->nunits; i++)
 		if (s->u[i].alive && s->u[i].ctrl == s->active &&
 		    (fp_flags(g, i + 1, s->u[i].x, s->u[i].y) & SQ_HAZ) &&
-		    s->ntq < MAXTQ)
+		    s->ntq < MAXTQ) {
+			s->tqd[s->ntq] = HAZARD_DMG;
 			s->tq[s->ntq++] = i + 1;
+		}
 }
 
 void
@@ -2188,7 +2206,7 @@ advance(struct g *g)
 			it.seat = s->active;
 			it.target = s->tq[0];
 			it.card = -1;
-			it.dmg = 10;
+			it.dmg = s->tqd[0];
 			s->ntq = 0;
 			push(g, &it);
 			continue;
@@ -2217,9 +2235,10 @@ advance(struct g *g)
 			}
 			untap_all(g, 0);
 			refill(g, s->active);
+			/* A26: controlled creatures (or owned). */
 			for (i = 0; i < s->nunits; i++)
-				if (s->u[i].alive &&
-				    s->u[i].ctrl == s->active)
+				if (s->u[i].alive && (s->end_owned ?
+				    s->u[i].owner : s->u[i].ctrl) == s->active)
 					break;
 			if (i == s->nunits) {
 				s->seat[s->active].disq = 1;
@@ -2635,7 +2654,7 @@ legal_list(struct g *g, uint32_t seat, refd_mpw *w)
 		c.yes = 1;
 		snprintf(label, sizeof(label), "Cower: %s takes no damage, "
 		    "lose %d Morale", uname(g, s->q[s->qi].unit),
-		    s->q[s->qi].amount / 10);
+		    s->q[s->qi].cost);
 		try_cmd(g, seat, w, &c, label);
 		c.yes = 0;
 		snprintf(label, sizeof(label), "Take %d damage on %s",

@@ -103,6 +103,22 @@ w_describe(refd_ctx *ctx, void *pdata)
 	    "(default 8)");
 	opt(w, "cower_to_zero", "bool", "A1: cowering may bring Morale to 0 "
 	    "(default true)");
+	opt(w, "adj_wall_aware", "bool", "A11 alternative: a wall between "
+	    "two squares cancels adjacency everywhere (default false)");
+	opt(w, "end_check_owned", "bool", "A26 alternative: the Cleanup end "
+	    "check counts owned creatures (default false: controlled)");
+	opt(w, "hazard_activation_only", "bool", "A17 alternative: entering "
+	    "hazardous terrain hurts only during the creature's own "
+	    "activation (default false)");
+	opt(w, "dead_attacker_resolves", "bool", "A36 alternative: an attack "
+	    "resolves although its attacker died (default false)");
+	opt(w, "recheck_shooter", "bool", "A44 alternative: a shooter next to "
+	    "an enemy at resolution misses (default false)");
+	opt(w, "cower_cost_before_reductions", "bool", "A2 alternative: the "
+	    "cower cost counts the damage before reductions (default false)");
+	opt(w, "leadership_counts_controlled", "bool", "A4 alternative: the "
+	    "Leadership cap counts controlled creatures (default false: "
+	    "owned)");
 	opt(w, "check_bands", "bool", "R004-01: refuse illegal bands "
 	    "(default true)");
 	opt(w, "choose_commanders", "bool", "seats choose their commanders "
@@ -455,6 +471,16 @@ w_content_load(refd_ctx *ctx, void *pdata, const uint8_t *bytes, size_t len,
 			    "unknown effect");
 		x->effect = k;
 		x->nolos = refd_mpv_get_bool(v, "no_los", 0);
+		a = refd_mpv_get(v, "attached");
+		if (refd_mpv_ok(a) && (refd_mpv_type(a) != REFD_MP_MAP ||
+		    int_field(a, "level", 0, -10, 10, &x->att_level) ||
+		    int_field(a, "start_damage", 0, 0, 1000,
+		    &x->att_start_dmg)))
+			return bad(ctx, c, d, "orders", id, "attached",
+			    "level -10..10, start_damage 0..1000, no_untap and "
+			    "discard_at_cleanup booleans");
+		x->att_no_untap = refd_mpv_get_bool(a, "no_untap", 0);
+		x->att_cleanup = refd_mpv_get_bool(a, "discard_at_cleanup", 0);
 		p = refd_mpv_cstr(refd_mpv_get(v, "requires"), NULL);
 		if (p != NULL && (x->req_kw = kwbit(c, p)) < 0)
 			return bad(ctx, c, d, "orders", id, "requires",
@@ -473,7 +499,6 @@ w_content_load(refd_ctx *ctx, void *pdata, const uint8_t *bytes, size_t len,
 		    "expected an object of 1 to 8 commanders");
 	for (i = 0; i < refd_mpv_len(f); i++) {
 		struct kdef *x = &c->kd[c->nkd];
-		const char *p;
 
 		snprintf(id, sizeof(id), "%s",
 		    refd_mpv_cstr(refd_mpv_key_at(f, i), "?"));
@@ -488,12 +513,15 @@ w_content_load(refd_ctx *ctx, void *pdata, const uint8_t *bytes, size_t len,
 			return bad(ctx, c, d, "commanders", id, "*",
 			    "order_hand, creature_hand, morale and "
 			    "leadership are required integers");
-		p = refd_mpv_cstr(refd_mpv_get(v, "power"), "");
-		x->power = strcmp(p, "quartermaster") == 0 ? CP_QUARTERMASTER :
-		    strcmp(p, "grim_tally") == 0 ? CP_GRIM_TALLY : CP_NONE;
-		if (*p && x->power == CP_NONE)
-			return bad(ctx, c, d, "commanders", id, "power",
-			    "expected quartermaster or grim_tally");
+		a = refd_mpv_get(v, "hooks");
+		if (refd_mpv_ok(a) && (refd_mpv_type(a) != REFD_MP_MAP ||
+		    int_field(refd_mpv_get(a, "enemy_killed"), "leadership",
+		    0, 0, 10, &x->kill_lead) ||
+		    int_field(refd_mpv_get(a, "treasure_grabbed"),
+		    "draw_orders", 0, 0, 10, &x->grab_draw)))
+			return bad(ctx, c, d, "commanders", id, "hooks",
+			    "expected {\"enemy_killed\": {\"leadership\": n}, "
+			    "\"treasure_grabbed\": {\"draw_orders\": n}}");
 		c->nkd++;
 	}
 	/* bands.json */
@@ -691,7 +719,9 @@ setup_test(struct g *g, refd_mpv t)
 		u->dmg = (int)refd_mpv_get_int(v, "damage", 0);
 		u->tapped = refd_mpv_get_bool(v, "tapped", 0);
 		u->activated = refd_mpv_get_bool(v, "activated", 0);
-		if (u->ctrl != u->owner)
+		/* Control returns at the controller's Cleanup unless the
+		 * position says it is permanent. */
+		if (u->ctrl != u->owner && refd_mpv_get_bool(v, "snared", 1))
 			u->snared = u->ctrl + 1;
 		at = refd_mpv_get(v, "attached");
 		for (j = 0; j < refd_mpv_len(at) && j < MAXATT; j++) {
@@ -850,6 +880,15 @@ w_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	choose = refd_mpv_get_bool(root, "choose_commanders", 0);
 	s->max_rounds = (int)refd_mpv_get_int(root, "max_rounds", 8);
 	s->cower_to_zero = refd_mpv_get_bool(root, "cower_to_zero", 1);
+	s->adj_wall = refd_mpv_get_bool(root, "adj_wall_aware", 0);
+	s->end_owned = refd_mpv_get_bool(root, "end_check_owned", 0);
+	s->haz_act_only = refd_mpv_get_bool(root, "hazard_activation_only", 0);
+	s->dead_resolves = refd_mpv_get_bool(root, "dead_attacker_resolves", 0);
+	s->recheck_shooter = refd_mpv_get_bool(root, "recheck_shooter", 0);
+	s->cost_before = refd_mpv_get_bool(root, "cower_cost_before_reductions",
+	    0);
+	s->lead_controlled = refd_mpv_get_bool(root,
+	    "leadership_counts_controlled", 0);
 	if (s->max_rounds < 1 || s->max_rounds > 200)
 		return setup_err(&g, d, "max_rounds must be 1..200");
 	for (k = 0; k < s->nseats; k++) {
@@ -1096,7 +1135,7 @@ w_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_kmap(w, "cower_prompt");
 		refd_mpw_kint(w, "unit", s->q[s->qi].unit);
 		refd_mpw_kint(w, "amount", s->q[s->qi].amount);
-		refd_mpw_kint(w, "cost", s->q[s->qi].amount / 10);
+		refd_mpw_kint(w, "cost", s->q[s->qi].cost);
 		refd_mpw_end(w);
 	}
 	if (s->pathp) {

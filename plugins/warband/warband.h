@@ -29,6 +29,7 @@
 #define MAXMAP 4
 #define MAXKW 24
 #define MAXTQ 16
+#define MAXSH 48
 
 /* Square flags. */
 enum { SQ_WALL = 1, SQ_DIFF = 2, SQ_HAZ = 4, SQ_OBST = 8, SQ_MAGIC = 16,
@@ -46,8 +47,8 @@ enum { OE_MELEE, OE_SHIFT_MELEE, OE_RANGED_BOOST, OE_PREVENT,
 	OE_MELEE_ATTACH, OE_BOOST, OE_SLIDE, OE_RANGED_FIXED, OE_PROMOTE,
 	OE_CIRCLE, OE_RANGED_PIN, OE_SIDESTEP, OE_HEAL, OE_CONTROL,
 	OE_HEAL_ALLY };
-/* Commander powers. */
-enum { CP_NONE, CP_QUARTERMASTER, CP_GRIM_TALLY };
+/* Damage of hazardous terrain (spec 4.3). */
+#define HAZARD_DMG 10
 
 struct cdef {
 	char id[8], name[32];
@@ -59,11 +60,18 @@ struct odef {
 	char id[8], name[32];
 	int level, abil, type, req_kw, aff_kw, effect, dmg, range, shift;
 	int nolos;		/* range counted through walls, no sight */
+	/* Hooks of the card while attached (R004-61): level modifier,
+	 * damage at its controller's start of turn, no Refresh untap,
+	 * discarded at its controller's Cleanup step 1. */
+	int att_level, att_start_dmg, att_no_untap, att_cleanup;
 };
 
 struct kdef {
 	char id[8], name[40];
-	int ohand, chand, morale, lead, power;
+	int ohand, chand, morale, lead;
+	/* Leader-power hooks (R004-61, R004-62): Leadership per enemy
+	 * killed, orders drawn per treasure grabbed. */
+	int kill_lead, grab_draw;
 };
 
 struct band {
@@ -124,7 +132,7 @@ struct item {
 
 /* A damage event waiting for its cower decision. */
 struct dmgq {
-	int32_t unit, amount, origin, attach, attown, cowered;
+	int32_t unit, amount, origin, attach, attown, cowered, cost;
 };
 
 /* Damage modifiers keyed on an origin: avoid, prevent or reduce. */
@@ -152,6 +160,9 @@ struct state {
 	int32_t trig_n, trig_i;		/* optional triggers (snap) */
 	int32_t pathp;			/* 1: a path prompt is open */
 	int32_t over, winners, reason;
+	int32_t adj_wall, end_owned;	/* rulings A11, A26 alternatives */
+	int32_t haz_act_only, dead_resolves, recheck_shooter; /* A17 A36 A44 */
+	int32_t cost_before, lead_controlled;	/* A2, A4 alternatives */
 	int32_t nunits, teams;
 	int32_t team[MAXSEAT];
 	uint8_t flags[MAXSQ], start[MAXSQ];
@@ -162,8 +173,9 @@ struct state {
 	struct item stack[MAXSTACK];
 	struct item pend;		/* item whose path is being chosen */
 	struct dmgq q[MAXQ];
-	struct shield sh[MAXQ];
+	struct shield sh[MAXSH];
 	int32_t tq[MAXTQ];		/* units with an ordered effect */
+	int32_t tqd[MAXTQ];		/* and its damage */
 	int32_t trig[MAXTQ][2];		/* hound, mover */
 	struct refd_deck odeck[MAXSEAT], ohand[MAXSEAT], odisc[MAXSEAT];
 	struct refd_deck cdeck[MAXSEAT], chand[MAXSEAT], grave[MAXSEAT];
