@@ -182,6 +182,7 @@ go_travel(struct game *g, int m, int campaign)
 	memcpy(&s->camp, &keep.camp, sizeof(*s) -
 	    offsetof(struct dg, camp));
 	s->camp_mode = campaign;
+	s->bg_on = g->c->nbg >= 2;
 	s->mapi = m;
 	for (i = 0; i < s->nch; i++)
 		sum += s->cc[i].level;
@@ -214,6 +215,7 @@ go_travel(struct game *g, int m, int campaign)
 		x->type = cc->cls;
 		x->owner = i;
 		x->maxhp = x->hp = cl->hp[cc->level - 1];
+		ch->min_hp = x->hp;
 		x->q = md->start[i % (md->nstart > 0 ? md->nstart : 1)][0];
 		x->r = md->start[i % (md->nstart > 0 ? md->nstart : 1)][1];
 		ch->hand = default_hand(cl);
@@ -389,6 +391,9 @@ camp_setup(struct game *g, refd_mpv cv, char *err, size_t errlen)
 
 	s->camp = 1;
 	s->phase = PH_TOWN;
+	for (k = 0; k < MAXCH; k++)
+		s->ch[k].bg_dealt[0] = s->ch[k].bg_dealt[1] =
+		    s->ch[k].bg_choice = -1;
 	s->mapi = -1;
 	s->prosperity = (int)refd_mpv_get_int(cv, "prosperity", 0);
 	s->reputation = (int)refd_mpv_get_int(cv, "reputation", 0);

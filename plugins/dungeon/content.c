@@ -754,6 +754,42 @@ parse_achievements(refd_mpv root, struct content *c, struct perr *e)
 	}
 }
 
+static void
+parse_goals(refd_mpv root, struct content *c, struct perr *e)
+{
+	static const char *const stats[] = { "kills", "loots", "half_hp",
+		"fire" };
+	size_t i;
+	int k;
+
+	if (!refd_mpv_ok(root))
+		return;
+	if (refd_mpv_type(root) != REFD_MP_MAP || refd_mpv_len(root) > MAXBG) {
+		fail(e, "battlegoals.json", "(top)", "at most 8 battle goals");
+		return;
+	}
+	for (i = 0; i < refd_mpv_len(root); i++) {
+		struct bgdef *b = &c->bg[c->nbg++];
+		refd_mpv v = refd_mpv_val_at(root, i);
+
+		snprintf(b->id, sizeof(b->id), "%s",
+		    refd_mpv_cstr(refd_mpv_key_at(root, i), "?"));
+		snprintf(b->name, sizeof(b->name), "%s",
+		    refd_mpv_get_str(v, "name", "?"));
+		b->stat = -1;
+		for (k = 0; k < 4; k++)
+			if (refd_mpv_streq(refd_mpv_get(v, "stat"), stats[k]))
+				b->stat = k;
+		if (b->stat < 0)
+			fail(e, "battlegoals.json", b->id, "stat: kills, loots, "
+			    "half_hp or fire");
+		b->min = geti(v, "min", 0, 0, 99, e, "battlegoals.json", b->id);
+		b->max = geti(v, "max", 99, 0, 99, e, "battlegoals.json", b->id);
+		b->checks = geti(v, "checks", 1, 1, 3, e, "battlegoals.json",
+		    b->id);
+	}
+}
+
 /* Campaign fields of the maps, once every map is known. */
 static void
 parse_map_campaign(refd_mpv maps, struct content *c, struct perr *e)
@@ -819,6 +855,8 @@ dg_content_parse(const uint8_t *bytes, size_t len, struct content *c,
 		parse_items(refd_mpv_get(root, "items"), c, &e);
 	if (!e.bad)
 		parse_achievements(refd_mpv_get(root, "achievements"), c, &e);
+	if (!e.bad)
+		parse_goals(refd_mpv_get(root, "battlegoals"), c, &e);
 	maps = refd_mpv_get(root, "maps");
 	if (!e.bad && (refd_mpv_len(maps) < 1 || refd_mpv_len(maps) > MAXMAPS))
 		fail(&e, "maps.json", "(top)", "expected 1 to 8 maps");

@@ -270,6 +270,14 @@ options(const struct game *g, int seat, struct opt *out, int max)
 	if (s->phase == PH_TOWN)
 		return camp_options(g, seat, out, max);
 	c = &s->ch[ci];
+	if (s->phase == PH_GOALS) {
+		if (c->exhausted || c->bg_choice >= 0 || c->bg_dealt[0] < 0)
+			return 0;
+		for (k = 0; k < 2; k++)
+			if (c->bg_dealt[k] >= 0)
+				opt_add(out, &n, max, K_GOAL, k, 0, 0);
+		return n;
+	}
 	if (s->ndq > 0) {
 		int keep = 0;
 
@@ -387,6 +395,8 @@ char_hp_loss(struct game *g, int ci, int n, const char *why)
 	refd_mpw *w;
 
 	s->fig[f].hp -= n;
+	if (s->fig[f].hp < s->ch[ci].min_hp)
+		s->ch[ci].min_hp = s->fig[f].hp;
 	w = evb("damage");
 	refd_mpw_kint(w, "fig", f);
 	refd_mpw_kint(w, "amount", n);
@@ -670,6 +680,9 @@ perform(struct game *g, int seat, const struct opt *o)
 		break;
 	case K_ORDER:
 		tie_apply(g, o->tg);
+		break;
+	case K_GOAL:
+		goals_choose(g, seat, o->a);
 		break;
 	case K_CREATE:
 	case K_LEVELUP:

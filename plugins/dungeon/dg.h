@@ -131,6 +131,14 @@ struct mapdef {
 	int32_t unlocked, requires, rew_gold, rew_rep, rew_ach, unlock;
 };
 
+#define MAXBG 8
+enum { BG_KILLS, BG_LOOTS, BG_HALFHP, BG_FIRE };
+struct bgdef {
+	char id[8];
+	char name[24];
+	int32_t stat, min, max, checks;
+};
+
 #define MAXACH 8
 struct achdef {
 	char name[32];
@@ -158,6 +166,8 @@ struct content {
 	struct itemdef item[MAXITEMS];
 	int32_t nach;
 	struct achdef ach[MAXACH];
+	int32_t nbg;
+	struct bgdef bg[MAXBG];
 	struct cclass cls[MAXCLASS];
 	struct mtype type[MAXTYPES];
 	struct mdeckdef deck[MAXTYPES];
@@ -194,6 +204,7 @@ struct chr {
 	int32_t move_done, fresh_infuse, kills, gold;
 	int32_t nitem, item[MAXOWN], istate[MAXOWN], iuses[MAXOWN];
 	int32_t bonus_move, bonus_attack, bonus_stun, bonus_adv, level, pad;
+	int32_t bg_dealt[2], bg_choice, fire, min_hp, checks;
 	struct deck mod;
 };
 
@@ -220,11 +231,12 @@ struct ppush {
 	int32_t active, fig, from_fig, left, pull, by_ci;
 };
 
-enum { PH_PLAN = 1, PH_TURN, PH_SHORTREST, PH_OVER, PH_TOWN };
+enum { PH_PLAN = 1, PH_TURN, PH_SHORTREST, PH_OVER, PH_TOWN, PH_GOALS };
 
 /* A campaign character between scenarios (§2.1). */
 struct cchar {
 	int32_t made, cls, level, xp, gold, owned, donated, bless_next;
+	int32_t checks, pad;
 };
 /* character turn stages */
 enum { CT_START = 0, CT_WOUNDED, CT_LONGREST, CT_CHOOSE, CT_ABILITY, CT_END };
@@ -258,7 +270,7 @@ struct dg {
 	/* campaign (§2) */
 	int32_t camp, prosperity, reputation, gach, pach, completed;
 	int32_t unlocked, donations, scen_count, max_scen, camp_mode, actions;
-	int32_t sup_added, pad3;
+	int32_t sup_added, bg_on;
 	int32_t supply[MAXITEMS];
 	struct cchar cc[MAXCH];
 };
@@ -276,6 +288,7 @@ struct game {
 #define DIRTY_MOD(ci) (1 << (4 + (ci)))
 #define DIRTY_MDECK (1 << 8)
 #define DIRTY_AD (1 << 9)
+#define DIRTY_GOALS (1 << 10)
 
 /* board.c */
 int hex_at(const struct dg *s, int q, int r);

@@ -65,6 +65,7 @@ p_describe(refd_ctx *ctx, void *pdata)
 		"second", "card id", NULL };
 	static const char *card[] = { "card", "card id", NULL };
 	static const char *item[] = { "item", "item id", NULL };
+	static const char *goal[] = { "goal", "battle goal id", NULL };
 	static const char *create[] = { "class", "class name", "level",
 		"int 1..prosperity level", NULL };
 	static const char *trav[] = { "scenario", "map name", "mode",
@@ -113,6 +114,8 @@ p_describe(refd_ctx *ctx, void *pdata)
 	opt_doc(w, "ability_decks", "{deck: [card names]}", "test set-ups: "
 	    "monster ability deck order");
 	opt_doc(w, "money", "[[q, r]]", "test set-ups: money tokens");
+	opt_doc(w, "battle_goals", "bool", "deal battle goals (default: yes, "
+	    "but no in test set-ups with monsters)");
 	opt_doc(w, "campaign", "object", "play a campaign: prosperity, "
 	    "reputation, max_scenarios, achievements, completed, unlocked, "
 	    "characters");
@@ -133,6 +136,8 @@ p_describe(refd_ctx *ctx, void *pdata)
 	cmd_doc(w, "recover", card, "perform the current Recover ability");
 	cmd_doc(w, "order", order, "settle an initiative tie: the tied units "
 	    "(as listed by the order_tie event) in the order they act");
+	cmd_doc(w, "battle_goal", goal, "set-up, sealed: the battle goal you "
+	    "keep");
 	cmd_doc(w, "create_character", create, "town: create your character");
 	cmd_doc(w, "level_up", none, "town: gain a level");
 	cmd_doc(w, "buy", item, "town: buy an item from the supply");
@@ -211,6 +216,17 @@ commit_zones(struct game *g, int mask)
 				return rc;
 		}
 	}
+	if (mask & DIRTY_GOALS)
+		for (i = 0; i < s->nch; i++) {
+			buf[0] = s->ch[i].bg_dealt[0];
+			buf[1] = s->ch[i].bg_dealt[1];
+			buf[2] = s->ch[i].bg_choice;
+			snprintf(zone, sizeof(zone), "goals.%d", i);
+			rc = H->commit(g->ctx, zone, i, (const uint8_t *)buf,
+			    3 * sizeof(int32_t));
+			if (rc != REFD_OK)
+				return rc;
+		}
 	if (mask & DIRTY_MDECK) {
 		rc = H->commit(g->ctx, "modifiers.monster", REFD_SEAT_PUBLIC,
 		    (const uint8_t *)s->mdeck.c,
@@ -345,6 +361,7 @@ scenario_begin(struct game *g)
 	refd_mpw_kint(w, "gold_per_token", s->gold_per);
 	refd_mpw_kint(w, "bonus_xp", s->bonus_xp);
 	ev(g, REFD_SEAT_PUBLIC, w);
+	goals_deal(g);
 	dg_advance(g);
 }
 
@@ -464,6 +481,8 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			H->free(ctx, m);
 		return setup_fail(ctx, g, d, "max_rounds: 1..99");
 	}
+	s->bg_on = refd_mpv_get_bool(root, "battle_goals",
+	    !refd_mpv_ok(refd_mpv_get(root, "monsters")));
 	s->bless_supply = 10;
 	s->pcurse_supply = 10;
 	s->mcurse_supply = 10;
@@ -509,6 +528,7 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			bad = 1, ch->level = 1;
 		x->maxhp = cl->hp[ch->level - 1];
 		x->hp = (int)refd_mpv_get_int(cv, "hp", x->maxhp);
+		ch->min_hp = x->hp;
 		if (refd_mpv_ok(refd_mpv_get(cv, "at"))) {
 			if (parse_at(refd_mpv_get(cv, "at"), &q, &r) ||
 			    hex_at(s, q, r) < 0)
@@ -723,7 +743,7 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	}
 	refd_mp_free(d);
 	scenario_begin(g);
-	rc = commit_zones(g, 0x3ff);
+	rc = commit_zones(g, 0x7ff);
 	if (rc == REFD_OK && g->err)
 		rc = g->err;
 	if (rc != REFD_OK) {
@@ -889,6 +909,18 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 		o->b = refd_mpv_streq(refd_mpv_get(root, "mode"), "campaign");
 		return refd_mpv_streq(refd_mpv_get(root, "mode"), "campaign") ||
 		    refd_mpv_streq(refd_mpv_get(root, "mode"), "casual") ? 0 : -1;
+	}
+	if (refd_mpv_streq(t, "battle_goal")) {
+		const struct chr *c = &g->s.ch[seat];
+		int k;
+
+		o->kind = K_GOAL;
+		o->a = -1;
+		for (k = 0; k < 2; k++)
+			if (c->bg_dealt[k] >= 0 && refd_mpv_streq(refd_mpv_get(root,
+			    "goal"), g->c->bg[c->bg_dealt[k]].id))
+				o->a = k;
+		return 0;
 	}
 	if (refd_mpv_streq(t, "use_item")) {
 		const struct chr *c = &g->s.ch[seat];
@@ -1069,6 +1101,13 @@ write_opt(const struct game *g, int seat, const struct opt *o, refd_mpw *w,
 		refd_mpw_kstr(w, "mode", o->b ? "campaign" : "casual");
 		snprintf(label, ln, "Travel to %s (%s)", g->c->map[o->a].name,
 		    o->b ? "campaign" : "casual");
+		break;
+	case K_GOAL:
+		refd_mpw_kstr(w, "type", "battle_goal");
+		refd_mpw_kstr(w, "goal",
+		    g->c->bg[g->s.ch[seat].bg_dealt[o->a]].id);
+		snprintf(label, ln, "Keep battle goal %s",
+		    g->c->bg[g->s.ch[seat].bg_dealt[o->a]].name);
 		break;
 	case K_ORDER:
 		refd_mpw_kstr(w, "type", "order");
@@ -1291,6 +1330,9 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 	case K_ORDER:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-74",
 		    "the order must list every tied unit once");
+	case K_GOAL:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-75",
+		    "keep one of the two battle goals dealt to you");
 	case K_CREATE:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-77",
 		    "create a character of an unlocked class nobody in the "
@@ -1465,7 +1507,7 @@ p_view(refd_ctx *ctx, const void *state, int32_t seat)
 	const struct dg *s = &g->s;
 	refd_mpw *w = refd_mpw_create();
 	static const char *const phases[] = { "", "plan", "turns",
-		"short_rest", "over" };
+		"short_rest", "over", "town", "battle_goals" };
 	static const char *const ovn[] = { "", "trap", "hazard", "difficult",
 		"obstacle", "plate", "treasure" };
 	char key[24], nm[48];
@@ -1545,6 +1587,21 @@ p_view(refd_ctx *ctx, const void *state, int32_t seat)
 		card_ids(w, "lost", cl, c->lost);
 		card_ids(w, "active", cl, c->active);
 		refd_mpw_kbool(w, "committed", c->planned);
+		if (c->bg_dealt[0] >= 0) {
+			refd_mpw_kbool(w, "goal_chosen", c->bg_choice >= 0);
+			refd_mpw_kint(w, "checkmarks", c->checks);
+		}
+		if (seat == i && c->bg_dealt[0] >= 0) {
+			refd_mpw_karray(w, "battle_goals");
+			for (k = 0; k < 2; k++)
+				if (c->bg_dealt[k] >= 0)
+					refd_mpw_str(w,
+					    g->c->bg[c->bg_dealt[k]].id);
+			refd_mpw_end(w);
+			if (c->bg_choice >= 0)
+				refd_mpw_kstr(w, "battle_goal",
+				    g->c->bg[c->bg_choice].id);
+		}
 		if (c->planned && (s->phase != PH_PLAN || seat == i)) {
 			refd_mpw_kbool(w, "long_rest", c->rest);
 			if (!c->rest) {
@@ -1614,6 +1671,7 @@ p_view(refd_ctx *ctx, const void *state, int32_t seat)
 				refd_mpw_kint(w, "level", cc->level);
 				refd_mpw_kint(w, "xp", cc->xp);
 				refd_mpw_kint(w, "gold", cc->gold);
+				refd_mpw_kint(w, "checkmarks", cc->checks);
 				refd_mpw_karray(w, "items");
 				for (k = 0; k < g->c->nitem; k++)
 					if (cc->owned >> k & 1)
@@ -1728,6 +1786,11 @@ p_redeal(refd_ctx *ctx, void *state, uint32_t seat)
 	if ((int)seat >= g->s.nch)
 		return REFD_OK;
 	c = &g->s.ch[seat];
+	g->ctx = ctx;
+	rc = goals_redeal(g, (int)seat);
+	g->ctx = NULL;
+	if (rc != REFD_OK)
+		return rc;
 	if (g->s.phase != PH_PLAN || !c->planned || c->rest)
 		return REFD_OK;
 	for (k = 0; k < MAXCARD; k++)

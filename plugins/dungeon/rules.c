@@ -585,6 +585,8 @@ finish(struct game *g, int win, const char *why)
 	}
 	refd_mpw_end(w);
 	ev(g, REFD_SEAT_PUBLIC, w);
+	if (win)
+		goals_score(g);
 	if (g->s.camp)
 		camp_return(g, win);
 }

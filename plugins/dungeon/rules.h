@@ -51,7 +51,7 @@ enum { K_PLAN = 1, K_REST, K_ACTIVE, K_PLAY, K_MOVE, K_ATTACK, K_AOE,
 	K_HEAL, K_BLESS, K_SUMMON, K_RECOVER, K_PERFORM, K_SKIP, K_PUSH,
 	K_TAKE, K_LOSEHAND, K_LOSEDISC, K_LRLOSE, K_SRACCEPT, K_SRKEEP,
 	K_ITEM, K_ORDER, K_CREATE, K_LEVELUP, K_BUY, K_SELL, K_DONATE,
-	K_TRAVEL, K_ENDCAMP };
+	K_TRAVEL, K_ENDCAMP, K_GOAL };
 
 struct opt {
 	int32_t kind, a, b, c, q, r, o, n;
@@ -99,6 +99,11 @@ int camp_owes_levelup(const struct game *g, int seat);
 int price_of(const struct game *g, int k);
 int prosperity_level(int marks);
 void scenario_begin(struct game *g);
+void goals_deal(struct game *g);
+int goals_all_chosen(const struct game *g);
+void goals_choose(struct game *g, int ci, int k);
+void goals_score(struct game *g);
+int goals_redeal(struct game *g, int seat);
 void write_path(const struct dg *s, refd_mpw *w, const int *path, int n,
     int reverse);
 int default_hand(const struct cclass *cl);

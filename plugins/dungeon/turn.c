@@ -88,6 +88,9 @@ consume(struct game *g, int mask, int any)
 			return 0;
 	}
 	mask |= pick;
+	if ((mask & 1) && g->s.phase == PH_TURN && g->s.cur < g->s.nord &&
+	    g->s.ord[g->s.cur].kind == O_CHAR)
+		g->s.ch[g->s.ord[g->s.cur].idx].fire++;
 	w = evb("consume");
 	refd_mpw_karray(w, "elements");
 	for (i = 0; i < NELEM; i++)
@@ -1511,6 +1514,12 @@ dg_advance(struct game *g)
 		}
 		if (s->atk.active) {
 			atk_step(g);
+			continue;
+		}
+		if (s->phase == PH_GOALS) {
+			if (!goals_all_chosen(g))
+				return;
+			s->phase = PH_PLAN;
 			continue;
 		}
 		if (s->phase == PH_PLAN) {
