@@ -581,6 +581,27 @@ parse_map(refd_mpv v, struct mapdef *m, const struct content *c, char *err,
 			m->hroom[h] = m->hroom[m->nhex];
 		}
 	}
+	a = refd_mpv_get(v, "thin");
+	m->nthin = 0;
+	memset(m->thin, 0, sizeof(m->thin));
+	for (i = 0; i < refd_mpv_len(a); i++) {
+		refd_mpv t = refd_mpv_at(a, i);
+		int64_t x[4];
+		size_t j;
+
+		for (j = 0; j < 4; j++)
+			if (refd_mpv_int(refd_mpv_at(t, j), &x[j]) || x[j] < -Q0 ||
+			    x[j] > 40)
+				BAD("%s: thin[%zu]: [q1, r1, q2, r2] of two "
+				    "neighbours", name, i);
+		if (i >= 16 || refd_hex_distance((int)x[0], (int)x[1],
+		    (int)x[2], (int)x[3]) != 1)
+			BAD("%s: thin[%zu]: at most 16 thin walls, each between "
+			    "two neighbours", name, i);
+		for (j = 0; j < 4; j++)
+			m->thin[m->nthin][j] = (int32_t)x[j];
+		m->nthin++;
+	}
 	a = refd_mpv_get(v, "doors");
 	for (i = 0; i < refd_mpv_len(a); i++) {
 		refd_mpv d = refd_mpv_at(a, i);

@@ -129,6 +129,7 @@ struct mapdef {
 	int32_t victory_boss;
 	int32_t plate_spawn_type, plate_spawn_q, plate_spawn_r;
 	int32_t unlocked, requires, rew_gold, rew_rep, rew_ach, unlock;
+	int32_t nthin, thin[16][4];
 };
 
 #define MAXBG 8
@@ -271,6 +272,7 @@ struct dg {
 	int32_t camp, prosperity, reputation, gach, pach, completed;
 	int32_t unlocked, donations, scen_count, max_scen, camp_mode, actions;
 	int32_t sup_added, bg_on;
+	int32_t nthin, thin[16][4], pad4;
 	int32_t supply[MAXITEMS];
 	struct cchar cc[MAXCH];
 };

@@ -1215,6 +1215,18 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 	    o->kind != K_LEVELUP && o->kind != K_TRAVEL)
 		return H->reject(g->ctx, REFD_EPHASE, "R002-78",
 		    "your XP has reached the next level: level up first");
+	if (!kinds && s->phase == PH_TURN && s->ct == CT_ABILITY &&
+	    s->ord[s->cur].kind == O_CHAR && s->ord[s->cur].idx == seat) {
+		struct ability tmp;
+		const struct ability *a = cur_ability(g, seat, &tmp);
+		int k = a == NULL ? -1 : a->kind;
+
+		/* the right command for this ability, with no legal value */
+		kinds = ((o->kind == K_ATTACK || o->kind == K_AOE) &&
+		    k == A_ATTACK) || (o->kind == K_MOVE && k == A_MOVE) ||
+		    (o->kind == K_HEAL && k == A_HEAL) ||
+		    (o->kind == K_BLESS && k == A_BLESS);
+	}
 	if (!kinds && s->phase != PH_TOWN) {
 		switch (o->kind) {
 		case K_PLAN:
