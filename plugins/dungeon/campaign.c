@@ -139,6 +139,17 @@ camp_options(const struct game *g, int seat, struct opt *out, int max)
 		if (!c->donated && c->gold >= 10)
 			opt_add(out, &n, max, K_DONATE, 0, 0, 0);
 	}
+	if (seat == 0 && s->ev_cur >= 0) {
+		n = 0;
+		opt_add(out, &n, max, K_EVCHOOSE, 0, 0, 0);
+		opt_add(out, &n, max, K_EVCHOOSE, 1, 0, 0);
+		return n;
+	}
+	if (seat == 0 && !s->ev_done && s->last_mode && s->nevdeck > 0 &&
+	    s->actions < TOWN_ACTIONS)
+		opt_add(out, &n, max, K_EVDRAW, 0, 0, 0);
+	if (s->ev_cur >= 0)
+		return n;
 	if (seat == 0) {
 		if (all)
 			for (k = 0; k < g->c->nmap; k++)
@@ -199,6 +210,11 @@ go_travel(struct game *g, int m, int campaign)
 	for (i = 0; i < MAXTYPES; i++)
 		s->ad_cur[i] = -1;
 	load_map(s, md);
+	/* a numbered treasure is looted once per campaign (§14.8) */
+	if (s->looted >> m & 1)
+		for (i = 0; i < s->nhex; i++)
+			if (s->hex[i].ov == OV_TREASURE)
+				s->hex[i].ov = OV_NONE;
 	for (i = 0; i < s->nch; i++) {
 		struct chr *ch = &s->ch[i];
 		struct cchar *cc = &s->cc[i];
@@ -236,6 +252,12 @@ go_travel(struct game *g, int m, int campaign)
 			for (j = 0; j < it->minus && ch->mod.n < MAXMOD; j++)
 				ch->mod.c[ch->mod.n++] = M_M1;
 		}
+		for (k = 0; k < cc->curse_next && s->pcurse_supply > 0 &&
+		    ch->mod.n < MAXMOD; k++) {
+			ch->mod.c[ch->mod.n++] = M_PCURSE;
+			s->pcurse_supply--;
+		}
+		cc->curse_next = 0;
 		if (cc->bless_next) {
 			for (k = 0; k < 2 && s->bless_supply > 0; k++) {
 				ch->mod.c[ch->mod.n++] = M_BLESS;
@@ -257,6 +279,91 @@ go_travel(struct game *g, int m, int campaign)
 	ev(g, REFD_SEAT_PUBLIC, w);
 	scenario_begin(g);
 	g->dirty |= 0x3ff;
+}
+
+static int
+party_has(const struct game *g, int cls)
+{
+	int i;
+
+	for (i = 0; i < g->s.nch; i++)
+		if (g->s.cc[i].made && g->s.cc[i].cls == cls)
+			return 1;
+	return 0;
+}
+
+static void
+design(struct game *g, int k)
+{
+	struct dg *s = &g->s;
+
+	if (k < 0 || (s->sup_added >> k & 1))
+		return;
+	s->sup_added |= 1 << k;
+	s->supply[k] += g->c->item[k].copies;
+}
+
+/* Resolve option h of the drawn city event, outcome by outcome (§2.12). */
+static void
+event_choose(struct game *g, int h)
+{
+	struct dg *s = &g->s;
+	const struct evdef *d = &g->c->ev[s->ev_cur];
+	int j, i, any = 0;
+	refd_mpw *w;
+
+	w = evb("event_choice");
+	refd_mpw_kstr(w, "event", d->id);
+	refd_mpw_kstr(w, "option", h ? "B" : "A");
+	ev(g, REFD_SEAT_PUBLIC, w);
+	for (j = 0; j < d->nout[h]; j++) {
+		const struct outcome *u = &d->out[h][j];
+		int holds = (u->cls < 0 || party_has(g, u->cls)) &&
+		    s->reputation >= u->rep_min && s->reputation <= u->rep_max &&
+		    (!u->otherwise || !any);
+
+		w = evb("event_outcome");
+		refd_mpw_kint(w, "index", j);
+		refd_mpw_kbool(w, "applies", holds);
+		ev(g, REFD_SEAT_PUBLIC, w);
+		if (!holds)
+			continue;
+		any = 1;
+		for (i = 0; i < s->nch; i++) {
+			struct cchar *c = &s->cc[i];
+			int share = u->gold_coll / s->nch +
+			    (i < u->gold_coll % s->nch ? 1 : 0);
+
+			c->gold += share + u->gold_each;
+			if (c->gold < 0)
+				c->gold = 0;
+			c->curse_next += u->curse;
+		}
+		s->reputation += u->rep;
+		if (s->reputation > 20)
+			s->reputation = 20;
+		if (s->reputation < -20)
+			s->reputation = -20;
+		if (u->prosp) {
+			s->prosperity += u->prosp;
+			supply_update(g);
+		}
+		design(g, u->design);
+		if (u->item >= 0) {
+			for (i = 0; i < s->nch; i++)
+				if (!(s->cc[i].owned >> u->item & 1))
+					break;
+			if (i < s->nch) {
+				s->cc[i].owned |= 1 << u->item;
+			} else {
+				s->cc[0].gold += g->c->item[u->item].cost / 2;
+				s->supply[u->item]++;
+			}
+		}
+	}
+	if (d->ret[h])
+		s->evdeck[s->nevdeck++] = s->ev_cur;
+	s->ev_cur = -1;
 }
 
 void
@@ -322,6 +429,20 @@ camp_perform(struct game *g, int seat, const struct opt *o)
 		s->actions = 0;
 		go_travel(g, o->a, o->b);
 		break;
+	case K_EVDRAW:
+		s->ev_cur = s->evdeck[0];
+		memmove(&s->evdeck[0], &s->evdeck[1],
+		    (size_t)(s->nevdeck - 1) * sizeof(s->evdeck[0]));
+		s->nevdeck--;
+		s->ev_done = 1;
+		w = evb("city_event");
+		refd_mpw_kstr(w, "event", g->c->ev[s->ev_cur].id);
+		ev(g, REFD_SEAT_PUBLIC, w);
+		g->dirty |= DIRTY_AD;
+		break;
+	case K_EVCHOOSE:
+		event_choose(g, o->a);
+		break;
 	case K_ENDCAMP:
 		s->over = 1;
 		s->phase = PH_OVER;
@@ -366,6 +487,8 @@ camp_return(struct game *g, int win)
 		s->unlocked |= md->unlock;
 	}
 	s->scen_count++;
+	s->last_mode = s->camp_mode;
+	s->ev_done = 0;
 	s->phase = PH_TOWN;
 	s->actions = 0;
 	s->ndq = 0;
@@ -433,6 +556,34 @@ camp_setup(struct game *g, refd_mpv cv, char *err, size_t errlen)
 			if (refd_mpv_streq(refd_mpv_at(v, i), g->c->map[k].name))
 				s->unlocked |= 1 << k;
 	supply_update(g);
+	/* the city event deck: shuffled, or the test order */
+	s->ev_cur = -1;
+	s->last_mode = refd_mpv_get_bool(cv, "event_allowed", 0);
+	v = refd_mpv_get(cv, "event_deck");
+	if (refd_mpv_ok(v)) {
+		for (i = 0; i < refd_mpv_len(v) && i < MAXEV; i++) {
+			for (k = 0; k < g->c->nev; k++)
+				if (refd_mpv_streq(refd_mpv_at(v, i),
+				    g->c->ev[k].id))
+					break;
+			if (k == g->c->nev) {
+				snprintf(err, errlen, "campaign: event_deck[%zu]: "
+				    "unknown event", i);
+				return -1;
+			}
+			s->evdeck[s->nevdeck++] = k;
+		}
+	} else {
+		for (k = 0; k < g->c->nev; k++)
+			s->evdeck[s->nevdeck++] = k;
+		if (s->nevdeck > 1 && H->shuffle(g->ctx, s->evdeck,
+		    (size_t)s->nevdeck, sizeof(s->evdeck[0]), "city events") !=
+		    REFD_OK) {
+			snprintf(err, errlen, "campaign: no draw for the event "
+			    "deck");
+			return -1;
+		}
+	}
 	v = refd_mpv_get(cv, "characters");
 	for (i = 0; i < refd_mpv_len(v) && (int)i < s->nch; i++) {
 		refd_mpv c = refd_mpv_at(v, i), it = refd_mpv_get(c, "items");

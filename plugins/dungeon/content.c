@@ -811,6 +811,80 @@ parse_goals(refd_mpv root, struct content *c, struct perr *e)
 	}
 }
 
+static void
+parse_events(refd_mpv root, struct content *c, struct perr *e)
+{
+	size_t i, j;
+	int h, k;
+
+	if (!refd_mpv_ok(root))
+		return;
+	if (refd_mpv_type(root) != REFD_MP_MAP || refd_mpv_len(root) > MAXEV) {
+		fail(e, "events.json", "(top)", "at most 8 events");
+		return;
+	}
+	for (i = 0; i < refd_mpv_len(root); i++) {
+		struct evdef *d = &c->ev[c->nev++];
+		refd_mpv v = refd_mpv_val_at(root, i);
+
+		snprintf(d->id, sizeof(d->id), "%s",
+		    refd_mpv_cstr(refd_mpv_key_at(root, i), "?"));
+		for (h = 0; h < 2; h++) {
+			refd_mpv opt = refd_mpv_get(v, h ? "B" : "A");
+			refd_mpv outs = refd_mpv_get(opt, "outcomes");
+
+			d->ret[h] = refd_mpv_get_bool(opt, "return", 0);
+			if (refd_mpv_len(outs) < 1 || refd_mpv_len(outs) > MAXOUT) {
+				fail(e, "events.json", d->id, "A and B: 1 to 4 "
+				    "outcomes");
+				return;
+			}
+			d->nout[h] = (int32_t)refd_mpv_len(outs);
+			for (j = 0; j < refd_mpv_len(outs); j++) {
+				refd_mpv o = refd_mpv_at(outs, j);
+				struct outcome *u = &d->out[h][j];
+				const char *it;
+
+				u->cls = -1;
+				for (k = 0; k < c->nclass; k++)
+					if (refd_mpv_streq(refd_mpv_get(o, "class"),
+					    c->cls[k].name))
+						u->cls = k;
+				if (refd_mpv_ok(refd_mpv_get(o, "class")) &&
+				    u->cls < 0)
+					fail(e, "events.json", d->id,
+					    "class: unknown");
+				u->rep_min = geti(o, "rep_min", -99, -20, 20, e,
+				    "events.json", d->id);
+				u->rep_max = geti(o, "rep_max", 99, -20, 20, e,
+				    "events.json", d->id);
+				u->otherwise = geti(o, "otherwise", 0, 0, 1, e,
+				    "events.json", d->id);
+				u->gold_coll = geti(o, "gold_collective", 0,
+				    -99, 99, e, "events.json", d->id);
+				u->gold_each = geti(o, "gold_each", 0, -99, 99,
+				    e, "events.json", d->id);
+				u->rep = geti(o, "reputation", 0, -5, 5, e,
+				    "events.json", d->id);
+				u->prosp = geti(o, "prosperity", 0, 0, 5, e,
+				    "events.json", d->id);
+				u->curse = geti(o, "curse_each", 0, 0, 3, e,
+				    "events.json", d->id);
+				u->design = u->item = -1;
+				for (k = 0; k < c->nitem; k++) {
+					it = c->item[k].id;
+					if (refd_mpv_streq(refd_mpv_get(o,
+					    "item_design"), it))
+						u->design = k;
+					if (refd_mpv_streq(refd_mpv_get(o, "item"),
+					    it))
+						u->item = k;
+				}
+			}
+		}
+	}
+}
+
 /* Campaign fields of the maps, once every map is known. */
 static void
 parse_map_campaign(refd_mpv maps, struct content *c, struct perr *e)
@@ -878,6 +952,8 @@ dg_content_parse(const uint8_t *bytes, size_t len, struct content *c,
 		parse_achievements(refd_mpv_get(root, "achievements"), c, &e);
 	if (!e.bad)
 		parse_goals(refd_mpv_get(root, "battlegoals"), c, &e);
+	if (!e.bad)
+		parse_events(refd_mpv_get(root, "events"), c, &e);
 	maps = refd_mpv_get(root, "maps");
 	if (!e.bad && (refd_mpv_len(maps) < 1 || refd_mpv_len(maps) > MAXMAPS))
 		fail(&e, "maps.json", "(top)", "expected 1 to 8 maps");

@@ -458,6 +458,8 @@ char_loot(struct game *g, int ci, int range)
 		if (s->hex[h].ov == OV_TREASURE) {
 			gold += s->hex[h].val;
 			s->hex[h].ov = OV_NONE;
+			if (s->mapi >= 0)
+				s->looted |= 1 << s->mapi;
 		}
 	}
 	c->money += money;
@@ -691,6 +693,8 @@ perform(struct game *g, int seat, const struct opt *o)
 	case K_DONATE:
 	case K_TRAVEL:
 	case K_ENDCAMP:
+	case K_EVDRAW:
+	case K_EVCHOOSE:
 		camp_perform(g, seat, o);
 		break;
 	case K_SRACCEPT:

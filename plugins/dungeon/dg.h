@@ -140,6 +140,18 @@ struct bgdef {
 	int32_t stat, min, max, checks;
 };
 
+#define MAXEV 8
+#define MAXOUT 4
+struct outcome {
+	int32_t cls, rep_min, rep_max, otherwise;
+	int32_t gold_coll, gold_each, rep, prosp, design, item, curse;
+};
+struct evdef {
+	char id[8];
+	int32_t ret[2], nout[2];
+	struct outcome out[2][MAXOUT];
+};
+
 #define MAXACH 8
 struct achdef {
 	char name[32];
@@ -169,6 +181,8 @@ struct content {
 	struct achdef ach[MAXACH];
 	int32_t nbg;
 	struct bgdef bg[MAXBG];
+	int32_t nev;
+	struct evdef ev[MAXEV];
 	struct cclass cls[MAXCLASS];
 	struct mtype type[MAXTYPES];
 	struct mdeckdef deck[MAXTYPES];
@@ -237,7 +251,7 @@ enum { PH_PLAN = 1, PH_TURN, PH_SHORTREST, PH_OVER, PH_TOWN, PH_GOALS };
 /* A campaign character between scenarios (§2.1). */
 struct cchar {
 	int32_t made, cls, level, xp, gold, owned, donated, bless_next;
-	int32_t checks, pad;
+	int32_t checks, curse_next;
 };
 /* character turn stages */
 enum { CT_START = 0, CT_WOUNDED, CT_LONGREST, CT_CHOOSE, CT_ABILITY, CT_END };
@@ -272,7 +286,8 @@ struct dg {
 	int32_t camp, prosperity, reputation, gach, pach, completed;
 	int32_t unlocked, donations, scen_count, max_scen, camp_mode, actions;
 	int32_t sup_added, bg_on;
-	int32_t nthin, thin[16][4], pad4;
+	int32_t nthin, thin[16][4], looted;
+	int32_t evdeck[MAXEV], nevdeck, ev_cur, ev_done, last_mode;
 	int32_t supply[MAXITEMS];
 	struct cchar cc[MAXCH];
 };

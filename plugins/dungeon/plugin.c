@@ -65,6 +65,7 @@ p_describe(refd_ctx *ctx, void *pdata)
 		"second", "card id", NULL };
 	static const char *card[] = { "card", "card id", NULL };
 	static const char *item[] = { "item", "item id", NULL };
+	static const char *evopt[] = { "option", "\"A\" or \"B\"", NULL };
 	static const char *goal[] = { "goal", "battle goal id", NULL };
 	static const char *create[] = { "class", "class name", "level",
 		"int 1..prosperity level", NULL };
@@ -144,6 +145,9 @@ p_describe(refd_ctx *ctx, void *pdata)
 	cmd_doc(w, "sell", item, "town: sell an item for half its cost");
 	cmd_doc(w, "donate", none, "town: 10 gold, 2 blesses next scenario");
 	cmd_doc(w, "travel", trav, "town, seat 0: play a scenario");
+	cmd_doc(w, "city_event", none, "town, seat 0: draw the city event");
+	cmd_doc(w, "event_choice", evopt, "town, seat 0: option A or B of "
+	    "the drawn event");
 	cmd_doc(w, "end_campaign", none, "town, seat 0: end the campaign");
 	cmd_doc(w, "use_item", item, "use one of your items in your turn");
 	cmd_doc(w, "perform", none, "perform the current ability (no choice)");
@@ -191,7 +195,7 @@ static int
 commit_zones(struct game *g, int mask)
 {
 	struct dg *s = &g->s;
-	int32_t buf[MAXTYPES * MAXMC + 8];
+	int32_t buf[MAXTYPES * MAXMC + MAXEV + 8];
 	char zone[24];
 	int i, rc, d, n;
 
@@ -241,6 +245,9 @@ commit_zones(struct game *g, int mask)
 			for (i = 0; i < s->ad_n[d]; i++)
 				buf[n++] = s->ad_c[d][i];
 		}
+		buf[n++] = s->nevdeck;
+		for (i = 0; i < s->nevdeck; i++)
+			buf[n++] = s->evdeck[i];
 		rc = H->commit(g->ctx, "monster_abilities", REFD_SEAT_PUBLIC,
 		    (const uint8_t *)buf, (size_t)n * sizeof(int32_t));
 		if (rc != REFD_OK)
@@ -416,8 +423,10 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		refd_mpw_kint(w, "prosperity", s->prosperity);
 		refd_mpw_kint(w, "reputation", s->reputation);
 		ev(g, REFD_SEAT_PUBLIC, w);
-		if (g->err) {
+		rc = commit_zones(g, DIRTY_AD);
+		if (rc == REFD_OK && g->err)
 			rc = g->err;
+		if (rc != REFD_OK) {
 			H->free(ctx, g);
 			return rc;
 		}
@@ -881,9 +890,21 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 		return 0;
 	}
 	if (refd_mpv_streq(t, "level_up") || refd_mpv_streq(t, "donate") ||
-	    refd_mpv_streq(t, "end_campaign")) {
+	    refd_mpv_streq(t, "end_campaign") ||
+	    refd_mpv_streq(t, "city_event")) {
 		o->kind = refd_mpv_streq(t, "level_up") ? K_LEVELUP :
-		    refd_mpv_streq(t, "donate") ? K_DONATE : K_ENDCAMP;
+		    refd_mpv_streq(t, "donate") ? K_DONATE :
+		    refd_mpv_streq(t, "city_event") ? K_EVDRAW : K_ENDCAMP;
+		return 0;
+	}
+	if (refd_mpv_streq(t, "event_choice")) {
+		o->kind = K_EVCHOOSE;
+		if (refd_mpv_streq(refd_mpv_get(root, "option"), "A"))
+			o->a = 0;
+		else if (refd_mpv_streq(refd_mpv_get(root, "option"), "B"))
+			o->a = 1;
+		else
+			return -1;
 		return 0;
 	}
 	if (refd_mpv_streq(t, "buy") || refd_mpv_streq(t, "sell")) {
@@ -1082,6 +1103,15 @@ write_opt(const struct game *g, int seat, const struct opt *o, refd_mpw *w,
 	case K_DONATE:
 		refd_mpw_kstr(w, "type", "donate");
 		snprintf(label, ln, "Donate 10 gold to the sanctuary");
+		break;
+	case K_EVDRAW:
+		refd_mpw_kstr(w, "type", "city_event");
+		snprintf(label, ln, "Draw a city event");
+		break;
+	case K_EVCHOOSE:
+		refd_mpw_kstr(w, "type", "event_choice");
+		refd_mpw_kstr(w, "option", o->a ? "B" : "A");
+		snprintf(label, ln, "Choose option %s", o->a ? "B" : "A");
 		break;
 	case K_ENDCAMP:
 		refd_mpw_kstr(w, "type", "end_campaign");
@@ -1363,6 +1393,11 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 	case K_DONATE:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-82",
 		    "one donation of 10 gold per character per town visit");
+	case K_EVDRAW:
+	case K_EVCHOOSE:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-84",
+		    "one city event per town visit, after a campaign-mode "
+		    "scenario; a drawn event must be answered A or B first");
 	case K_TRAVEL:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-87",
 		    "that scenario is locked, already completed in campaign "
@@ -1663,6 +1698,9 @@ p_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_kint(w, "reputation", s->reputation);
 		refd_mpw_kint(w, "scenarios", s->scen_count);
 		refd_mpw_kint(w, "donations", s->donations);
+		refd_mpw_kint(w, "event_deck", s->nevdeck);
+		if (s->ev_cur >= 0)
+			refd_mpw_kstr(w, "event", g->c->ev[s->ev_cur].id);
 		refd_mpw_karray(w, "achievements");
 		for (k = 0; k < g->c->nach; k++)
 			if ((s->gach | s->pach) >> k & 1)

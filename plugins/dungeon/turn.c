@@ -1040,6 +1040,8 @@ char_end_turn(struct game *g, int ci)
 				c->gold += s->hex[h].val;
 				refd_mpw_kint(w, "treasure_gold", s->hex[h].val);
 				s->hex[h].ov = OV_NONE;
+				if (s->mapi >= 0)
+					s->looted |= 1 << s->mapi;
 			}
 			ev(g, REFD_SEAT_PUBLIC, w);
 		}
