@@ -780,6 +780,13 @@ parse_xy(refd_mpv a, int32_t *q, int32_t *r)
 	return 0;
 }
 
+/* 0 or 1 for a string that is one of two words, else -1. */
+static int
+one_of2(refd_mpv v, const char *w0, const char *w1)
+{
+	return refd_mpv_streq(v, w0) ? 0 : refd_mpv_streq(v, w1) ? 1 : -1;
+}
+
 /* Parse a command into an option; -1: malformed. */
 static int
 parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
@@ -809,11 +816,8 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 	if (refd_mpv_streq(t, "play")) {
 		o->kind = K_PLAY;
 		o->a = card_index(cl, refd_mpv_get(root, "card"));
-		if (refd_mpv_streq(refd_mpv_get(root, "half"), "top"))
-			o->b = 0;
-		else if (refd_mpv_streq(refd_mpv_get(root, "half"), "bottom"))
-			o->b = 1;
-		else
+		if ((o->b = one_of2(refd_mpv_get(root, "half"), "top",
+		    "bottom")) < 0)
 			return -1;
 		o->c = refd_mpv_get_bool(root, "default", 0);
 		return o->a < 0 ? -2 : 0;
@@ -899,13 +903,8 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 	}
 	if (refd_mpv_streq(t, "event_choice")) {
 		o->kind = K_EVCHOOSE;
-		if (refd_mpv_streq(refd_mpv_get(root, "option"), "A"))
-			o->a = 0;
-		else if (refd_mpv_streq(refd_mpv_get(root, "option"), "B"))
-			o->a = 1;
-		else
-			return -1;
-		return 0;
+		o->a = one_of2(refd_mpv_get(root, "option"), "A", "B");
+		return o->a < 0 ? -1 : 0;
 	}
 	if (refd_mpv_streq(t, "buy") || refd_mpv_streq(t, "sell")) {
 		int k;
