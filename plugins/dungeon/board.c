@@ -127,9 +127,12 @@ range_between(const struct dg *s, int q1, int r1, int q2, int r2)
 int
 enemies(const struct dg *s, int a, int b)
 {
-	int ma = s->fig[a].kind == F_MONSTER, mb = s->fig[b].kind == F_MONSTER;
+	int ka = s->fig[a].kind, kb = s->fig[b].kind;
 
-	return ma != mb;
+	/* an HP obstacle is an enemy of characters and their summons only */
+	if (ka == F_OBSTACLE || kb == F_OBSTACLE)
+		return ka != kb && ka != F_MONSTER && kb != F_MONSTER;
+	return (ka == F_MONSTER) != (kb == F_MONSTER);
 }
 
 /* Hexes of unrevealed rooms are shown as bare floor. */

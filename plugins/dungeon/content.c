@@ -628,7 +628,10 @@ parse_map(refd_mpv v, struct mapdef *m, const struct content *c, char *err,
 			    "hazard, difficult, obstacle, plate or treasure",
 			    name, i);
 		m->hov[h] = kind;
-		m->hval[h] = (int32_t)refd_mpv_get_int(o, "value", 0);
+		m->hval[h] = (int32_t)refd_mpv_get_int(o, "value",
+		    refd_mpv_get_int(o, "hp", 0));
+		if (m->hval[h] < 0 || m->hval[h] > 99)
+			BAD("%s: overlays[%zu]: value or hp 0..99", name, i);
 	}
 	a = refd_mpv_get(v, "start");
 	for (i = 0; i < refd_mpv_len(a) && i < MAXCH; i++) {

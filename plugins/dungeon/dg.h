@@ -195,7 +195,7 @@ struct hexs {
 	int32_t q, r, room, ov, val, door, money, pad;
 };
 
-enum { F_CHAR = 1, F_SUMMON = 2, F_MONSTER = 3 };
+enum { F_CHAR = 1, F_SUMMON = 2, F_MONSTER = 3, F_OBSTACLE = 4 };
 
 struct fig {
 	int32_t alive, kind, type, rank, standee, q, r, hp, maxhp;

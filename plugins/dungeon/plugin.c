@@ -336,6 +336,7 @@ scenario_begin(struct game *g)
 		    s->rmon[i].q, s->rmon[i].r, 0, 0);
 		s->rmon[i].rank[rk] = -1;
 	}
+	place_obstacles(g, 0);
 	/* shuffles (§3 steps 10-14), unless a test fixed the order */
 	if (s->mdeck.flag == 0)
 		shuffle_or_fail(g, H->shuffle(g->ctx, s->mdeck.c, (size_t)s->mdeck.n, sizeof(int32_t),
@@ -1578,7 +1579,8 @@ p_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_kmap(w, key);
 		refd_mpw_kstr(w, "name", fig_name(g, i, nm, sizeof(nm)));
 		refd_mpw_kstr(w, "kind", x->kind == F_CHAR ? "character" :
-		    x->kind == F_SUMMON ? "summon" : "monster");
+		    x->kind == F_SUMMON ? "summon" : x->kind == F_OBSTACLE ?
+		    "obstacle" : "monster");
 		refd_mpw_karray(w, "at");
 		refd_mpw_int(w, x->q);
 		refd_mpw_int(w, x->r);

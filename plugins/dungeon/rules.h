@@ -104,6 +104,7 @@ int goals_all_chosen(const struct game *g);
 void goals_choose(struct game *g, int ci, int k);
 void goals_score(struct game *g);
 int goals_redeal(struct game *g, int seat);
+void place_obstacles(struct game *g, int room);
 void write_path(const struct dg *s, refd_mpw *w, const int *path, int n,
     int reverse);
 int default_hand(const struct cclass *cl);

@@ -203,7 +203,8 @@ after_damage(struct game *g)
 		return;
 	if (a->conds | a->effects)
 		add_conds(g, t, a->conds | a->effects);
-	if ((a->push || a->pull) && s->fig[a->fig].alive) {
+	if ((a->push || a->pull) && s->fig[a->fig].alive &&
+	    s->fig[t].kind != F_OBSTACLE) {
 		s->push.active = 1;
 		s->push.fig = t;
 		s->push.from_fig = a->fig;
