@@ -197,11 +197,14 @@ go_travel(struct game *g, int m, int campaign)
 	s->mapi = m;
 	for (i = 0; i < s->nch; i++)
 		sum += s->cc[i].level;
-	s->level = (sum + 2 * s->nch - 1) / (2 * s->nch);
+	/* recommended level: half the average level, rounded up (§3) */
+	s->level = (sum + 2 * s->nch - 1) / (2 * s->nch) + s->difficulty;
 	if (s->level > 7)
 		s->level = 7;
-	s->mlevel = s->level;
-	s->trapdmg = 2 + s->level;
+	if (s->level < 0)
+		s->level = 0;
+	s->mlevel = s->solo && s->level < 7 ? s->level + 1 : s->level;
+	s->trapdmg = 2 + s->level + (s->solo ? 1 : 0);
 	s->hazdmg = s->trapdmg / 2;
 	s->gold_per = gold[s->level];
 	s->bonus_xp = 4 + 2 * s->level;
@@ -521,6 +524,17 @@ camp_setup(struct game *g, refd_mpv cv, char *err, size_t errlen)
 	s->prosperity = (int)refd_mpv_get_int(cv, "prosperity", 0);
 	s->reputation = (int)refd_mpv_get_int(cv, "reputation", 0);
 	s->max_scen = (int)refd_mpv_get_int(cv, "max_scenarios", 3);
+	s->solo = refd_mpv_get_bool(cv, "solo", 0);
+	v = refd_mpv_get(cv, "difficulty");
+	s->difficulty = refd_mpv_streq(v, "easy") ? -1 :
+	    refd_mpv_streq(v, "hard") ? 1 : refd_mpv_streq(v, "very_hard") ? 2 :
+	    0;
+	if (refd_mpv_ok(v) && s->difficulty == 0 &&
+	    !refd_mpv_streq(v, "normal")) {
+		snprintf(err, errlen, "campaign: difficulty: easy, normal, hard "
+		    "or very_hard");
+		return -1;
+	}
 	if (s->prosperity < 0 || s->prosperity > 64 || s->reputation < -20 ||
 	    s->reputation > 20 || s->max_scen < 0 || s->max_scen > 20) {
 		snprintf(err, errlen, "campaign: prosperity 0..64, reputation "

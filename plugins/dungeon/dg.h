@@ -288,6 +288,7 @@ struct dg {
 	int32_t sup_added, bg_on;
 	int32_t nthin, thin[16][4], looted;
 	int32_t evdeck[MAXEV], nevdeck, ev_cur, ev_done, last_mode;
+	int32_t difficulty, solo;
 	int32_t supply[MAXITEMS];
 	struct cchar cc[MAXCH];
 };
