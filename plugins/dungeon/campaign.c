@@ -16,6 +16,104 @@ static const int prosp_min[10] = { 0, 0, 4, 9, 15, 22, 30, 39, 50, 64 };
 
 #define TOWN_ACTIONS 40
 
+/* Enhancement stickers (§2.9) and their base costs [P]. */
+const char *const sticker_name[NSTICKER] = { "attack+1", "move+1",
+	"heal+1", "range+1", "shield+1", "poison", "wound", "jump" };
+static const int sticker_cost[NSTICKER] = { 50, 30, 30, 30, 100, 75, 75,
+	50 };
+static const int sticker_kind[NSTICKER] = { A_ATTACK, A_MOVE, A_HEAL,
+	A_ATTACK, A_SHIELD, A_ATTACK, A_ATTACK, A_MOVE };
+
+/* The first ability of half h a sticker st goes on, or -1. */
+static int
+sticker_ability(const struct half *h, int st)
+{
+	int i;
+
+	for (i = 0; i < h->nab; i++) {
+		const struct ability *a = &h->ab[i];
+
+		if (a->kind != sticker_kind[st])
+			continue;
+		if (st == 3 && a->range == 0)
+			return -1;	/* range only on ranged attacks */
+		return i;
+	}
+	return -1;
+}
+
+int
+sticker_fits(const struct half *h, int st)
+{
+	return sticker_ability(h, st) >= 0;
+}
+
+/* Apply the stickers on half h to its ability ab_i, copied in *a. */
+void
+enhance_apply(const struct half *h, int stickers, struct ability *a,
+    int ab_i)
+{
+	int st;
+
+	for (st = 0; st < NSTICKER; st++) {
+		if (!(stickers >> st & 1) || sticker_ability(h, st) != ab_i)
+			continue;
+		switch (st) {
+		case 0: case 1: case 2: case 4:
+			a->value++;
+			break;
+		case 3:
+			a->range++;
+			break;
+		case 5:
+			a->conds |= C_POISON;
+			break;
+		case 6:
+			a->conds |= C_WOUND;
+			break;
+		case 7:
+			a->jump = 1;
+			break;
+		}
+	}
+}
+
+/* Cost of sticker st on card k half h of class cls (§2.2). */
+static int
+enhance_cost(const struct game *g, int cls, int k, int h, int st)
+{
+	const struct ccard *cd = &g->c->cls[cls].card[k];
+	const struct ability *a = &cd->h[h].ab[sticker_ability(&cd->h[h], st)];
+	int cost = sticker_cost[st], lv = cd->level < 1 ? 1 : cd->level;
+
+	if (a->target > 1 || a->naoe > 0)
+		cost *= 2;
+	cost += 25 * (lv - 1);
+	cost += 75 * __builtin_popcount((unsigned)g->s.enh[cls][k][h]);
+	return cost;
+}
+
+static int
+enhanced_cards(const struct game *g, int cls)
+{
+	int k, n = 0;
+
+	for (k = 0; k < MAXCARD; k++)
+		n += (g->s.enh[cls][k][0] | g->s.enh[cls][k][1]) != 0;
+	return n;
+}
+
+static int
+ach_held(const struct game *g, const char *name)
+{
+	int k;
+
+	for (k = 0; k < g->c->nach; k++)
+		if (strcmp(g->c->ach[k].name, name) == 0)
+			return ((g->s.gach | g->s.pach) >> k & 1) != 0;
+	return 0;
+}
+
 int
 prosperity_level(int marks)
 {
@@ -138,6 +236,26 @@ camp_options(const struct game *g, int seat, struct opt *out, int max)
 		}
 		if (!c->donated && c->gold >= 10)
 			opt_add(out, &n, max, K_DONATE, 0, 0, 0);
+		if (ach_held(g, "The Power of Enhancement")) {
+			const struct cclass *cl = &g->c->cls[c->cls];
+			int h, st, cap = enhanced_cards(g, c->cls) < L;
+
+			for (k = 0; k < cl->ncards; k++)
+				for (h = 0; h < 2; h++)
+					for (st = 0; st < NSTICKER; st++) {
+						int on = s->enh[c->cls][k][0] |
+						    s->enh[c->cls][k][1];
+
+						if (!sticker_fits(&cl->card[k].h[h],
+						    st) || (s->enh[c->cls][k][h] >>
+						    st & 1) || (!on && !cap) ||
+						    c->gold < enhance_cost(g, c->cls,
+						    k, h, st))
+							continue;
+						opt_add(out, &n, max, K_ENHANCE, k,
+						    h, st);
+					}
+		}
 	}
 	if (seat == 0 && s->ev_cur >= 0) {
 		n = 0;
@@ -419,6 +537,20 @@ camp_perform(struct game *g, int seat, const struct opt *o)
 		c->owned &= ~(1 << o->a);
 		s->supply[o->a]++;
 		town_event(g, "sold", seat, g->c->item[o->a].id, p);
+		break;
+	}
+	case K_ENHANCE: {
+		int cost = enhance_cost(g, c->cls, o->a, o->b, o->c);
+
+		c->gold -= cost;
+		s->enh[c->cls][o->a][o->b] |= 1 << o->c;
+		w = evb("enhanced");
+		refd_mpw_kint(w, "seat", seat);
+		refd_mpw_kstr(w, "card", g->c->cls[c->cls].card[o->a].id);
+		refd_mpw_kstr(w, "half", o->b ? "bottom" : "top");
+		refd_mpw_kstr(w, "sticker", sticker_name[o->c]);
+		refd_mpw_kint(w, "gold", cost);
+		ev(g, REFD_SEAT_PUBLIC, w);
 		break;
 	}
 	case K_DONATE:

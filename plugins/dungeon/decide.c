@@ -695,6 +695,7 @@ perform(struct game *g, int seat, const struct opt *o)
 	case K_ENDCAMP:
 	case K_EVDRAW:
 	case K_EVCHOOSE:
+	case K_ENHANCE:
 		camp_perform(g, seat, o);
 		break;
 	case K_SRACCEPT:

@@ -289,6 +289,7 @@ struct dg {
 	int32_t nthin, thin[16][4], looted;
 	int32_t evdeck[MAXEV], nevdeck, ev_cur, ev_done, last_mode;
 	int32_t difficulty, solo;
+	int32_t enh[MAXCLASS][MAXCARD][2];
 	int32_t supply[MAXITEMS];
 	struct cchar cc[MAXCH];
 };

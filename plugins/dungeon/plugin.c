@@ -65,6 +65,9 @@ p_describe(refd_ctx *ctx, void *pdata)
 		"second", "card id", NULL };
 	static const char *card[] = { "card", "card id", NULL };
 	static const char *item[] = { "item", "item id", NULL };
+	static const char *enh[] = { "card", "card id", "half",
+		"\"top\" or \"bottom\"", "sticker", "attack+1, move+1, "
+		"heal+1, range+1, shield+1, poison, wound or jump", NULL };
 	static const char *evopt[] = { "option", "\"A\" or \"B\"", NULL };
 	static const char *goal[] = { "goal", "battle goal id", NULL };
 	static const char *create[] = { "class", "class name", "level",
@@ -145,6 +148,8 @@ p_describe(refd_ctx *ctx, void *pdata)
 	cmd_doc(w, "sell", item, "town: sell an item for half its cost");
 	cmd_doc(w, "donate", none, "town: 10 gold, 2 blesses next scenario");
 	cmd_doc(w, "travel", trav, "town, seat 0: play a scenario");
+	cmd_doc(w, "enhance", enh, "town: a permanent sticker on a card half "
+	    "of your class");
 	cmd_doc(w, "city_event", none, "town, seat 0: draw the city event");
 	cmd_doc(w, "event_choice", evopt, "town, seat 0: option A or B of "
 	    "the drawn event");
@@ -902,6 +907,20 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 		    refd_mpv_streq(t, "city_event") ? K_EVDRAW : K_ENDCAMP;
 		return 0;
 	}
+	if (refd_mpv_streq(t, "enhance")) {
+		const struct cclass *ec = &g->c->cls[g->s.cc[seat].cls];
+		int k;
+
+		o->kind = K_ENHANCE;
+		o->a = card_index(ec, refd_mpv_get(root, "card"));
+		o->b = one_of2(refd_mpv_get(root, "half"), "top", "bottom");
+		o->c = -1;
+		for (k = 0; k < NSTICKER; k++)
+			if (refd_mpv_streq(refd_mpv_get(root, "sticker"),
+			    sticker_name[k]))
+				o->c = k;
+		return o->b < 0 ? -1 : 0;
+	}
 	if (refd_mpv_streq(t, "event_choice")) {
 		o->kind = K_EVCHOOSE;
 		o->a = one_of2(refd_mpv_get(root, "option"), "A", "B");
@@ -1104,6 +1123,18 @@ write_opt(const struct game *g, int seat, const struct opt *o, refd_mpw *w,
 		refd_mpw_kstr(w, "type", "donate");
 		snprintf(label, ln, "Donate 10 gold to the sanctuary");
 		break;
+	case K_ENHANCE: {
+		const struct cclass *ec = &g->c->cls[g->s.cc[seat].cls];
+
+		refd_mpw_kstr(w, "type", "enhance");
+		refd_mpw_kstr(w, "card", ec->card[o->a].id);
+		refd_mpw_kstr(w, "half", o->b ? "bottom" : "top");
+		refd_mpw_kstr(w, "sticker", sticker_name[o->c]);
+		snprintf(label, ln, "Enhance %s (%s) with %s",
+		    ec->card[o->a].name, o->b ? "bottom" : "top",
+		    sticker_name[o->c]);
+		break;
+	}
 	case K_EVDRAW:
 		refd_mpw_kstr(w, "type", "city_event");
 		snprintf(label, ln, "Draw a city event");
@@ -1393,6 +1424,11 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 	case K_DONATE:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-82",
 		    "one donation of 10 gold per character per town visit");
+	case K_ENHANCE:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-81",
+		    "enhancing needs The Power of Enhancement, a half with a "
+		    "matching ability and no such sticker yet, enhanced cards "
+		    "within the prosperity level, and the gold");
 	case K_EVDRAW:
 	case K_EVCHOOSE:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-84",

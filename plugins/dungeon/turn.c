@@ -883,7 +883,8 @@ cur_ability(const struct game *g, int ci, struct ability *tmp)
 	const struct chr *c = &g->s.ch[ci];
 	const struct half *h = cur_half(g, ci);
 
-	(void)tmp;
+	int st;
+
 	if (h == NULL)
 		return NULL;
 	if (c->cur_default)
@@ -891,7 +892,13 @@ cur_ability(const struct game *g, int ci, struct ability *tmp)
 		    &default_move) : NULL;
 	if (c->ab_i >= h->nab)
 		return NULL;
-	return &h->ab[c->ab_i];
+	st = g->s.enh[c->cls][c->cur_card][c->cur_half];
+	if (st == 0)
+		return &h->ab[c->ab_i];
+	/* enhancement stickers of the class (§2.9) */
+	*tmp = h->ab[c->ab_i];
+	enhance_apply(h, st, tmp, c->ab_i);
+	return tmp;
 }
 
 static int
