@@ -189,6 +189,17 @@ camp_owes_levelup(const struct game *g, int seat)
 }
 
 static int
+quest_done(const struct game *g, const struct cchar *c)
+{
+	const struct pqdef *q;
+
+	if (!c->made || c->pq < 0)
+		return 0;
+	q = &g->c->pq[c->pq];
+	return q->gold ? c->gold >= q->target : c->pq_count >= q->target;
+}
+
+static int
 can_travel(const struct game *g, int m, int campaign)
 {
 	const struct dg *s = &g->s;
@@ -210,8 +221,16 @@ camp_options(const struct game *g, int seat, struct opt *out, int max)
 	int n = 0, k, i, L = prosperity_level(s->prosperity), all = 1;
 
 	for (i = 0; i < s->nch; i++)
-		if (!s->cc[i].made || mandatory_levelup(&s->cc[i]))
+		if (!s->cc[i].made || mandatory_levelup(&s->cc[i]) ||
+		    s->cc[i].pq_offer[0] >= 0)
 			all = 0;
+	if (c->made && c->pq_offer[0] >= 0) {
+		/* keep one of the two personal quests drawn (§2.5 step 5) */
+		for (k = 0; k < 2; k++)
+			if (c->pq_offer[k] >= 0)
+				opt_add(out, &n, max, K_PQ, k, 0, 0);
+		return n;
+	}
 	if (!c->made) {
 		for (k = 0; k < g->c->nclass; k++) {
 			int used = 0;
@@ -236,6 +255,8 @@ camp_options(const struct game *g, int seat, struct opt *out, int max)
 		}
 		if (!c->donated && c->gold >= 10)
 			opt_add(out, &n, max, K_DONATE, 0, 0, 0);
+		if (quest_done(g, c))
+			opt_add(out, &n, max, K_RETIRE, 0, 0, 0);
 		if (ach_held(g, "The Power of Enhancement")) {
 			const struct cclass *cl = &g->c->cls[c->cls];
 			int h, st, cap = enhanced_cards(g, c->cls) < L;
@@ -509,6 +530,24 @@ camp_perform(struct game *g, int seat, const struct opt *o)
 		refd_mpw_kint(w, "gold", c->gold);
 		refd_mpw_kint(w, "xp", c->xp);
 		ev(g, REFD_SEAT_PUBLIC, w);
+		/* draw two personal quests (one if only one is left) */
+		c->pq = c->pq_offer[0] = c->pq_offer[1] = -1;
+		c->pq_count = 0;
+		if (s->npqdeck == 1)
+			c->pq = s->pqdeck[--s->npqdeck];
+		else if (s->npqdeck >= 2) {
+			c->pq_offer[0] = s->pqdeck[--s->npqdeck];
+			c->pq_offer[1] = s->pqdeck[--s->npqdeck];
+		}
+		g->dirty |= DIRTY_PQ;
+		if (c->pq_offer[0] >= 0) {
+			w = evb("personal_quests");
+			refd_mpw_karray(w, "drawn");
+			refd_mpw_str(w, g->c->pq[c->pq_offer[0]].id);
+			refd_mpw_str(w, g->c->pq[c->pq_offer[1]].id);
+			refd_mpw_end(w);
+			ev(g, seat, w);
+		}
 		break;
 	case K_LEVELUP:
 		c->level++;
@@ -551,6 +590,51 @@ camp_perform(struct game *g, int seat, const struct opt *o)
 		refd_mpw_kstr(w, "sticker", sticker_name[o->c]);
 		refd_mpw_kint(w, "gold", cost);
 		ev(g, REFD_SEAT_PUBLIC, w);
+		break;
+	}
+	case K_PQ: {
+		int other = c->pq_offer[1 - o->a];
+
+		c->pq = c->pq_offer[o->a];
+		c->pq_offer[0] = c->pq_offer[1] = -1;
+		/* the other one is shuffled back into the deck */
+		s->pqdeck[s->npqdeck++] = other;
+		if (s->npqdeck > 1 && H->shuffle(g->ctx, s->pqdeck,
+		    (size_t)s->npqdeck, sizeof(s->pqdeck[0]),
+		    "personal quests") != REFD_OK && g->err == 0)
+			g->err = REFD_ESCRIPT;
+		g->dirty |= DIRTY_PQ;
+		w = evb("personal_quest");
+		refd_mpw_kstr(w, "quest", g->c->pq[c->pq].id);
+		refd_mpw_kstr(w, "name", g->c->pq[c->pq].name);
+		ev(g, seat, w);
+		w = evb("personal_quest_chosen");
+		refd_mpw_kint(w, "seat", seat);
+		ev(g, REFD_SEAT_PUBLIC, w);
+		break;
+	}
+	case K_RETIRE: {
+		int k;
+
+		/* §2.11: prosperity, items back to the supply, gold lost, the
+		 * quest leaves the game; a new character may be created */
+		s->prosperity++;
+		supply_update(g);
+		for (k = 0; k < g->c->nitem; k++)
+			if (c->owned >> k & 1)
+				s->supply[k]++;
+		w = evb("retired");
+		refd_mpw_kint(w, "seat", seat);
+		refd_mpw_kstr(w, "class", g->c->cls[c->cls].name);
+		refd_mpw_kstr(w, "quest", g->c->pq[c->pq].id);
+		refd_mpw_kbool(w, "first", s->retirements == 0);
+		ev(g, REFD_SEAT_PUBLIC, w);
+		s->retirements++;
+		k = c->retired + 1;
+		memset(c, 0, sizeof(*c));
+		c->retired = k;
+		c->pq = c->pq_offer[0] = c->pq_offer[1] = -1;
+		g->dirty |= DIRTY_PQ;
 		break;
 	}
 	case K_DONATE:
@@ -730,6 +814,15 @@ camp_setup(struct game *g, refd_mpv cv, char *err, size_t errlen)
 			return -1;
 		}
 	}
+	for (k = 0; k < MAXCH; k++)
+		s->cc[k].pq = s->cc[k].pq_offer[0] = s->cc[k].pq_offer[1] = -1;
+	for (k = 0; k < g->c->npq; k++)
+		s->pqdeck[s->npqdeck++] = k;
+	if (s->npqdeck > 1 && H->shuffle(g->ctx, s->pqdeck, (size_t)s->npqdeck,
+	    sizeof(s->pqdeck[0]), "personal quests") != REFD_OK) {
+		snprintf(err, errlen, "campaign: no draw for the quest deck");
+		return -1;
+	}
 	v = refd_mpv_get(cv, "characters");
 	for (i = 0; i < refd_mpv_len(v) && (int)i < s->nch; i++) {
 		refd_mpv c = refd_mpv_at(v, i), it = refd_mpv_get(c, "items");
@@ -746,15 +839,32 @@ camp_setup(struct game *g, refd_mpv cv, char *err, size_t errlen)
 		cc->xp = (int)refd_mpv_get_int(c, "xp", xp_min[cc->level < 1 ||
 		    cc->level > 9 ? 1 : cc->level]);
 		cc->gold = (int)refd_mpv_get_int(c, "gold", 30);
+		for (k = 0; k < g->c->npq; k++)
+			if (refd_mpv_streq(refd_mpv_get(c, "quest"),
+			    g->c->pq[k].id)) {
+				int j2;
+
+				cc->pq = k;
+				for (j2 = 0; j2 < s->npqdeck; j2++)
+					if (s->pqdeck[j2] == k) {
+						s->pqdeck[j2] =
+						    s->pqdeck[--s->npqdeck];
+						break;
+					}
+			}
+		cc->pq_count = (int)refd_mpv_get_int(c, "quest_count", 0);
 		for (j = 0; j < refd_mpv_len(it); j++) {
 			for (k = 0; k < g->c->nitem; k++)
 				if (refd_mpv_streq(refd_mpv_at(it, j),
 				    g->c->item[k].id))
 					break;
-			if (k == g->c->nitem)
+			if (k == g->c->nitem) {
 				cc->cls = -1;
-			else
+			} else {
 				cc->owned |= 1 << k;
+				if (s->supply[k] > 0)
+					s->supply[k]--;
+			}
 		}
 		for (j = 0; j < i; j++)
 			if (s->cc[j].cls == cc->cls)

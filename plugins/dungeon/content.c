@@ -888,6 +888,41 @@ parse_events(refd_mpv root, struct content *c, struct perr *e)
 	}
 }
 
+static void
+parse_quests(refd_mpv root, struct content *c, struct perr *e)
+{
+	size_t i;
+	int k;
+
+	if (!refd_mpv_ok(root))
+		return;
+	if (refd_mpv_type(root) != REFD_MP_MAP || refd_mpv_len(root) > MAXPQ) {
+		fail(e, "personalquests.json", "(top)", "at most 8 quests");
+		return;
+	}
+	for (i = 0; i < refd_mpv_len(root); i++) {
+		struct pqdef *q = &c->pq[c->npq++];
+		refd_mpv v = refd_mpv_val_at(root, i);
+
+		snprintf(q->id, sizeof(q->id), "%s",
+		    refd_mpv_cstr(refd_mpv_key_at(root, i), "?"));
+		snprintf(q->name, sizeof(q->name), "%s",
+		    refd_mpv_get_str(v, "name", "?"));
+		q->gold = refd_mpv_streq(refd_mpv_get(v, "goal"), "gold");
+		q->type = -1;
+		for (k = 0; k < c->ntype; k++)
+			if (refd_mpv_streq(refd_mpv_get(v, "monster"),
+			    c->type[k].name))
+				q->type = k;
+		if (!q->gold && (q->type < 0 ||
+		    !refd_mpv_streq(refd_mpv_get(v, "goal"), "kills")))
+			fail(e, "personalquests.json", q->id, "goal: gold, or "
+			    "kills with a known monster");
+		q->target = geti(v, "target", 1, 1, 999, e,
+		    "personalquests.json", q->id);
+	}
+}
+
 /* Campaign fields of the maps, once every map is known. */
 static void
 parse_map_campaign(refd_mpv maps, struct content *c, struct perr *e)
@@ -957,6 +992,8 @@ dg_content_parse(const uint8_t *bytes, size_t len, struct content *c,
 		parse_goals(refd_mpv_get(root, "battlegoals"), c, &e);
 	if (!e.bad)
 		parse_events(refd_mpv_get(root, "events"), c, &e);
+	if (!e.bad)
+		parse_quests(refd_mpv_get(root, "personalquests"), c, &e);
 	maps = refd_mpv_get(root, "maps");
 	if (!e.bad && (refd_mpv_len(maps) < 1 || refd_mpv_len(maps) > MAXMAPS))
 		fail(&e, "maps.json", "(top)", "expected 1 to 8 maps");

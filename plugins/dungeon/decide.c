@@ -696,6 +696,8 @@ perform(struct game *g, int seat, const struct opt *o)
 	case K_EVDRAW:
 	case K_EVCHOOSE:
 	case K_ENHANCE:
+	case K_PQ:
+	case K_RETIRE:
 		camp_perform(g, seat, o);
 		break;
 	case K_SRACCEPT:

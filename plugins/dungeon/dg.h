@@ -152,6 +152,13 @@ struct evdef {
 	struct outcome out[2][MAXOUT];
 };
 
+#define MAXPQ 8
+struct pqdef {
+	char id[8];
+	char name[24];
+	int32_t gold, type, target;	/* gold quest, or kills of a type */
+};
+
 #define MAXACH 8
 struct achdef {
 	char name[32];
@@ -183,6 +190,8 @@ struct content {
 	struct bgdef bg[MAXBG];
 	int32_t nev;
 	struct evdef ev[MAXEV];
+	int32_t npq;
+	struct pqdef pq[MAXPQ];
 	struct cclass cls[MAXCLASS];
 	struct mtype type[MAXTYPES];
 	struct mdeckdef deck[MAXTYPES];
@@ -252,6 +261,7 @@ enum { PH_PLAN = 1, PH_TURN, PH_SHORTREST, PH_OVER, PH_TOWN, PH_GOALS };
 struct cchar {
 	int32_t made, cls, level, xp, gold, owned, donated, bless_next;
 	int32_t checks, curse_next;
+	int32_t pq, pq_count, pq_offer[2], retired, pad;
 };
 /* character turn stages */
 enum { CT_START = 0, CT_WOUNDED, CT_LONGREST, CT_CHOOSE, CT_ABILITY, CT_END };
@@ -290,6 +300,7 @@ struct dg {
 	int32_t evdeck[MAXEV], nevdeck, ev_cur, ev_done, last_mode;
 	int32_t difficulty, solo;
 	int32_t enh[MAXCLASS][MAXCARD][2];
+	int32_t pqdeck[MAXPQ], npqdeck, retirements;
 	int32_t supply[MAXITEMS];
 	struct cchar cc[MAXCH];
 };
@@ -308,6 +319,7 @@ struct game {
 #define DIRTY_MDECK (1 << 8)
 #define DIRTY_AD (1 << 9)
 #define DIRTY_GOALS (1 << 10)
+#define DIRTY_PQ (1 << 11)
 
 /* board.c */
 int hex_at(const struct dg *s, int q, int r);

@@ -65,6 +65,7 @@ p_describe(refd_ctx *ctx, void *pdata)
 		"second", "card id", NULL };
 	static const char *card[] = { "card", "card id", NULL };
 	static const char *item[] = { "item", "item id", NULL };
+	static const char *pq[] = { "quest", "personal quest id", NULL };
 	static const char *enh[] = { "card", "card id", "half",
 		"\"top\" or \"bottom\"", "sticker", "attack+1, move+1, "
 		"heal+1, range+1, shield+1, poison, wound or jump", NULL };
@@ -148,6 +149,9 @@ p_describe(refd_ctx *ctx, void *pdata)
 	cmd_doc(w, "sell", item, "town: sell an item for half its cost");
 	cmd_doc(w, "donate", none, "town: 10 gold, 2 blesses next scenario");
 	cmd_doc(w, "travel", trav, "town, seat 0: play a scenario");
+	cmd_doc(w, "personal_quest", pq, "town, sealed: the quest you keep");
+	cmd_doc(w, "retire", none, "town: retire once your quest is "
+	    "complete");
 	cmd_doc(w, "enhance", enh, "town: a permanent sticker on a card half "
 	    "of your class");
 	cmd_doc(w, "city_event", none, "town, seat 0: draw the city event");
@@ -236,6 +240,23 @@ commit_zones(struct game *g, int mask)
 			if (rc != REFD_OK)
 				return rc;
 		}
+	if (mask & DIRTY_PQ) {
+		for (i = 0; i < s->nch; i++) {
+			buf[0] = s->cc[i].pq;
+			buf[1] = s->cc[i].pq_offer[0];
+			buf[2] = s->cc[i].pq_offer[1];
+			snprintf(zone, sizeof(zone), "quest.%d", i);
+			rc = H->commit(g->ctx, zone, i, (const uint8_t *)buf,
+			    3 * sizeof(int32_t));
+			if (rc != REFD_OK)
+				return rc;
+		}
+		rc = H->commit(g->ctx, "quest_deck", REFD_SEAT_PUBLIC,
+		    (const uint8_t *)s->pqdeck,
+		    (size_t)s->npqdeck * sizeof(int32_t));
+		if (rc != REFD_OK)
+			return rc;
+	}
 	if (mask & DIRTY_MDECK) {
 		rc = H->commit(g->ctx, "modifiers.monster", REFD_SEAT_PUBLIC,
 		    (const uint8_t *)s->mdeck.c,
@@ -429,7 +450,7 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		refd_mpw_kint(w, "prosperity", s->prosperity);
 		refd_mpw_kint(w, "reputation", s->reputation);
 		ev(g, REFD_SEAT_PUBLIC, w);
-		rc = commit_zones(g, DIRTY_AD);
+		rc = commit_zones(g, DIRTY_AD | DIRTY_PQ);
 		if (rc == REFD_OK && g->err)
 			rc = g->err;
 		if (rc != REFD_OK) {
@@ -901,10 +922,23 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 	}
 	if (refd_mpv_streq(t, "level_up") || refd_mpv_streq(t, "donate") ||
 	    refd_mpv_streq(t, "end_campaign") ||
-	    refd_mpv_streq(t, "city_event")) {
+	    refd_mpv_streq(t, "city_event") || refd_mpv_streq(t, "retire")) {
 		o->kind = refd_mpv_streq(t, "level_up") ? K_LEVELUP :
 		    refd_mpv_streq(t, "donate") ? K_DONATE :
+		    refd_mpv_streq(t, "retire") ? K_RETIRE :
 		    refd_mpv_streq(t, "city_event") ? K_EVDRAW : K_ENDCAMP;
+		return 0;
+	}
+	if (refd_mpv_streq(t, "personal_quest")) {
+		const struct cchar *cc = &g->s.cc[seat];
+		int k;
+
+		o->kind = K_PQ;
+		o->a = -1;
+		for (k = 0; k < 2; k++)
+			if (cc->pq_offer[k] >= 0 && refd_mpv_streq(refd_mpv_get(
+			    root, "quest"), g->c->pq[cc->pq_offer[k]].id))
+				o->a = k;
 		return 0;
 	}
 	if (refd_mpv_streq(t, "enhance")) {
@@ -1135,6 +1169,17 @@ write_opt(const struct game *g, int seat, const struct opt *o, refd_mpw *w,
 		    sticker_name[o->c]);
 		break;
 	}
+	case K_PQ:
+		refd_mpw_kstr(w, "type", "personal_quest");
+		refd_mpw_kstr(w, "quest",
+		    g->c->pq[g->s.cc[seat].pq_offer[o->a]].id);
+		snprintf(label, ln, "Keep personal quest %s",
+		    g->c->pq[g->s.cc[seat].pq_offer[o->a]].name);
+		break;
+	case K_RETIRE:
+		refd_mpw_kstr(w, "type", "retire");
+		snprintf(label, ln, "Retire (personal quest complete)");
+		break;
 	case K_EVDRAW:
 		refd_mpw_kstr(w, "type", "city_event");
 		snprintf(label, ln, "Draw a city event");
@@ -1424,6 +1469,12 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 	case K_DONATE:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-82",
 		    "one donation of 10 gold per character per town visit");
+	case K_PQ:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-77",
+		    "keep one of the two personal quests you drew");
+	case K_RETIRE:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-83",
+		    "only a character whose personal quest is complete retires");
 	case K_ENHANCE:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-81",
 		    "enhancing needs The Power of Enhancement, a half with a "
@@ -1759,6 +1810,21 @@ p_view(refd_ctx *ctx, const void *state, int32_t seat)
 				refd_mpw_kint(w, "xp", cc->xp);
 				refd_mpw_kint(w, "gold", cc->gold);
 				refd_mpw_kint(w, "checkmarks", cc->checks);
+				refd_mpw_kint(w, "retired", cc->retired);
+				if (seat == i && cc->pq >= 0) {
+					refd_mpw_kstr(w, "personal_quest",
+					    g->c->pq[cc->pq].id);
+					refd_mpw_kint(w, "quest_count",
+					    cc->pq_count);
+				}
+				if (seat == i && cc->pq_offer[0] >= 0) {
+					refd_mpw_karray(w, "quests_drawn");
+					refd_mpw_str(w,
+					    g->c->pq[cc->pq_offer[0]].id);
+					refd_mpw_str(w,
+					    g->c->pq[cc->pq_offer[1]].id);
+					refd_mpw_end(w);
+				}
 				refd_mpw_karray(w, "items");
 				for (k = 0; k < g->c->nitem; k++)
 					if (cc->owned >> k & 1)

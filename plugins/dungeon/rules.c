@@ -470,8 +470,15 @@ kill_fig(struct game *g, int f, int credit)
 		refd_mpw_kbool(w, "money", 1);
 	}
 	ev(g, REFD_SEAT_PUBLIC, w);
-	if (credit >= 0)
+	if (credit >= 0) {
+		struct cchar *cc = &g->s.cc[credit];
+
 		g->s.ch[credit].kills++;
+		/* a personal quest counting kills of this type */
+		if (g->s.camp && cc->pq >= 0 && x->kind == F_MONSTER &&
+		    !g->c->pq[cc->pq].gold && g->c->pq[cc->pq].type == x->type)
+			cc->pq_count++;
+	}
 	if (x->kind == F_SUMMON) {
 		/* its card leaves the active area to the lost pile */
 		struct chr *c = &g->s.ch[x->owner];
