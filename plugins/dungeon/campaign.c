@@ -176,10 +176,22 @@ gain_ach(struct game *g, int a)
 	ev(g, REFD_SEAT_PUBLIC, w);
 }
 
+/* Perks owed: one per level gained, per retired predecessor and per
+ * three checkmarks (§2.5-2.7). */
+static int
+perks_owed(const struct cchar *c)
+{
+	int checks = c->checks > 18 ? 18 : c->checks;
+
+	return c->made ? c->level - 1 + c->retired + checks / 3 -
+	    c->perks_taken : 0;
+}
+
 static int
 mandatory_levelup(const struct cchar *c)
 {
-	return c->made && c->level < 9 && c->xp >= xp_min[c->level + 1];
+	return c->made && ((c->level < 9 && c->xp >= xp_min[c->level + 1]) ||
+	    perks_owed(c) > 0);
 }
 
 int
@@ -242,6 +254,14 @@ camp_options(const struct game *g, int seat, struct opt *out, int max)
 			for (i = 1; i <= L; i++)
 				opt_add(out, &n, max, K_CREATE, k, i, 0);
 		}
+	} else if (perks_owed(c) > 0) {
+		const struct cclass *cl = &g->c->cls[c->cls];
+
+		for (k = 0; k < cl->nperk; k++)
+			if (c->perk[k] < cl->perk[k].times)
+				opt_add(out, &n, max, K_PERK, k, 0, 0);
+		if (n == 0)
+			opt_add(out, &n, max, K_LEVELUP, 0, 0, 0);
 	} else if (mandatory_levelup(c)) {
 		opt_add(out, &n, max, K_LEVELUP, 0, 0, 0);
 	} else if (s->actions < TOWN_ACTIONS) {
@@ -313,6 +333,17 @@ town_event(struct game *g, const char *what, int seat, const char *item,
 	ev(g, REFD_SEAT_PUBLIC, w);
 }
 
+static int
+ignores_items(const struct cclass *cl, const struct cchar *cc)
+{
+	int k;
+
+	for (k = 0; k < cl->nperk; k++)
+		if (cl->perk[k].ignore_items && cc->perk[k] > 0)
+			return 1;
+	return 0;
+}
+
 /* Set up scenario m for the party (§3) and start round 1. */
 static void
 go_travel(struct game *g, int m, int campaign)
@@ -378,6 +409,24 @@ go_travel(struct game *g, int m, int campaign)
 		x->r = md->start[i % (md->nstart > 0 ? md->nstart : 1)][1];
 		ch->hand = default_hand(cl);
 		deck_build(&ch->mod, NULL, 0);
+		/* perks edit the deck definition (§8.4) */
+		for (k = 0; k < cl->nperk; k++) {
+			const struct perkdef *pd = &cl->perk[k];
+			int t, j, q;
+
+			for (t = 0; t < cc->perk[k]; t++) {
+				for (j = 0; j < pd->nrem; j++)
+					for (q = 0; q < ch->mod.n; q++)
+						if (ch->mod.c[q] == pd->rem[j]) {
+							ch->mod.c[q] =
+							    ch->mod.c[--ch->mod.n];
+							break;
+						}
+				for (j = 0; j < pd->nadd && ch->mod.n < MAXMOD;
+				    j++)
+					ch->mod.c[ch->mod.n++] = pd->add[j];
+			}
+		}
 		/* equip what fits (§5.5), in item order */
 		for (k = 0; k < g->c->nitem && ch->nitem < MAXOWN; k++) {
 			const struct itemdef *it = &g->c->item[k];
@@ -391,7 +440,8 @@ go_travel(struct game *g, int m, int campaign)
 				continue;
 			}
 			ch->item[ch->nitem++] = k;
-			for (j = 0; j < it->minus && ch->mod.n < MAXMOD; j++)
+			for (j = 0; j < it->minus && ch->mod.n < MAXMOD &&
+			    !ignores_items(cl, cc); j++)
 				ch->mod.c[ch->mod.n++] = M_M1;
 		}
 		for (k = 0; k < cc->curse_next && s->pcurse_supply > 0 &&
@@ -549,7 +599,20 @@ camp_perform(struct game *g, int seat, const struct opt *o)
 			ev(g, seat, w);
 		}
 		break;
+	case K_PERK:
+		c->perk[o->a]++;
+		c->perks_taken++;
+		w = evb("perk");
+		refd_mpw_kint(w, "seat", seat);
+		refd_mpw_kstr(w, "perk", g->c->cls[c->cls].perk[o->a].id);
+		ev(g, REFD_SEAT_PUBLIC, w);
+		break;
 	case K_LEVELUP:
+		if (perks_owed(c) > 0) {
+			/* every perk is taken: the owed one is forfeit */
+			c->perks_taken++;
+			break;
+		}
 		c->level++;
 		if (c->xp < xp_min[c->level])
 			c->xp = xp_min[c->level];
@@ -853,6 +916,8 @@ camp_setup(struct game *g, refd_mpv cv, char *err, size_t errlen)
 					}
 			}
 		cc->pq_count = (int)refd_mpv_get_int(c, "quest_count", 0);
+		/* a ready-made character comes with its perks taken */
+		cc->perks_taken = cc->level - 1 > 0 ? cc->level - 1 : 0;
 		for (j = 0; j < refd_mpv_len(it); j++) {
 			for (k = 0; k < g->c->nitem; k++)
 				if (refd_mpv_streq(refd_mpv_at(it, j),

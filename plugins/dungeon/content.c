@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dg.h"
+#include "rules.h"
 
 struct perr {
 	char msg[240];
@@ -278,6 +279,47 @@ parse_classes(refd_mpv root, struct content *c, struct perr *e)
 			    "classes.json", cl->name);
 			cl->summon.range = geti(sm, "range", 0, 0, 9, e,
 			    "classes.json", cl->name);
+		}
+		{
+			refd_mpv pk = refd_mpv_get(v, "perks");
+
+			if (refd_mpv_len(pk) > MAXPERK) {
+				fail(e, "classes.json", cl->name, "perks: at most 8");
+				return;
+			}
+			for (k = 0; k < refd_mpv_len(pk); k++) {
+				struct perkdef *pd = &cl->perk[cl->nperk++];
+				refd_mpv pv = refd_mpv_at(pk, k);
+				refd_mpv rm = refd_mpv_get(pv, "remove");
+				refd_mpv ad = refd_mpv_get(pv, "add");
+				size_t j;
+
+				snprintf(pd->id, sizeof(pd->id), "%s",
+				    refd_mpv_get_str(pv, "id", "?"));
+				pd->times = geti(pv, "times", 1, 1, 4, e,
+				    "classes.json", pd->id);
+				pd->ignore_items = refd_mpv_get_bool(pv,
+				    "ignore_items", 0);
+				if (refd_mpv_len(rm) > 4 || refd_mpv_len(ad) > 4) {
+					fail(e, "classes.json", pd->id,
+					    "remove, add: at most 4 cards");
+					return;
+				}
+				for (j = 0; j < refd_mpv_len(rm); j++)
+					pd->rem[pd->nrem++] = mod_by_name(
+					    refd_mpv_cstr(refd_mpv_at(rm, j), ""), 0);
+				for (j = 0; j < refd_mpv_len(ad); j++)
+					pd->add[pd->nadd++] = mod_by_name(
+					    refd_mpv_cstr(refd_mpv_at(ad, j), ""), 0);
+				for (j = 0; j < (size_t)pd->nrem; j++)
+					if (pd->rem[j] < 0)
+						fail(e, "classes.json", pd->id,
+						    "remove: unknown modifier card");
+				for (j = 0; j < (size_t)pd->nadd; j++)
+					if (pd->add[j] < 0)
+						fail(e, "classes.json", pd->id,
+						    "add: unknown modifier card");
+			}
 		}
 		cards = refd_mpv_get(v, "cards");
 		if (refd_mpv_len(cards) < 2 || refd_mpv_len(cards) > MAXCARD) {

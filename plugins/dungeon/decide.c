@@ -698,6 +698,7 @@ perform(struct game *g, int seat, const struct opt *o)
 	case K_ENHANCE:
 	case K_PQ:
 	case K_RETIRE:
+	case K_PERK:
 		camp_perform(g, seat, o);
 		break;
 	case K_SRACCEPT:

@@ -87,9 +87,17 @@ struct summon_stat {
 	int32_t hp, move, attack, range;
 };
 
+#define MAXPERK 8
+struct perkdef {
+	char id[8];
+	int32_t times, nrem, nadd, ignore_items;
+	int32_t rem[4], add[4];
+};
+
 struct cclass {
 	char name[16];
-	int32_t hp[9], hand, ncards;
+	int32_t hp[9], hand, ncards, nperk;
+	struct perkdef perk[MAXPERK];
 	struct ccard card[MAXCARD];
 	struct summon_stat summon;
 };
@@ -262,6 +270,7 @@ struct cchar {
 	int32_t made, cls, level, xp, gold, owned, donated, bless_next;
 	int32_t checks, curse_next;
 	int32_t pq, pq_count, pq_offer[2], retired, pad;
+	int32_t perk[MAXPERK], perks_taken, pad2;
 };
 /* character turn stages */
 enum { CT_START = 0, CT_WOUNDED, CT_LONGREST, CT_CHOOSE, CT_ABILITY, CT_END };

@@ -65,6 +65,7 @@ p_describe(refd_ctx *ctx, void *pdata)
 		"second", "card id", NULL };
 	static const char *card[] = { "card", "card id", NULL };
 	static const char *item[] = { "item", "item id", NULL };
+	static const char *perk[] = { "perk", "perk id", NULL };
 	static const char *pq[] = { "quest", "personal quest id", NULL };
 	static const char *enh[] = { "card", "card id", "half",
 		"\"top\" or \"bottom\"", "sticker", "attack+1, move+1, "
@@ -149,6 +150,7 @@ p_describe(refd_ctx *ctx, void *pdata)
 	cmd_doc(w, "sell", item, "town: sell an item for half its cost");
 	cmd_doc(w, "donate", none, "town: 10 gold, 2 blesses next scenario");
 	cmd_doc(w, "travel", trav, "town, seat 0: play a scenario");
+	cmd_doc(w, "perk", perk, "town: take an owed perk of your class");
 	cmd_doc(w, "personal_quest", pq, "town, sealed: the quest you keep");
 	cmd_doc(w, "retire", none, "town: retire once your quest is "
 	    "complete");
@@ -929,6 +931,18 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 		    refd_mpv_streq(t, "city_event") ? K_EVDRAW : K_ENDCAMP;
 		return 0;
 	}
+	if (refd_mpv_streq(t, "perk")) {
+		const struct cclass *pc = &g->c->cls[g->s.cc[seat].cls];
+		int k;
+
+		o->kind = K_PERK;
+		o->a = -1;
+		for (k = 0; k < pc->nperk; k++)
+			if (refd_mpv_streq(refd_mpv_get(root, "perk"),
+			    pc->perk[k].id))
+				o->a = k;
+		return 0;
+	}
 	if (refd_mpv_streq(t, "personal_quest")) {
 		const struct cchar *cc = &g->s.cc[seat];
 		int k;
@@ -1175,6 +1189,13 @@ write_opt(const struct game *g, int seat, const struct opt *o, refd_mpw *w,
 		    g->c->pq[g->s.cc[seat].pq_offer[o->a]].id);
 		snprintf(label, ln, "Keep personal quest %s",
 		    g->c->pq[g->s.cc[seat].pq_offer[o->a]].name);
+		break;
+	case K_PERK:
+		refd_mpw_kstr(w, "type", "perk");
+		refd_mpw_kstr(w, "perk",
+		    g->c->cls[g->s.cc[seat].cls].perk[o->a].id);
+		snprintf(label, ln, "Take perk %s",
+		    g->c->cls[g->s.cc[seat].cls].perk[o->a].id);
 		break;
 	case K_RETIRE:
 		refd_mpw_kstr(w, "type", "retire");
@@ -1469,6 +1490,10 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 	case K_DONATE:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-82",
 		    "one donation of 10 gold per character per town visit");
+	case K_PERK:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-79",
+		    "no perk is owed, or that perk is taken as often as it "
+		    "may be");
 	case K_PQ:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-77",
 		    "keep one of the two personal quests you drew");
@@ -1645,7 +1670,7 @@ p_view(refd_ctx *ctx, const void *state, int32_t seat)
 	static const char *const ovn[] = { "", "trap", "hazard", "difficult",
 		"obstacle", "plate", "treasure" };
 	char key[24], nm[48];
-	int i, k;
+	int i, j, k;
 
 	refd_mpw_map(w);
 	refd_mpw_kint(w, "round", s->round);
@@ -1811,6 +1836,12 @@ p_view(refd_ctx *ctx, const void *state, int32_t seat)
 				refd_mpw_kint(w, "gold", cc->gold);
 				refd_mpw_kint(w, "checkmarks", cc->checks);
 				refd_mpw_kint(w, "retired", cc->retired);
+				refd_mpw_karray(w, "perks");
+				for (k = 0; k < g->c->cls[cc->cls].nperk; k++)
+					for (j = 0; j < cc->perk[k]; j++)
+						refd_mpw_str(w, g->c->cls[
+						    cc->cls].perk[k].id);
+				refd_mpw_end(w);
 				if (seat == i && cc->pq >= 0) {
 					refd_mpw_kstr(w, "personal_quest",
 					    g->c->pq[cc->pq].id);
