@@ -172,9 +172,12 @@ ability_options(const struct game *g, int ci, struct opt *out, int *n,
 				for (o = 0; o < 12; o++) {
 					int tg[MAXTG], inr, nt;
 
+					/* an area may be placed where no enemy
+					 * stands (§1.7) */
 					nt = aoe_targets(g, f, a, hq, hr, o, tg,
 					    &inr);
-					if (!inr || nt == 0)
+					(void)nt;
+					if (!inr)
 						continue;
 					opt_add(out, n, max, K_AOE, 0, 0, 0);
 					out[*n - 1].q = hq;

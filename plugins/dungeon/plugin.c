@@ -1441,8 +1441,7 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 	}
 	case K_AOE:
 		return H->reject(g->ctx, REFD_ENOTARGET, "R002-08",
-		    "this area placement reaches no hex in range or covers no "
-		    "enemy in line of sight");
+		    "no hex of this area placement is within range");
 	case K_HEAL:
 	case K_BLESS:
 		return H->reject(g->ctx, REFD_ENOTARGET, "R002-71",
