@@ -833,10 +833,7 @@ camp_setup(struct game *g, refd_mpv cv, char *err, size_t errlen)
 			    "unknown", i);
 			return -1;
 		}
-		if (g->c->ach[k].global)
-			s->gach |= 1 << k;
-		else
-			s->pach |= 1 << k;
+		gain_ach(g, k);		/* in order: a later one of a type wins */
 	}
 	v = refd_mpv_get(cv, "completed");
 	for (i = 0; i < refd_mpv_len(v); i++)
