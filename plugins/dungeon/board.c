@@ -47,10 +47,27 @@ solid_cb(void *ud, int q, int r)
 	return solid(ud, q, r);
 }
 
+/* A thin wall on the edge between two neighbouring hexes (§1.2). */
+static int
+thin_cb(void *ud, int q1, int r1, int q2, int r2)
+{
+	const struct dg *s = ud;
+	int i;
+
+	for (i = 0; i < s->nthin; i++) {
+		const int32_t *t = s->thin[i];
+
+		if ((t[0] == q1 && t[1] == r1 && t[2] == q2 && t[3] == r2) ||
+		    (t[0] == q2 && t[1] == r2 && t[2] == q1 && t[3] == r1))
+			return 1;
+	}
+	return 0;
+}
+
 int
 adjacent(const struct dg *s, int q1, int r1, int q2, int r2)
 {
-	struct refd_hex_map m = { solid_cb, NULL, (void *)(uintptr_t)s };
+	struct refd_hex_map m = { solid_cb, thin_cb, (void *)(uintptr_t)s };
 
 	return refd_hex_adjacent(&m, q1, r1, q2, r2);
 }
@@ -58,7 +75,7 @@ adjacent(const struct dg *s, int q1, int r1, int q2, int r2)
 int
 los(const struct dg *s, int q1, int r1, int q2, int r2)
 {
-	struct refd_hex_map m = { solid_cb, NULL, (void *)(uintptr_t)s };
+	struct refd_hex_map m = { solid_cb, thin_cb, (void *)(uintptr_t)s };
 
 	return refd_hex_los(&m, q1, r1, q2, r2, s->los);
 }
@@ -93,9 +110,10 @@ range_between(const struct dg *s, int q1, int r1, int q2, int r2)
 
 			if (n < 0 || dist[n] >= 0)
 				continue;
-			if (n == b && !solid(s, s->hex[h].q, s->hex[h].r)) {
+			if (n == b && !solid(s, s->hex[h].q, s->hex[h].r) &&
+			    !thin_cb((void *)(uintptr_t)s, s->hex[h].q,
+			    s->hex[h].r, nq, nr))
 				return dist[h] + 1;
-			}
 			if (!adjacent(s, s->hex[h].q, s->hex[h].r, nq, nr))
 				continue;
 			dist[n] = dist[h] + 1;
@@ -109,9 +127,12 @@ range_between(const struct dg *s, int q1, int r1, int q2, int r2)
 int
 enemies(const struct dg *s, int a, int b)
 {
-	int ma = s->fig[a].kind == F_MONSTER, mb = s->fig[b].kind == F_MONSTER;
+	int ka = s->fig[a].kind, kb = s->fig[b].kind;
 
-	return ma != mb;
+	/* an HP obstacle is an enemy of characters and their summons only */
+	if (ka == F_OBSTACLE || kb == F_OBSTACLE)
+		return ka != kb && ka != F_MONSTER && kb != F_MONSTER;
+	return (ka == F_MONSTER) != (kb == F_MONSTER);
 }
 
 /* Hexes of unrevealed rooms are shown as bare floor. */
@@ -226,5 +247,7 @@ load_map(struct dg *s, const struct mapdef *m)
 	}
 	s->nrmon = m->nmon;
 	memcpy(s->rmon, m->mon, sizeof(s->rmon[0]) * (size_t)m->nmon);
+	s->nthin = m->nthin;
+	memcpy(s->thin, m->thin, sizeof(s->thin));
 	s->revealed = 1;
 }

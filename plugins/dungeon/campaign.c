@@ -16,6 +16,104 @@ static const int prosp_min[10] = { 0, 0, 4, 9, 15, 22, 30, 39, 50, 64 };
 
 #define TOWN_ACTIONS 40
 
+/* Enhancement stickers (§2.9) and their base costs [P]. */
+const char *const sticker_name[NSTICKER] = { "attack+1", "move+1",
+	"heal+1", "range+1", "shield+1", "poison", "wound", "jump" };
+static const int sticker_cost[NSTICKER] = { 50, 30, 30, 30, 100, 75, 75,
+	50 };
+static const int sticker_kind[NSTICKER] = { A_ATTACK, A_MOVE, A_HEAL,
+	A_ATTACK, A_SHIELD, A_ATTACK, A_ATTACK, A_MOVE };
+
+/* The first ability of half h a sticker st goes on, or -1. */
+static int
+sticker_ability(const struct half *h, int st)
+{
+	int i;
+
+	for (i = 0; i < h->nab; i++) {
+		const struct ability *a = &h->ab[i];
+
+		if (a->kind != sticker_kind[st])
+			continue;
+		if (st == 3 && a->range == 0)
+			return -1;	/* range only on ranged attacks */
+		return i;
+	}
+	return -1;
+}
+
+int
+sticker_fits(const struct half *h, int st)
+{
+	return sticker_ability(h, st) >= 0;
+}
+
+/* Apply the stickers on half h to its ability ab_i, copied in *a. */
+void
+enhance_apply(const struct half *h, int stickers, struct ability *a,
+    int ab_i)
+{
+	int st;
+
+	for (st = 0; st < NSTICKER; st++) {
+		if (!(stickers >> st & 1) || sticker_ability(h, st) != ab_i)
+			continue;
+		switch (st) {
+		case 0: case 1: case 2: case 4:
+			a->value++;
+			break;
+		case 3:
+			a->range++;
+			break;
+		case 5:
+			a->conds |= C_POISON;
+			break;
+		case 6:
+			a->conds |= C_WOUND;
+			break;
+		case 7:
+			a->jump = 1;
+			break;
+		}
+	}
+}
+
+/* Cost of sticker st on card k half h of class cls (§2.2). */
+static int
+enhance_cost(const struct game *g, int cls, int k, int h, int st)
+{
+	const struct ccard *cd = &g->c->cls[cls].card[k];
+	const struct ability *a = &cd->h[h].ab[sticker_ability(&cd->h[h], st)];
+	int cost = sticker_cost[st], lv = cd->level < 1 ? 1 : cd->level;
+
+	if (a->target > 1 || a->naoe > 0)
+		cost *= 2;
+	cost += 25 * (lv - 1);
+	cost += 75 * __builtin_popcount((unsigned)g->s.enh[cls][k][h]);
+	return cost;
+}
+
+static int
+enhanced_cards(const struct game *g, int cls)
+{
+	int k, n = 0;
+
+	for (k = 0; k < MAXCARD; k++)
+		n += (g->s.enh[cls][k][0] | g->s.enh[cls][k][1]) != 0;
+	return n;
+}
+
+static int
+ach_held(const struct game *g, const char *name)
+{
+	int k;
+
+	for (k = 0; k < g->c->nach; k++)
+		if (strcmp(g->c->ach[k].name, name) == 0)
+			return ((g->s.gach | g->s.pach) >> k & 1) != 0;
+	return 0;
+}
+
 int
 prosperity_level(int marks)
 {
@@ -78,16 +176,39 @@ gain_ach(struct game *g, int a)
 	ev(g, REFD_SEAT_PUBLIC, w);
 }
 
+/* Perks owed: one per level gained, per retired predecessor and per
+ * three checkmarks (§2.5-2.7). */
+static int
+perks_owed(const struct cchar *c)
+{
+	int checks = c->checks > 18 ? 18 : c->checks;
+
+	return c->made ? c->level - 1 + c->retired + checks / 3 -
+	    c->perks_taken : 0;
+}
+
 static int
 mandatory_levelup(const struct cchar *c)
 {
-	return c->made && c->level < 9 && c->xp >= xp_min[c->level + 1];
+	return c->made && ((c->level < 9 && c->xp >= xp_min[c->level + 1]) ||
+	    perks_owed(c) > 0);
 }
 
 int
 camp_owes_levelup(const struct game *g, int seat)
 {
 	return mandatory_levelup(&g->s.cc[seat]);
+}
+
+static int
+quest_done(const struct game *g, const struct cchar *c)
+{
+	const struct pqdef *q;
+
+	if (!c->made || c->pq < 0)
+		return 0;
+	q = &g->c->pq[c->pq];
+	return q->gold ? c->gold >= q->target : c->pq_count >= q->target;
 }
 
 static int
@@ -112,8 +233,16 @@ camp_options(const struct game *g, int seat, struct opt *out, int max)
 	int n = 0, k, i, L = prosperity_level(s->prosperity), all = 1;
 
 	for (i = 0; i < s->nch; i++)
-		if (!s->cc[i].made || mandatory_levelup(&s->cc[i]))
+		if (!s->cc[i].made || mandatory_levelup(&s->cc[i]) ||
+		    s->cc[i].pq_offer[0] >= 0)
 			all = 0;
+	if (c->made && c->pq_offer[0] >= 0) {
+		/* keep one of the two personal quests drawn (§2.5 step 5) */
+		for (k = 0; k < 2; k++)
+			if (c->pq_offer[k] >= 0)
+				opt_add(out, &n, max, K_PQ, k, 0, 0);
+		return n;
+	}
 	if (!c->made) {
 		for (k = 0; k < g->c->nclass; k++) {
 			int used = 0;
@@ -125,6 +254,14 @@ camp_options(const struct game *g, int seat, struct opt *out, int max)
 			for (i = 1; i <= L; i++)
 				opt_add(out, &n, max, K_CREATE, k, i, 0);
 		}
+	} else if (perks_owed(c) > 0) {
+		const struct cclass *cl = &g->c->cls[c->cls];
+
+		for (k = 0; k < cl->nperk; k++)
+			if (c->perk[k] < cl->perk[k].times)
+				opt_add(out, &n, max, K_PERK, k, 0, 0);
+		if (n == 0)
+			opt_add(out, &n, max, K_LEVELUP, 0, 0, 0);
 	} else if (mandatory_levelup(c)) {
 		opt_add(out, &n, max, K_LEVELUP, 0, 0, 0);
 	} else if (s->actions < TOWN_ACTIONS) {
@@ -138,7 +275,40 @@ camp_options(const struct game *g, int seat, struct opt *out, int max)
 		}
 		if (!c->donated && c->gold >= 10)
 			opt_add(out, &n, max, K_DONATE, 0, 0, 0);
+		if (quest_done(g, c))
+			opt_add(out, &n, max, K_RETIRE, 0, 0, 0);
+		if (ach_held(g, "The Power of Enhancement")) {
+			const struct cclass *cl = &g->c->cls[c->cls];
+			int h, st, cap = enhanced_cards(g, c->cls) < L;
+
+			for (k = 0; k < cl->ncards; k++)
+				for (h = 0; h < 2; h++)
+					for (st = 0; st < NSTICKER; st++) {
+						int on = s->enh[c->cls][k][0] |
+						    s->enh[c->cls][k][1];
+
+						if (!sticker_fits(&cl->card[k].h[h],
+						    st) || (s->enh[c->cls][k][h] >>
+						    st & 1) || (!on && !cap) ||
+						    c->gold < enhance_cost(g, c->cls,
+						    k, h, st))
+							continue;
+						opt_add(out, &n, max, K_ENHANCE, k,
+						    h, st);
+					}
+		}
 	}
+	if (seat == 0 && s->ev_cur >= 0) {
+		n = 0;
+		opt_add(out, &n, max, K_EVCHOOSE, 0, 0, 0);
+		opt_add(out, &n, max, K_EVCHOOSE, 1, 0, 0);
+		return n;
+	}
+	if (seat == 0 && !s->ev_done && s->last_mode && s->nevdeck > 0 &&
+	    s->actions < TOWN_ACTIONS)
+		opt_add(out, &n, max, K_EVDRAW, 0, 0, 0);
+	if (s->ev_cur >= 0)
+		return n;
 	if (seat == 0) {
 		if (all)
 			for (k = 0; k < g->c->nmap; k++)
@@ -163,6 +333,17 @@ town_event(struct game *g, const char *what, int seat, const char *item,
 	ev(g, REFD_SEAT_PUBLIC, w);
 }
 
+static int
+ignores_items(const struct cclass *cl, const struct cchar *cc)
+{
+	int k;
+
+	for (k = 0; k < cl->nperk; k++)
+		if (cl->perk[k].ignore_items && cc->perk[k] > 0)
+			return 1;
+	return 0;
+}
+
 /* Set up scenario m for the party (§3) and start round 1. */
 static void
 go_travel(struct game *g, int m, int campaign)
@@ -182,14 +363,18 @@ go_travel(struct game *g, int m, int campaign)
 	memcpy(&s->camp, &keep.camp, sizeof(*s) -
 	    offsetof(struct dg, camp));
 	s->camp_mode = campaign;
+	s->bg_on = g->c->nbg >= 2;
 	s->mapi = m;
 	for (i = 0; i < s->nch; i++)
 		sum += s->cc[i].level;
-	s->level = (sum + 2 * s->nch - 1) / (2 * s->nch);
+	/* recommended level: half the average level, rounded up (§3) */
+	s->level = (sum + 2 * s->nch - 1) / (2 * s->nch) + s->difficulty;
 	if (s->level > 7)
 		s->level = 7;
-	s->mlevel = s->level;
-	s->trapdmg = 2 + s->level;
+	if (s->level < 0)
+		s->level = 0;
+	s->mlevel = s->solo && s->level < 7 ? s->level + 1 : s->level;
+	s->trapdmg = 2 + s->level + (s->solo ? 1 : 0);
 	s->hazdmg = s->trapdmg / 2;
 	s->gold_per = gold[s->level];
 	s->bonus_xp = 4 + 2 * s->level;
@@ -198,6 +383,11 @@ go_travel(struct game *g, int m, int campaign)
 	for (i = 0; i < MAXTYPES; i++)
 		s->ad_cur[i] = -1;
 	load_map(s, md);
+	/* a numbered treasure is looted once per campaign (§14.8) */
+	if (s->looted >> m & 1)
+		for (i = 0; i < s->nhex; i++)
+			if (s->hex[i].ov == OV_TREASURE)
+				s->hex[i].ov = OV_NONE;
 	for (i = 0; i < s->nch; i++) {
 		struct chr *ch = &s->ch[i];
 		struct cchar *cc = &s->cc[i];
@@ -214,10 +404,29 @@ go_travel(struct game *g, int m, int campaign)
 		x->type = cc->cls;
 		x->owner = i;
 		x->maxhp = x->hp = cl->hp[cc->level - 1];
+		ch->min_hp = x->hp;
 		x->q = md->start[i % (md->nstart > 0 ? md->nstart : 1)][0];
 		x->r = md->start[i % (md->nstart > 0 ? md->nstart : 1)][1];
 		ch->hand = default_hand(cl);
 		deck_build(&ch->mod, NULL, 0);
+		/* perks edit the deck definition (§8.4) */
+		for (k = 0; k < cl->nperk; k++) {
+			const struct perkdef *pd = &cl->perk[k];
+			int t, j, q;
+
+			for (t = 0; t < cc->perk[k]; t++) {
+				for (j = 0; j < pd->nrem; j++)
+					for (q = 0; q < ch->mod.n; q++)
+						if (ch->mod.c[q] == pd->rem[j]) {
+							ch->mod.c[q] =
+							    ch->mod.c[--ch->mod.n];
+							break;
+						}
+				for (j = 0; j < pd->nadd && ch->mod.n < MAXMOD;
+				    j++)
+					ch->mod.c[ch->mod.n++] = pd->add[j];
+			}
+		}
 		/* equip what fits (§5.5), in item order */
 		for (k = 0; k < g->c->nitem && ch->nitem < MAXOWN; k++) {
 			const struct itemdef *it = &g->c->item[k];
@@ -231,9 +440,16 @@ go_travel(struct game *g, int m, int campaign)
 				continue;
 			}
 			ch->item[ch->nitem++] = k;
-			for (j = 0; j < it->minus && ch->mod.n < MAXMOD; j++)
+			for (j = 0; j < it->minus && ch->mod.n < MAXMOD &&
+			    !ignores_items(cl, cc); j++)
 				ch->mod.c[ch->mod.n++] = M_M1;
 		}
+		for (k = 0; k < cc->curse_next && s->pcurse_supply > 0 &&
+		    ch->mod.n < MAXMOD; k++) {
+			ch->mod.c[ch->mod.n++] = M_PCURSE;
+			s->pcurse_supply--;
+		}
+		cc->curse_next = 0;
 		if (cc->bless_next) {
 			for (k = 0; k < 2 && s->bless_supply > 0; k++) {
 				ch->mod.c[ch->mod.n++] = M_BLESS;
@@ -255,6 +471,91 @@ go_travel(struct game *g, int m, int campaign)
 	ev(g, REFD_SEAT_PUBLIC, w);
 	scenario_begin(g);
 	g->dirty |= 0x3ff;
+}
+
+static int
+party_has(const struct game *g, int cls)
+{
+	int i;
+
+	for (i = 0; i < g->s.nch; i++)
+		if (g->s.cc[i].made && g->s.cc[i].cls == cls)
+			return 1;
+	return 0;
+}
+
+static void
+design(struct game *g, int k)
+{
+	struct dg *s = &g->s;
+
+	if (k < 0 || (s->sup_added >> k & 1))
+		return;
+	s->sup_added |= 1 << k;
+	s->supply[k] += g->c->item[k].copies;
+}
+
+/* Resolve option h of the drawn city event, outcome by outcome (§2.12). */
+static void
+event_choose(struct game *g, int h)
+{
+	struct dg *s = &g->s;
+	const struct evdef *d = &g->c->ev[s->ev_cur];
+	int j, i, any = 0;
+	refd_mpw *w;
+
+	w = evb("event_choice");
+	refd_mpw_kstr(w, "event", d->id);
+	refd_mpw_kstr(w, "option", h ? "B" : "A");
+	ev(g, REFD_SEAT_PUBLIC, w);
+	for (j = 0; j < d->nout[h]; j++) {
+		const struct outcome *u = &d->out[h][j];
+		int holds = (u->cls < 0 || party_has(g, u->cls)) &&
+		    s->reputation >= u->rep_min && s->reputation <= u->rep_max &&
+		    (!u->otherwise || !any);
+
+		w = evb("event_outcome");
+		refd_mpw_kint(w, "index", j);
+		refd_mpw_kbool(w, "applies", holds);
+		ev(g, REFD_SEAT_PUBLIC, w);
+		if (!holds)
+			continue;
+		any = 1;
+		for (i = 0; i < s->nch; i++) {
+			struct cchar *c = &s->cc[i];
+			int share = u->gold_coll / s->nch +
+			    (i < u->gold_coll % s->nch ? 1 : 0);
+
+			c->gold += share + u->gold_each;
+			if (c->gold < 0)
+				c->gold = 0;
+			c->curse_next += u->curse;
+		}
+		s->reputation += u->rep;
+		if (s->reputation > 20)
+			s->reputation = 20;
+		if (s->reputation < -20)
+			s->reputation = -20;
+		if (u->prosp) {
+			s->prosperity += u->prosp;
+			supply_update(g);
+		}
+		design(g, u->design);
+		if (u->item >= 0) {
+			for (i = 0; i < s->nch; i++)
+				if (!(s->cc[i].owned >> u->item & 1))
+					break;
+			if (i < s->nch) {
+				s->cc[i].owned |= 1 << u->item;
+			} else {
+				s->cc[0].gold += g->c->item[u->item].cost / 2;
+				s->supply[u->item]++;
+			}
+		}
+	}
+	if (d->ret[h])
+		s->evdeck[s->nevdeck++] = s->ev_cur;
+	s->ev_cur = -1;
 }
 
 void
@@ -279,8 +580,39 @@ camp_perform(struct game *g, int seat, const struct opt *o)
 		refd_mpw_kint(w, "gold", c->gold);
 		refd_mpw_kint(w, "xp", c->xp);
 		ev(g, REFD_SEAT_PUBLIC, w);
+		/* draw two personal quests (one if only one is left) */
+		c->pq = c->pq_offer[0] = c->pq_offer[1] = -1;
+		c->pq_count = 0;
+		if (s->npqdeck == 1)
+			c->pq = s->pqdeck[--s->npqdeck];
+		else if (s->npqdeck >= 2) {
+			c->pq_offer[0] = s->pqdeck[--s->npqdeck];
+			c->pq_offer[1] = s->pqdeck[--s->npqdeck];
+		}
+		g->dirty |= DIRTY_PQ;
+		if (c->pq_offer[0] >= 0) {
+			w = evb("personal_quests");
+			refd_mpw_karray(w, "drawn");
+			refd_mpw_str(w, g->c->pq[c->pq_offer[0]].id);
+			refd_mpw_str(w, g->c->pq[c->pq_offer[1]].id);
+			refd_mpw_end(w);
+			ev(g, seat, w);
+		}
+		break;
+	case K_PERK:
+		c->perk[o->a]++;
+		c->perks_taken++;
+		w = evb("perk");
+		refd_mpw_kint(w, "seat", seat);
+		refd_mpw_kstr(w, "perk", g->c->cls[c->cls].perk[o->a].id);
+		ev(g, REFD_SEAT_PUBLIC, w);
 		break;
 	case K_LEVELUP:
+		if (perks_owed(c) > 0) {
+			/* every perk is taken: the owed one is forfeit */
+			c->perks_taken++;
+			break;
+		}
 		c->level++;
 		if (c->xp < xp_min[c->level])
 			c->xp = xp_min[c->level];
@@ -309,6 +641,65 @@ camp_perform(struct game *g, int seat, const struct opt *o)
 		town_event(g, "sold", seat, g->c->item[o->a].id, p);
 		break;
 	}
+	case K_ENHANCE: {
+		int cost = enhance_cost(g, c->cls, o->a, o->b, o->c);
+
+		c->gold -= cost;
+		s->enh[c->cls][o->a][o->b] |= 1 << o->c;
+		w = evb("enhanced");
+		refd_mpw_kint(w, "seat", seat);
+		refd_mpw_kstr(w, "card", g->c->cls[c->cls].card[o->a].id);
+		refd_mpw_kstr(w, "half", o->b ? "bottom" : "top");
+		refd_mpw_kstr(w, "sticker", sticker_name[o->c]);
+		refd_mpw_kint(w, "gold", cost);
+		ev(g, REFD_SEAT_PUBLIC, w);
+		break;
+	}
+	case K_PQ: {
+		int other = c->pq_offer[1 - o->a];
+
+		c->pq = c->pq_offer[o->a];
+		c->pq_offer[0] = c->pq_offer[1] = -1;
+		/* the other one is shuffled back into the deck */
+		s->pqdeck[s->npqdeck++] = other;
+		if (s->npqdeck > 1 && H->shuffle(g->ctx, s->pqdeck,
+		    (size_t)s->npqdeck, sizeof(s->pqdeck[0]),
+		    "personal quests") != REFD_OK && g->err == 0)
+			g->err = REFD_ESCRIPT;
+		g->dirty |= DIRTY_PQ;
+		w = evb("personal_quest");
+		refd_mpw_kstr(w, "quest", g->c->pq[c->pq].id);
+		refd_mpw_kstr(w, "name", g->c->pq[c->pq].name);
+		ev(g, seat, w);
+		w = evb("personal_quest_chosen");
+		refd_mpw_kint(w, "seat", seat);
+		ev(g, REFD_SEAT_PUBLIC, w);
+		break;
+	}
+	case K_RETIRE: {
+		int k;
+
+		/* §2.11: prosperity, items back to the supply, gold lost, the
+		 * quest leaves the game; a new character may be created */
+		s->prosperity++;
+		supply_update(g);
+		for (k = 0; k < g->c->nitem; k++)
+			if (c->owned >> k & 1)
+				s->supply[k]++;
+		w = evb("retired");
+		refd_mpw_kint(w, "seat", seat);
+		refd_mpw_kstr(w, "class", g->c->cls[c->cls].name);
+		refd_mpw_kstr(w, "quest", g->c->pq[c->pq].id);
+		refd_mpw_kbool(w, "first", s->retirements == 0);
+		ev(g, REFD_SEAT_PUBLIC, w);
+		s->retirements++;
+		k = c->retired + 1;
+		memset(c, 0, sizeof(*c));
+		c->retired = k;
+		c->pq = c->pq_offer[0] = c->pq_offer[1] = -1;
+		g->dirty |= DIRTY_PQ;
+		break;
+	}
 	case K_DONATE:
 		c->gold -= 10;
 		c->donated = 1;
@@ -319,6 +710,20 @@ camp_perform(struct game *g, int seat, const struct opt *o)
 	case K_TRAVEL:
 		s->actions = 0;
 		go_travel(g, o->a, o->b);
+		break;
+	case K_EVDRAW:
+		s->ev_cur = s->evdeck[0];
+		memmove(&s->evdeck[0], &s->evdeck[1],
+		    (size_t)(s->nevdeck - 1) * sizeof(s->evdeck[0]));
+		s->nevdeck--;
+		s->ev_done = 1;
+		w = evb("city_event");
+		refd_mpw_kstr(w, "event", g->c->ev[s->ev_cur].id);
+		ev(g, REFD_SEAT_PUBLIC, w);
+		g->dirty |= DIRTY_AD;
+		break;
+	case K_EVCHOOSE:
+		event_choose(g, o->a);
 		break;
 	case K_ENDCAMP:
 		s->over = 1;
@@ -364,6 +769,8 @@ camp_return(struct game *g, int win)
 		s->unlocked |= md->unlock;
 	}
 	s->scen_count++;
+	s->last_mode = s->camp_mode;
+	s->ev_done = 0;
 	s->phase = PH_TOWN;
 	s->actions = 0;
 	s->ndq = 0;
@@ -389,10 +796,24 @@ camp_setup(struct game *g, refd_mpv cv, char *err, size_t errlen)
 
 	s->camp = 1;
 	s->phase = PH_TOWN;
+	for (k = 0; k < MAXCH; k++)
+		s->ch[k].bg_dealt[0] = s->ch[k].bg_dealt[1] =
+		    s->ch[k].bg_choice = -1;
 	s->mapi = -1;
 	s->prosperity = (int)refd_mpv_get_int(cv, "prosperity", 0);
 	s->reputation = (int)refd_mpv_get_int(cv, "reputation", 0);
 	s->max_scen = (int)refd_mpv_get_int(cv, "max_scenarios", 3);
+	s->solo = refd_mpv_get_bool(cv, "solo", 0);
+	v = refd_mpv_get(cv, "difficulty");
+	s->difficulty = refd_mpv_streq(v, "easy") ? -1 :
+	    refd_mpv_streq(v, "hard") ? 1 : refd_mpv_streq(v, "very_hard") ? 2 :
+	    0;
+	if (refd_mpv_ok(v) && s->difficulty == 0 &&
+	    !refd_mpv_streq(v, "normal")) {
+		snprintf(err, errlen, "campaign: difficulty: easy, normal, hard "
+		    "or very_hard");
+		return -1;
+	}
 	if (s->prosperity < 0 || s->prosperity > 64 || s->reputation < -20 ||
 	    s->reputation > 20 || s->max_scen < 0 || s->max_scen > 20) {
 		snprintf(err, errlen, "campaign: prosperity 0..64, reputation "
@@ -412,10 +833,7 @@ camp_setup(struct game *g, refd_mpv cv, char *err, size_t errlen)
 			    "unknown", i);
 			return -1;
 		}
-		if (g->c->ach[k].global)
-			s->gach |= 1 << k;
-		else
-			s->pach |= 1 << k;
+		gain_ach(g, k);		/* in order: a later one of a type wins */
 	}
 	v = refd_mpv_get(cv, "completed");
 	for (i = 0; i < refd_mpv_len(v); i++)
@@ -428,6 +846,43 @@ camp_setup(struct game *g, refd_mpv cv, char *err, size_t errlen)
 			if (refd_mpv_streq(refd_mpv_at(v, i), g->c->map[k].name))
 				s->unlocked |= 1 << k;
 	supply_update(g);
+	/* the city event deck: shuffled, or the test order */
+	s->ev_cur = -1;
+	s->last_mode = refd_mpv_get_bool(cv, "event_allowed", 0);
+	v = refd_mpv_get(cv, "event_deck");
+	if (refd_mpv_ok(v)) {
+		for (i = 0; i < refd_mpv_len(v) && i < MAXEV; i++) {
+			for (k = 0; k < g->c->nev; k++)
+				if (refd_mpv_streq(refd_mpv_at(v, i),
+				    g->c->ev[k].id))
+					break;
+			if (k == g->c->nev) {
+				snprintf(err, errlen, "campaign: event_deck[%zu]: "
+				    "unknown event", i);
+				return -1;
+			}
+			s->evdeck[s->nevdeck++] = k;
+		}
+	} else {
+		for (k = 0; k < g->c->nev; k++)
+			s->evdeck[s->nevdeck++] = k;
+		if (s->nevdeck > 1 && H->shuffle(g->ctx, s->evdeck,
+		    (size_t)s->nevdeck, sizeof(s->evdeck[0]), "city events") !=
+		    REFD_OK) {
+			snprintf(err, errlen, "campaign: no draw for the event "
+			    "deck");
+			return -1;
+		}
+	}
+	for (k = 0; k < MAXCH; k++)
+		s->cc[k].pq = s->cc[k].pq_offer[0] = s->cc[k].pq_offer[1] = -1;
+	for (k = 0; k < g->c->npq; k++)
+		s->pqdeck[s->npqdeck++] = k;
+	if (s->npqdeck > 1 && H->shuffle(g->ctx, s->pqdeck, (size_t)s->npqdeck,
+	    sizeof(s->pqdeck[0]), "personal quests") != REFD_OK) {
+		snprintf(err, errlen, "campaign: no draw for the quest deck");
+		return -1;
+	}
 	v = refd_mpv_get(cv, "characters");
 	for (i = 0; i < refd_mpv_len(v) && (int)i < s->nch; i++) {
 		refd_mpv c = refd_mpv_at(v, i), it = refd_mpv_get(c, "items");
@@ -444,15 +899,34 @@ camp_setup(struct game *g, refd_mpv cv, char *err, size_t errlen)
 		cc->xp = (int)refd_mpv_get_int(c, "xp", xp_min[cc->level < 1 ||
 		    cc->level > 9 ? 1 : cc->level]);
 		cc->gold = (int)refd_mpv_get_int(c, "gold", 30);
+		for (k = 0; k < g->c->npq; k++)
+			if (refd_mpv_streq(refd_mpv_get(c, "quest"),
+			    g->c->pq[k].id)) {
+				int j2;
+
+				cc->pq = k;
+				for (j2 = 0; j2 < s->npqdeck; j2++)
+					if (s->pqdeck[j2] == k) {
+						s->pqdeck[j2] =
+						    s->pqdeck[--s->npqdeck];
+						break;
+					}
+			}
+		cc->pq_count = (int)refd_mpv_get_int(c, "quest_count", 0);
+		/* a ready-made character comes with its perks taken */
+		cc->perks_taken = cc->level - 1 > 0 ? cc->level - 1 : 0;
 		for (j = 0; j < refd_mpv_len(it); j++) {
 			for (k = 0; k < g->c->nitem; k++)
 				if (refd_mpv_streq(refd_mpv_at(it, j),
 				    g->c->item[k].id))
 					break;
-			if (k == g->c->nitem)
+			if (k == g->c->nitem) {
 				cc->cls = -1;
-			else
+			} else {
 				cc->owned |= 1 << k;
+				if (s->supply[k] > 0)
+					s->supply[k]--;
+			}
 		}
 		for (j = 0; j < i; j++)
 			if (s->cc[j].cls == cc->cls)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dg.h"
+#include "rules.h"
 
 struct perr {
 	char msg[240];
@@ -278,6 +279,47 @@ parse_classes(refd_mpv root, struct content *c, struct perr *e)
 			    "classes.json", cl->name);
 			cl->summon.range = geti(sm, "range", 0, 0, 9, e,
 			    "classes.json", cl->name);
+		}
+		{
+			refd_mpv pk = refd_mpv_get(v, "perks");
+
+			if (refd_mpv_len(pk) > MAXPERK) {
+				fail(e, "classes.json", cl->name, "perks: at most 8");
+				return;
+			}
+			for (k = 0; k < refd_mpv_len(pk); k++) {
+				struct perkdef *pd = &cl->perk[cl->nperk++];
+				refd_mpv pv = refd_mpv_at(pk, k);
+				refd_mpv rm = refd_mpv_get(pv, "remove");
+				refd_mpv ad = refd_mpv_get(pv, "add");
+				size_t j;
+
+				snprintf(pd->id, sizeof(pd->id), "%s",
+				    refd_mpv_get_str(pv, "id", "?"));
+				pd->times = geti(pv, "times", 1, 1, 4, e,
+				    "classes.json", pd->id);
+				pd->ignore_items = refd_mpv_get_bool(pv,
+				    "ignore_items", 0);
+				if (refd_mpv_len(rm) > 4 || refd_mpv_len(ad) > 4) {
+					fail(e, "classes.json", pd->id,
+					    "remove, add: at most 4 cards");
+					return;
+				}
+				for (j = 0; j < refd_mpv_len(rm); j++)
+					pd->rem[pd->nrem++] = mod_by_name(
+					    refd_mpv_cstr(refd_mpv_at(rm, j), ""), 0);
+				for (j = 0; j < refd_mpv_len(ad); j++)
+					pd->add[pd->nadd++] = mod_by_name(
+					    refd_mpv_cstr(refd_mpv_at(ad, j), ""), 0);
+				for (j = 0; j < (size_t)pd->nrem; j++)
+					if (pd->rem[j] < 0)
+						fail(e, "classes.json", pd->id,
+						    "remove: unknown modifier card");
+				for (j = 0; j < (size_t)pd->nadd; j++)
+					if (pd->add[j] < 0)
+						fail(e, "classes.json", pd->id,
+						    "add: unknown modifier card");
+			}
 		}
 		cards = refd_mpv_get(v, "cards");
 		if (refd_mpv_len(cards) < 2 || refd_mpv_len(cards) > MAXCARD) {
@@ -581,6 +623,27 @@ parse_map(refd_mpv v, struct mapdef *m, const struct content *c, char *err,
 			m->hroom[h] = m->hroom[m->nhex];
 		}
 	}
+	a = refd_mpv_get(v, "thin");
+	m->nthin = 0;
+	memset(m->thin, 0, sizeof(m->thin));
+	for (i = 0; i < refd_mpv_len(a); i++) {
+		refd_mpv t = refd_mpv_at(a, i);
+		int64_t x[4];
+		size_t j;
+
+		for (j = 0; j < 4; j++)
+			if (refd_mpv_int(refd_mpv_at(t, j), &x[j]) || x[j] < -Q0 ||
+			    x[j] > 40)
+				BAD("%s: thin[%zu]: [q1, r1, q2, r2] of two "
+				    "neighbours", name, i);
+		if (i >= 16 || refd_hex_distance((int)x[0], (int)x[1],
+		    (int)x[2], (int)x[3]) != 1)
+			BAD("%s: thin[%zu]: at most 16 thin walls, each between "
+			    "two neighbours", name, i);
+		for (j = 0; j < 4; j++)
+			m->thin[m->nthin][j] = (int32_t)x[j];
+		m->nthin++;
+	}
 	a = refd_mpv_get(v, "doors");
 	for (i = 0; i < refd_mpv_len(a); i++) {
 		refd_mpv d = refd_mpv_at(a, i);
@@ -607,7 +670,10 @@ parse_map(refd_mpv v, struct mapdef *m, const struct content *c, char *err,
 			    "hazard, difficult, obstacle, plate or treasure",
 			    name, i);
 		m->hov[h] = kind;
-		m->hval[h] = (int32_t)refd_mpv_get_int(o, "value", 0);
+		m->hval[h] = (int32_t)refd_mpv_get_int(o, "value",
+		    refd_mpv_get_int(o, "hp", 0));
+		if (m->hval[h] < 0 || m->hval[h] > 99)
+			BAD("%s: overlays[%zu]: value or hp 0..99", name, i);
 	}
 	a = refd_mpv_get(v, "start");
 	for (i = 0; i < refd_mpv_len(a) && i < MAXCH; i++) {
@@ -754,6 +820,151 @@ parse_achievements(refd_mpv root, struct content *c, struct perr *e)
 	}
 }
 
+static void
+parse_goals(refd_mpv root, struct content *c, struct perr *e)
+{
+	static const char *const stats[] = { "kills", "loots", "half_hp",
+		"fire" };
+	size_t i;
+	int k;
+
+	if (!refd_mpv_ok(root))
+		return;
+	if (refd_mpv_type(root) != REFD_MP_MAP || refd_mpv_len(root) > MAXBG) {
+		fail(e, "battlegoals.json", "(top)", "at most 8 battle goals");
+		return;
+	}
+	for (i = 0; i < refd_mpv_len(root); i++) {
+		struct bgdef *b = &c->bg[c->nbg++];
+		refd_mpv v = refd_mpv_val_at(root, i);
+
+		snprintf(b->id, sizeof(b->id), "%s",
+		    refd_mpv_cstr(refd_mpv_key_at(root, i), "?"));
+		snprintf(b->name, sizeof(b->name), "%s",
+		    refd_mpv_get_str(v, "name", "?"));
+		b->stat = -1;
+		for (k = 0; k < 4; k++)
+			if (refd_mpv_streq(refd_mpv_get(v, "stat"), stats[k]))
+				b->stat = k;
+		if (b->stat < 0)
+			fail(e, "battlegoals.json", b->id, "stat: kills, loots, "
+			    "half_hp or fire");
+		b->min = geti(v, "min", 0, 0, 99, e, "battlegoals.json", b->id);
+		b->max = geti(v, "max", 99, 0, 99, e, "battlegoals.json", b->id);
+		b->checks = geti(v, "checks", 1, 1, 3, e, "battlegoals.json",
+		    b->id);
+	}
+}
+
+static void
+parse_events(refd_mpv root, struct content *c, struct perr *e)
+{
+	size_t i, j;
+	int h, k;
+
+	if (!refd_mpv_ok(root))
+		return;
+	if (refd_mpv_type(root) != REFD_MP_MAP || refd_mpv_len(root) > MAXEV) {
+		fail(e, "events.json", "(top)", "at most 8 events");
+		return;
+	}
+	for (i = 0; i < refd_mpv_len(root); i++) {
+		struct evdef *d = &c->ev[c->nev++];
+		refd_mpv v = refd_mpv_val_at(root, i);
+
+		snprintf(d->id, sizeof(d->id), "%s",
+		    refd_mpv_cstr(refd_mpv_key_at(root, i), "?"));
+		for (h = 0; h < 2; h++) {
+			refd_mpv opt = refd_mpv_get(v, h ? "B" : "A");
+			refd_mpv outs = refd_mpv_get(opt, "outcomes");
+
+			d->ret[h] = refd_mpv_get_bool(opt, "return", 0);
+			if (refd_mpv_len(outs) < 1 || refd_mpv_len(outs) > MAXOUT) {
+				fail(e, "events.json", d->id, "A and B: 1 to 4 "
+				    "outcomes");
+				return;
+			}
+			d->nout[h] = (int32_t)refd_mpv_len(outs);
+			for (j = 0; j < refd_mpv_len(outs); j++) {
+				refd_mpv o = refd_mpv_at(outs, j);
+				struct outcome *u = &d->out[h][j];
+				const char *it;
+
+				u->cls = -1;
+				for (k = 0; k < c->nclass; k++)
+					if (refd_mpv_streq(refd_mpv_get(o, "class"),
+					    c->cls[k].name))
+						u->cls = k;
+				if (refd_mpv_ok(refd_mpv_get(o, "class")) &&
+				    u->cls < 0)
+					fail(e, "events.json", d->id,
+					    "class: unknown");
+				u->rep_min = geti(o, "rep_min", -99, -20, 20, e,
+				    "events.json", d->id);
+				u->rep_max = geti(o, "rep_max", 99, -20, 20, e,
+				    "events.json", d->id);
+				u->otherwise = geti(o, "otherwise", 0, 0, 1, e,
+				    "events.json", d->id);
+				u->gold_coll = geti(o, "gold_collective", 0,
+				    -99, 99, e, "events.json", d->id);
+				u->gold_each = geti(o, "gold_each", 0, -99, 99,
+				    e, "events.json", d->id);
+				u->rep = geti(o, "reputation", 0, -5, 5, e,
+				    "events.json", d->id);
+				u->prosp = geti(o, "prosperity", 0, 0, 5, e,
+				    "events.json", d->id);
+				u->curse = geti(o, "curse_each", 0, 0, 3, e,
+				    "events.json", d->id);
+				u->design = u->item = -1;
+				for (k = 0; k < c->nitem; k++) {
+					it = c->item[k].id;
+					if (refd_mpv_streq(refd_mpv_get(o,
+					    "item_design"), it))
+						u->design = k;
+					if (refd_mpv_streq(refd_mpv_get(o, "item"),
+					    it))
+						u->item = k;
+				}
+			}
+		}
+	}
+}
+
+static void
+parse_quests(refd_mpv root, struct content *c, struct perr *e)
+{
+	size_t i;
+	int k;
+
+	if (!refd_mpv_ok(root))
+		return;
+	if (refd_mpv_type(root) != REFD_MP_MAP || refd_mpv_len(root) > MAXPQ) {
+		fail(e, "personalquests.json", "(top)", "at most 8 quests");
+		return;
+	}
+	for (i = 0; i < refd_mpv_len(root); i++) {
+		struct pqdef *q = &c->pq[c->npq++];
+		refd_mpv v = refd_mpv_val_at(root, i);
+
+		snprintf(q->id, sizeof(q->id), "%s",
+		    refd_mpv_cstr(refd_mpv_key_at(root, i), "?"));
+		snprintf(q->name, sizeof(q->name), "%s",
+		    refd_mpv_get_str(v, "name", "?"));
+		q->gold = refd_mpv_streq(refd_mpv_get(v, "goal"), "gold");
+		q->type = -1;
+		for (k = 0; k < c->ntype; k++)
+			if (refd_mpv_streq(refd_mpv_get(v, "monster"),
+			    c->type[k].name))
+				q->type = k;
+		if (!q->gold && (q->type < 0 ||
+		    !refd_mpv_streq(refd_mpv_get(v, "goal"), "kills")))
+			fail(e, "personalquests.json", q->id, "goal: gold, or "
+			    "kills with a known monster");
+		q->target = geti(v, "target", 1, 1, 999, e,
+		    "personalquests.json", q->id);
+	}
+}
+
 /* Campaign fields of the maps, once every map is known. */
 static void
 parse_map_campaign(refd_mpv maps, struct content *c, struct perr *e)
@@ -819,6 +1030,12 @@ dg_content_parse(const uint8_t *bytes, size_t len, struct content *c,
 		parse_items(refd_mpv_get(root, "items"), c, &e);
 	if (!e.bad)
 		parse_achievements(refd_mpv_get(root, "achievements"), c, &e);
+	if (!e.bad)
+		parse_goals(refd_mpv_get(root, "battlegoals"), c, &e);
+	if (!e.bad)
+		parse_events(refd_mpv_get(root, "events"), c, &e);
+	if (!e.bad)
+		parse_quests(refd_mpv_get(root, "personalquests"), c, &e);
 	maps = refd_mpv_get(root, "maps");
 	if (!e.bad && (refd_mpv_len(maps) < 1 || refd_mpv_len(maps) > MAXMAPS))
 		fail(&e, "maps.json", "(top)", "expected 1 to 8 maps");

@@ -172,9 +172,12 @@ ability_options(const struct game *g, int ci, struct opt *out, int *n,
 				for (o = 0; o < 12; o++) {
 					int tg[MAXTG], inr, nt;
 
+					/* an area may be placed where no enemy
+					 * stands (§1.7) */
 					nt = aoe_targets(g, f, a, hq, hr, o, tg,
 					    &inr);
-					if (!inr || nt == 0)
+					(void)nt;
+					if (!inr)
 						continue;
 					opt_add(out, n, max, K_AOE, 0, 0, 0);
 					out[*n - 1].q = hq;
@@ -270,6 +273,14 @@ options(const struct game *g, int seat, struct opt *out, int max)
 	if (s->phase == PH_TOWN)
 		return camp_options(g, seat, out, max);
 	c = &s->ch[ci];
+	if (s->phase == PH_GOALS) {
+		if (c->exhausted || c->bg_choice >= 0 || c->bg_dealt[0] < 0)
+			return 0;
+		for (k = 0; k < 2; k++)
+			if (c->bg_dealt[k] >= 0)
+				opt_add(out, &n, max, K_GOAL, k, 0, 0);
+		return n;
+	}
 	if (s->ndq > 0) {
 		int keep = 0;
 
@@ -387,6 +398,8 @@ char_hp_loss(struct game *g, int ci, int n, const char *why)
 	refd_mpw *w;
 
 	s->fig[f].hp -= n;
+	if (s->fig[f].hp < s->ch[ci].min_hp)
+		s->ch[ci].min_hp = s->fig[f].hp;
 	w = evb("damage");
 	refd_mpw_kint(w, "fig", f);
 	refd_mpw_kint(w, "amount", n);
@@ -448,6 +461,8 @@ char_loot(struct game *g, int ci, int range)
 		if (s->hex[h].ov == OV_TREASURE) {
 			gold += s->hex[h].val;
 			s->hex[h].ov = OV_NONE;
+			if (s->mapi >= 0)
+				s->looted |= 1 << s->mapi;
 		}
 	}
 	c->money += money;
@@ -671,6 +686,9 @@ perform(struct game *g, int seat, const struct opt *o)
 	case K_ORDER:
 		tie_apply(g, o->tg);
 		break;
+	case K_GOAL:
+		goals_choose(g, seat, o->a);
+		break;
 	case K_CREATE:
 	case K_LEVELUP:
 	case K_BUY:
@@ -678,6 +696,12 @@ perform(struct game *g, int seat, const struct opt *o)
 	case K_DONATE:
 	case K_TRAVEL:
 	case K_ENDCAMP:
+	case K_EVDRAW:
+	case K_EVCHOOSE:
+	case K_ENHANCE:
+	case K_PQ:
+	case K_RETIRE:
+	case K_PERK:
 		camp_perform(g, seat, o);
 		break;
 	case K_SRACCEPT:

@@ -87,9 +87,17 @@ struct summon_stat {
 	int32_t hp, move, attack, range;
 };
 
+#define MAXPERK 8
+struct perkdef {
+	char id[8];
+	int32_t times, nrem, nadd, ignore_items;
+	int32_t rem[4], add[4];
+};
+
 struct cclass {
 	char name[16];
-	int32_t hp[9], hand, ncards;
+	int32_t hp[9], hand, ncards, nperk;
+	struct perkdef perk[MAXPERK];
 	struct ccard card[MAXCARD];
 	struct summon_stat summon;
 };
@@ -129,6 +137,34 @@ struct mapdef {
 	int32_t victory_boss;
 	int32_t plate_spawn_type, plate_spawn_q, plate_spawn_r;
 	int32_t unlocked, requires, rew_gold, rew_rep, rew_ach, unlock;
+	int32_t nthin, thin[16][4];
+};
+
+#define MAXBG 8
+enum { BG_KILLS, BG_LOOTS, BG_HALFHP, BG_FIRE };
+struct bgdef {
+	char id[8];
+	char name[24];
+	int32_t stat, min, max, checks;
+};
+
+#define MAXEV 8
+#define MAXOUT 4
+struct outcome {
+	int32_t cls, rep_min, rep_max, otherwise;
+	int32_t gold_coll, gold_each, rep, prosp, design, item, curse;
+};
+struct evdef {
+	char id[8];
+	int32_t ret[2], nout[2];
+	struct outcome out[2][MAXOUT];
+};
+
+#define MAXPQ 8
+struct pqdef {
+	char id[8];
+	char name[24];
+	int32_t gold, type, target;	/* gold quest, or kills of a type */
 };
 
 #define MAXACH 8
@@ -158,6 +194,12 @@ struct content {
 	struct itemdef item[MAXITEMS];
 	int32_t nach;
 	struct achdef ach[MAXACH];
+	int32_t nbg;
+	struct bgdef bg[MAXBG];
+	int32_t nev;
+	struct evdef ev[MAXEV];
+	int32_t npq;
+	struct pqdef pq[MAXPQ];
 	struct cclass cls[MAXCLASS];
 	struct mtype type[MAXTYPES];
 	struct mdeckdef deck[MAXTYPES];
@@ -170,7 +212,7 @@ struct hexs {
 	int32_t q, r, room, ov, val, door, money, pad;
 };
 
-enum { F_CHAR = 1, F_SUMMON = 2, F_MONSTER = 3 };
+enum { F_CHAR = 1, F_SUMMON = 2, F_MONSTER = 3, F_OBSTACLE = 4 };
 
 struct fig {
 	int32_t alive, kind, type, rank, standee, q, r, hp, maxhp;
@@ -194,6 +236,7 @@ struct chr {
 	int32_t move_done, fresh_infuse, kills, gold;
 	int32_t nitem, item[MAXOWN], istate[MAXOWN], iuses[MAXOWN];
 	int32_t bonus_move, bonus_attack, bonus_stun, bonus_adv, level, pad;
+	int32_t bg_dealt[2], bg_choice, fire, min_hp, checks;
 	struct deck mod;
 };
 
@@ -220,11 +263,14 @@ struct ppush {
 	int32_t active, fig, from_fig, left, pull, by_ci;
 };
 
-enum { PH_PLAN = 1, PH_TURN, PH_SHORTREST, PH_OVER, PH_TOWN };
+enum { PH_PLAN = 1, PH_TURN, PH_SHORTREST, PH_OVER, PH_TOWN, PH_GOALS };
 
 /* A campaign character between scenarios (§2.1). */
 struct cchar {
 	int32_t made, cls, level, xp, gold, owned, donated, bless_next;
+	int32_t checks, curse_next;
+	int32_t pq, pq_count, pq_offer[2], retired, pad;
+	int32_t perk[MAXPERK], perks_taken, pad2;
 };
 /* character turn stages */
 enum { CT_START = 0, CT_WOUNDED, CT_LONGREST, CT_CHOOSE, CT_ABILITY, CT_END };
@@ -258,7 +304,12 @@ struct dg {
 	/* campaign (§2) */
 	int32_t camp, prosperity, reputation, gach, pach, completed;
 	int32_t unlocked, donations, scen_count, max_scen, camp_mode, actions;
-	int32_t sup_added, pad3;
+	int32_t sup_added, bg_on;
+	int32_t nthin, thin[16][4], looted;
+	int32_t evdeck[MAXEV], nevdeck, ev_cur, ev_done, last_mode;
+	int32_t difficulty, solo;
+	int32_t enh[MAXCLASS][MAXCARD][2];
+	int32_t pqdeck[MAXPQ], npqdeck, retirements;
 	int32_t supply[MAXITEMS];
 	struct cchar cc[MAXCH];
 };
@@ -276,6 +327,8 @@ struct game {
 #define DIRTY_MOD(ci) (1 << (4 + (ci)))
 #define DIRTY_MDECK (1 << 8)
 #define DIRTY_AD (1 << 9)
+#define DIRTY_GOALS (1 << 10)
+#define DIRTY_PQ (1 << 11)
 
 /* board.c */
 int hex_at(const struct dg *s, int q, int r);

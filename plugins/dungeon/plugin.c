@@ -65,6 +65,13 @@ p_describe(refd_ctx *ctx, void *pdata)
 		"second", "card id", NULL };
 	static const char *card[] = { "card", "card id", NULL };
 	static const char *item[] = { "item", "item id", NULL };
+	static const char *perk[] = { "perk", "perk id", NULL };
+	static const char *pq[] = { "quest", "personal quest id", NULL };
+	static const char *enh[] = { "card", "card id", "half",
+		"\"top\" or \"bottom\"", "sticker", "attack+1, move+1, "
+		"heal+1, range+1, shield+1, poison, wound or jump", NULL };
+	static const char *evopt[] = { "option", "\"A\" or \"B\"", NULL };
+	static const char *goal[] = { "goal", "battle goal id", NULL };
 	static const char *create[] = { "class", "class name", "level",
 		"int 1..prosperity level", NULL };
 	static const char *trav[] = { "scenario", "map name", "mode",
@@ -113,6 +120,8 @@ p_describe(refd_ctx *ctx, void *pdata)
 	opt_doc(w, "ability_decks", "{deck: [card names]}", "test set-ups: "
 	    "monster ability deck order");
 	opt_doc(w, "money", "[[q, r]]", "test set-ups: money tokens");
+	opt_doc(w, "battle_goals", "bool", "deal battle goals (default: yes, "
+	    "but no in test set-ups with monsters)");
 	opt_doc(w, "campaign", "object", "play a campaign: prosperity, "
 	    "reputation, max_scenarios, achievements, completed, unlocked, "
 	    "characters");
@@ -133,12 +142,23 @@ p_describe(refd_ctx *ctx, void *pdata)
 	cmd_doc(w, "recover", card, "perform the current Recover ability");
 	cmd_doc(w, "order", order, "settle an initiative tie: the tied units "
 	    "(as listed by the order_tie event) in the order they act");
+	cmd_doc(w, "battle_goal", goal, "set-up, sealed: the battle goal you "
+	    "keep");
 	cmd_doc(w, "create_character", create, "town: create your character");
 	cmd_doc(w, "level_up", none, "town: gain a level");
 	cmd_doc(w, "buy", item, "town: buy an item from the supply");
 	cmd_doc(w, "sell", item, "town: sell an item for half its cost");
 	cmd_doc(w, "donate", none, "town: 10 gold, 2 blesses next scenario");
 	cmd_doc(w, "travel", trav, "town, seat 0: play a scenario");
+	cmd_doc(w, "perk", perk, "town: take an owed perk of your class");
+	cmd_doc(w, "personal_quest", pq, "town, sealed: the quest you keep");
+	cmd_doc(w, "retire", none, "town: retire once your quest is "
+	    "complete");
+	cmd_doc(w, "enhance", enh, "town: a permanent sticker on a card half "
+	    "of your class");
+	cmd_doc(w, "city_event", none, "town, seat 0: draw the city event");
+	cmd_doc(w, "event_choice", evopt, "town, seat 0: option A or B of "
+	    "the drawn event");
 	cmd_doc(w, "end_campaign", none, "town, seat 0: end the campaign");
 	cmd_doc(w, "use_item", item, "use one of your items in your turn");
 	cmd_doc(w, "perform", none, "perform the current ability (no choice)");
@@ -186,7 +206,7 @@ static int
 commit_zones(struct game *g, int mask)
 {
 	struct dg *s = &g->s;
-	int32_t buf[MAXTYPES * MAXMC + 8];
+	int32_t buf[MAXTYPES * MAXMC + MAXEV + 8];
 	char zone[24];
 	int i, rc, d, n;
 
@@ -211,6 +231,34 @@ commit_zones(struct game *g, int mask)
 				return rc;
 		}
 	}
+	if (mask & DIRTY_GOALS)
+		for (i = 0; i < s->nch; i++) {
+			buf[0] = s->ch[i].bg_dealt[0];
+			buf[1] = s->ch[i].bg_dealt[1];
+			buf[2] = s->ch[i].bg_choice;
+			snprintf(zone, sizeof(zone), "goals.%d", i);
+			rc = H->commit(g->ctx, zone, i, (const uint8_t *)buf,
+			    3 * sizeof(int32_t));
+			if (rc != REFD_OK)
+				return rc;
+		}
+	if (mask & DIRTY_PQ) {
+		for (i = 0; i < s->nch; i++) {
+			buf[0] = s->cc[i].pq;
+			buf[1] = s->cc[i].pq_offer[0];
+			buf[2] = s->cc[i].pq_offer[1];
+			snprintf(zone, sizeof(zone), "quest.%d", i);
+			rc = H->commit(g->ctx, zone, i, (const uint8_t *)buf,
+			    3 * sizeof(int32_t));
+			if (rc != REFD_OK)
+				return rc;
+		}
+		rc = H->commit(g->ctx, "quest_deck", REFD_SEAT_PUBLIC,
+		    (const uint8_t *)s->pqdeck,
+		    (size_t)s->npqdeck * sizeof(int32_t));
+		if (rc != REFD_OK)
+			return rc;
+	}
 	if (mask & DIRTY_MDECK) {
 		rc = H->commit(g->ctx, "modifiers.monster", REFD_SEAT_PUBLIC,
 		    (const uint8_t *)s->mdeck.c,
@@ -225,6 +273,9 @@ commit_zones(struct game *g, int mask)
 			for (i = 0; i < s->ad_n[d]; i++)
 				buf[n++] = s->ad_c[d][i];
 		}
+		buf[n++] = s->nevdeck;
+		for (i = 0; i < s->nevdeck; i++)
+			buf[n++] = s->evdeck[i];
 		rc = H->commit(g->ctx, "monster_abilities", REFD_SEAT_PUBLIC,
 		    (const uint8_t *)buf, (size_t)n * sizeof(int32_t));
 		if (rc != REFD_OK)
@@ -313,6 +364,7 @@ scenario_begin(struct game *g)
 		    s->rmon[i].q, s->rmon[i].r, 0, 0);
 		s->rmon[i].rank[rk] = -1;
 	}
+	place_obstacles(g, 0);
 	/* shuffles (§3 steps 10-14), unless a test fixed the order */
 	if (s->mdeck.flag == 0)
 		shuffle_or_fail(g, H->shuffle(g->ctx, s->mdeck.c, (size_t)s->mdeck.n, sizeof(int32_t),
@@ -345,6 +397,7 @@ scenario_begin(struct game *g)
 	refd_mpw_kint(w, "gold_per_token", s->gold_per);
 	refd_mpw_kint(w, "bonus_xp", s->bonus_xp);
 	ev(g, REFD_SEAT_PUBLIC, w);
+	goals_deal(g);
 	dg_advance(g);
 }
 
@@ -399,8 +452,10 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		refd_mpw_kint(w, "prosperity", s->prosperity);
 		refd_mpw_kint(w, "reputation", s->reputation);
 		ev(g, REFD_SEAT_PUBLIC, w);
-		if (g->err) {
+		rc = commit_zones(g, DIRTY_AD | DIRTY_PQ);
+		if (rc == REFD_OK && g->err)
 			rc = g->err;
+		if (rc != REFD_OK) {
 			H->free(ctx, g);
 			return rc;
 		}
@@ -464,6 +519,8 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			H->free(ctx, m);
 		return setup_fail(ctx, g, d, "max_rounds: 1..99");
 	}
+	s->bg_on = refd_mpv_get_bool(root, "battle_goals",
+	    !refd_mpv_ok(refd_mpv_get(root, "monsters")));
 	s->bless_supply = 10;
 	s->pcurse_supply = 10;
 	s->mcurse_supply = 10;
@@ -509,6 +566,7 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			bad = 1, ch->level = 1;
 		x->maxhp = cl->hp[ch->level - 1];
 		x->hp = (int)refd_mpv_get_int(cv, "hp", x->maxhp);
+		ch->min_hp = x->hp;
 		if (refd_mpv_ok(refd_mpv_get(cv, "at"))) {
 			if (parse_at(refd_mpv_get(cv, "at"), &q, &r) ||
 			    hex_at(s, q, r) < 0)
@@ -723,7 +781,7 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	}
 	refd_mp_free(d);
 	scenario_begin(g);
-	rc = commit_zones(g, 0x3ff);
+	rc = commit_zones(g, 0x7ff);
 	if (rc == REFD_OK && g->err)
 		rc = g->err;
 	if (rc != REFD_OK) {
@@ -749,6 +807,13 @@ parse_xy(refd_mpv a, int32_t *q, int32_t *r)
 	*q = (int32_t)x;
 	*r = (int32_t)y;
 	return 0;
+}
+
+/* 0 or 1 for a string that is one of two words, else -1. */
+static int
+one_of2(refd_mpv v, const char *w0, const char *w1)
+{
+	return refd_mpv_streq(v, w0) ? 0 : refd_mpv_streq(v, w1) ? 1 : -1;
 }
 
 /* Parse a command into an option; -1: malformed. */
@@ -780,11 +845,8 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 	if (refd_mpv_streq(t, "play")) {
 		o->kind = K_PLAY;
 		o->a = card_index(cl, refd_mpv_get(root, "card"));
-		if (refd_mpv_streq(refd_mpv_get(root, "half"), "top"))
-			o->b = 0;
-		else if (refd_mpv_streq(refd_mpv_get(root, "half"), "bottom"))
-			o->b = 1;
-		else
+		if ((o->b = one_of2(refd_mpv_get(root, "half"), "top",
+		    "bottom")) < 0)
 			return -1;
 		o->c = refd_mpv_get_bool(root, "default", 0);
 		return o->a < 0 ? -2 : 0;
@@ -861,10 +923,56 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 		return 0;
 	}
 	if (refd_mpv_streq(t, "level_up") || refd_mpv_streq(t, "donate") ||
-	    refd_mpv_streq(t, "end_campaign")) {
+	    refd_mpv_streq(t, "end_campaign") ||
+	    refd_mpv_streq(t, "city_event") || refd_mpv_streq(t, "retire")) {
 		o->kind = refd_mpv_streq(t, "level_up") ? K_LEVELUP :
-		    refd_mpv_streq(t, "donate") ? K_DONATE : K_ENDCAMP;
+		    refd_mpv_streq(t, "donate") ? K_DONATE :
+		    refd_mpv_streq(t, "retire") ? K_RETIRE :
+		    refd_mpv_streq(t, "city_event") ? K_EVDRAW : K_ENDCAMP;
 		return 0;
+	}
+	if (refd_mpv_streq(t, "perk")) {
+		const struct cclass *pc = &g->c->cls[g->s.cc[seat].cls];
+		int k;
+
+		o->kind = K_PERK;
+		o->a = -1;
+		for (k = 0; k < pc->nperk; k++)
+			if (refd_mpv_streq(refd_mpv_get(root, "perk"),
+			    pc->perk[k].id))
+				o->a = k;
+		return 0;
+	}
+	if (refd_mpv_streq(t, "personal_quest")) {
+		const struct cchar *cc = &g->s.cc[seat];
+		int k;
+
+		o->kind = K_PQ;
+		o->a = -1;
+		for (k = 0; k < 2; k++)
+			if (cc->pq_offer[k] >= 0 && refd_mpv_streq(refd_mpv_get(
+			    root, "quest"), g->c->pq[cc->pq_offer[k]].id))
+				o->a = k;
+		return 0;
+	}
+	if (refd_mpv_streq(t, "enhance")) {
+		const struct cclass *ec = &g->c->cls[g->s.cc[seat].cls];
+		int k;
+
+		o->kind = K_ENHANCE;
+		o->a = card_index(ec, refd_mpv_get(root, "card"));
+		o->b = one_of2(refd_mpv_get(root, "half"), "top", "bottom");
+		o->c = -1;
+		for (k = 0; k < NSTICKER; k++)
+			if (refd_mpv_streq(refd_mpv_get(root, "sticker"),
+			    sticker_name[k]))
+				o->c = k;
+		return o->b < 0 ? -1 : 0;
+	}
+	if (refd_mpv_streq(t, "event_choice")) {
+		o->kind = K_EVCHOOSE;
+		o->a = one_of2(refd_mpv_get(root, "option"), "A", "B");
+		return o->a < 0 ? -1 : 0;
 	}
 	if (refd_mpv_streq(t, "buy") || refd_mpv_streq(t, "sell")) {
 		int k;
@@ -889,6 +997,18 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 		o->b = refd_mpv_streq(refd_mpv_get(root, "mode"), "campaign");
 		return refd_mpv_streq(refd_mpv_get(root, "mode"), "campaign") ||
 		    refd_mpv_streq(refd_mpv_get(root, "mode"), "casual") ? 0 : -1;
+	}
+	if (refd_mpv_streq(t, "battle_goal")) {
+		const struct chr *c = &g->s.ch[seat];
+		int k;
+
+		o->kind = K_GOAL;
+		o->a = -1;
+		for (k = 0; k < 2; k++)
+			if (c->bg_dealt[k] >= 0 && refd_mpv_streq(refd_mpv_get(root,
+			    "goal"), g->c->bg[c->bg_dealt[k]].id))
+				o->a = k;
+		return 0;
 	}
 	if (refd_mpv_streq(t, "use_item")) {
 		const struct chr *c = &g->s.ch[seat];
@@ -1051,6 +1171,45 @@ write_opt(const struct game *g, int seat, const struct opt *o, refd_mpw *w,
 		refd_mpw_kstr(w, "type", "donate");
 		snprintf(label, ln, "Donate 10 gold to the sanctuary");
 		break;
+	case K_ENHANCE: {
+		const struct cclass *ec = &g->c->cls[g->s.cc[seat].cls];
+
+		refd_mpw_kstr(w, "type", "enhance");
+		refd_mpw_kstr(w, "card", ec->card[o->a].id);
+		refd_mpw_kstr(w, "half", o->b ? "bottom" : "top");
+		refd_mpw_kstr(w, "sticker", sticker_name[o->c]);
+		snprintf(label, ln, "Enhance %s (%s) with %s",
+		    ec->card[o->a].name, o->b ? "bottom" : "top",
+		    sticker_name[o->c]);
+		break;
+	}
+	case K_PQ:
+		refd_mpw_kstr(w, "type", "personal_quest");
+		refd_mpw_kstr(w, "quest",
+		    g->c->pq[g->s.cc[seat].pq_offer[o->a]].id);
+		snprintf(label, ln, "Keep personal quest %s",
+		    g->c->pq[g->s.cc[seat].pq_offer[o->a]].name);
+		break;
+	case K_PERK:
+		refd_mpw_kstr(w, "type", "perk");
+		refd_mpw_kstr(w, "perk",
+		    g->c->cls[g->s.cc[seat].cls].perk[o->a].id);
+		snprintf(label, ln, "Take perk %s",
+		    g->c->cls[g->s.cc[seat].cls].perk[o->a].id);
+		break;
+	case K_RETIRE:
+		refd_mpw_kstr(w, "type", "retire");
+		snprintf(label, ln, "Retire (personal quest complete)");
+		break;
+	case K_EVDRAW:
+		refd_mpw_kstr(w, "type", "city_event");
+		snprintf(label, ln, "Draw a city event");
+		break;
+	case K_EVCHOOSE:
+		refd_mpw_kstr(w, "type", "event_choice");
+		refd_mpw_kstr(w, "option", o->a ? "B" : "A");
+		snprintf(label, ln, "Choose option %s", o->a ? "B" : "A");
+		break;
 	case K_ENDCAMP:
 		refd_mpw_kstr(w, "type", "end_campaign");
 		snprintf(label, ln, "End the campaign");
@@ -1069,6 +1228,13 @@ write_opt(const struct game *g, int seat, const struct opt *o, refd_mpw *w,
 		refd_mpw_kstr(w, "mode", o->b ? "campaign" : "casual");
 		snprintf(label, ln, "Travel to %s (%s)", g->c->map[o->a].name,
 		    o->b ? "campaign" : "casual");
+		break;
+	case K_GOAL:
+		refd_mpw_kstr(w, "type", "battle_goal");
+		refd_mpw_kstr(w, "goal",
+		    g->c->bg[g->s.ch[seat].bg_dealt[o->a]].id);
+		snprintf(label, ln, "Keep battle goal %s",
+		    g->c->bg[g->s.ch[seat].bg_dealt[o->a]].name);
 		break;
 	case K_ORDER:
 		refd_mpw_kstr(w, "type", "order");
@@ -1176,6 +1342,18 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 	    o->kind != K_LEVELUP && o->kind != K_TRAVEL)
 		return H->reject(g->ctx, REFD_EPHASE, "R002-78",
 		    "your XP has reached the next level: level up first");
+	if (!kinds && s->phase == PH_TURN && s->ct == CT_ABILITY &&
+	    s->ord[s->cur].kind == O_CHAR && s->ord[s->cur].idx == seat) {
+		struct ability tmp;
+		const struct ability *a = cur_ability(g, seat, &tmp);
+		int k = a == NULL ? -1 : a->kind;
+
+		/* the right command for this ability, with no legal value */
+		kinds = ((o->kind == K_ATTACK || o->kind == K_AOE) &&
+		    k == A_ATTACK) || (o->kind == K_MOVE && k == A_MOVE) ||
+		    (o->kind == K_HEAL && k == A_HEAL) ||
+		    (o->kind == K_BLESS && k == A_BLESS);
+	}
 	if (!kinds && s->phase != PH_TOWN) {
 		switch (o->kind) {
 		case K_PLAN:
@@ -1263,8 +1441,7 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 	}
 	case K_AOE:
 		return H->reject(g->ctx, REFD_ENOTARGET, "R002-08",
-		    "this area placement reaches no hex in range or covers no "
-		    "enemy in line of sight");
+		    "no hex of this area placement is within range");
 	case K_HEAL:
 	case K_BLESS:
 		return H->reject(g->ctx, REFD_ENOTARGET, "R002-71",
@@ -1291,6 +1468,9 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 	case K_ORDER:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-74",
 		    "the order must list every tied unit once");
+	case K_GOAL:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-75",
+		    "keep one of the two battle goals dealt to you");
 	case K_CREATE:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-77",
 		    "create a character of an unlocked class nobody in the "
@@ -1309,6 +1489,26 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 	case K_DONATE:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-82",
 		    "one donation of 10 gold per character per town visit");
+	case K_PERK:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-79",
+		    "no perk is owed, or that perk is taken as often as it "
+		    "may be");
+	case K_PQ:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-77",
+		    "keep one of the two personal quests you drew");
+	case K_RETIRE:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-83",
+		    "only a character whose personal quest is complete retires");
+	case K_ENHANCE:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-81",
+		    "enhancing needs The Power of Enhancement, a half with a "
+		    "matching ability and no such sticker yet, enhanced cards "
+		    "within the prosperity level, and the gold");
+	case K_EVDRAW:
+	case K_EVCHOOSE:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-84",
+		    "one city event per town visit, after a campaign-mode "
+		    "scenario; a drawn event must be answered A or B first");
 	case K_TRAVEL:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-87",
 		    "that scenario is locked, already completed in campaign "
@@ -1465,11 +1665,11 @@ p_view(refd_ctx *ctx, const void *state, int32_t seat)
 	const struct dg *s = &g->s;
 	refd_mpw *w = refd_mpw_create();
 	static const char *const phases[] = { "", "plan", "turns",
-		"short_rest", "over" };
+		"short_rest", "over", "town", "battle_goals" };
 	static const char *const ovn[] = { "", "trap", "hazard", "difficult",
 		"obstacle", "plate", "treasure" };
 	char key[24], nm[48];
-	int i, k;
+	int i, j, k;
 
 	refd_mpw_map(w);
 	refd_mpw_kint(w, "round", s->round);
@@ -1490,7 +1690,8 @@ p_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_kmap(w, key);
 		refd_mpw_kstr(w, "name", fig_name(g, i, nm, sizeof(nm)));
 		refd_mpw_kstr(w, "kind", x->kind == F_CHAR ? "character" :
-		    x->kind == F_SUMMON ? "summon" : "monster");
+		    x->kind == F_SUMMON ? "summon" : x->kind == F_OBSTACLE ?
+		    "obstacle" : "monster");
 		refd_mpw_karray(w, "at");
 		refd_mpw_int(w, x->q);
 		refd_mpw_int(w, x->r);
@@ -1545,6 +1746,21 @@ p_view(refd_ctx *ctx, const void *state, int32_t seat)
 		card_ids(w, "lost", cl, c->lost);
 		card_ids(w, "active", cl, c->active);
 		refd_mpw_kbool(w, "committed", c->planned);
+		if (c->bg_dealt[0] >= 0) {
+			refd_mpw_kbool(w, "goal_chosen", c->bg_choice >= 0);
+			refd_mpw_kint(w, "checkmarks", c->checks);
+		}
+		if (seat == i && c->bg_dealt[0] >= 0) {
+			refd_mpw_karray(w, "battle_goals");
+			for (k = 0; k < 2; k++)
+				if (c->bg_dealt[k] >= 0)
+					refd_mpw_str(w,
+					    g->c->bg[c->bg_dealt[k]].id);
+			refd_mpw_end(w);
+			if (c->bg_choice >= 0)
+				refd_mpw_kstr(w, "battle_goal",
+				    g->c->bg[c->bg_choice].id);
+		}
 		if (c->planned && (s->phase != PH_PLAN || seat == i)) {
 			refd_mpw_kbool(w, "long_rest", c->rest);
 			if (!c->rest) {
@@ -1594,6 +1810,9 @@ p_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_kint(w, "reputation", s->reputation);
 		refd_mpw_kint(w, "scenarios", s->scen_count);
 		refd_mpw_kint(w, "donations", s->donations);
+		refd_mpw_kint(w, "event_deck", s->nevdeck);
+		if (s->ev_cur >= 0)
+			refd_mpw_kstr(w, "event", g->c->ev[s->ev_cur].id);
 		refd_mpw_karray(w, "achievements");
 		for (k = 0; k < g->c->nach; k++)
 			if ((s->gach | s->pach) >> k & 1)
@@ -1614,6 +1833,28 @@ p_view(refd_ctx *ctx, const void *state, int32_t seat)
 				refd_mpw_kint(w, "level", cc->level);
 				refd_mpw_kint(w, "xp", cc->xp);
 				refd_mpw_kint(w, "gold", cc->gold);
+				refd_mpw_kint(w, "checkmarks", cc->checks);
+				refd_mpw_kint(w, "retired", cc->retired);
+				refd_mpw_karray(w, "perks");
+				for (k = 0; k < g->c->cls[cc->cls].nperk; k++)
+					for (j = 0; j < cc->perk[k]; j++)
+						refd_mpw_str(w, g->c->cls[
+						    cc->cls].perk[k].id);
+				refd_mpw_end(w);
+				if (seat == i && cc->pq >= 0) {
+					refd_mpw_kstr(w, "personal_quest",
+					    g->c->pq[cc->pq].id);
+					refd_mpw_kint(w, "quest_count",
+					    cc->pq_count);
+				}
+				if (seat == i && cc->pq_offer[0] >= 0) {
+					refd_mpw_karray(w, "quests_drawn");
+					refd_mpw_str(w,
+					    g->c->pq[cc->pq_offer[0]].id);
+					refd_mpw_str(w,
+					    g->c->pq[cc->pq_offer[1]].id);
+					refd_mpw_end(w);
+				}
 				refd_mpw_karray(w, "items");
 				for (k = 0; k < g->c->nitem; k++)
 					if (cc->owned >> k & 1)
@@ -1728,6 +1969,11 @@ p_redeal(refd_ctx *ctx, void *state, uint32_t seat)
 	if ((int)seat >= g->s.nch)
 		return REFD_OK;
 	c = &g->s.ch[seat];
+	g->ctx = ctx;
+	rc = goals_redeal(g, (int)seat);
+	g->ctx = NULL;
+	if (rc != REFD_OK)
+		return rc;
 	if (g->s.phase != PH_PLAN || !c->planned || c->rest)
 		return REFD_OK;
 	for (k = 0; k < MAXCARD; k++)

@@ -110,6 +110,8 @@ fig_name(const struct game *g, int f, char *buf, size_t n)
 
 	if (x->kind == F_CHAR)
 		snprintf(buf, n, "%s", g->c->cls[x->type].name);
+	else if (x->kind == F_OBSTACLE)
+		snprintf(buf, n, "obstacle");
 	else if (x->kind == F_SUMMON)
 		snprintf(buf, n, "%s", g->c->cls[g->s.ch[x->owner].cls].summon.name);
 	else
@@ -384,6 +386,8 @@ add_conds(struct game *g, int f, int conds)
 
 	if (x->kind == F_MONSTER)
 		conds &= ~g->c->type[x->type].immune;
+	if (x->kind == F_OBSTACLE)
+		return;		/* immune to every condition (§6.2) */
 	if (conds & C_CURSE) {
 		if (x->kind == F_MONSTER)
 			deck_add(g, &g->s.mdeck, M_MCURSE);
@@ -459,13 +463,22 @@ kill_fig(struct game *g, int f, int credit)
 	refd_mpw_kstr(w, "name", fig_name(g, f, nm, sizeof(nm)));
 	if (credit >= 0)
 		refd_mpw_kint(w, "credit", credit);
+	if (x->kind == F_OBSTACLE && h >= 0)
+		g->s.hex[h].ov = OV_NONE;
 	if (x->kind == F_MONSTER && !x->nomoney && h >= 0) {
 		g->s.hex[h].money++;
 		refd_mpw_kbool(w, "money", 1);
 	}
 	ev(g, REFD_SEAT_PUBLIC, w);
-	if (credit >= 0)
+	if (credit >= 0) {
+		struct cchar *cc = &g->s.cc[credit];
+
 		g->s.ch[credit].kills++;
+		/* a personal quest counting kills of this type */
+		if (g->s.camp && cc->pq >= 0 && x->kind == F_MONSTER &&
+		    !g->c->pq[cc->pq].gold && g->c->pq[cc->pq].type == x->type)
+			cc->pq_count++;
+	}
 	if (x->kind == F_SUMMON) {
 		/* its card leaves the active area to the lost pile */
 		struct chr *c = &g->s.ch[x->owner];
@@ -585,6 +598,8 @@ finish(struct game *g, int win, const char *why)
 	}
 	refd_mpw_end(w);
 	ev(g, REFD_SEAT_PUBLIC, w);
+	if (win)
+		goals_score(g);
 	if (g->s.camp)
 		camp_return(g, win);
 }
@@ -655,6 +670,31 @@ card_of_type(const struct game *g, int t)
 	if (g->s.ad_cur[d] < 0)
 		return NULL;
 	return &g->c->deck[d].card[g->s.ad_cur[d]];
+}
+
+/* HP obstacles of a room become attackable figures (§6.2). */
+void
+place_obstacles(struct game *g, int room)
+{
+	struct dg *s = &g->s;
+	int h;
+
+	for (h = 0; h < s->nhex && s->nfig < MAXFIG; h++) {
+		struct fig *x;
+
+		if (s->hex[h].room != room || s->hex[h].ov != OV_OBSTACLE ||
+		    s->hex[h].val <= 0 || fig_at(s, s->hex[h].q, s->hex[h].r) >= 0)
+			continue;
+		x = &s->fig[s->nfig++];
+		memset(x, 0, sizeof(*x));
+		x->alive = 1;
+		x->kind = F_OBSTACLE;
+		x->owner = -1;
+		x->nomoney = 1;
+		x->q = s->hex[h].q;
+		x->r = s->hex[h].r;
+		x->hp = x->maxhp = s->hex[h].val;
+	}
 }
 
 int
@@ -750,6 +790,7 @@ open_door(struct game *g, int h)
 	if (s->revealed >> room & 1)
 		return;
 	s->revealed |= 1 << room;
+	place_obstacles(g, room);
 	for (k = 0; k < g->c->ntype; k++)
 		before[k] = type_present(g, k);
 	/* shortage: nearest the door first (placement list is in order of

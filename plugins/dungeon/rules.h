@@ -51,7 +51,8 @@ enum { K_PLAN = 1, K_REST, K_ACTIVE, K_PLAY, K_MOVE, K_ATTACK, K_AOE,
 	K_HEAL, K_BLESS, K_SUMMON, K_RECOVER, K_PERFORM, K_SKIP, K_PUSH,
 	K_TAKE, K_LOSEHAND, K_LOSEDISC, K_LRLOSE, K_SRACCEPT, K_SRKEEP,
 	K_ITEM, K_ORDER, K_CREATE, K_LEVELUP, K_BUY, K_SELL, K_DONATE,
-	K_TRAVEL, K_ENDCAMP };
+	K_TRAVEL, K_ENDCAMP, K_GOAL, K_EVDRAW, K_EVCHOOSE,
+	K_ENHANCE, K_PQ, K_RETIRE, K_PERK };
 
 struct opt {
 	int32_t kind, a, b, c, q, r, o, n;
@@ -95,10 +96,21 @@ int camp_options(const struct game *g, int seat, struct opt *out, int max);
 void camp_perform(struct game *g, int seat, const struct opt *o);
 void camp_return(struct game *g, int win);
 int camp_setup(struct game *g, refd_mpv cv, char *err, size_t errlen);
+#define NSTICKER 8
+extern const char *const sticker_name[NSTICKER];
+int sticker_fits(const struct half *h, int st);
+void enhance_apply(const struct half *h, int stickers,
+    struct ability *a, int ab_i);
 int camp_owes_levelup(const struct game *g, int seat);
 int price_of(const struct game *g, int k);
 int prosperity_level(int marks);
 void scenario_begin(struct game *g);
+void goals_deal(struct game *g);
+int goals_all_chosen(const struct game *g);
+void goals_choose(struct game *g, int ci, int k);
+void goals_score(struct game *g);
+int goals_redeal(struct game *g, int seat);
+void place_obstacles(struct game *g, int room);
 void write_path(const struct dg *s, refd_mpw *w, const int *path, int n,
     int reverse);
 int default_hand(const struct cclass *cl);

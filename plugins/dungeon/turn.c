@@ -88,6 +88,9 @@ consume(struct game *g, int mask, int any)
 			return 0;
 	}
 	mask |= pick;
+	if ((mask & 1) && g->s.phase == PH_TURN && g->s.cur < g->s.nord &&
+	    g->s.ord[g->s.cur].kind == O_CHAR)
+		g->s.ch[g->s.ord[g->s.cur].idx].fire++;
 	w = evb("consume");
 	refd_mpw_karray(w, "elements");
 	for (i = 0; i < NELEM; i++)
@@ -200,7 +203,8 @@ after_damage(struct game *g)
 		return;
 	if (a->conds | a->effects)
 		add_conds(g, t, a->conds | a->effects);
-	if ((a->push || a->pull) && s->fig[a->fig].alive) {
+	if ((a->push || a->pull) && s->fig[a->fig].alive &&
+	    s->fig[t].kind != F_OBSTACLE) {
 		s->push.active = 1;
 		s->push.fig = t;
 		s->push.from_fig = a->fig;
@@ -879,7 +883,8 @@ cur_ability(const struct game *g, int ci, struct ability *tmp)
 	const struct chr *c = &g->s.ch[ci];
 	const struct half *h = cur_half(g, ci);
 
-	(void)tmp;
+	int st;
+
 	if (h == NULL)
 		return NULL;
 	if (c->cur_default)
@@ -887,7 +892,13 @@ cur_ability(const struct game *g, int ci, struct ability *tmp)
 		    &default_move) : NULL;
 	if (c->ab_i >= h->nab)
 		return NULL;
-	return &h->ab[c->ab_i];
+	st = g->s.enh[c->cls][c->cur_card][c->cur_half];
+	if (st == 0)
+		return &h->ab[c->ab_i];
+	/* enhancement stickers of the class (§2.9) */
+	*tmp = h->ab[c->ab_i];
+	enhance_apply(h, st, tmp, c->ab_i);
+	return tmp;
 }
 
 static int
@@ -1037,6 +1048,8 @@ char_end_turn(struct game *g, int ci)
 				c->gold += s->hex[h].val;
 				refd_mpw_kint(w, "treasure_gold", s->hex[h].val);
 				s->hex[h].ov = OV_NONE;
+				if (s->mapi >= 0)
+					s->looted |= 1 << s->mapi;
 			}
 			ev(g, REFD_SEAT_PUBLIC, w);
 		}
@@ -1511,6 +1524,12 @@ dg_advance(struct game *g)
 		}
 		if (s->atk.active) {
 			atk_step(g);
+			continue;
+		}
+		if (s->phase == PH_GOALS) {
+			if (!goals_all_chosen(g))
+				return;
+			s->phase = PH_PLAN;
 			continue;
 		}
 		if (s->phase == PH_PLAN) {
