@@ -166,6 +166,8 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 static int
 can_std(const struct st *s, const struct cr *c)
 {
+	if (c->cond & COND_NAUSEATED)
+		return 0;	/* 6.2: a single move action */
 	return !s->full && !s->std && !s->fa && s->mv <= 1 &&
 	    !(restricted(s, c) && s->mv);
 }
@@ -511,6 +513,9 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 	case C_WITHDRAW:
 		if ((rc = movement_ok(s, A, y)) != REFD_OK)
 			return rc;
+		if (A->cond & COND_BLINDED)
+			return rej(y, REFD_EILLEGAL, "R001-44",
+			    "%s is blinded and cannot withdraw", A->d.name);
 		if (s->moved)
 			return rej(y, REFD_EILLEGAL, "R001-44",
 			    "%s has already moved this turn", A->d.name);
@@ -553,6 +558,11 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 	case C_RUN:
 		if ((rc = movement_ok(s, A, y)) != REFD_OK)
 			return rc;
+		if (A->cond & (COND_BLINDED | COND_ENTANGLED | COND_FATIGUED |
+		    COND_EXHAUSTED))
+			return rej(y, REFD_EILLEGAL, "R001-43",
+			    "%s cannot run (blinded, entangled, fatigued or "
+			    "exhausted)", A->d.name);
 		if (s->moved || !can_full(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-43",
 			    "running takes the whole turn");
@@ -587,6 +597,11 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 	case C_CHARGE:
 		if ((rc = movement_ok(s, A, y)) != REFD_OK)
 			return rc;
+		if (A->cond & (COND_BLINDED | COND_ENTANGLED | COND_FATIGUED |
+		    COND_EXHAUSTED))
+			return rej(y, REFD_EILLEGAL, "R001-42",
+			    "%s cannot charge (blinded, entangled, fatigued or "
+			    "exhausted)", A->d.name);
 		if (s->moved)
 			return rej(y, REFD_EILLEGAL, "R001-42",
 			    "%s has already moved this turn", A->d.name);
@@ -1150,7 +1165,7 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 					return rc;
 				check_over(s);
 			}
-			if (!able(c)) {
+			if (!acts(c)) {
 				n++;
 				continue;
 			}
@@ -1196,7 +1211,7 @@ settle(refd_ctx *ctx, struct st *s)
 	check_over(s);
 	if (s->over)
 		return ev_over(ctx, s, "one side left");
-	if (!able(A))
+	if (!acts(A))
 		return turn_end(ctx, s);
 	return REFD_OK;
 }
@@ -1618,7 +1633,7 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 
 		if ((rc = roll(ctx, 20, "save", &v)) != REFD_OK)
 			return rc;
-		tot = v + base + mod(abil);
+		tot = v + base + mod(abil) - save_pen(T);
 		if (sp->save == 2 && cover_vs(s, a, t, 0))
 			tot += 2;	/* cover's Reflex bonus (5.1.6) */
 		ok = v != 1 && (v == 20 || tot >= dc);
@@ -1965,7 +1980,7 @@ finish_act(refd_ctx *ctx, struct st *s)
 
 			if ((rc = roll(ctx, 20, "fortitude", &v)) != REFD_OK)
 				return rc;
-			tot = v + T->d.fort + mod(T->d.con);
+			tot = v + T->d.fort + mod(T->d.con) - save_pen(T);
 			if (v == 1 || (v != 20 && tot < dc))
 				T->dead = 1;
 			ev = refd_mpw_create();
@@ -2407,6 +2422,25 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		refd_mpw_end(w);
 		if ((rc = emitw(ctx, w)) != REFD_OK)
 			return rc;
+		if (A->cond & COND_DEAFENED) {
+			int v;
+			refd_mpw *ev;
+
+			if ((rc = roll(ctx, 100, "deafened", &v)) != REFD_OK)
+				return rc;
+			ok = v > 20;
+			ev = refd_mpw_create();
+			refd_mpw_map(ev);
+			refd_mpw_kstr(ev, "type", "spell_failure");
+			refd_mpw_kstr(ev, "who", A->d.name);
+			refd_mpw_kint(ev, "roll", v);
+			refd_mpw_kbool(ev, "lost", !ok);
+			refd_mpw_end(ev);
+			if ((rc = emitw(ctx, ev)) != REFD_OK)
+				return rc;
+			if (!ok)
+				return settle(ctx, s);
+		}
 		if (A->grap && (rc = concentrate(ctx, s, a, 20 + sp->level,
 		    "grappled", &ok)) != REFD_OK)
 			return rc;

@@ -40,6 +40,21 @@ enum {
 };
 #define NFEATS 12
 
+/* Conditions (section 6), set by the setup for the whole fight. */
+enum {
+	COND_KNEELING = 1 << 0, COND_BLINDED = 1 << 1, COND_DAZZLED = 1 << 2,
+	COND_DEAFENED = 1 << 3, COND_ENTANGLED = 1 << 4,
+	COND_SHAKEN = 1 << 5, COND_FRIGHTENED = 1 << 6,
+	COND_COWERING = 1 << 7, COND_STUNNED = 1 << 8,
+	COND_PARALYSED = 1 << 9, COND_DAZED = 1 << 10,
+	COND_FATIGUED = 1 << 11, COND_EXHAUSTED = 1 << 12,
+	COND_NAUSEATED = 1 << 13, COND_SICKENED = 1 << 14,
+	COND_SQUEEZING = 1 << 15, COND_HIGHER = 1 << 16
+};
+#define NCOND 17
+#define COND_NOACT (COND_COWERING | COND_STUNNED | COND_PARALYSED | COND_DAZED)
+#define COND_NODEX (COND_BLINDED | COND_COWERING | COND_STUNNED)
+
 /* Map square flags. */
 enum {
 	SQ_WALL = 1,		/* blocks movement and line of effect */
@@ -118,6 +133,7 @@ struct cr {
 	int32_t grap;		/* grapple partner + 1, 0: none */
 	int32_t wmain, whp;	/* holds its main weapon; its hit points */
 	int32_t ready_vs;	/* readied attack on this creature, -1 */
+	int32_t cond;		/* COND_* bits (section 6) */
 };
 
 /* A paused action (waiting for attacks of opportunity or a prompt). */

@@ -18,6 +18,12 @@
 const struct refd_host *enc_host;
 #define H enc_host
 
+static const char *const cn[NCOND] = {
+	"kneeling", "blinded", "dazzled", "deafened", "entangled", "shaken",
+	"frightened", "cowering", "stunned", "paralysed", "dazed", "fatigued",
+	"exhausted", "nauseated", "sickened", "squeezing", "higher_ground"
+};
+
 static int
 e_init(refd_ctx *ctx, const struct refd_host *host, void **pdata)
 {
@@ -445,6 +451,24 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 					    "initiative must be -50..100");
 				c->init = (int32_t)v;
 				c->tb = 1;
+			} else if (strcmp(key, "conditions") == 0) {
+				size_t q;
+				int z;
+
+				if (refd_mpv_type(x) != REFD_MP_ARRAY)
+					return bad_setup(ctx, s, d, "setup: "
+					    "conditions: expected an array");
+				for (q = 0; q < refd_mpv_len(x); q++) {
+					for (z = 0; z < NCOND; z++)
+						if (refd_mpv_streq(refd_mpv_at(x,
+						    q), cn[z]))
+							break;
+					if (z == NCOND)
+						return bad_setup(ctx, s, d,
+						    "setup: conditions: unknown "
+						    "condition");
+					c->cond |= 1 << z;
+				}
 			} else if (strcmp(key, "aware") == 0 ||
 			    strcmp(key, "prone") == 0 ||
 			    strcmp(key, "asleep") == 0 ||
@@ -479,6 +503,23 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			    "\"side\" and \"at\"", name);
 			return bad_setup(ctx, s, d, err);
 		}
+		/* Conditions that change abilities (6.1, 6.2). */
+		if (c->cond & COND_ENTANGLED)
+			c->d.dex -= 4;
+		if (c->cond & COND_FATIGUED) {
+			c->d.str -= 2;
+			c->d.dex -= 2;
+		}
+		if (c->cond & COND_EXHAUSTED) {
+			c->d.str -= 6;
+			c->d.dex -= 6;
+		}
+		if (c->cond & COND_DEAFENED)
+			c->d.init -= 4;
+		if (c->d.str < 1)
+			c->d.str = 1;
+		if (c->d.dex < 1)
+			c->d.dex = 1;
 		c->hp = hpnow > -1000 ? hpnow : c->d.hp;
 		if (c->hp < 0)
 			c->stable = 1;
@@ -652,6 +693,15 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_kbool(w, "total_defense", c->tdef);
 		refd_mpw_kbool(w, "fighting_defensively", c->fdef);
 		refd_mpw_kbool(w, "charging", c->charged);
+		{
+			int z;
+
+			refd_mpw_karray(w, "conditions");
+			for (z = 0; z < NCOND; z++)
+				if (c->cond & (1 << z))
+					refd_mpw_str(w, cn[z]);
+			refd_mpw_end(w);
+		}
 		if (own) {
 			refd_mpw_kint(w, "hp", c->hp);
 			refd_mpw_kint(w, "max_hp", c->d.hp);

@@ -56,14 +56,29 @@ able(const struct cr *c)
 int
 helpless(const struct cr *c)
 {
-	return !c->dead && !able(c);
+	return !c->dead && (!able(c) || (c->cond & COND_PARALYSED));
+}
+
+/* Able and free to act: not stunned, dazed, cowering or paralysed. */
+int
+save_pen(const struct cr *c)
+{
+	return (c->cond & (COND_SHAKEN | COND_FRIGHTENED | COND_SICKENED)) ?
+	    2 : 0;
+}
+
+int
+acts(const struct cr *c)
+{
+	return able(c) && !(c->cond & COND_NOACT);
 }
 
 /* Restricted activity (R001-05): surprise round, disabled, staggered. */
 int
 restricted(const struct st *s, const struct cr *c)
 {
-	return s->surprise || c->hp == 0 || (c->nl > 0 && c->nl == c->hp);
+	return s->surprise || c->hp == 0 || (c->nl > 0 && c->nl == c->hp) ||
+	    (c->cond & COND_NAUSEATED);
 }
 
 /* Speed after armour (R001-10). */
@@ -77,10 +92,15 @@ speed_of(const struct cr *c)
 		sp += 2;	/* barbarian fast movement, before armour */
 	if (c->d.armor_type >= 2 && !c->d.dwarf) {
 		for (i = 0; i < 5; i++)
-			if (from[i] == sp)
-				return to[i];
-		return sp - sp / 3;
+			if (from[i] == sp) {
+				sp = to[i];
+				break;
+			}
+		if (i == 5)
+			sp = sp - sp / 3;
 	}
+	if (c->cond & (COND_ENTANGLED | COND_EXHAUSTED | COND_BLINDED))
+		sp /= 2;	/* 6.2 */
 	return sp;
 }
 
@@ -148,7 +168,7 @@ threatens(const struct st *s, int a, int t)
 	const struct cr *c = &s->c[a];
 	struct weapon w;
 
-	if (!able(c) || c->grap || !armed(c) || a == t)
+	if (!acts(c) || c->grap || !armed(c) || a == t)
 		return 0;
 	melee_weapon(c, &w);
 	return reaches(s, c, &w, &s->c[t]);
@@ -451,6 +471,8 @@ loses_dex(const struct st *s, int d, int a)
 
 	if (D->flat && !(D->d.feats & F_UD))
 		return 1;
+	if (D->cond & COND_NODEX)
+		return 1;
 	if (D->ran && !(D->d.feats & F_RUN))
 		return 1;
 	if (a >= 0 && s->c[a].feint_vs == d)
@@ -488,6 +510,12 @@ ac_vs(const struct st *s, int d, int a, int flags)
 		ac -= 4;
 	if (D->prone)
 		ac += (flags & A_RANGED) ? 4 : -4;
+	if (D->cond & COND_KNEELING)
+		ac += (flags & A_RANGED) ? 2 : -2;
+	if (D->cond & COND_NODEX)
+		ac -= 2;
+	if (D->cond & COND_SQUEEZING)
+		ac -= 4;
 	if (D->charged)
 		ac -= 2;
 	return ac;
@@ -538,6 +566,15 @@ atk_bonus(const struct st *s, int a, int d, const struct weapon *w,
 		b += 2;
 	if (A->fdef)
 		b -= 4;
+	if (A->cond & COND_DAZZLED)
+		b -= 1;
+	if (A->cond & (COND_ENTANGLED | COND_SHAKEN | COND_FRIGHTENED |
+	    COND_SICKENED))
+		b -= 2;
+	if (A->cond & COND_SQUEEZING)
+		b -= 4;
+	if ((A->cond & COND_HIGHER) && !(flags & A_RANGED))
+		b += 1;
 	if (flags & A_NONLETHAL)
 		b -= 4;
 	if ((flags & A_LETHAL) && !(A->d.feats & F_IUS))
@@ -555,7 +592,7 @@ can_aoo(const struct st *s, int t, int m)
 	const struct cr *T = &s->c[t];
 	int limit = 1;
 
-	if (t == m || T->side == s->c[m].side || !able(T) || T->flat ||
+	if (t == m || T->side == s->c[m].side || !acts(T) || T->flat ||
 	    T->tdef || T->grap || !armed(T))
 		return 0;
 	if (s->surprise && !T->aware)
@@ -684,7 +721,7 @@ deal(refd_ctx *ctx, struct st *s, int d, int dmg, int nonlethal,
 
 		if ((rc = roll(ctx, 20, "massive damage save", &r)) != REFD_OK)
 			return rc;
-		tot = r + D->d.fort + mod(D->d.con);
+		tot = r + D->d.fort + mod(D->d.con) - save_pen(D);
 		if (r == 1 || (r != 20 && tot < 15))
 			D->dead = 1;
 		{
@@ -793,6 +830,9 @@ attack(refd_ctx *ctx, struct st *s, int a, int d, const struct weapon *w,
 		mult = r->crit ? w->mult : 1;
 		for (i = 0; i < mult; i++) {
 			int part = str_dmg(A, w, (flags & A_OFF) != 0) + w->enh;
+
+			if ((A->cond & COND_SICKENED) && !w->nostr)
+				part -= 2;	/* 6.2: weapon damage */
 
 			for (j = 0; j < w->nd; j++) {
 				if ((rc = roll(ctx, (uint32_t)w->sd, "damage",

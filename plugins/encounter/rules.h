@@ -38,6 +38,8 @@ int natreach(const struct cr *c);
 int alive(const struct cr *c);
 int able(const struct cr *c);
 int helpless(const struct cr *c);
+int acts(const struct cr *c);
+int save_pen(const struct cr *c);
 int restricted(const struct st *s, const struct cr *c);
 int speed_of(const struct cr *c);
 int armed(const struct cr *c);
