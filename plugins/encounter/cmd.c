@@ -112,6 +112,11 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 		c->has_to = 1;
 		bad |= getxy(v, &c->x, &c->y);
 	}
+	v = refd_mpv_get(r, "square");
+	if (refd_mpv_ok(v)) {
+		c->has_sq = 1;
+		bad |= getxy(v, &c->sqx, &c->sqy);
+	}
 	v = refd_mpv_get(r, "path");
 	if (refd_mpv_ok(v)) {
 		if (refd_mpv_type(v) != REFD_MP_ARRAY ||
@@ -244,6 +249,10 @@ target_ok(const struct st *s, int a, int t, const struct weapon *w,
 	if (T->dead)
 		return rej(y, REFD_ENOTARGET, "R001-29", "%s is dead",
 		    T->d.name);
+	if (!perceives(s, a, t))
+		return rej(y, REFD_ENOTARGET, "R001-39",
+		    "%s cannot see %s: attack a square instead", A->d.name,
+		    T->d.name);
 	if (!has_loe(s, a, t))
 		return rej(y, REFD_ENOTARGET, "R001-37",
 		    "%s has total cover from %s: no line of effect",
@@ -271,6 +280,43 @@ target_ok(const struct st *s, int a, int t, const struct weapon *w,
 		    "%s is out of %s's reach (distance %d)", T->d.name,
 		    A->d.name, d);
 	}
+	return REFD_OK;
+}
+
+/* An attack on a square, against what the attacker cannot see (5.2). */
+static int
+square_ok(const struct st *s, int a, const struct cmd *c,
+    const struct weapon *w, struct why *y)
+{
+	const struct cr *A = &s->c[a];
+	struct cr sq;
+	int i, d;
+
+	if (c->target >= 0)
+		return rej(y, REFD_EBADCMD, "R001-39",
+		    "give a \"target\" or a \"square\", not both");
+	if (c->sqx < 0 || c->sqy < 0 || c->sqx >= s->w || c->sqy >= s->h)
+		return rej(y, REFD_ERANGE, "R001-39", "(%d,%d) is off the map",
+		    c->sqx, c->sqy);
+	for (i = 0; i < s->nc; i++)
+		if (!s->c[i].dead && perceives(s, a, i) &&
+		    occupant(s, c->sqx, c->sqy, -1) == i)
+			return rej(y, REFD_ENOTARGET, "R001-39",
+			    "%s is in that square: attack it by name",
+			    s->c[i].d.name);
+	memset(&sq, 0, sizeof(sq));
+	sq.x = c->sqx;
+	sq.y = c->sqy;
+	d = g_space_dist(A->x, A->y, space_n(A), sq.x, sq.y, 1);
+	if (w->ranged) {
+		if (d > w->incr * (w->ranged == 1 ? 5 : 10) || d == 0)
+			return rej(y, REFD_ERANGE, "R001-23",
+			    "(%d,%d) is out of range", sq.x, sq.y);
+		return REFD_OK;
+	}
+	if (!reaches(s, A, w, &sq))
+		return rej(y, REFD_ERANGE, "R001-11",
+		    "(%d,%d) is out of %s's reach", sq.x, sq.y, A->d.name);
 	return REFD_OK;
 }
 
@@ -611,7 +657,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		if (t < 0 || t == a || T->dead)
 			return rej(y, REFD_ENOTARGET, "R001-42",
 			    "charge a living creature other than yourself");
-		if (!has_loe(s, a, t))
+		if (!has_loe(s, a, t) || !perceives(s, a, t))
 			return rej(y, REFD_ENOTARGET, "R001-42",
 			    "%s cannot see %s", A->d.name, T->d.name);
 		if (c->kind == C_BULL &&
@@ -718,6 +764,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		if (c->lethal && !aw->nonlethal)
 			return rej(y, REFD_EILLEGAL, "R001-32",
 			    "the %s already deals lethal damage", aw->name);
+		if (c->has_sq)
+			return square_ok(s, a, c, aw, y);
 		return target_ok(s, a, t, aw, y);
 	}
 	case C_TRIP:
@@ -874,6 +922,9 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		if (t < 0 || T->dead)
 			return rej(y, REFD_ENOTARGET, "R001-61",
 			    "name a living \"target\"");
+		if (!perceives(s, a, t))
+			return rej(y, REFD_ENOTARGET, "R001-39",
+			    "%s cannot see %s", A->d.name, T->d.name);
 		if (sp->effect == 0 && t == a)
 			return rej(y, REFD_ENOTARGET, "R001-61",
 			    "%s would not harm itself", A->d.name);
@@ -905,9 +956,10 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_ERESOURCE, "R001-57",
 			    "an overrun needs a move action and a standard "
 			    "action");
-		if (t < 0 || t == a || T->dead || T->side == A->side)
+		if (t < 0 || t == a || T->dead || T->side == A->side ||
+		    !perceives(s, a, t))
 			return rej(y, REFD_ENOTARGET, "R001-57",
-			    "overrun an enemy");
+			    "overrun an enemy you can see");
 		if (space_n(A) != 1 || space_n(T) != 1)
 			return rej(y, REFD_EILLEGAL, "R001-57",
 			    "overrun is only supported between 1-square "
@@ -943,9 +995,10 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		if (A->grap)
 			return rej(y, REFD_EILLEGAL, "R001-56",
 			    "%s is grappling", A->d.name);
-		if (t < 0 || t == a || T->dead || T->side == A->side)
+		if (t < 0 || t == a || T->dead || T->side == A->side ||
+		    !perceives(s, a, t))
 			return rej(y, REFD_ENOTARGET, "R001-45",
-			    "ready an attack against an enemy");
+			    "ready an attack against an enemy you can see");
 		if (!armed(A))
 			return rej(y, REFD_EILLEGAL, "R001-45",
 			    "%s has no melee weapon to ready", A->d.name);
@@ -1029,6 +1082,40 @@ ev_simple(refd_ctx *ctx, const char *type, const struct st *s, int who,
 		refd_mpw_kstr(w, "target", nm(s, target));
 	refd_mpw_end(w);
 	return emitw(ctx, w);
+}
+
+/*
+ * An event that shows where creature `who` is: public for a visible
+ * creature; for an invisible one, only to the seats that perceive it,
+ * with a public "unseen" notice, and its position committed (8.4).
+ */
+static int
+emit_at(refd_ctx *ctx, const struct st *s, int who, refd_mpw *w)
+{
+	int seat, rc = REFD_OK;
+	const struct cr *c = &s->c[who];
+	uint8_t pos[2];
+	char zone[40];
+
+	if (!c->d.invisible)
+		return emitw(ctx, w);
+	if (w == NULL || refd_mpw_error(w)) {
+		refd_mpw_destroy(w);
+		return REFD_ENOMEM;
+	}
+	for (seat = 0; seat < s->nseats && rc == REFD_OK; seat++)
+		if (seat_sees(s, seat, who))
+			rc = enc_host->emit(ctx, seat, refd_mpw_data(w),
+			    refd_mpw_len(w));
+	refd_mpw_destroy(w);
+	if (rc != REFD_OK)
+		return rc;
+	pos[0] = (uint8_t)c->x;
+	pos[1] = (uint8_t)c->y;
+	snprintf(zone, sizeof(zone), "position.%s", c->d.name);
+	if ((rc = enc_host->commit(ctx, zone, c->side, pos, 2)) != REFD_OK)
+		return rc;
+	return ev_simple(ctx, "unseen", s, who, -1);
 }
 
 static int
@@ -1334,10 +1421,22 @@ run_move(refd_ctx *ctx, struct st *s)
 		}
 		if (!able(A) || A->prone || k->pi >= k->n - 1)
 			break;
+		if (unseen_block(s, a, k->px[k->pi + 1], k->py[k->pi + 1])) {
+			/* It runs into a creature it did not see. */
+			if ((rc = ev_simple(ctx, "bumped", s, a, -1)) !=
+			    REFD_OK)
+				return rc;
+			break;
+		}
 		if (!k->checked) {
+			int skip = s->aoo_taken, i;
+
 			k->checked = 1;
-			if (!(k->mode == MV_WITHDRAW && k->pi == 0) &&
-			    aoo_queue(s, a, -1, s->aoo_taken) > 0)
+			if (k->mode == MV_WITHDRAW && k->pi == 0)
+				for (i = 0; i < s->nc; i++)
+					if (perceives(s, a, i))
+						skip |= 1 << i;	/* 4.7 */
+			if (aoo_queue(s, a, -1, skip) > 0)
 				return REFD_OK;
 		}
 		if (!able(A) || A->prone)
@@ -1348,14 +1447,15 @@ run_move(refd_ctx *ctx, struct st *s)
 		k->checked = 0;
 		k->rdone = 0;
 		s->sq_moved++;
-		if (free_at(s, a, A->x, A->y))
+		if (real_free(s, a, A->x, A->y))
 			k->lastok = k->pi;
 	}
-	if (!free_at(s, a, A->x, A->y)) {
+	if (!real_free(s, a, A->x, A->y)) {
 		A->x = k->px[k->lastok];
 		A->y = k->py[k->lastok];
 	}
-	arrived = k->pi == k->n - 1 && able(A) && !A->prone;
+	arrived = k->pi == k->n - 1 && able(A) && !A->prone &&
+	    A->x == k->px[k->n - 1] && A->y == k->py[k->n - 1];
 	k->kind = K_NONE;
 	w = refd_mpw_create();
 	refd_mpw_map(w);
@@ -1369,7 +1469,7 @@ run_move(refd_ctx *ctx, struct st *s)
 	if (!arrived)
 		refd_mpw_kbool(w, "stopped", 1);
 	refd_mpw_end(w);
-	if ((rc = emitw(ctx, w)) != REFD_OK)
+	if ((rc = emit_at(ctx, s, a, w)) != REFD_OK)
 		return rc;
 	if (k->mode == MV_CHARGE && arrived && !s->c[k->target].dead) {
 		/* The charge's one attack (5.3). */
@@ -1474,14 +1574,14 @@ push(refd_ctx *ctx, struct st *s, int a, int t, int pushes, int follow)
 		int np;
 
 		if (step_cost(s, t, T->x, T->y, T->x + dx, T->y + dy, 0, &np,
-		    1) < 0 || !free_at(s, t, T->x + dx, T->y + dy))
+		    1) < 0 || !real_free(s, t, T->x + dx, T->y + dy))
 			break;
 		ox = T->x;
 		oy = T->y;
 		T->x += dx;
 		T->y += dy;
 		n++;
-		if (follow && free_at(s, a, ox, oy)) {
+		if (follow && real_free(s, a, ox, oy)) {
 			A->x = ox;
 			A->y = oy;
 			s->sq_moved++;
@@ -1505,7 +1605,7 @@ push(refd_ctx *ctx, struct st *s, int a, int t, int pushes, int follow)
 	refd_mpw_int(w, A->y);
 	refd_mpw_end(w);
 	refd_mpw_end(w);
-	return emitw(ctx, w);
+	return emit_at(ctx, s, A->d.invisible ? a : t, w);
 }
 
 static int
@@ -1676,6 +1776,8 @@ pass_through(refd_ctx *ctx, struct st *s, int a)
 	struct cr *A = &s->c[a];
 	refd_mpw *w;
 
+	if (!real_free(s, a, s->k.px[1], s->k.py[1]))
+		return ev_simple(ctx, "bumped", s, a, -1);
 	A->x = s->k.px[1];
 	A->y = s->k.py[1];
 	s->sq_moved += 2;
@@ -1689,7 +1791,7 @@ pass_through(refd_ctx *ctx, struct st *s, int a)
 	refd_mpw_end(w);
 	refd_mpw_kint(w, "squares", 2);
 	refd_mpw_end(w);
-	return emitw(ctx, w);
+	return emit_at(ctx, s, a, w);
 }
 
 /* Overrun step 2-4 (5.14): avoided, or blocked with Str checks. */
@@ -1752,6 +1854,16 @@ finish_act(refd_ctx *ctx, struct st *s)
 	switch (act) {
 	case C_ATTACK:
 	case C_FULL:
+		if (t < 0) {
+			int v;
+
+			if ((rc = roll(ctx, 20, "attack", &v)) != REFD_OK)
+				return rc;
+			if ((rc = ev_simple(ctx, "attack_square_empty", s, a,
+			    -1)) != REFD_OK)
+				return rc;
+			break;
+		}
 		w = (k->flags & A_OFF) ? A->d.w[1] : A->d.w[0];
 		if ((rc = attack(ctx, s, a, t, &w, k->flags, k->pen, 0, &r)) !=
 		    REFD_OK)
@@ -1780,7 +1892,7 @@ finish_act(refd_ctx *ctx, struct st *s)
 		break;
 	}
 	case C_CRAWL:
-		if (free_at(s, a, k->px[1], k->py[1])) {
+		if (real_free(s, a, k->px[1], k->py[1])) {
 			refd_mpw *ev = refd_mpw_create();
 
 			A->x = k->px[1];
@@ -1793,7 +1905,7 @@ finish_act(refd_ctx *ctx, struct st *s)
 			refd_mpw_int(ev, A->y);
 			refd_mpw_end(ev);
 			refd_mpw_end(ev);
-			if ((rc = emitw(ctx, ev)) != REFD_OK)
+			if ((rc = emit_at(ctx, s, a, ev)) != REFD_OK)
 				return rc;
 		}
 		break;
@@ -2291,6 +2403,11 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		    (s->full ? 2 : 1) * speed_of(A));
 	case C_STEP:
 		s->step5 = 1;
+		if (!real_free(s, a, c->x, c->y)) {
+			if ((rc = ev_simple(ctx, "bumped", s, a, -1)) != REFD_OK)
+				return rc;
+			return settle(ctx, s);
+		}
 		A->x = c->x;
 		A->y = c->y;
 		{
@@ -2304,7 +2421,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			refd_mpw_int(w, A->y);
 			refd_mpw_end(w);
 			refd_mpw_end(w);
-			if ((rc = emitw(ctx, w)) != REFD_OK)
+			if ((rc = emit_at(ctx, s, a, w)) != REFD_OK)
 				return rc;
 		}
 		return settle(ctx, s);
@@ -2323,6 +2440,12 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 	case C_FULL: {
 		const struct weapon *w = c->off ? &A->d.w[1] : &A->d.w[0];
 		int flags = 0, pen = 0, pp, po, prov = 0;
+
+		if (c->has_sq) {
+			int o = occupant(s, c->sqx, c->sqy, a);
+
+			t = o >= 0 && !s->c[o].dead ? o : -1;
+		}
 
 		twf(A, &pp, &po);
 		if (c->t == C_ATTACK) {
@@ -2352,9 +2475,32 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			flags |= A_LETHAL;
 		if (w->ranged)
 			prov = 1;
-		else if (w->unarmed && !(A->d.feats & F_IUS) &&
+		else if (w->unarmed && !(A->d.feats & F_IUS) && t >= 0 &&
 		    armed(&s->c[t]))
 			prov = 2;
+		if (t < 0 && !w->ranged) {
+			/* Nobody there: the blow meets air. */
+			int v;
+			refd_mpw *ev = refd_mpw_create();
+
+			if ((rc = roll(ctx, 20, "attack", &v)) != REFD_OK) {
+				refd_mpw_destroy(ev);
+				return rc;
+			}
+			refd_mpw_map(ev);
+			refd_mpw_kstr(ev, "type", "attack");
+			refd_mpw_kstr(ev, "attacker", A->d.name);
+			refd_mpw_karray(ev, "square");
+			refd_mpw_int(ev, c->sqx);
+			refd_mpw_int(ev, c->sqy);
+			refd_mpw_end(ev);
+			refd_mpw_kint(ev, "roll", v);
+			refd_mpw_kbool(ev, "hit", 0);
+			refd_mpw_end(ev);
+			if ((rc = emitw(ctx, ev)) != REFD_OK)
+				return rc;
+			return settle(ctx, s);
+		}
 		return begin_act(ctx, s, c->t, a, t, flags, pen, prov);
 	}
 	case C_TRIP: {
@@ -2644,6 +2790,12 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 		refd_mpw_int(w, c->y);
 		refd_mpw_end(w);
 	}
+	if (c->has_sq) {
+		refd_mpw_karray(w, "square");
+		refd_mpw_int(w, c->sqx);
+		refd_mpw_int(w, c->sqy);
+		refd_mpw_end(w);
+	}
 	if (c->defensive)
 		refd_mpw_kbool(w, "defensive", 1);
 	if (c->off)
@@ -2837,6 +2989,21 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			    x, y);
 			try_cmd(s, seat, w, &c, label);
 		}
+	for (t = 0; t < s->nc; t++)
+		if (!s->c[t].dead && s->c[t].side != A->side &&
+		    !perceives(s, a, t))
+			break;
+	if (t < s->nc && !A->d.w[0].ranged)	/* someone unseen */
+		for (y = A->y - 2; y <= A->y + 2; y++)
+			for (x = A->x - 2; x <= A->x + 2; x++) {
+				blank(&c, C_ATTACK);
+				c.has_sq = 1;
+				c.sqx = x;
+				c.sqy = y;
+				snprintf(label, sizeof(label),
+				    "Attack the square (%d,%d)", x, y);
+				try_cmd(s, seat, w, &c, label);
+			}
 	for (y = 0; y < s->h; y++)
 		for (x = 0; x < s->w; x++) {
 			if (g_dist(x - A->x, y - A->y) > 4 * speed_of(A))
@@ -2857,7 +3024,7 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			"Grapple", "Feint against", "Coup de grace on",
 			"Stabilize", "Ready an attack on", "Overrun" };
 
-		if (t == a || s->c[t].dead)
+		if (t == a || s->c[t].dead || !perceives(s, a, t))
 			continue;
 		for (i = 0; i < 12; i++) {
 			blank(&c, per[i]);

@@ -21,6 +21,7 @@ struct cmd {
 	int mode;		/* aid: 1 attack, 2 AC */
 	int item;		/* sunder: 0 weapon, 1 armor, 2 shield */
 	char spell[NAMEL];	/* cast: the spell's name */
+	int has_sq, sqx, sqy;	/* attack: a square instead of a target */
 	int si;			/* cast: its slot, set by the check */
 };
 

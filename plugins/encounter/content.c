@@ -283,6 +283,8 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 		{ "fast_movement", offsetof(struct cdef, fast) },
 		{ "flying", offsetof(struct cdef, fly) },
 		{ "incorporeal", offsetof(struct cdef, incorporeal) },
+		{ "invisible", offsetof(struct cdef, invisible) },
+		{ "see_invisible", offsetof(struct cdef, see_invis) },
 	};
 	size_t i;
 	int j;

@@ -110,6 +110,7 @@ struct cdef {
 	int32_t hp, init, fort, ref, will;
 	int32_t feats, legs, stable, humanoid, crit_immune, sneak, dwarf;
 	int32_t fast, fly, incorporeal;	/* +2 squares; movement modes */
+	int32_t invisible, see_invis;
 	int32_t bluff, sense, heal;
 	int32_t reach;		/* natural reach, -1: by size */
 	int32_t conceal;	/* miss chance against every attack, percent */

@@ -64,9 +64,9 @@ static const struct {
 	    "move action: move up to speed (cheapest path to \"to\", or the "
 	    "given path)" },
 	{ { { "to", "[x, y]" } }, "5-foot step to an adjacent square" },
-	{ { { "target", "creature name" }, { "defensive", "bool" },
-	    { "nonlethal", "bool" }, { "lethal", "bool" } },
-	    "standard action: one attack with the main weapon" },
+	{ { { "target", "creature name" }, { "square", "[x, y] instead" },
+	    { "defensive", "bool" }, { "nonlethal", "bool" } },
+	    "standard action: one attack with the main weapon (also: lethal)" },
 	{ { { "target", "creature name" }, { "off", "bool: off-hand" },
 	    { "defensive", "bool" } },
 	    "the next attack of a full attack (the first commits the turn)" },
@@ -579,6 +579,21 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			mask = (1 << s->nc) - 1;
 			s->round = 1;
 		}
+		for (i = 0; i < s->nc; i++)
+			if (s->c[i].d.invisible) {
+				uint8_t pos[2];
+				char zone[40];
+
+				pos[0] = (uint8_t)s->c[i].x;
+				pos[1] = (uint8_t)s->c[i].y;
+				snprintf(zone, sizeof(zone), "position.%s",
+				    s->c[i].d.name);
+				if ((rc = H->commit(ctx, zone, s->c[i].side,
+				    pos, 2)) != REFD_OK) {
+					H->free(ctx, s);
+					return rc;
+				}
+			}
 		if ((rc = roll_init(ctx, s, mask)) != REFD_OK ||
 		    (rc = build_order(ctx, s, mask)) != REFD_OK ||
 		    (rc = turn_begin(ctx, s, 0, 0)) != REFD_OK) {
@@ -683,7 +698,10 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_map(w);
 		refd_mpw_kstr(w, "name", c->d.name);
 		refd_mpw_kint(w, "side", c->side);
-		xy(w, "at", c->x, c->y);
+		if (seat_sees(s, seat, i))
+			xy(w, "at", c->x, c->y);
+		else
+			refd_mpw_kstr(w, "at", "somewhere");
 		refd_mpw_kstr(w, "size", size_name(c->d.size));
 		refd_mpw_kstr(w, "state", state_name(c));
 		refd_mpw_kstr(w, "weapon", c->d.w[0].name);

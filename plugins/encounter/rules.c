@@ -60,6 +60,31 @@ helpless(const struct cr *c)
 }
 
 /* Able and free to act: not stunned, dazed, cowering or paralysed. */
+/* v perceives c (5.2): c is visible, or v sees invisible things. */
+int
+perceives(const struct st *s, int v, int c)
+{
+	if (v < 0 || v == c || !s->c[c].d.invisible)
+		return 1;
+	return s->c[v].d.see_invis && !(s->c[v].cond & COND_BLINDED);
+}
+
+/* The seat (or the spectators) may be shown where c is (8.4). */
+int
+seat_sees(const struct st *s, int seat, int c)
+{
+	int v;
+
+	if (seat == REFD_SEAT_PUBLIC || !s->c[c].d.invisible ||
+	    s->c[c].side == seat)
+		return 1;
+	for (v = 0; v < s->nc; v++)
+		if (s->c[v].side == seat && able(&s->c[v]) &&
+		    perceives(s, v, c))
+			return 1;
+	return 0;
+}
+
 int
 save_pen(const struct cr *c)
 {
@@ -401,6 +426,8 @@ conceal_vs(const struct st *s, int a, int t, int melee)
 	struct fctx f;
 	int best = T->d.conceal, lv, x, y, n = space_n(T), i, j, m;
 
+	if (!perceives(s, a, t))
+		return 50;	/* total concealment (5.2) */
 	f.s = s;
 	f.a = a;
 	f.t = t;
@@ -477,6 +504,8 @@ loses_dex(const struct st *s, int d, int a)
 		return 1;
 	if (a >= 0 && s->c[a].feint_vs == d)
 		return 1;
+	if (a >= 0 && !perceives(s, d, a))
+		return 1;	/* an unseen attacker (5.2) */
 	if (D->grap && a != D->grap - 1)
 		return 1;
 	return 0;
@@ -575,6 +604,8 @@ atk_bonus(const struct st *s, int a, int d, const struct weapon *w,
 		b -= 4;
 	if ((A->cond & COND_HIGHER) && !(flags & A_RANGED))
 		b += 1;
+	if (!perceives(s, d, a) && !(s->c[d].cond & COND_BLINDED))
+		b += 2;	/* invisible attacker */
 	if (flags & A_NONLETHAL)
 		b -= 4;
 	if ((flags & A_LETHAL) && !(A->d.feats & F_IUS))
@@ -604,7 +635,7 @@ can_aoo(const struct st *s, int t, int m)
 	}
 	if (T->aoo_used >= limit)
 		return 0;
-	if (!threatens(s, t, m))
+	if (!threatens(s, t, m) || !perceives(s, t, m))
 		return 0;
 	if (cover_vs(s, t, m, 1))
 		return 0;

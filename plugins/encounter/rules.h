@@ -40,6 +40,8 @@ int able(const struct cr *c);
 int helpless(const struct cr *c);
 int acts(const struct cr *c);
 int save_pen(const struct cr *c);
+int perceives(const struct st *s, int v, int c);
+int seat_sees(const struct st *s, int seat, int c);
 int restricted(const struct st *s, const struct cr *c);
 int speed_of(const struct cr *c);
 int armed(const struct cr *c);
