@@ -1221,6 +1221,13 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 			c->fdef = c->tdef = c->charged = c->ran = 0;
 			c->aoo_used = 0;
 			c->ready_vs = -1;
+			if (c->temp > 0 && c->temp_rounds > 0 &&
+			    --c->temp_rounds == 0) {
+				c->temp = 0;	/* the pool expires (3.6) */
+				if ((rc = ev_simple(ctx, "temp_hp_expired", s,
+				    s->order[n], -1)) != REFD_OK)
+					return rc;
+			}
 			c->aid_mode = 0;
 			c->aid_ally = c->aid_enemy = -1;
 			w = refd_mpw_create();
@@ -1700,6 +1707,19 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 		    "damage", &v)) != REFD_OK)
 			return rc;
 		amt += v;
+	}
+	if (sp->effect == 2) {
+		if (amt > T->temp) {	/* pools do not stack: the best */
+			T->temp = amt;
+			T->temp_rounds = sp->rounds;
+		}
+		w = refd_mpw_create();
+		refd_mpw_map(w);
+		refd_mpw_kstr(w, "type", "temp_hp");
+		refd_mpw_kstr(w, "target", T->d.name);
+		refd_mpw_kint(w, "amount", amt);
+		refd_mpw_end(w);
+		return emitw(ctx, w);
 	}
 	if (sp->effect == 1) {
 		const char *before = state_name(T);

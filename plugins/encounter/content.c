@@ -522,7 +522,7 @@ parse_spell(refd_mpv v, const char *name, struct spell *sp, char *err,
     size_t elen)
 {
 	static const char *const times[] = { "standard", "full_round", "free" };
-	static const char *const effects[] = { "damage", "heal" };
+	static const char *const effects[] = { "damage", "heal", "temp_hp" };
 	static const char *const attacks[] = { "none", "ranged_touch",
 		"melee_touch" };
 	static const char *const saves[] = { "none", "fort", "ref", "will" };
@@ -556,6 +556,8 @@ parse_spell(refd_mpv v, const char *name, struct spell *sp, char *err,
 			bad = get_int(x, 0, 9, &sp->level);
 		else if (strcmp(k, "range") == 0)
 			bad = get_int(x, 0, 100, &sp->range);
+		else if (strcmp(k, "rounds") == 0)
+			bad = get_int(x, 0, 100, &sp->rounds);
 		else if (strcmp(k, "half") == 0)
 			bad = get_bool(x, &sp->half);
 		else if (strcmp(k, "nonlethal") == 0)

@@ -94,7 +94,8 @@ struct spell {
 	int32_t level;
 	int32_t time;		/* 0 standard, 1 full round, 2 free (quickened) */
 	int32_t range;		/* squares; 0: touch */
-	int32_t effect;		/* 0 damage, 1 heal */
+	int32_t effect;		/* 0 damage, 1 heal, 2 temporary HP */
+	int32_t rounds;		/* temporary HP: duration, 0 = the fight */
 	int32_t attack;		/* 0 none, 1 ranged touch, 2 melee touch */
 	int32_t save;		/* 0 none, 1 Fortitude, 2 Reflex, 3 Will */
 	int32_t half;		/* a save halves the damage (else negates) */
@@ -135,6 +136,7 @@ struct cr {
 	int32_t wmain, whp;	/* holds its main weapon; its hit points */
 	int32_t ready_vs;	/* readied attack on this creature, -1 */
 	int32_t cond;		/* COND_* bits (section 6) */
+	int32_t temp, temp_rounds;	/* temporary HP; rounds left, -1 */
 };
 
 /* A paused action (waiting for attacks of opportunity or a prompt). */

@@ -451,6 +451,17 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 					    "initiative must be -50..100");
 				c->init = (int32_t)v;
 				c->tb = 1;
+			} else if (strcmp(key, "temp_hp") == 0 ||
+			    strcmp(key, "temp_hp_rounds") == 0) {
+				if (refd_mpv_int(x, &v) != 0 || v < 0 ||
+				    v > 999)
+					return bad_setup(ctx, s, d, "setup: "
+					    "temp_hp and temp_hp_rounds must be "
+					    "0..999");
+				if (key[7] == '\0')
+					c->temp = (int32_t)v;
+				else
+					c->temp_rounds = (int32_t)v;
 			} else if (strcmp(key, "conditions") == 0) {
 				size_t q;
 				int z;
@@ -724,6 +735,7 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 			refd_mpw_kint(w, "hp", c->hp);
 			refd_mpw_kint(w, "max_hp", c->d.hp);
 			refd_mpw_kint(w, "nonlethal", c->nl);
+			refd_mpw_kint(w, "temp_hp", c->temp);
 			refd_mpw_kint(w, "initiative", c->init);
 			refd_mpw_kbool(w, "delaying", c->delaying);
 			if (c->ready_vs >= 0)

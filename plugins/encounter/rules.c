@@ -735,6 +735,12 @@ deal(refd_ctx *ctx, struct st *s, int d, int dmg, int nonlethal,
 	const char *before = state_name(D);
 	int rc, r;
 
+	if (D->temp > 0) {
+		int use = dmg < D->temp ? dmg : D->temp;	/* 3.6 */
+
+		D->temp -= use;
+		dmg -= use;
+	}
 	if (nonlethal) {
 		D->nl += dmg;
 	} else {
