@@ -18,7 +18,7 @@ const char *const cmd_name[C_NCMD] = {
 	"bull_rush", "disarm", "sunder", "grapple", "grapple_damage",
 	"escape", "feint", "aid", "coup_de_grace", "stabilize", "end_turn",
 	"aoo", "counter", "follow", "act", "wait", "ready", "fire", "crawl",
-	"minimum_move", "cast", "overrun", "avoid"
+	"minimum_move", "cast", "overrun", "avoid", "cleave"
 };
 
 static int
@@ -506,6 +506,20 @@ prompt_seat(const struct st *s)
 	return s->c[s->q[s->qi]].side;
 }
 
+/* a may cleave into t: a standing enemy it sees and reaches (2.9). */
+static int
+cleave_ok(const struct st *s, int a, int t)
+{
+	const struct cr *A = &s->c[a], *T = &s->c[t];
+	struct weapon w;
+
+	if (t == a || T->dead || T->side == A->side || helpless(T) ||
+	    !perceives(s, a, t))
+		return 0;
+	melee_weapon(A, &w);
+	return reaches(s, A, &w, T);
+}
+
 int
 cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 {
@@ -517,7 +531,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		return rej(y, REFD_EFINISHED, "R001-81", "the fight is over");
 	if (s->pk != PK_NONE) {
 		static const int want[] = { 0, C_AOO, C_COUNTER, C_FOLLOW,
-			C_ACT, C_FIRE, C_AVOID };
+			C_ACT, C_FIRE, C_AVOID, C_CLEAVE };
 
 		if (seat != prompt_seat(s))
 			return rej(y, REFD_ENOTYOURTURN, "R001-70",
@@ -529,11 +543,17 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			    "answer the pending prompt with \"%s\"",
 			    s->pk == PK_DELAY ? "act\" or \"wait" :
 			    cmd_name[want[s->pk]]);
+		if (s->pk == PK_CLEAVE && c->target >= 0 &&
+		    !cleave_ok(s, s->q[0], c->target))
+			return rej(y, REFD_ENOTARGET, "R001-24",
+			    "%s cannot cleave into %s: not a standing enemy it "
+			    "can see within reach", nm(s, s->q[0]),
+			    nm(s, c->target));
 		return REFD_OK;
 	}
 	if (c->t == C_AOO || c->t == C_COUNTER || c->t == C_FOLLOW ||
 	    c->t == C_ACT || c->t == C_WAIT || c->t == C_FIRE ||
-	    c->t == C_AVOID)
+	    c->t == C_AVOID || c->t == C_CLEAVE)
 		return rej(y, REFD_EPHASE, "R001-70",
 		    "there is no prompt to answer");
 	a = active(s);
@@ -1210,7 +1230,7 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 			s->std = s->mv = s->full = s->moved = s->step5 = 0;
 			s->diag = s->sq_moved = s->fa = s->fa_main = 0;
 			s->fa_off = s->fa_conv = s->attacks = s->std_dis = 0;
-			s->cast = s->qcast = s->overrun = 0;
+			s->cast = s->qcast = s->overrun = s->cleaved = 0;
 			s->aoo_taken = 0;
 			c->delaying = 0;
 			if (c->dead || (s->surprise && !c->aware)) {
@@ -1789,6 +1809,28 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 	return REFD_OK;
 }
 
+/* After a foe drops: offer Cleave's extra attack when possible. */
+static int
+cleave_offer(struct st *s, int a)
+{
+	const struct cr *A = &s->c[a];
+	int i;
+
+	if (!(A->d.feats & (F_CLEAVE | F_GCLEAVE)) || !able(A) ||
+	    (s->cleaved && !(A->d.feats & F_GCLEAVE)) || active(s) != a)
+		return 0;
+	for (i = 0; i < s->nc; i++)
+		if (cleave_ok(s, a, i))
+			break;
+	if (i == s->nc)
+		return 0;
+	s->pk = PK_CLEAVE;
+	s->q[0] = a;
+	s->nq = 1;
+	s->qi = 0;
+	return 1;
+}
+
 /* The overrunner passes to the square beyond the defender. */
 static int
 pass_through(refd_ctx *ctx, struct st *s, int a)
@@ -1885,9 +1927,16 @@ finish_act(refd_ctx *ctx, struct st *s)
 			break;
 		}
 		w = (k->flags & A_OFF) ? A->d.w[1] : A->d.w[0];
-		if ((rc = attack(ctx, s, a, t, &w, k->flags, k->pen, 0, &r)) !=
-		    REFD_OK)
-			return rc;
+		{
+			int up = T->hp >= 0 && !T->dead;
+
+			if ((rc = attack(ctx, s, a, t, &w, k->flags, k->pen, 0,
+			    &r)) != REFD_OK)
+				return rc;
+			if (up && (T->hp < 0 || T->dead) && !w.ranged &&
+			    cleave_offer(s, a))
+				return REFD_OK;
+		}
 		break;
 	case C_OVERRUN:
 		if (!able(T) || (A->d.feats & F_IOVR)) {
@@ -2300,6 +2349,26 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		case PK_AVOID:
 			s->pk = PK_NONE;
 			return overrun_block(ctx, s, c->take);
+		case PK_CLEAVE: {
+			struct weapon w;
+			struct atk r;
+			int t2 = c->target, up;
+
+			s->pk = PK_NONE;
+			if (t2 < 0)
+				return settle(ctx, s);
+			s->cleaved = 1;
+			melee_weapon(&s->c[who], &w);
+			up = s->c[t2].hp >= 0;
+			if ((rc = ev_simple(ctx, "cleave", s, who, t2)) !=
+			    REFD_OK || (rc = attack(ctx, s, who, t2, &w,
+			    s->k.flags & ~A_OFF, s->k.pen, 0, &r)) != REFD_OK)
+				return rc;
+			if (up && (s->c[t2].hp < 0 || s->c[t2].dead) &&
+			    cleave_offer(s, who))
+				return REFD_OK;
+			return settle(ctx, s);
+		}
 		case PK_READY: {
 			struct weapon w;
 			struct atk r;
@@ -2933,6 +3002,17 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			put_cmd(s, w, &c, "Follow the pushed creature");
 			c.take = 0;
 			put_cmd(s, w, &c, "Stay in place (push 1 square)");
+			break;
+		case PK_CLEAVE:
+			blank(&c, C_CLEAVE);
+			put_cmd(s, w, &c, "No Cleave attack");
+			for (t = 0; t < s->nc; t++)
+				if (cleave_ok(s, s->q[0], t)) {
+					c.target = t;
+					snprintf(label, sizeof(label),
+					    "Cleave into %s", nm(s, t));
+					put_cmd(s, w, &c, label);
+				}
 			break;
 		case PK_AVOID:
 			blank(&c, C_AVOID);

@@ -36,9 +36,11 @@ enum {
 	F_TWF = 1 << 8,
 	F_RUN = 1 << 9,
 	F_UD = 1 << 10,		/* uncanny dodge */
-	F_IOVR = 1 << 11	/* Improved Overrun */
+	F_IOVR = 1 << 11,	/* Improved Overrun */
+	F_CLEAVE = 1 << 12,
+	F_GCLEAVE = 1 << 13	/* Great Cleave */
 };
-#define NFEATS 12
+#define NFEATS 14
 
 /* Conditions (section 6), set by the setup for the whole fight. */
 enum {
@@ -154,7 +156,7 @@ struct cont {
 
 /* Prompts. */
 enum { PK_NONE, PK_AOO, PK_COUNTER, PK_FOLLOW, PK_DELAY, PK_READY,
-	PK_AVOID };
+	PK_AVOID, PK_CLEAVE };
 
 struct st {
 	uint32_t magic, size;
@@ -169,6 +171,7 @@ struct st {
 	/* The active creature's turn. */
 	int32_t std, mv, full, moved, step5, diag, sq_moved;
 	int32_t fa, fa_main, fa_off, fa_conv, attacks, cast, qcast, overrun;
+	int32_t cleaved;
 	int32_t std_dis;	/* a standard action done while disabled */
 	/* Prompt and paused action. */
 	int32_t pk, q[MAXC], nq, qi, dnext;

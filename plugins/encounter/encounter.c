@@ -118,6 +118,8 @@ static const struct {
 	    "beyond (a move and a standard action)" },
 	{ { { "take", "bool" } },
 	    "prompt: avoid the overrun (true) or block it (false)" },
+	{ { { "target", "creature name, or none to decline" } },
+	    "prompt: Cleave, one more melee attack after dropping a foe" },
 };
 
 static int
@@ -663,7 +665,7 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 	refd_mpw *w = refd_mpw_create();
 	int i, x, y;
 	static const char *const pkn[] = { "none", "aoo", "counter", "follow",
-		"delay", "ready", "avoid" };
+		"delay", "ready", "avoid", "cleave" };
 
 	refd_mpw_map(w);
 	refd_mpw_kint(w, "round", s->round);
@@ -801,7 +803,7 @@ sane(const struct st *s)
 	if (s->magic != ENC_MAGIC || s->size != sizeof(*s) || s->nc < 2 ||
 	    s->nc > MAXC || s->norder < 1 || s->norder > s->nc ||
 	    s->cur < 0 || s->cur >= s->norder || s->w < 2 || s->w > MAXM ||
-	    s->h < 2 || s->h > MAXM || s->pk < PK_NONE || s->pk > PK_AVOID ||
+	    s->h < 2 || s->h > MAXM || s->pk < PK_NONE || s->pk > PK_CLEAVE ||
 	    s->nq < 0 || s->nq > MAXC || s->qi < 0 ||
 	    (s->pk != PK_NONE && s->qi >= s->nq) || s->k.n < 0 ||
 	    s->k.n > MAXPATH || s->k.who < 0 || s->k.who >= s->nc ||
