@@ -133,6 +133,7 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 	c->lethal = refd_mpv_get_bool(r, "lethal", 0);
 	c->off = refd_mpv_get_bool(r, "off", 0);
 	c->take = refd_mpv_get_bool(r, "take", 0);
+	c->full = refd_mpv_get_bool(r, "full", 0);
 	t = refd_mpv_get_str(r, "kind", "attack");
 	if (strcmp(t, "attack") == 0)
 		c->kind = C_ATTACK;
@@ -807,6 +808,21 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 				return rej(y, REFD_ERESOURCE, "R001-53",
 				    "a feint with Improved Feint takes a move "
 				    "action");
+		} else if (c->full) {
+			/* Trip, disarm, sunder and grapple replace an attack
+			 * of a full attack (5.7, 5.8, 5.9, 5.13). */
+			if (c->t != C_TRIP && c->t != C_DISARM &&
+			    c->t != C_SUNDER && c->t != C_GRAPPLE)
+				return rej(y, REFD_EILLEGAL, "R001-24",
+				    "only trip, disarm, sunder and grapple "
+				    "replace an attack of a full attack");
+			if (!s->fa && !can_full(s, A))
+				return rej(y, REFD_ERESOURCE, "R001-24",
+				    "a full attack takes the whole turn");
+			if (s->fa && s->fa_main >= nmain(A))
+				return rej(y, REFD_ERESOURCE, "R001-24",
+				    "%s has no main-hand attack left",
+				    A->d.name);
 		} else if (!can_std(s, A)) {
 			return rej(y, REFD_ERESOURCE, "R001-04",
 			    "%s has no standard action left this turn",
@@ -1988,8 +2004,8 @@ finish_act(refd_ctx *ctx, struct st *s)
 
 		if (!w.trip)
 			unarmed_weapon(&w, A->d.size);
-		if ((rc = attack(ctx, s, a, t, &w, A_TOUCH | A_NODMG, 0, 0,
-		    &r)) != REFD_OK)
+		if ((rc = attack(ctx, s, a, t, &w, A_TOUCH | A_NODMG, k->pen,
+		    0, &r)) != REFD_OK)
 			return rc;
 		if (!r.hit)
 			break;
@@ -2046,7 +2062,7 @@ finish_act(refd_ctx *ctx, struct st *s)
 	}
 	case C_DISARM:
 	case C_SUNDER: {
-		int ma = disarm_mod(s, a, t), md = disarm_mod(s, t, a);
+		int ma = disarm_mod(s, a, t) - k->pen, md = disarm_mod(s, t, a);
 
 		if (act == C_DISARM && k->hurt > 0) {
 			if ((rc = ev_simple(ctx, "disarm_fails", s, a, t)) !=
@@ -2125,8 +2141,8 @@ finish_act(refd_ctx *ctx, struct st *s)
 			break;
 		}
 		unarmed_weapon(&w, A->d.size);
-		if ((rc = attack(ctx, s, a, t, &w, A_TOUCH | A_NODMG, 0, 0,
-		    &r)) != REFD_OK)
+		if ((rc = attack(ctx, s, a, t, &w, A_TOUCH | A_NODMG, k->pen,
+		    0, &r)) != REFD_OK)
 			return rc;
 		if (!r.hit)
 			break;
@@ -2208,6 +2224,27 @@ use_std(struct st *s, const struct cr *A)
 	s->std = 1;
 	if (A->hp == 0)
 		s->std_dis = 1;
+}
+
+/* Spend a maneuver's action; returns its attack penalty (iterative). */
+static int
+maneuver_budget(struct st *s, const struct cr *A, const struct cmd *c)
+{
+	int pp, po, pen;
+
+	s->attacks++;
+	if (!c->full) {
+		use_std(s, A);
+		return 0;
+	}
+	twf(A, &pp, &po);
+	if (!s->fa) {
+		s->fa = 1;
+		s->full = 1;
+	}
+	pen = 5 * s->fa_main + pp;
+	s->fa_main++;
+	return pen;
 }
 
 static int
@@ -2596,10 +2633,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		struct weapon w;
 
 		melee_weapon(A, &w);
-		use_std(s, A);
-		s->attacks++;
-		return begin_act(ctx, s, C_TRIP, a, t, 0, 0,
-		    (w.trip || (A->d.feats & F_ITRIP)) ? 0 : 2);
+		return begin_act(ctx, s, C_TRIP, a, t, 0, maneuver_budget(s, A,
+		    c), (w.trip || (A->d.feats & F_ITRIP)) ? 0 : 2);
 	}
 	case C_BULL:
 		use_std(s, A);
@@ -2613,20 +2648,14 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			return REFD_OK;
 		return finish_act(ctx, s);
 	case C_DISARM:
-		use_std(s, A);
-		s->attacks++;
-		return begin_act(ctx, s, C_DISARM, a, t, 0, 0,
-		    (A->d.feats & F_IDIS) ? 0 : 2);
+		return begin_act(ctx, s, C_DISARM, a, t, 0, maneuver_budget(s,
+		    A, c), (A->d.feats & F_IDIS) ? 0 : 2);
 	case C_SUNDER:
-		use_std(s, A);
-		s->attacks++;
-		return begin_act(ctx, s, C_SUNDER, a, t, 0, 0,
-		    (A->d.feats & F_ISUN) ? 0 : 2);
+		return begin_act(ctx, s, C_SUNDER, a, t, 0, maneuver_budget(s,
+		    A, c), (A->d.feats & F_ISUN) ? 0 : 2);
 	case C_GRAPPLE:
-		use_std(s, A);
-		s->attacks++;
-		return begin_act(ctx, s, C_GRAPPLE, a, t, 0, 0,
-		    (A->d.feats & F_IUS) ? 0 : 2);
+		return begin_act(ctx, s, C_GRAPPLE, a, t, 0, maneuver_budget(s,
+		    A, c), (A->d.feats & F_IUS) ? 0 : 2);
 	case C_CDG:
 		s->full = 1;
 		s->attacks++;
@@ -2889,6 +2918,8 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 		refd_mpw_kbool(w, "defensive", 1);
 	if (c->off)
 		refd_mpw_kbool(w, "off", 1);
+	if (c->full)
+		refd_mpw_kbool(w, "full", 1);
 	if (c->t == C_AOO || c->t == C_COUNTER || c->t == C_FOLLOW ||
 	    c->t == C_FIRE || c->t == C_AVOID)
 		refd_mpw_kbool(w, "take", c->take);
@@ -3135,6 +3166,14 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 				c.defensive = 1;
 				snprintf(label, sizeof(label),
 				    "%s %s, fighting defensively", verb[i],
+				    nm(s, t));
+				try_cmd(s, seat, w, &c, label);
+			}
+			if (per[i] == C_TRIP || per[i] == C_DISARM ||
+			    per[i] == C_SUNDER || per[i] == C_GRAPPLE) {
+				c.full = 1;
+				snprintf(label, sizeof(label),
+				    "%s %s as part of a full attack", verb[i],
 				    nm(s, t));
 				try_cmd(s, seat, w, &c, label);
 			}
