@@ -18,7 +18,7 @@ const char *const cmd_name[C_NCMD] = {
 	"bull_rush", "disarm", "sunder", "grapple", "grapple_damage",
 	"escape", "feint", "aid", "coup_de_grace", "stabilize", "end_turn",
 	"aoo", "counter", "follow", "act", "wait", "ready", "fire", "crawl",
-	"minimum_move", "cast", "overrun", "avoid"
+	"minimum_move", "cast", "overrun", "avoid", "cleave"
 };
 
 static int
@@ -112,6 +112,11 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 		c->has_to = 1;
 		bad |= getxy(v, &c->x, &c->y);
 	}
+	v = refd_mpv_get(r, "square");
+	if (refd_mpv_ok(v)) {
+		c->has_sq = 1;
+		bad |= getxy(v, &c->sqx, &c->sqy);
+	}
 	v = refd_mpv_get(r, "path");
 	if (refd_mpv_ok(v)) {
 		if (refd_mpv_type(v) != REFD_MP_ARRAY ||
@@ -128,6 +133,7 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 	c->lethal = refd_mpv_get_bool(r, "lethal", 0);
 	c->off = refd_mpv_get_bool(r, "off", 0);
 	c->take = refd_mpv_get_bool(r, "take", 0);
+	c->full = refd_mpv_get_bool(r, "full", 0);
 	t = refd_mpv_get_str(r, "kind", "attack");
 	if (strcmp(t, "attack") == 0)
 		c->kind = C_ATTACK;
@@ -166,6 +172,8 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 static int
 can_std(const struct st *s, const struct cr *c)
 {
+	if (c->cond & COND_NAUSEATED)
+		return 0;	/* 6.2: a single move action */
 	return !s->full && !s->std && !s->fa && s->mv <= 1 &&
 	    !(restricted(s, c) && s->mv);
 }
@@ -242,6 +250,10 @@ target_ok(const struct st *s, int a, int t, const struct weapon *w,
 	if (T->dead)
 		return rej(y, REFD_ENOTARGET, "R001-29", "%s is dead",
 		    T->d.name);
+	if (!perceives(s, a, t))
+		return rej(y, REFD_ENOTARGET, "R001-39",
+		    "%s cannot see %s: attack a square instead", A->d.name,
+		    T->d.name);
 	if (!has_loe(s, a, t))
 		return rej(y, REFD_ENOTARGET, "R001-37",
 		    "%s has total cover from %s: no line of effect",
@@ -269,6 +281,43 @@ target_ok(const struct st *s, int a, int t, const struct weapon *w,
 		    "%s is out of %s's reach (distance %d)", T->d.name,
 		    A->d.name, d);
 	}
+	return REFD_OK;
+}
+
+/* An attack on a square, against what the attacker cannot see (5.2). */
+static int
+square_ok(const struct st *s, int a, const struct cmd *c,
+    const struct weapon *w, struct why *y)
+{
+	const struct cr *A = &s->c[a];
+	struct cr sq;
+	int i, d;
+
+	if (c->target >= 0)
+		return rej(y, REFD_EBADCMD, "R001-39",
+		    "give a \"target\" or a \"square\", not both");
+	if (c->sqx < 0 || c->sqy < 0 || c->sqx >= s->w || c->sqy >= s->h)
+		return rej(y, REFD_ERANGE, "R001-39", "(%d,%d) is off the map",
+		    c->sqx, c->sqy);
+	for (i = 0; i < s->nc; i++)
+		if (!s->c[i].dead && perceives(s, a, i) &&
+		    occupant(s, c->sqx, c->sqy, -1) == i)
+			return rej(y, REFD_ENOTARGET, "R001-39",
+			    "%s is in that square: attack it by name",
+			    s->c[i].d.name);
+	memset(&sq, 0, sizeof(sq));
+	sq.x = c->sqx;
+	sq.y = c->sqy;
+	d = g_space_dist(A->x, A->y, space_n(A), sq.x, sq.y, 1);
+	if (w->ranged) {
+		if (d > w->incr * (w->ranged == 1 ? 5 : 10) || d == 0)
+			return rej(y, REFD_ERANGE, "R001-23",
+			    "(%d,%d) is out of range", sq.x, sq.y);
+		return REFD_OK;
+	}
+	if (!reaches(s, A, w, &sq))
+		return rej(y, REFD_ERANGE, "R001-11",
+		    "(%d,%d) is out of %s's reach", sq.x, sq.y, A->d.name);
 	return REFD_OK;
 }
 
@@ -458,6 +507,20 @@ prompt_seat(const struct st *s)
 	return s->c[s->q[s->qi]].side;
 }
 
+/* a may cleave into t: a standing enemy it sees and reaches (2.9). */
+static int
+cleave_ok(const struct st *s, int a, int t)
+{
+	const struct cr *A = &s->c[a], *T = &s->c[t];
+	struct weapon w;
+
+	if (t == a || T->dead || T->side == A->side || helpless(T) ||
+	    !perceives(s, a, t))
+		return 0;
+	melee_weapon(A, &w);
+	return reaches(s, A, &w, T);
+}
+
 int
 cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 {
@@ -469,7 +532,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		return rej(y, REFD_EFINISHED, "R001-81", "the fight is over");
 	if (s->pk != PK_NONE) {
 		static const int want[] = { 0, C_AOO, C_COUNTER, C_FOLLOW,
-			C_ACT, C_FIRE, C_AVOID };
+			C_ACT, C_FIRE, C_AVOID, C_CLEAVE };
 
 		if (seat != prompt_seat(s))
 			return rej(y, REFD_ENOTYOURTURN, "R001-70",
@@ -481,11 +544,17 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			    "answer the pending prompt with \"%s\"",
 			    s->pk == PK_DELAY ? "act\" or \"wait" :
 			    cmd_name[want[s->pk]]);
+		if (s->pk == PK_CLEAVE && c->target >= 0 &&
+		    !cleave_ok(s, s->q[0], c->target))
+			return rej(y, REFD_ENOTARGET, "R001-24",
+			    "%s cannot cleave into %s: not a standing enemy it "
+			    "can see within reach", nm(s, s->q[0]),
+			    nm(s, c->target));
 		return REFD_OK;
 	}
 	if (c->t == C_AOO || c->t == C_COUNTER || c->t == C_FOLLOW ||
 	    c->t == C_ACT || c->t == C_WAIT || c->t == C_FIRE ||
-	    c->t == C_AVOID)
+	    c->t == C_AVOID || c->t == C_CLEAVE)
 		return rej(y, REFD_EPHASE, "R001-70",
 		    "there is no prompt to answer");
 	a = active(s);
@@ -511,6 +580,9 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 	case C_WITHDRAW:
 		if ((rc = movement_ok(s, A, y)) != REFD_OK)
 			return rc;
+		if (A->cond & COND_BLINDED)
+			return rej(y, REFD_EILLEGAL, "R001-44",
+			    "%s is blinded and cannot withdraw", A->d.name);
 		if (s->moved)
 			return rej(y, REFD_EILLEGAL, "R001-44",
 			    "%s has already moved this turn", A->d.name);
@@ -553,6 +625,11 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 	case C_RUN:
 		if ((rc = movement_ok(s, A, y)) != REFD_OK)
 			return rc;
+		if (A->cond & (COND_BLINDED | COND_ENTANGLED | COND_FATIGUED |
+		    COND_EXHAUSTED))
+			return rej(y, REFD_EILLEGAL, "R001-43",
+			    "%s cannot run (blinded, entangled, fatigued or "
+			    "exhausted)", A->d.name);
 		if (s->moved || !can_full(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-43",
 			    "running takes the whole turn");
@@ -587,6 +664,11 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 	case C_CHARGE:
 		if ((rc = movement_ok(s, A, y)) != REFD_OK)
 			return rc;
+		if (A->cond & (COND_BLINDED | COND_ENTANGLED | COND_FATIGUED |
+		    COND_EXHAUSTED))
+			return rej(y, REFD_EILLEGAL, "R001-42",
+			    "%s cannot charge (blinded, entangled, fatigued or "
+			    "exhausted)", A->d.name);
 		if (s->moved)
 			return rej(y, REFD_EILLEGAL, "R001-42",
 			    "%s has already moved this turn", A->d.name);
@@ -596,7 +678,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		if (t < 0 || t == a || T->dead)
 			return rej(y, REFD_ENOTARGET, "R001-42",
 			    "charge a living creature other than yourself");
-		if (!has_loe(s, a, t))
+		if (!has_loe(s, a, t) || !perceives(s, a, t))
 			return rej(y, REFD_ENOTARGET, "R001-42",
 			    "%s cannot see %s", A->d.name, T->d.name);
 		if (c->kind == C_BULL &&
@@ -703,6 +785,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		if (c->lethal && !aw->nonlethal)
 			return rej(y, REFD_EILLEGAL, "R001-32",
 			    "the %s already deals lethal damage", aw->name);
+		if (c->has_sq)
+			return square_ok(s, a, c, aw, y);
 		return target_ok(s, a, t, aw, y);
 	}
 	case C_TRIP:
@@ -724,6 +808,21 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 				return rej(y, REFD_ERESOURCE, "R001-53",
 				    "a feint with Improved Feint takes a move "
 				    "action");
+		} else if (c->full) {
+			/* Trip, disarm, sunder and grapple replace an attack
+			 * of a full attack (5.7, 5.8, 5.9, 5.13). */
+			if (c->t != C_TRIP && c->t != C_DISARM &&
+			    c->t != C_SUNDER && c->t != C_GRAPPLE)
+				return rej(y, REFD_EILLEGAL, "R001-24",
+				    "only trip, disarm, sunder and grapple "
+				    "replace an attack of a full attack");
+			if (!s->fa && !can_full(s, A))
+				return rej(y, REFD_ERESOURCE, "R001-24",
+				    "a full attack takes the whole turn");
+			if (s->fa && s->fa_main >= nmain(A))
+				return rej(y, REFD_ERESOURCE, "R001-24",
+				    "%s has no main-hand attack left",
+				    A->d.name);
 		} else if (!can_std(s, A)) {
 			return rej(y, REFD_ERESOURCE, "R001-04",
 			    "%s has no standard action left this turn",
@@ -859,6 +958,9 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		if (t < 0 || T->dead)
 			return rej(y, REFD_ENOTARGET, "R001-61",
 			    "name a living \"target\"");
+		if (!perceives(s, a, t))
+			return rej(y, REFD_ENOTARGET, "R001-39",
+			    "%s cannot see %s", A->d.name, T->d.name);
 		if (sp->effect == 0 && t == a)
 			return rej(y, REFD_ENOTARGET, "R001-61",
 			    "%s would not harm itself", A->d.name);
@@ -890,9 +992,10 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_ERESOURCE, "R001-57",
 			    "an overrun needs a move action and a standard "
 			    "action");
-		if (t < 0 || t == a || T->dead || T->side == A->side)
+		if (t < 0 || t == a || T->dead || T->side == A->side ||
+		    !perceives(s, a, t))
 			return rej(y, REFD_ENOTARGET, "R001-57",
-			    "overrun an enemy");
+			    "overrun an enemy you can see");
 		if (space_n(A) != 1 || space_n(T) != 1)
 			return rej(y, REFD_EILLEGAL, "R001-57",
 			    "overrun is only supported between 1-square "
@@ -928,9 +1031,10 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		if (A->grap)
 			return rej(y, REFD_EILLEGAL, "R001-56",
 			    "%s is grappling", A->d.name);
-		if (t < 0 || t == a || T->dead || T->side == A->side)
+		if (t < 0 || t == a || T->dead || T->side == A->side ||
+		    !perceives(s, a, t))
 			return rej(y, REFD_ENOTARGET, "R001-45",
-			    "ready an attack against an enemy");
+			    "ready an attack against an enemy you can see");
 		if (!armed(A))
 			return rej(y, REFD_EILLEGAL, "R001-45",
 			    "%s has no melee weapon to ready", A->d.name);
@@ -1014,6 +1118,40 @@ ev_simple(refd_ctx *ctx, const char *type, const struct st *s, int who,
 		refd_mpw_kstr(w, "target", nm(s, target));
 	refd_mpw_end(w);
 	return emitw(ctx, w);
+}
+
+/*
+ * An event that shows where creature `who` is: public for a visible
+ * creature; for an invisible one, only to the seats that perceive it,
+ * with a public "unseen" notice, and its position committed (8.4).
+ */
+static int
+emit_at(refd_ctx *ctx, const struct st *s, int who, refd_mpw *w)
+{
+	int seat, rc = REFD_OK;
+	const struct cr *c = &s->c[who];
+	uint8_t pos[2];
+	char zone[40];
+
+	if (!c->d.invisible)
+		return emitw(ctx, w);
+	if (w == NULL || refd_mpw_error(w)) {
+		refd_mpw_destroy(w);
+		return REFD_ENOMEM;
+	}
+	for (seat = 0; seat < s->nseats && rc == REFD_OK; seat++)
+		if (seat_sees(s, seat, who))
+			rc = enc_host->emit(ctx, seat, refd_mpw_data(w),
+			    refd_mpw_len(w));
+	refd_mpw_destroy(w);
+	if (rc != REFD_OK)
+		return rc;
+	pos[0] = (uint8_t)c->x;
+	pos[1] = (uint8_t)c->y;
+	snprintf(zone, sizeof(zone), "position.%s", c->d.name);
+	if ((rc = enc_host->commit(ctx, zone, c->side, pos, 2)) != REFD_OK)
+		return rc;
+	return ev_simple(ctx, "unseen", s, who, -1);
 }
 
 static int
@@ -1108,7 +1246,7 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 			s->std = s->mv = s->full = s->moved = s->step5 = 0;
 			s->diag = s->sq_moved = s->fa = s->fa_main = 0;
 			s->fa_off = s->fa_conv = s->attacks = s->std_dis = 0;
-			s->cast = s->qcast = s->overrun = 0;
+			s->cast = s->qcast = s->overrun = s->cleaved = 0;
 			s->aoo_taken = 0;
 			c->delaying = 0;
 			if (c->dead || (s->surprise && !c->aware)) {
@@ -1119,6 +1257,13 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 			c->fdef = c->tdef = c->charged = c->ran = 0;
 			c->aoo_used = 0;
 			c->ready_vs = -1;
+			if (c->temp > 0 && c->temp_rounds > 0 &&
+			    --c->temp_rounds == 0) {
+				c->temp = 0;	/* the pool expires (3.6) */
+				if ((rc = ev_simple(ctx, "temp_hp_expired", s,
+				    s->order[n], -1)) != REFD_OK)
+					return rc;
+			}
 			c->aid_mode = 0;
 			c->aid_ally = c->aid_enemy = -1;
 			w = refd_mpw_create();
@@ -1150,7 +1295,7 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 					return rc;
 				check_over(s);
 			}
-			if (!able(c)) {
+			if (!acts(c)) {
 				n++;
 				continue;
 			}
@@ -1196,7 +1341,7 @@ settle(refd_ctx *ctx, struct st *s)
 	check_over(s);
 	if (s->over)
 		return ev_over(ctx, s, "one side left");
-	if (!able(A))
+	if (!acts(A))
 		return turn_end(ctx, s);
 	return REFD_OK;
 }
@@ -1319,10 +1464,22 @@ run_move(refd_ctx *ctx, struct st *s)
 		}
 		if (!able(A) || A->prone || k->pi >= k->n - 1)
 			break;
+		if (unseen_block(s, a, k->px[k->pi + 1], k->py[k->pi + 1])) {
+			/* It runs into a creature it did not see. */
+			if ((rc = ev_simple(ctx, "bumped", s, a, -1)) !=
+			    REFD_OK)
+				return rc;
+			break;
+		}
 		if (!k->checked) {
+			int skip = s->aoo_taken, i;
+
 			k->checked = 1;
-			if (!(k->mode == MV_WITHDRAW && k->pi == 0) &&
-			    aoo_queue(s, a, -1, s->aoo_taken) > 0)
+			if (k->mode == MV_WITHDRAW && k->pi == 0)
+				for (i = 0; i < s->nc; i++)
+					if (perceives(s, a, i))
+						skip |= 1 << i;	/* 4.7 */
+			if (aoo_queue(s, a, -1, skip) > 0)
 				return REFD_OK;
 		}
 		if (!able(A) || A->prone)
@@ -1333,14 +1490,15 @@ run_move(refd_ctx *ctx, struct st *s)
 		k->checked = 0;
 		k->rdone = 0;
 		s->sq_moved++;
-		if (free_at(s, a, A->x, A->y))
+		if (real_free(s, a, A->x, A->y))
 			k->lastok = k->pi;
 	}
-	if (!free_at(s, a, A->x, A->y)) {
+	if (!real_free(s, a, A->x, A->y)) {
 		A->x = k->px[k->lastok];
 		A->y = k->py[k->lastok];
 	}
-	arrived = k->pi == k->n - 1 && able(A) && !A->prone;
+	arrived = k->pi == k->n - 1 && able(A) && !A->prone &&
+	    A->x == k->px[k->n - 1] && A->y == k->py[k->n - 1];
 	k->kind = K_NONE;
 	w = refd_mpw_create();
 	refd_mpw_map(w);
@@ -1354,7 +1512,7 @@ run_move(refd_ctx *ctx, struct st *s)
 	if (!arrived)
 		refd_mpw_kbool(w, "stopped", 1);
 	refd_mpw_end(w);
-	if ((rc = emitw(ctx, w)) != REFD_OK)
+	if ((rc = emit_at(ctx, s, a, w)) != REFD_OK)
 		return rc;
 	if (k->mode == MV_CHARGE && arrived && !s->c[k->target].dead) {
 		/* The charge's one attack (5.3). */
@@ -1459,14 +1617,14 @@ push(refd_ctx *ctx, struct st *s, int a, int t, int pushes, int follow)
 		int np;
 
 		if (step_cost(s, t, T->x, T->y, T->x + dx, T->y + dy, 0, &np,
-		    1) < 0 || !free_at(s, t, T->x + dx, T->y + dy))
+		    1) < 0 || !real_free(s, t, T->x + dx, T->y + dy))
 			break;
 		ox = T->x;
 		oy = T->y;
 		T->x += dx;
 		T->y += dy;
 		n++;
-		if (follow && free_at(s, a, ox, oy)) {
+		if (follow && real_free(s, a, ox, oy)) {
 			A->x = ox;
 			A->y = oy;
 			s->sq_moved++;
@@ -1490,7 +1648,7 @@ push(refd_ctx *ctx, struct st *s, int a, int t, int pushes, int follow)
 	refd_mpw_int(w, A->y);
 	refd_mpw_end(w);
 	refd_mpw_end(w);
-	return emitw(ctx, w);
+	return emit_at(ctx, s, A->d.invisible ? a : t, w);
 }
 
 static int
@@ -1586,6 +1744,19 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 			return rc;
 		amt += v;
 	}
+	if (sp->effect == 2) {
+		if (amt > T->temp) {	/* pools do not stack: the best */
+			T->temp = amt;
+			T->temp_rounds = sp->rounds;
+		}
+		w = refd_mpw_create();
+		refd_mpw_map(w);
+		refd_mpw_kstr(w, "type", "temp_hp");
+		refd_mpw_kstr(w, "target", T->d.name);
+		refd_mpw_kint(w, "amount", amt);
+		refd_mpw_end(w);
+		return emitw(ctx, w);
+	}
 	if (sp->effect == 1) {
 		const char *before = state_name(T);
 
@@ -1618,7 +1789,7 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 
 		if ((rc = roll(ctx, 20, "save", &v)) != REFD_OK)
 			return rc;
-		tot = v + base + mod(abil);
+		tot = v + base + mod(abil) - save_pen(T);
 		if (sp->save == 2 && cover_vs(s, a, t, 0))
 			tot += 2;	/* cover's Reflex bonus (5.1.6) */
 		ok = v != 1 && (v == 20 || tot >= dc);
@@ -1654,6 +1825,28 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 	return REFD_OK;
 }
 
+/* After a foe drops: offer Cleave's extra attack when possible. */
+static int
+cleave_offer(struct st *s, int a)
+{
+	const struct cr *A = &s->c[a];
+	int i;
+
+	if (!(A->d.feats & (F_CLEAVE | F_GCLEAVE)) || !able(A) ||
+	    (s->cleaved && !(A->d.feats & F_GCLEAVE)) || active(s) != a)
+		return 0;
+	for (i = 0; i < s->nc; i++)
+		if (cleave_ok(s, a, i))
+			break;
+	if (i == s->nc)
+		return 0;
+	s->pk = PK_CLEAVE;
+	s->q[0] = a;
+	s->nq = 1;
+	s->qi = 0;
+	return 1;
+}
+
 /* The overrunner passes to the square beyond the defender. */
 static int
 pass_through(refd_ctx *ctx, struct st *s, int a)
@@ -1661,6 +1854,8 @@ pass_through(refd_ctx *ctx, struct st *s, int a)
 	struct cr *A = &s->c[a];
 	refd_mpw *w;
 
+	if (!real_free(s, a, s->k.px[1], s->k.py[1]))
+		return ev_simple(ctx, "bumped", s, a, -1);
 	A->x = s->k.px[1];
 	A->y = s->k.py[1];
 	s->sq_moved += 2;
@@ -1674,7 +1869,7 @@ pass_through(refd_ctx *ctx, struct st *s, int a)
 	refd_mpw_end(w);
 	refd_mpw_kint(w, "squares", 2);
 	refd_mpw_end(w);
-	return emitw(ctx, w);
+	return emit_at(ctx, s, a, w);
 }
 
 /* Overrun step 2-4 (5.14): avoided, or blocked with Str checks. */
@@ -1737,10 +1932,27 @@ finish_act(refd_ctx *ctx, struct st *s)
 	switch (act) {
 	case C_ATTACK:
 	case C_FULL:
+		if (t < 0) {
+			int v;
+
+			if ((rc = roll(ctx, 20, "attack", &v)) != REFD_OK)
+				return rc;
+			if ((rc = ev_simple(ctx, "attack_square_empty", s, a,
+			    -1)) != REFD_OK)
+				return rc;
+			break;
+		}
 		w = (k->flags & A_OFF) ? A->d.w[1] : A->d.w[0];
-		if ((rc = attack(ctx, s, a, t, &w, k->flags, k->pen, 0, &r)) !=
-		    REFD_OK)
-			return rc;
+		{
+			int up = T->hp >= 0 && !T->dead;
+
+			if ((rc = attack(ctx, s, a, t, &w, k->flags, k->pen, 0,
+			    &r)) != REFD_OK)
+				return rc;
+			if (up && (T->hp < 0 || T->dead) && !w.ranged &&
+			    cleave_offer(s, a))
+				return REFD_OK;
+		}
 		break;
 	case C_OVERRUN:
 		if (!able(T) || (A->d.feats & F_IOVR)) {
@@ -1765,7 +1977,7 @@ finish_act(refd_ctx *ctx, struct st *s)
 		break;
 	}
 	case C_CRAWL:
-		if (free_at(s, a, k->px[1], k->py[1])) {
+		if (real_free(s, a, k->px[1], k->py[1])) {
 			refd_mpw *ev = refd_mpw_create();
 
 			A->x = k->px[1];
@@ -1778,7 +1990,7 @@ finish_act(refd_ctx *ctx, struct st *s)
 			refd_mpw_int(ev, A->y);
 			refd_mpw_end(ev);
 			refd_mpw_end(ev);
-			if ((rc = emitw(ctx, ev)) != REFD_OK)
+			if ((rc = emit_at(ctx, s, a, ev)) != REFD_OK)
 				return rc;
 		}
 		break;
@@ -1792,8 +2004,8 @@ finish_act(refd_ctx *ctx, struct st *s)
 
 		if (!w.trip)
 			unarmed_weapon(&w, A->d.size);
-		if ((rc = attack(ctx, s, a, t, &w, A_TOUCH | A_NODMG, 0, 0,
-		    &r)) != REFD_OK)
+		if ((rc = attack(ctx, s, a, t, &w, A_TOUCH | A_NODMG, k->pen,
+		    0, &r)) != REFD_OK)
 			return rc;
 		if (!r.hit)
 			break;
@@ -1850,7 +2062,7 @@ finish_act(refd_ctx *ctx, struct st *s)
 	}
 	case C_DISARM:
 	case C_SUNDER: {
-		int ma = disarm_mod(s, a, t), md = disarm_mod(s, t, a);
+		int ma = disarm_mod(s, a, t) - k->pen, md = disarm_mod(s, t, a);
 
 		if (act == C_DISARM && k->hurt > 0) {
 			if ((rc = ev_simple(ctx, "disarm_fails", s, a, t)) !=
@@ -1929,8 +2141,8 @@ finish_act(refd_ctx *ctx, struct st *s)
 			break;
 		}
 		unarmed_weapon(&w, A->d.size);
-		if ((rc = attack(ctx, s, a, t, &w, A_TOUCH | A_NODMG, 0, 0,
-		    &r)) != REFD_OK)
+		if ((rc = attack(ctx, s, a, t, &w, A_TOUCH | A_NODMG, k->pen,
+		    0, &r)) != REFD_OK)
 			return rc;
 		if (!r.hit)
 			break;
@@ -1965,7 +2177,7 @@ finish_act(refd_ctx *ctx, struct st *s)
 
 			if ((rc = roll(ctx, 20, "fortitude", &v)) != REFD_OK)
 				return rc;
-			tot = v + T->d.fort + mod(T->d.con);
+			tot = v + T->d.fort + mod(T->d.con) - save_pen(T);
 			if (v == 1 || (v != 20 && tot < dc))
 				T->dead = 1;
 			ev = refd_mpw_create();
@@ -2012,6 +2224,27 @@ use_std(struct st *s, const struct cr *A)
 	s->std = 1;
 	if (A->hp == 0)
 		s->std_dis = 1;
+}
+
+/* Spend a maneuver's action; returns its attack penalty (iterative). */
+static int
+maneuver_budget(struct st *s, const struct cr *A, const struct cmd *c)
+{
+	int pp, po, pen;
+
+	s->attacks++;
+	if (!c->full) {
+		use_std(s, A);
+		return 0;
+	}
+	twf(A, &pp, &po);
+	if (!s->fa) {
+		s->fa = 1;
+		s->full = 1;
+	}
+	pen = 5 * s->fa_main + pp;
+	s->fa_main++;
+	return pen;
 }
 
 static int
@@ -2153,6 +2386,26 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		case PK_AVOID:
 			s->pk = PK_NONE;
 			return overrun_block(ctx, s, c->take);
+		case PK_CLEAVE: {
+			struct weapon w;
+			struct atk r;
+			int t2 = c->target, up;
+
+			s->pk = PK_NONE;
+			if (t2 < 0)
+				return settle(ctx, s);
+			s->cleaved = 1;
+			melee_weapon(&s->c[who], &w);
+			up = s->c[t2].hp >= 0;
+			if ((rc = ev_simple(ctx, "cleave", s, who, t2)) !=
+			    REFD_OK || (rc = attack(ctx, s, who, t2, &w,
+			    s->k.flags & ~A_OFF, s->k.pen, 0, &r)) != REFD_OK)
+				return rc;
+			if (up && (s->c[t2].hp < 0 || s->c[t2].dead) &&
+			    cleave_offer(s, who))
+				return REFD_OK;
+			return settle(ctx, s);
+		}
 		case PK_READY: {
 			struct weapon w;
 			struct atk r;
@@ -2276,6 +2529,11 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		    (s->full ? 2 : 1) * speed_of(A));
 	case C_STEP:
 		s->step5 = 1;
+		if (!real_free(s, a, c->x, c->y)) {
+			if ((rc = ev_simple(ctx, "bumped", s, a, -1)) != REFD_OK)
+				return rc;
+			return settle(ctx, s);
+		}
 		A->x = c->x;
 		A->y = c->y;
 		{
@@ -2289,7 +2547,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			refd_mpw_int(w, A->y);
 			refd_mpw_end(w);
 			refd_mpw_end(w);
-			if ((rc = emitw(ctx, w)) != REFD_OK)
+			if ((rc = emit_at(ctx, s, a, w)) != REFD_OK)
 				return rc;
 		}
 		return settle(ctx, s);
@@ -2308,6 +2566,12 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 	case C_FULL: {
 		const struct weapon *w = c->off ? &A->d.w[1] : &A->d.w[0];
 		int flags = 0, pen = 0, pp, po, prov = 0;
+
+		if (c->has_sq) {
+			int o = occupant(s, c->sqx, c->sqy, a);
+
+			t = o >= 0 && !s->c[o].dead ? o : -1;
+		}
 
 		twf(A, &pp, &po);
 		if (c->t == C_ATTACK) {
@@ -2337,19 +2601,40 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			flags |= A_LETHAL;
 		if (w->ranged)
 			prov = 1;
-		else if (w->unarmed && !(A->d.feats & F_IUS) &&
+		else if (w->unarmed && !(A->d.feats & F_IUS) && t >= 0 &&
 		    armed(&s->c[t]))
 			prov = 2;
+		if (t < 0 && !w->ranged) {
+			/* Nobody there: the blow meets air. */
+			int v;
+			refd_mpw *ev = refd_mpw_create();
+
+			if ((rc = roll(ctx, 20, "attack", &v)) != REFD_OK) {
+				refd_mpw_destroy(ev);
+				return rc;
+			}
+			refd_mpw_map(ev);
+			refd_mpw_kstr(ev, "type", "attack");
+			refd_mpw_kstr(ev, "attacker", A->d.name);
+			refd_mpw_karray(ev, "square");
+			refd_mpw_int(ev, c->sqx);
+			refd_mpw_int(ev, c->sqy);
+			refd_mpw_end(ev);
+			refd_mpw_kint(ev, "roll", v);
+			refd_mpw_kbool(ev, "hit", 0);
+			refd_mpw_end(ev);
+			if ((rc = emitw(ctx, ev)) != REFD_OK)
+				return rc;
+			return settle(ctx, s);
+		}
 		return begin_act(ctx, s, c->t, a, t, flags, pen, prov);
 	}
 	case C_TRIP: {
 		struct weapon w;
 
 		melee_weapon(A, &w);
-		use_std(s, A);
-		s->attacks++;
-		return begin_act(ctx, s, C_TRIP, a, t, 0, 0,
-		    (w.trip || (A->d.feats & F_ITRIP)) ? 0 : 2);
+		return begin_act(ctx, s, C_TRIP, a, t, 0, maneuver_budget(s, A,
+		    c), (w.trip || (A->d.feats & F_ITRIP)) ? 0 : 2);
 	}
 	case C_BULL:
 		use_std(s, A);
@@ -2363,20 +2648,14 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			return REFD_OK;
 		return finish_act(ctx, s);
 	case C_DISARM:
-		use_std(s, A);
-		s->attacks++;
-		return begin_act(ctx, s, C_DISARM, a, t, 0, 0,
-		    (A->d.feats & F_IDIS) ? 0 : 2);
+		return begin_act(ctx, s, C_DISARM, a, t, 0, maneuver_budget(s,
+		    A, c), (A->d.feats & F_IDIS) ? 0 : 2);
 	case C_SUNDER:
-		use_std(s, A);
-		s->attacks++;
-		return begin_act(ctx, s, C_SUNDER, a, t, 0, 0,
-		    (A->d.feats & F_ISUN) ? 0 : 2);
+		return begin_act(ctx, s, C_SUNDER, a, t, 0, maneuver_budget(s,
+		    A, c), (A->d.feats & F_ISUN) ? 0 : 2);
 	case C_GRAPPLE:
-		use_std(s, A);
-		s->attacks++;
-		return begin_act(ctx, s, C_GRAPPLE, a, t, 0, 0,
-		    (A->d.feats & F_IUS) ? 0 : 2);
+		return begin_act(ctx, s, C_GRAPPLE, a, t, 0, maneuver_budget(s,
+		    A, c), (A->d.feats & F_IUS) ? 0 : 2);
 	case C_CDG:
 		s->full = 1;
 		s->attacks++;
@@ -2407,6 +2686,25 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		refd_mpw_end(w);
 		if ((rc = emitw(ctx, w)) != REFD_OK)
 			return rc;
+		if (A->cond & COND_DEAFENED) {
+			int v;
+			refd_mpw *ev;
+
+			if ((rc = roll(ctx, 100, "deafened", &v)) != REFD_OK)
+				return rc;
+			ok = v > 20;
+			ev = refd_mpw_create();
+			refd_mpw_map(ev);
+			refd_mpw_kstr(ev, "type", "spell_failure");
+			refd_mpw_kstr(ev, "who", A->d.name);
+			refd_mpw_kint(ev, "roll", v);
+			refd_mpw_kbool(ev, "lost", !ok);
+			refd_mpw_end(ev);
+			if ((rc = emitw(ctx, ev)) != REFD_OK)
+				return rc;
+			if (!ok)
+				return settle(ctx, s);
+		}
 		if (A->grap && (rc = concentrate(ctx, s, a, 20 + sp->level,
 		    "grappled", &ok)) != REFD_OK)
 			return rc;
@@ -2610,10 +2908,18 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 		refd_mpw_int(w, c->y);
 		refd_mpw_end(w);
 	}
+	if (c->has_sq) {
+		refd_mpw_karray(w, "square");
+		refd_mpw_int(w, c->sqx);
+		refd_mpw_int(w, c->sqy);
+		refd_mpw_end(w);
+	}
 	if (c->defensive)
 		refd_mpw_kbool(w, "defensive", 1);
 	if (c->off)
 		refd_mpw_kbool(w, "off", 1);
+	if (c->full)
+		refd_mpw_kbool(w, "full", 1);
 	if (c->t == C_AOO || c->t == C_COUNTER || c->t == C_FOLLOW ||
 	    c->t == C_FIRE || c->t == C_AVOID)
 		refd_mpw_kbool(w, "take", c->take);
@@ -2728,6 +3034,17 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			c.take = 0;
 			put_cmd(s, w, &c, "Stay in place (push 1 square)");
 			break;
+		case PK_CLEAVE:
+			blank(&c, C_CLEAVE);
+			put_cmd(s, w, &c, "No Cleave attack");
+			for (t = 0; t < s->nc; t++)
+				if (cleave_ok(s, s->q[0], t)) {
+					c.target = t;
+					snprintf(label, sizeof(label),
+					    "Cleave into %s", nm(s, t));
+					put_cmd(s, w, &c, label);
+				}
+			break;
 		case PK_AVOID:
 			blank(&c, C_AVOID);
 			c.take = 1;
@@ -2803,6 +3120,21 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			    x, y);
 			try_cmd(s, seat, w, &c, label);
 		}
+	for (t = 0; t < s->nc; t++)
+		if (!s->c[t].dead && s->c[t].side != A->side &&
+		    !perceives(s, a, t))
+			break;
+	if (t < s->nc && !A->d.w[0].ranged)	/* someone unseen */
+		for (y = A->y - 2; y <= A->y + 2; y++)
+			for (x = A->x - 2; x <= A->x + 2; x++) {
+				blank(&c, C_ATTACK);
+				c.has_sq = 1;
+				c.sqx = x;
+				c.sqy = y;
+				snprintf(label, sizeof(label),
+				    "Attack the square (%d,%d)", x, y);
+				try_cmd(s, seat, w, &c, label);
+			}
 	for (y = 0; y < s->h; y++)
 		for (x = 0; x < s->w; x++) {
 			if (g_dist(x - A->x, y - A->y) > 4 * speed_of(A))
@@ -2823,7 +3155,7 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			"Grapple", "Feint against", "Coup de grace on",
 			"Stabilize", "Ready an attack on", "Overrun" };
 
-		if (t == a || s->c[t].dead)
+		if (t == a || s->c[t].dead || !perceives(s, a, t))
 			continue;
 		for (i = 0; i < 12; i++) {
 			blank(&c, per[i]);
@@ -2834,6 +3166,14 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 				c.defensive = 1;
 				snprintf(label, sizeof(label),
 				    "%s %s, fighting defensively", verb[i],
+				    nm(s, t));
+				try_cmd(s, seat, w, &c, label);
+			}
+			if (per[i] == C_TRIP || per[i] == C_DISARM ||
+			    per[i] == C_SUNDER || per[i] == C_GRAPPLE) {
+				c.full = 1;
+				snprintf(label, sizeof(label),
+				    "%s %s as part of a full attack", verb[i],
 				    nm(s, t));
 				try_cmd(s, seat, w, &c, label);
 			}

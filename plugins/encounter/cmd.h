@@ -9,7 +9,8 @@ enum {
 	C_TDEF, C_DELAY, C_STAND, C_PRONE, C_TRIP, C_BULL, C_DISARM,
 	C_SUNDER, C_GRAPPLE, C_GDMG, C_ESCAPE, C_FEINT, C_AID, C_CDG,
 	C_STAB, C_END, C_AOO, C_COUNTER, C_FOLLOW, C_ACT, C_WAIT, C_READY,
-	C_FIRE, C_CRAWL, C_MINMOVE, C_CAST, C_OVERRUN, C_AVOID, C_NCMD
+	C_FIRE, C_CRAWL, C_MINMOVE, C_CAST, C_OVERRUN, C_AVOID, C_CLEAVE,
+	C_NCMD
 };
 
 struct cmd {
@@ -17,10 +18,11 @@ struct cmd {
 	int target, ally;	/* creature indexes, -1 */
 	int has_to, x, y;
 	int npath, px[MAXPATH], py[MAXPATH];
-	int defensive, nonlethal, lethal, off, take, kind;
+	int defensive, nonlethal, lethal, off, take, kind, full;
 	int mode;		/* aid: 1 attack, 2 AC */
 	int item;		/* sunder: 0 weapon, 1 armor, 2 shield */
 	char spell[NAMEL];	/* cast: the spell's name */
+	int has_sq, sqx, sqy;	/* attack: a square instead of a target */
 	int si;			/* cast: its slot, set by the check */
 };
 

@@ -173,7 +173,7 @@ static const char *const featname[NFEATS] = {
 	"combat_reflexes", "improved_unarmed_strike", "improved_trip",
 	"improved_bull_rush", "improved_disarm", "improved_sunder",
 	"improved_feint", "precise_shot", "two_weapon_fighting", "run",
-	"uncanny_dodge", "improved_overrun"
+	"uncanny_dodge", "improved_overrun", "cleave", "great_cleave"
 };
 
 const char *
@@ -283,6 +283,8 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 		{ "fast_movement", offsetof(struct cdef, fast) },
 		{ "flying", offsetof(struct cdef, fly) },
 		{ "incorporeal", offsetof(struct cdef, incorporeal) },
+		{ "invisible", offsetof(struct cdef, invisible) },
+		{ "see_invisible", offsetof(struct cdef, see_invis) },
 	};
 	size_t i;
 	int j;
@@ -520,7 +522,7 @@ parse_spell(refd_mpv v, const char *name, struct spell *sp, char *err,
     size_t elen)
 {
 	static const char *const times[] = { "standard", "full_round", "free" };
-	static const char *const effects[] = { "damage", "heal" };
+	static const char *const effects[] = { "damage", "heal", "temp_hp" };
 	static const char *const attacks[] = { "none", "ranged_touch",
 		"melee_touch" };
 	static const char *const saves[] = { "none", "fort", "ref", "will" };
@@ -554,6 +556,8 @@ parse_spell(refd_mpv v, const char *name, struct spell *sp, char *err,
 			bad = get_int(x, 0, 9, &sp->level);
 		else if (strcmp(k, "range") == 0)
 			bad = get_int(x, 0, 100, &sp->range);
+		else if (strcmp(k, "rounds") == 0)
+			bad = get_int(x, 0, 100, &sp->rounds);
 		else if (strcmp(k, "half") == 0)
 			bad = get_bool(x, &sp->half);
 		else if (strcmp(k, "nonlethal") == 0)

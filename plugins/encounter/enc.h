@@ -36,9 +36,26 @@ enum {
 	F_TWF = 1 << 8,
 	F_RUN = 1 << 9,
 	F_UD = 1 << 10,		/* uncanny dodge */
-	F_IOVR = 1 << 11	/* Improved Overrun */
+	F_IOVR = 1 << 11,	/* Improved Overrun */
+	F_CLEAVE = 1 << 12,
+	F_GCLEAVE = 1 << 13	/* Great Cleave */
 };
-#define NFEATS 12
+#define NFEATS 14
+
+/* Conditions (section 6), set by the setup for the whole fight. */
+enum {
+	COND_KNEELING = 1 << 0, COND_BLINDED = 1 << 1, COND_DAZZLED = 1 << 2,
+	COND_DEAFENED = 1 << 3, COND_ENTANGLED = 1 << 4,
+	COND_SHAKEN = 1 << 5, COND_FRIGHTENED = 1 << 6,
+	COND_COWERING = 1 << 7, COND_STUNNED = 1 << 8,
+	COND_PARALYSED = 1 << 9, COND_DAZED = 1 << 10,
+	COND_FATIGUED = 1 << 11, COND_EXHAUSTED = 1 << 12,
+	COND_NAUSEATED = 1 << 13, COND_SICKENED = 1 << 14,
+	COND_SQUEEZING = 1 << 15, COND_HIGHER = 1 << 16
+};
+#define NCOND 17
+#define COND_NOACT (COND_COWERING | COND_STUNNED | COND_PARALYSED | COND_DAZED)
+#define COND_NODEX (COND_BLINDED | COND_COWERING | COND_STUNNED)
 
 /* Map square flags. */
 enum {
@@ -79,7 +96,8 @@ struct spell {
 	int32_t level;
 	int32_t time;		/* 0 standard, 1 full round, 2 free (quickened) */
 	int32_t range;		/* squares; 0: touch */
-	int32_t effect;		/* 0 damage, 1 heal */
+	int32_t effect;		/* 0 damage, 1 heal, 2 temporary HP */
+	int32_t rounds;		/* temporary HP: duration, 0 = the fight */
 	int32_t attack;		/* 0 none, 1 ranged touch, 2 melee touch */
 	int32_t save;		/* 0 none, 1 Fortitude, 2 Reflex, 3 Will */
 	int32_t half;		/* a save halves the damage (else negates) */
@@ -95,6 +113,7 @@ struct cdef {
 	int32_t hp, init, fort, ref, will;
 	int32_t feats, legs, stable, humanoid, crit_immune, sneak, dwarf;
 	int32_t fast, fly, incorporeal;	/* +2 squares; movement modes */
+	int32_t invisible, see_invis;
 	int32_t bluff, sense, heal;
 	int32_t reach;		/* natural reach, -1: by size */
 	int32_t conceal;	/* miss chance against every attack, percent */
@@ -118,6 +137,8 @@ struct cr {
 	int32_t grap;		/* grapple partner + 1, 0: none */
 	int32_t wmain, whp;	/* holds its main weapon; its hit points */
 	int32_t ready_vs;	/* readied attack on this creature, -1 */
+	int32_t cond;		/* COND_* bits (section 6) */
+	int32_t temp, temp_rounds;	/* temporary HP; rounds left, -1 */
 };
 
 /* A paused action (waiting for attacks of opportunity or a prompt). */
@@ -135,7 +156,7 @@ struct cont {
 
 /* Prompts. */
 enum { PK_NONE, PK_AOO, PK_COUNTER, PK_FOLLOW, PK_DELAY, PK_READY,
-	PK_AVOID };
+	PK_AVOID, PK_CLEAVE };
 
 struct st {
 	uint32_t magic, size;
@@ -150,6 +171,7 @@ struct st {
 	/* The active creature's turn. */
 	int32_t std, mv, full, moved, step5, diag, sq_moved;
 	int32_t fa, fa_main, fa_off, fa_conv, attacks, cast, qcast, overrun;
+	int32_t cleaved;
 	int32_t std_dis;	/* a standard action done while disabled */
 	/* Prompt and paused action. */
 	int32_t pk, q[MAXC], nq, qi, dnext;

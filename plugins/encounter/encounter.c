@@ -18,6 +18,12 @@
 const struct refd_host *enc_host;
 #define H enc_host
 
+static const char *const cn[NCOND] = {
+	"kneeling", "blinded", "dazzled", "deafened", "entangled", "shaken",
+	"frightened", "cowering", "stunned", "paralysed", "dazed", "fatigued",
+	"exhausted", "nauseated", "sickened", "squeezing", "higher_ground"
+};
+
 static int
 e_init(refd_ctx *ctx, const struct refd_host *host, void **pdata)
 {
@@ -58,9 +64,9 @@ static const struct {
 	    "move action: move up to speed (cheapest path to \"to\", or the "
 	    "given path)" },
 	{ { { "to", "[x, y]" } }, "5-foot step to an adjacent square" },
-	{ { { "target", "creature name" }, { "defensive", "bool" },
-	    { "nonlethal", "bool" }, { "lethal", "bool" } },
-	    "standard action: one attack with the main weapon" },
+	{ { { "target", "creature name" }, { "square", "[x, y] instead" },
+	    { "defensive", "bool" }, { "nonlethal", "bool" } },
+	    "standard action: one attack with the main weapon (also: lethal)" },
 	{ { { "target", "creature name" }, { "off", "bool: off-hand" },
 	    { "defensive", "bool" } },
 	    "the next attack of a full attack (the first commits the turn)" },
@@ -74,12 +80,15 @@ static const struct {
 	{ { { NULL, NULL } }, "delay: act later, between two turns" },
 	{ { { NULL, NULL } }, "move action: stand up (provokes)" },
 	{ { { NULL, NULL } }, "free action: drop prone" },
-	{ { { "target", "creature name" } }, "trip (replaces an attack)" },
+	{ { { "target", "creature name" }, { "full", "bool: in a full attack" } },
+	    "trip (replaces an attack)" },
 	{ { { "target", "creature name" } }, "bull rush an adjacent foe" },
-	{ { { "target", "creature name" } }, "disarm (replaces an attack)" },
+	{ { { "target", "creature name" }, { "full", "bool: in a full attack" } },
+	    "disarm (replaces an attack)" },
 	{ { { "target", "creature name" }, { "item", "weapon|armor|shield" } },
 	    "sunder a held weapon" },
-	{ { { "target", "creature name" } }, "start a grapple" },
+	{ { { "target", "creature name" }, { "full", "bool: in a full attack" } },
+	    "start a grapple" },
 	{ { { NULL, NULL } }, "grappling: damage the opponent" },
 	{ { { NULL, NULL } }, "grappling: escape" },
 	{ { { "target", "creature name" } },
@@ -112,6 +121,8 @@ static const struct {
 	    "beyond (a move and a standard action)" },
 	{ { { "take", "bool" } },
 	    "prompt: avoid the overrun (true) or block it (false)" },
+	{ { { "target", "creature name, or none to decline" } },
+	    "prompt: Cleave, one more melee attack after dropping a foe" },
 };
 
 static int
@@ -445,6 +456,35 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 					    "initiative must be -50..100");
 				c->init = (int32_t)v;
 				c->tb = 1;
+			} else if (strcmp(key, "temp_hp") == 0 ||
+			    strcmp(key, "temp_hp_rounds") == 0) {
+				if (refd_mpv_int(x, &v) != 0 || v < 0 ||
+				    v > 999)
+					return bad_setup(ctx, s, d, "setup: "
+					    "temp_hp and temp_hp_rounds must be "
+					    "0..999");
+				if (key[7] == '\0')
+					c->temp = (int32_t)v;
+				else
+					c->temp_rounds = (int32_t)v;
+			} else if (strcmp(key, "conditions") == 0) {
+				size_t q;
+				int z;
+
+				if (refd_mpv_type(x) != REFD_MP_ARRAY)
+					return bad_setup(ctx, s, d, "setup: "
+					    "conditions: expected an array");
+				for (q = 0; q < refd_mpv_len(x); q++) {
+					for (z = 0; z < NCOND; z++)
+						if (refd_mpv_streq(refd_mpv_at(x,
+						    q), cn[z]))
+							break;
+					if (z == NCOND)
+						return bad_setup(ctx, s, d,
+						    "setup: conditions: unknown "
+						    "condition");
+					c->cond |= 1 << z;
+				}
 			} else if (strcmp(key, "aware") == 0 ||
 			    strcmp(key, "prone") == 0 ||
 			    strcmp(key, "asleep") == 0 ||
@@ -479,6 +519,23 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			    "\"side\" and \"at\"", name);
 			return bad_setup(ctx, s, d, err);
 		}
+		/* Conditions that change abilities (6.1, 6.2). */
+		if (c->cond & COND_ENTANGLED)
+			c->d.dex -= 4;
+		if (c->cond & COND_FATIGUED) {
+			c->d.str -= 2;
+			c->d.dex -= 2;
+		}
+		if (c->cond & COND_EXHAUSTED) {
+			c->d.str -= 6;
+			c->d.dex -= 6;
+		}
+		if (c->cond & COND_DEAFENED)
+			c->d.init -= 4;
+		if (c->d.str < 1)
+			c->d.str = 1;
+		if (c->d.dex < 1)
+			c->d.dex = 1;
 		c->hp = hpnow > -1000 ? hpnow : c->d.hp;
 		if (c->hp < 0)
 			c->stable = 1;
@@ -538,6 +595,21 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			mask = (1 << s->nc) - 1;
 			s->round = 1;
 		}
+		for (i = 0; i < s->nc; i++)
+			if (s->c[i].d.invisible) {
+				uint8_t pos[2];
+				char zone[40];
+
+				pos[0] = (uint8_t)s->c[i].x;
+				pos[1] = (uint8_t)s->c[i].y;
+				snprintf(zone, sizeof(zone), "position.%s",
+				    s->c[i].d.name);
+				if ((rc = H->commit(ctx, zone, s->c[i].side,
+				    pos, 2)) != REFD_OK) {
+					H->free(ctx, s);
+					return rc;
+				}
+			}
 		if ((rc = roll_init(ctx, s, mask)) != REFD_OK ||
 		    (rc = build_order(ctx, s, mask)) != REFD_OK ||
 		    (rc = turn_begin(ctx, s, 0, 0)) != REFD_OK) {
@@ -596,7 +668,7 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 	refd_mpw *w = refd_mpw_create();
 	int i, x, y;
 	static const char *const pkn[] = { "none", "aoo", "counter", "follow",
-		"delay", "ready", "avoid" };
+		"delay", "ready", "avoid", "cleave" };
 
 	refd_mpw_map(w);
 	refd_mpw_kint(w, "round", s->round);
@@ -642,7 +714,10 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_map(w);
 		refd_mpw_kstr(w, "name", c->d.name);
 		refd_mpw_kint(w, "side", c->side);
-		xy(w, "at", c->x, c->y);
+		if (seat_sees(s, seat, i))
+			xy(w, "at", c->x, c->y);
+		else
+			refd_mpw_kstr(w, "at", "somewhere");
 		refd_mpw_kstr(w, "size", size_name(c->d.size));
 		refd_mpw_kstr(w, "state", state_name(c));
 		refd_mpw_kstr(w, "weapon", c->d.w[0].name);
@@ -652,10 +727,20 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_kbool(w, "total_defense", c->tdef);
 		refd_mpw_kbool(w, "fighting_defensively", c->fdef);
 		refd_mpw_kbool(w, "charging", c->charged);
+		{
+			int z;
+
+			refd_mpw_karray(w, "conditions");
+			for (z = 0; z < NCOND; z++)
+				if (c->cond & (1 << z))
+					refd_mpw_str(w, cn[z]);
+			refd_mpw_end(w);
+		}
 		if (own) {
 			refd_mpw_kint(w, "hp", c->hp);
 			refd_mpw_kint(w, "max_hp", c->d.hp);
 			refd_mpw_kint(w, "nonlethal", c->nl);
+			refd_mpw_kint(w, "temp_hp", c->temp);
 			refd_mpw_kint(w, "initiative", c->init);
 			refd_mpw_kbool(w, "delaying", c->delaying);
 			if (c->ready_vs >= 0)
@@ -721,7 +806,7 @@ sane(const struct st *s)
 	if (s->magic != ENC_MAGIC || s->size != sizeof(*s) || s->nc < 2 ||
 	    s->nc > MAXC || s->norder < 1 || s->norder > s->nc ||
 	    s->cur < 0 || s->cur >= s->norder || s->w < 2 || s->w > MAXM ||
-	    s->h < 2 || s->h > MAXM || s->pk < PK_NONE || s->pk > PK_AVOID ||
+	    s->h < 2 || s->h > MAXM || s->pk < PK_NONE || s->pk > PK_CLEAVE ||
 	    s->nq < 0 || s->nq > MAXC || s->qi < 0 ||
 	    (s->pk != PK_NONE && s->qi >= s->nq) || s->k.n < 0 ||
 	    s->k.n > MAXPATH || s->k.who < 0 || s->k.who >= s->nc ||

@@ -51,7 +51,7 @@ crowded(const struct st *s, int a, int x, int y, int n, int allies_block,
 		const struct cr *c = &s->c[i];
 		int cn = space_n(c), d;
 
-		if (i == a || c->dead)
+		if (i == a || c->dead || !perceives(s, a, i))
 			continue;
 		if (c->x >= x + n || x >= c->x + cn || c->y >= y + n ||
 		    y >= c->y + cn)
@@ -66,6 +66,47 @@ crowded(const struct st *s, int a, int x, int y, int n, int allies_block,
 			*blocks = 1;
 	}
 	return any;
+}
+
+/* No other creature at all overlaps a's footprint at (x, y). */
+int
+real_free(const struct st *s, int a, int x, int y)
+{
+	int i, n = space_n(&s->c[a]);
+
+	if (!fits(s, x, y, n))
+		return 0;
+	for (i = 0; i < s->nc; i++) {
+		const struct cr *c = &s->c[i];
+		int cn = space_n(c);
+
+		if (i == a || c->dead)
+			continue;
+		if (!(c->x >= x + n || x >= c->x + cn || c->y >= y + n ||
+		    y >= c->y + cn))
+			return 0;
+	}
+	return 1;
+}
+
+/* An unseen creature a cannot pass blocks the footprint at (x, y). */
+int
+unseen_block(const struct st *s, int a, int x, int y)
+{
+	int i, n = space_n(&s->c[a]);
+
+	for (i = 0; i < s->nc; i++) {
+		const struct cr *c = &s->c[i];
+		int cn = space_n(c), d = c->d.size - s->c[a].d.size;
+
+		if (i == a || c->dead || perceives(s, a, i) || helpless(c) ||
+		    d >= 3 || d <= -3 || c->side == s->c[a].side)
+			continue;
+		if (!(c->x >= x + n || x >= c->x + cn || c->y >= y + n ||
+		    y >= c->y + cn))
+			return 1;
+	}
+	return 0;
 }
 
 int

@@ -5,6 +5,8 @@
 #include "rules.h"
 
 int free_at(const struct st *s, int a, int x, int y);
+int real_free(const struct st *s, int a, int x, int y);
+int unseen_block(const struct st *s, int a, int x, int y);
 int step_cost(const struct st *s, int a, int x, int y, int nx, int ny,
     int par, int *npar, int allies_block);
 int reach_map(const struct st *s, int a, int allow, int par0,

@@ -56,14 +56,54 @@ able(const struct cr *c)
 int
 helpless(const struct cr *c)
 {
-	return !c->dead && !able(c);
+	return !c->dead && (!able(c) || (c->cond & COND_PARALYSED));
+}
+
+/* Able and free to act: not stunned, dazed, cowering or paralysed. */
+/* v perceives c (5.2): c is visible, or v sees invisible things. */
+int
+perceives(const struct st *s, int v, int c)
+{
+	if (v < 0 || v == c || !s->c[c].d.invisible)
+		return 1;
+	return s->c[v].d.see_invis && !(s->c[v].cond & COND_BLINDED);
+}
+
+/* The seat (or the spectators) may be shown where c is (8.4). */
+int
+seat_sees(const struct st *s, int seat, int c)
+{
+	int v;
+
+	if (seat == REFD_SEAT_PUBLIC || !s->c[c].d.invisible ||
+	    s->c[c].side == seat)
+		return 1;
+	for (v = 0; v < s->nc; v++)
+		if (s->c[v].side == seat && able(&s->c[v]) &&
+		    perceives(s, v, c))
+			return 1;
+	return 0;
+}
+
+int
+save_pen(const struct cr *c)
+{
+	return (c->cond & (COND_SHAKEN | COND_FRIGHTENED | COND_SICKENED)) ?
+	    2 : 0;
+}
+
+int
+acts(const struct cr *c)
+{
+	return able(c) && !(c->cond & COND_NOACT);
 }
 
 /* Restricted activity (R001-05): surprise round, disabled, staggered. */
 int
 restricted(const struct st *s, const struct cr *c)
 {
-	return s->surprise || c->hp == 0 || (c->nl > 0 && c->nl == c->hp);
+	return s->surprise || c->hp == 0 || (c->nl > 0 && c->nl == c->hp) ||
+	    (c->cond & COND_NAUSEATED);
 }
 
 /* Speed after armour (R001-10). */
@@ -77,10 +117,15 @@ speed_of(const struct cr *c)
 		sp += 2;	/* barbarian fast movement, before armour */
 	if (c->d.armor_type >= 2 && !c->d.dwarf) {
 		for (i = 0; i < 5; i++)
-			if (from[i] == sp)
-				return to[i];
-		return sp - sp / 3;
+			if (from[i] == sp) {
+				sp = to[i];
+				break;
+			}
+		if (i == 5)
+			sp = sp - sp / 3;
 	}
+	if (c->cond & (COND_ENTANGLED | COND_EXHAUSTED | COND_BLINDED))
+		sp /= 2;	/* 6.2 */
 	return sp;
 }
 
@@ -148,7 +193,7 @@ threatens(const struct st *s, int a, int t)
 	const struct cr *c = &s->c[a];
 	struct weapon w;
 
-	if (!able(c) || c->grap || !armed(c) || a == t)
+	if (!acts(c) || c->grap || !armed(c) || a == t)
 		return 0;
 	melee_weapon(c, &w);
 	return reaches(s, c, &w, &s->c[t]);
@@ -381,6 +426,8 @@ conceal_vs(const struct st *s, int a, int t, int melee)
 	struct fctx f;
 	int best = T->d.conceal, lv, x, y, n = space_n(T), i, j, m;
 
+	if (!perceives(s, a, t))
+		return 50;	/* total concealment (5.2) */
 	f.s = s;
 	f.a = a;
 	f.t = t;
@@ -451,10 +498,14 @@ loses_dex(const struct st *s, int d, int a)
 
 	if (D->flat && !(D->d.feats & F_UD))
 		return 1;
+	if (D->cond & COND_NODEX)
+		return 1;
 	if (D->ran && !(D->d.feats & F_RUN))
 		return 1;
 	if (a >= 0 && s->c[a].feint_vs == d)
 		return 1;
+	if (a >= 0 && !perceives(s, d, a))
+		return 1;	/* an unseen attacker (5.2) */
 	if (D->grap && a != D->grap - 1)
 		return 1;
 	return 0;
@@ -488,6 +539,12 @@ ac_vs(const struct st *s, int d, int a, int flags)
 		ac -= 4;
 	if (D->prone)
 		ac += (flags & A_RANGED) ? 4 : -4;
+	if (D->cond & COND_KNEELING)
+		ac += (flags & A_RANGED) ? 2 : -2;
+	if (D->cond & COND_NODEX)
+		ac -= 2;
+	if (D->cond & COND_SQUEEZING)
+		ac -= 4;
 	if (D->charged)
 		ac -= 2;
 	return ac;
@@ -538,6 +595,17 @@ atk_bonus(const struct st *s, int a, int d, const struct weapon *w,
 		b += 2;
 	if (A->fdef)
 		b -= 4;
+	if (A->cond & COND_DAZZLED)
+		b -= 1;
+	if (A->cond & (COND_ENTANGLED | COND_SHAKEN | COND_FRIGHTENED |
+	    COND_SICKENED))
+		b -= 2;
+	if (A->cond & COND_SQUEEZING)
+		b -= 4;
+	if ((A->cond & COND_HIGHER) && !(flags & A_RANGED))
+		b += 1;
+	if (!perceives(s, d, a) && !(s->c[d].cond & COND_BLINDED))
+		b += 2;	/* invisible attacker */
 	if (flags & A_NONLETHAL)
 		b -= 4;
 	if ((flags & A_LETHAL) && !(A->d.feats & F_IUS))
@@ -555,7 +623,7 @@ can_aoo(const struct st *s, int t, int m)
 	const struct cr *T = &s->c[t];
 	int limit = 1;
 
-	if (t == m || T->side == s->c[m].side || !able(T) || T->flat ||
+	if (t == m || T->side == s->c[m].side || !acts(T) || T->flat ||
 	    T->tdef || T->grap || !armed(T))
 		return 0;
 	if (s->surprise && !T->aware)
@@ -567,7 +635,7 @@ can_aoo(const struct st *s, int t, int m)
 	}
 	if (T->aoo_used >= limit)
 		return 0;
-	if (!threatens(s, t, m))
+	if (!threatens(s, t, m) || !perceives(s, t, m))
 		return 0;
 	if (cover_vs(s, t, m, 1))
 		return 0;
@@ -667,6 +735,12 @@ deal(refd_ctx *ctx, struct st *s, int d, int dmg, int nonlethal,
 	const char *before = state_name(D);
 	int rc, r;
 
+	if (D->temp > 0) {
+		int use = dmg < D->temp ? dmg : D->temp;	/* 3.6 */
+
+		D->temp -= use;
+		dmg -= use;
+	}
 	if (nonlethal) {
 		D->nl += dmg;
 	} else {
@@ -684,7 +758,7 @@ deal(refd_ctx *ctx, struct st *s, int d, int dmg, int nonlethal,
 
 		if ((rc = roll(ctx, 20, "massive damage save", &r)) != REFD_OK)
 			return rc;
-		tot = r + D->d.fort + mod(D->d.con);
+		tot = r + D->d.fort + mod(D->d.con) - save_pen(D);
 		if (r == 1 || (r != 20 && tot < 15))
 			D->dead = 1;
 		{
@@ -793,6 +867,9 @@ attack(refd_ctx *ctx, struct st *s, int a, int d, const struct weapon *w,
 		mult = r->crit ? w->mult : 1;
 		for (i = 0; i < mult; i++) {
 			int part = str_dmg(A, w, (flags & A_OFF) != 0) + w->enh;
+
+			if ((A->cond & COND_SICKENED) && !w->nostr)
+				part -= 2;	/* 6.2: weapon damage */
 
 			for (j = 0; j < w->nd; j++) {
 				if ((rc = roll(ctx, (uint32_t)w->sd, "damage",
