@@ -18,7 +18,7 @@
 #define MAXCARD 16
 #define MAXORDER 16
 #define MAXW 4
-#define MAXPSPELL 12
+#define MAXPSPELL 16
 #define MAXM 64
 #define MAXU 32
 #define MAXINST 48
@@ -57,7 +57,7 @@ struct spell {
 	int32_t cost, rng, pow, aoe, upkeep, off, tgt;
 	int32_t def, arm, mat, round, fire, kd, ctrl, ctrl_x2;
 	int32_t dice, auto_hit;		/* attack dice added; automatic hit */
-	int32_t animus, control;
+	int32_t animus, control, rough;
 };
 
 struct order {

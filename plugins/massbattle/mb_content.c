@@ -249,6 +249,7 @@ load_spells(struct cl *l, struct content *c, refd_mpv f)
 		s->auto_hit = geti(l, v, "spells", k, "auto_hit", 0, 1, 0);
 		s->animus = geti(l, v, "spells", k, "animus", 0, 1, 0);
 		s->control = geti(l, v, "spells", k, "control", 0, 1, 0);
+		s->rough = geti(l, v, "spells", k, "rough_ctrl", 0, 1, 0);
 		if (s->control && s->tgt != T_ENEMY_NONTROOPER)
 			badf(l, "spells", k, "control", "a control spell targets "
 			    "enemy_independent models");

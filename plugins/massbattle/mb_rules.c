@@ -2004,10 +2004,120 @@ queue_free_strikes(struct g *g, int mi, const int *was)
 	}
 }
 
+/* ---- control-area terrain (6.8, R003-77) ---- */
+
+/* Is p inside the control area of an enemy caster whose spell makes it
+ * rough terrain for the mover's side? */
+static int
+in_rough(const struct g *g, int side, cont_pt p)
+{
+	int i;
+
+	for (i = 0; i < MAXINST; i++) {
+		const struct inst *in = &S->in[i];
+		const struct model *c;
+
+		if (!in->on || !g->c->sp[in->spell].rough || in->side == side)
+			continue;
+		c = &S->m[in->caster];
+		if (c->alive && cont_point_within(p, mpt(c), c->r,
+		    ctrl_mils(g, c)))
+			return 1;
+	}
+	return 0;
+}
+
+static int
+any_rough(const struct g *g, int side)
+{
+	int i;
+
+	for (i = 0; i < MAXINST; i++)
+		if (S->in[i].on && g->c->sp[S->in[i].spell].rough &&
+		    S->in[i].side != side)
+			return 1;
+	return 0;
+}
+
+/*
+ * Walk the path mil by mil (each mil inside rough terrain costs two)
+ * and return how far along it the mover gets with `allow`: the whole
+ * rounded-up length when the cost fits.
+ */
+static int64_t
+rough_reach(const struct g *g, int side, const cont_pt *pts, int n,
+    int64_t allow)
+{
+	int64_t cost = 0, done = 0, l, k;
+	int i;
+
+	for (i = 1; i < n; i++) {
+		l = cont_seg_len(pts[i - 1], pts[i]);
+		for (k = 0; k < l; k++) {
+			int c = in_rough(g, side, cont_point_along(pts[i - 1],
+			    pts[i], k)) ? 2 : 1;
+
+			if (cost + c > allow)
+				return done;
+			cost += c;
+			done++;
+		}
+	}
+	return done;
+}
+
+/* Point at distance d along the polyline; *leg gets its leg index. */
+static cont_pt
+path_point(const cont_pt *pts, int n, int64_t d, int *leg)
+{
+	int i;
+
+	for (i = 1; i < n; i++) {
+		int64_t l = cont_seg_len(pts[i - 1], pts[i]);
+
+		if (d <= l) {
+			*leg = i;
+			return cont_point_along(pts[i - 1], pts[i], d);
+		}
+		d -= l;
+	}
+	*leg = n - 1;
+	return pts[n - 1];
+}
+
+/* Cut a legal path at the last point the rough terrain lets the mover
+ * reach without ending on a base; returns the new point count. */
+static int
+truncate_rough(const struct g *g, int mi, cont_pt *pts, int n, int64_t allow)
+{
+	const struct model *m = &S->m[mi];
+	int64_t d = rough_reach(g, m->side, pts, n, allow);
+	int leg = 1, j, who;
+	cont_pt e;
+
+	if (d >= cont_path_len(pts, n))
+		return n;
+	for (; d >= 0; d--) {
+		e = path_point(pts, n, d, &leg);
+		for (j = 0; j < S->nm; j++)
+			if (j != mi && S->m[j].alive && cont_overlap(e, m->r,
+			    mpt(&S->m[j]), S->m[j].r))
+				break;
+		if (j == S->nm && seg_clear(g, mi, pts[leg - 1], e, &who))
+			break;
+	}
+	if (d < 0) {
+		e = pts[0];
+		leg = 1;
+	}
+	pts[leg] = e;
+	return leg + 1;
+}
+
 static int
 c_move(struct g *g, refd_mpv c)
 {
-	int mi, n = 1, i, k, who, hasf, ti = -1, flee, trooper;
+	int mi, n = 1, i, k, who, hasf, ti = -1, flee, trooper, cut;
 	const char *mode = refd_mpv_get_str(c, "mode", "");
 	int md;
 	struct model *m;
@@ -2186,6 +2296,13 @@ c_move(struct g *g, refd_mpv c)
 	}
 	if (g->dry)
 		return 0;
+	cut = 0;
+	if ((md == MV_ADV || md == MV_RUN) && n > 1 && any_rough(g, m->side)) {
+		int64_t full = cont_path_len(pts, n);
+
+		n = truncate_rough(g, mi, pts, n, allow);
+		cut = cont_path_len(pts, n) != full;
+	}
 	for (i = 0; i < S->nm; i++)
 		was[i] = S->m[i].alive && S->m[i].side != m->side &&
 		    in_mrange(g, &S->m[i], m);
@@ -2217,6 +2334,8 @@ c_move(struct g *g, refd_mpv c)
 	refd_mpw_kint(w, "x", m->x);
 	refd_mpw_kint(w, "y", m->y);
 	refd_mpw_kint(w, "length", len);
+	if (cut)
+		refd_mpw_kbool(w, "truncated", 1);
 	if (md == MV_CHARGE) {
 		struct model *t = &S->m[ti];
 		cont_pt f = dir_to(mpt(m), mpt(t));
