@@ -431,8 +431,8 @@ mb_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 				return bad_setup_(ctx, mt, msg);
 			}
 			role = c->p[p].kind == K_TROOPER ? R_GRUNT :
-			    c->p[p].kind == K_SOLO ? R_SOLO :
-			    c->p[p].kind == K_WARJACK ? R_WARJACK : R_WARCASTER;
+			    c->p[p].kind == K_WARJACK ? R_WARJACK :
+			    c->p[p].kind == K_WARCASTER ? R_WARCASTER : R_SOLO;
 			f = refd_mpv_get(mv, "role");
 			if (refd_mpv_ok(f)) {
 				for (role = 0; role < 8; role++)

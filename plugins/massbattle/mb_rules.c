@@ -718,7 +718,7 @@ check_victory(struct g *g)
 
 			if (m->owner != side)
 				continue;
-			any += m->alive;
+			any += m->alive && prof(g, m)->kind != K_STRUCTURE;
 			if (prof(g, m)->kind == K_WARCASTER) {
 				casters++;
 				alive_c += m->alive;
@@ -1326,6 +1326,13 @@ spell_target_ok(const struct g *g, int caster, int spell, int org, int ti,
 	const struct model *c = &S->m[caster], *t = &S->m[ti];
 
 	*why = NULL;
+	if (prof(g, t)->kind == K_STRUCTURE &&
+	    spell_offensive(g, caster, spell, ti)) {
+		if (ti == org)
+			*why = "an offensive spell cannot target its point of "
+			    "origin";
+		return *why == NULL;	/* R003-71: restrictions ignored */
+	}
 	if (sp->rng == -1 && ti != caster)
 		*why = "a SELF spell can target only its caster";
 	else if (spell_offensive(g, caster, spell, ti) && ti == org)
@@ -1773,6 +1780,10 @@ c_activate(struct g *g, refd_mpv c)
 	if (u->act)
 		REJ(g, REFD_EILLEGAL, "R003-31", "unit %d has already "
 		    "activated this turn", u->id);
+	if (prof(g, &S->m[u->uc >= 0 ? u->uc : 0])->kind == K_STRUCTURE &&
+	    u->uc >= 0)
+		REJ(g, REFD_EILLEGAL, "R003-71", "a structure does not "
+		    "activate");
 	if (u->need)
 		REJ(g, REFD_EILLEGAL, "R003-23", "unit %d is waiting for its "
 		    "new commander", u->id);
