@@ -124,6 +124,7 @@ struct model {
 	int32_t mv, acted, atk[MAXW], bought, ctarget, cdist, ax, ay;
 	int32_t gm[6];			/* marked boxes per grid column */
 	int32_t owner, bg0;		/* original side and battlegroup */
+	int32_t lock_act;		/* activation number of the lock */
 };
 
 struct unit {
@@ -166,6 +167,11 @@ struct state {
 	int32_t massive;		/* option massive_casualties [ASM-15] */
 	int32_t army[2];		/* sealed army choice + 1, 0: none yet */
 	int32_t ncloud, cloud[8][3];	/* cloud effects: x, y, radius */
+	int32_t actno;			/* activations so far (locks) */
+	int32_t crew_swap_grunt;	/* ASM-04 CREW_SWAP_AT=GRUNT */
+	int32_t combined_no_primary;	/* ASM-26: primary not counted */
+	int32_t cra_melee;		/* ASM-26: CRA may target in melee */
+	int32_t upkeep_at_payment;	/* AMB-18 UPKEEP_REPLACE_AT=PAYMENT */
 	int32_t cur;			/* current unit or -1 */
 	int32_t eoa, eoa_idx;		/* end of activation in progress */
 	int32_t winner, reason;		/* winner side, -1 draw */

@@ -123,6 +123,30 @@ mb_describe(refd_ctx *ctx, void *pdata)
 	refd_mpw_end(w);
 	opt(w, "premeasure", "bool", 0, "allow measure between any two "
 	    "models at any time");
+	opt(w, "combined_bonus_includes_primary", "bool", 1, "ASM-26: the "
+	    "primary attacker counts for the +1 per participant");
+	opt(w, "cra_targets_in_melee", "bool", 0, "ASM-26: a combined ranged "
+	    "attack may target a model in melee");
+	{
+		static const char *const sk[][3] = {
+			{ "promo_lock", "turn", "AMB-01: turn | activation: how "
+			    "long a promoted Leader or new standard bearer "
+			    "cannot attack" },
+			{ "crew_swap_at", "gun", "ASM-04: gun | grunt: where a "
+			    "weapon crew's new Leader stands" },
+			{ "upkeep_replace_at", "effect", "AMB-18: effect | "
+			    "payment: when a same-side upkeep on the target "
+			    "ends" } };
+		int k;
+
+		for (k = 0; k < 3; k++) {
+			refd_mpw_kmap(w, sk[k][0]);
+			refd_mpw_kstr(w, "type", "str");
+			refd_mpw_kstr(w, "default", sk[k][1]);
+			refd_mpw_kstr(w, "doc", sk[k][2]);
+			refd_mpw_end(w);
+		}
+	}
 	opt(w, "massive_casualties", "bool", 1, "a unit losing half its "
 	    "models in a turn checks once [ASM-15]");
 	opt(w, "check_deployment", "bool", 1, "units must start in formation");
@@ -211,6 +235,36 @@ mb_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	s->test_hooks = refd_mpv_get_bool(root, "test_hooks", 0);
 	s->massive = refd_mpv_get_bool(root, "massive_casualties", 1);
 	s->premeasure = refd_mpv_get_bool(root, "premeasure", 0);
+	s->combined_no_primary = !refd_mpv_get_bool(root,
+	    "combined_bonus_includes_primary", 1);
+	s->cra_melee = refd_mpv_get_bool(root, "cra_targets_in_melee", 0);
+	{
+		static const char *const pk[] = { "promo_lock", "crew_swap_at",
+			"upkeep_replace_at" };
+		static const char *const pv[][2] = { { "turn", "activation" },
+			{ "gun", "grunt" }, { "effect", "payment" } };
+		int32_t *dst[3];
+
+		dst[0] = &s->promo_lock_act;
+		dst[1] = &s->crew_swap_grunt;
+		dst[2] = &s->upkeep_at_payment;
+		for (k = 0; k < 3; k++) {
+			refd_mpv ov = refd_mpv_get(root, pk[k]);
+
+			if (!refd_mpv_ok(ov))
+				continue;
+			if (refd_mpv_streq(ov, pv[k][0]))
+				*dst[k] = 0;
+			else if (refd_mpv_streq(ov, pv[k][1]))
+				*dst[k] = 1;
+			else {
+				snprintf(msg, sizeof(msg), "%s is \"%s\" or "
+				    "\"%s\"", pk[k], pv[k][0], pv[k][1]);
+				refd_mp_free(d);
+				return bad_setup_(ctx, mt, msg);
+			}
+		}
+	}
 	s->x0 = 0;
 	s->y0 = 0;
 	s->x1 = s->y1 = 48000;
@@ -766,8 +820,7 @@ mb_view(refd_ctx *ctx, const void *state, int32_t seat)
 			refd_mpw_kbool(w, "knocked_down", (m->flags & F_KD) != 0);
 			refd_mpw_kbool(w, "stationary", (m->flags & F_STAT) != 0);
 			refd_mpw_kbool(w, "fire", (m->flags & F_FIRE) != 0);
-			refd_mpw_kbool(w, "attack_locked",
-			    m->lock_turn == g.s->turn);
+			refd_mpw_kbool(w, "attack_locked", locked(&g, m));
 			refd_mpw_kstr(w, "moved", mvn[m->mv]);
 		}
 		refd_mpw_end(w);

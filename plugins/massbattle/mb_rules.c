@@ -591,6 +591,7 @@ swap_in(struct g *g, int dst, int src, int keep_place)
 		d->marked = 0;
 	d->flags = s->flags & ~F_DYING;
 	d->lock_turn = S->turn;
+	d->lock_act = S->actno;
 	d->mv = s->mv;
 	d->acted = s->acted;
 	d->ax = s->ax;
@@ -860,6 +861,7 @@ start_turn(struct g *g)
 		return;
 	}
 	S->turn++;
+	S->actno++;
 	S->active = S->turn == 1 ? S->first : 1 - S->active;
 	w = ev(g, "turn");
 	refd_mpw_kint(w, "turn", S->turn);
@@ -1373,6 +1375,27 @@ end_inst(struct g *g, int i, const char *why)
 	inst_off(g, i);
 }
 
+/* A new upkeep spell from caster reaches ti: the same side's upkeep on
+ * the model or its unit ends (8.10). */
+static void
+replace_upkeep(struct g *g, int caster, int ti)
+{
+	const struct model *t = &S->m[ti];
+	int i, unitwide = is_trooper(g, t);
+	int friendly = S->m[caster].side == t->side;
+
+	for (i = 0; i < MAXINST; i++) {
+		struct inst *in = &S->in[i];
+
+		if (!in->on || !in->upkeep || (in->side == t->side) != friendly)
+			continue;
+		if (in->model == ti || (in->unit >= 0 && in->unit == t->unit) ||
+		    (unitwide && in->model >= 0 &&
+		    S->m[in->model].unit == t->unit))
+			end_inst(g, i, "replaced");
+	}
+}
+
 static void
 apply_spell(struct g *g, int caster, int spell, int ti)
 {
@@ -1400,21 +1423,8 @@ apply_spell(struct g *g, int caster, int spell, int ti)
 			    in->model >= 0 && S->m[in->model].unit == t->unit))
 				end_inst(g, i, "replaced");
 		}
-	if (sp->upkeep) {
-		int friendly = S->m[caster].side == t->side;
-
-		for (i = 0; i < MAXINST; i++) {
-			struct inst *in = &S->in[i];
-
-			if (!in->on || !in->upkeep ||
-			    (in->side == t->side) != friendly)
-				continue;
-			if (in->model == ti || (in->unit >= 0 &&
-			    in->unit == t->unit) || (unitwide &&
-			    in->model >= 0 && S->m[in->model].unit == t->unit))
-				end_inst(g, i, "replaced");
-		}
-	}
+	if (sp->upkeep)
+		replace_upkeep(g, caster, ti);
 	for (i = 0; i < MAXINST; i++)
 		if (!S->in[i].on) {
 			slot = i;
@@ -1541,10 +1551,20 @@ may_act(struct g *g, int mi)
 	return 0;
 }
 
+/* The promotion/standard lock (R003-21): until the end of the turn, or
+ * with promo_lock "activation" of the current activation (AMB-01). */
+int
+locked(const struct g *g, const struct model *m)
+{
+	if (m->lock_turn != S->turn)
+		return 0;
+	return !S->promo_lock_act || m->lock_act == S->actno;
+}
+
 static int
 attack_lock(struct g *g, const struct model *m)
 {
-	if (m->lock_turn == S->turn)
+	if (locked(g, m))
 		REJ(g, REFD_EILLEGAL, "R003-21", "%s #%d took over this turn "
 		    "and cannot attack until the turn ends", mname(g, m), m->id);
 	return 0;
@@ -1555,7 +1575,7 @@ attack_lock(struct g *g, const struct model *m)
 static int
 may_free_strike(const struct g *g, const struct model *e)
 {
-	return e->alive && !fleeing(g, e) && e->lock_turn != S->turn &&
+	return e->alive && !fleeing(g, e) && !locked(g, e) &&
 	    !(e->flags & F_KD) && (!is_trooper(g, e) || in_formation(g, e));
 }
 
@@ -1790,6 +1810,7 @@ c_activate(struct g *g, refd_mpv c)
 	if (g->dry)
 		return 0;
 	S->cur = ui;
+	S->actno++;
 	u->order = -1;
 	u->terror = 0;
 	u->fleeing0 = u->fleeing;
@@ -2603,6 +2624,8 @@ c_cast(struct g *g, refd_mpv c)
 			if (S->in[i].on && S->in[i].caster == mi &&
 			    S->in[i].spell == sp)
 				end_inst(g, i, "recast");
+	if (s->upkeep && S->upkeep_at_payment && s->aoe != -2)
+		replace_upkeep(g, mi, ti);
 	rng = s->rng == -1 ? 0 : s->rng == -2 ? ctrl_mils(g, m) :
 	    s->rng * INCH;
 	off = spell_offensive(g, mi, sp, ti);
@@ -2812,7 +2835,7 @@ c_promote(struct g *g, refd_mpv c)
 		    "gun" : "");
 	if (g->dry)
 		return 0;
-	swap_in(g, ld, mi, u->weapon_crew);
+	swap_in(g, ld, mi, u->weapon_crew && !S->crew_swap_grunt);
 	u->need &= ~N_PROMOTE;
 	if (u->uc < 0)
 		u->uc = ld;
@@ -3216,7 +3239,7 @@ c_combined(struct g *g, refd_mpv c)
 	}
 	if (S->m[ti].side == S->m[pm].side)
 		REJ(g, REFD_ENOTARGET, "R003-73", "attack an enemy model");
-	if (!melee && in_melee(g, &S->m[ti]))
+	if (!melee && !S->cra_melee && in_melee(g, &S->m[ti]))
 		REJ(g, REFD_ENOTARGET, "R003-73", "a combined ranged attack "
 		    "cannot target a model in melee");
 	for (j = 0; j < n; j++) {
@@ -3268,9 +3291,10 @@ c_combined(struct g *g, refd_mpv c)
 	a.tgt = ti;
 	a.kind = melee ? A_MELEE : A_RANGED;
 	a.spell = -1;
-	a.pow = prof(g, &S->m[pm])->w[wpn[0]].pow + n;
+	j = S->combined_no_primary ? n - 1 : n;
+	a.pow = prof(g, &S->m[pm])->w[wpn[0]].pow + j;
 	a.rng = prof(g, &S->m[pm])->w[wpn[0]].rng * INCH;
-	a.bonus = n + ((!melee && (S->m[pm].flags & F_AIM)) ? 2 : 0);
+	a.bonus = j + ((!melee && (S->m[pm].flags & F_AIM)) ? 2 : 0);
 	if (melee && S->m[pm].ctarget == ti)
 		S->m[pm].ctarget = -1;
 	resolve_attack(g, &a, 0);
