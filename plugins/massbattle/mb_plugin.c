@@ -136,10 +136,13 @@ mb_describe(refd_ctx *ctx, void *pdata)
 			    "weapon crew's new Leader stands" },
 			{ "upkeep_replace_at", "effect", "AMB-18: effect | "
 			    "payment: when a same-side upkeep on the target "
-			    "ends" } };
+			    "ends" },
+			{ "oof_min_move", "zero", "AMB-07: zero | max: how far "
+			    "an out-of-formation trooper must advance toward "
+			    "its commander" } };
 		int k;
 
-		for (k = 0; k < 3; k++) {
+		for (k = 0; k < 4; k++) {
 			refd_mpw_kmap(w, sk[k][0]);
 			refd_mpw_kstr(w, "type", "str");
 			refd_mpw_kstr(w, "default", sk[k][1]);
@@ -240,15 +243,17 @@ mb_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	s->cra_melee = refd_mpv_get_bool(root, "cra_targets_in_melee", 0);
 	{
 		static const char *const pk[] = { "promo_lock", "crew_swap_at",
-			"upkeep_replace_at" };
+			"upkeep_replace_at", "oof_min_move" };
 		static const char *const pv[][2] = { { "turn", "activation" },
-			{ "gun", "grunt" }, { "effect", "payment" } };
-		int32_t *dst[3];
+			{ "gun", "grunt" }, { "effect", "payment" },
+			{ "zero", "max" } };
+		int32_t *dst[4];
 
 		dst[0] = &s->promo_lock_act;
 		dst[1] = &s->crew_swap_grunt;
 		dst[2] = &s->upkeep_at_payment;
-		for (k = 0; k < 3; k++) {
+		dst[3] = &s->oof_max;
+		for (k = 0; k < 4; k++) {
 			refd_mpv ov = refd_mpv_get(root, pk[k]);
 
 			if (!refd_mpv_ok(ov))

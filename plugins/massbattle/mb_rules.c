@@ -2276,6 +2276,33 @@ c_move(struct g *g, refd_mpv c)
 		n = 1;
 	} else {
 		if (!flee && trooper && (m->flags & F_SNAPOUT) && ucm != NULL &&
+		    md == MV_ADV && S->oof_max) {
+			int64_t d0 = cont_seg_len(mpt(m), mpt(ucm));
+			int64_t dmax = d0 - m->r - ucm->r, lo = 0, hi, d1;
+
+			if (dmax > allow)
+				dmax = allow;
+			if (dmax < 0)
+				dmax = 0;
+			hi = dmax;
+			while (lo < hi) {
+				int64_t mid = (lo + hi + 1) / 2;
+
+				if (seg_clear(g, mi, mpt(m), cont_point_along(
+				    mpt(m), mpt(ucm), mid), &who))
+					lo = mid;
+				else
+					hi = mid - 1;
+			}
+			d1 = cont_seg_len(pts[n - 1], mpt(ucm));
+			if (d1 > d0 - lo + 2)
+				REJ(g, REFD_ENOPATH, "R003-12", "%s #%d was out of "
+				    "formation and must move as far toward its "
+				    "commander as it can (%lld.%03lld\")",
+				    mname(g, m), m->id, (long long)(lo / INCH),
+				    (long long)(lo % INCH));
+		}
+		if (!flee && trooper && (m->flags & F_SNAPOUT) && ucm != NULL &&
 		    md == MV_RUN) {
 			cont_pt u = mpt(ucm), a = pts[0], b = pts[n - 1];
 			int64_t cr = (b.x - a.x) * (u.y - a.y) -
