@@ -173,6 +173,7 @@ struct state {
 	int32_t cra_melee;		/* ASM-26: CRA may target in melee */
 	int32_t upkeep_at_payment;	/* AMB-18 UPKEEP_REPLACE_AT=PAYMENT */
 	int32_t oof_max;		/* AMB-07 OOF_MIN_MOVE=MAX */
+	int32_t nterr, terr[8][4];	/* x, y, radius, kind (ASM-24) */
 	int32_t cur;			/* current unit or -1 */
 	int32_t eoa, eoa_idx;		/* end of activation in progress */
 	int32_t winner, reason;		/* winner side, -1 draw */

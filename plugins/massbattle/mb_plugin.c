@@ -116,6 +116,11 @@ mb_describe(refd_ctx *ctx, void *pdata)
 	refd_mpw_kstr(w, "doc", "\"sealed\": each seat submits an army list "
 	    "from armies.json unseen; or two list names; instead of units");
 	refd_mpw_end(w);
+	refd_mpw_kmap(w, "terrain");
+	refd_mpw_kstr(w, "type", "array");
+	refd_mpw_kstr(w, "doc", "round terrain features [x, y, diameter "
+	    "inches, cover|concealment|obstruction]");
+	refd_mpw_end(w);
 	refd_mpw_kmap(w, "clouds");
 	refd_mpw_kstr(w, "type", "array");
 	refd_mpw_kstr(w, "doc", "cloud effects [x, y, diameter inches]: "
@@ -315,6 +320,40 @@ mb_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			s->cloud[i][1] = (int32_t)v[1];
 			s->cloud[i][2] = (int32_t)v[2] * 500;
 			s->ncloud++;
+		}
+	}
+	tb = refd_mpv_get(root, "terrain");
+	if (refd_mpv_ok(tb)) {
+		static const char *const tk[] = { "cover", "concealment",
+			"obstruction" };
+
+		if (refd_mpv_type(tb) != REFD_MP_ARRAY || refd_mpv_len(tb) > 8) {
+			refd_mp_free(d);
+			return bad_setup_(ctx, mt, "terrain: at most 8 [x, y, "
+			    "diameter in inches, kind]");
+		}
+		for (i = 0; i < refd_mpv_len(tb); i++) {
+			refd_mpv cv = refd_mpv_at(tb, i);
+			int64_t v[3];
+			int kk;
+
+			for (k = 0; k < 3; k++)
+				if (refd_mpv_int(refd_mpv_at(cv, (size_t)k), &v[k]) ||
+				    v[k] < -100000 || v[k] > 100000)
+					break;
+			for (kk = 0; kk < 3; kk++)
+				if (refd_mpv_streq(refd_mpv_at(cv, 3), tk[kk]))
+					break;
+			if (k < 3 || kk == 3 || v[2] < 1 || v[2] > 20) {
+				refd_mp_free(d);
+				return bad_setup_(ctx, mt, "terrain: [x, y, diameter "
+				    "1..20 inches, cover|concealment|obstruction]");
+			}
+			s->terr[i][0] = (int32_t)v[0];
+			s->terr[i][1] = (int32_t)v[1];
+			s->terr[i][2] = (int32_t)v[2] * 500;
+			s->terr[i][3] = kk;
+			s->nterr++;
 		}
 	}
 	if (s->turn_limit < 1 || s->turn_limit > 50 || s->first < -1 ||
@@ -640,6 +679,19 @@ mb_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			    m->id);
 			refd_mp_free(d);
 			return bad_setup_(ctx, mt, msg);
+		}
+		for (l = 0; l < s->nterr; l++) {
+			cont_pt tc;
+
+			tc.x = s->terr[l][0];
+			tc.y = s->terr[l][1];
+			if (s->terr[l][3] == 2 && cont_overlap(mpt(m), m->r, tc,
+			    s->terr[l][2])) {
+				snprintf(msg, sizeof(msg), "model %d stands on an "
+				    "obstruction", m->id);
+				refd_mp_free(d);
+				return bad_setup_(ctx, mt, msg);
+			}
 		}
 		for (l = 0; l < k; l++)
 			if (cont_overlap(mpt(m), m->r, mpt(&s->m[l]),

@@ -1959,6 +1959,17 @@ seg_clear(const struct g *g, int mi, cont_pt a, cont_pt b, int *who)
 			return 0;
 		}
 	}
+	for (i = 0; i < S->nterr; i++) {
+		cont_pt tc;
+
+		tc.x = S->terr[i][0];
+		tc.y = S->terr[i][1];
+		if (S->terr[i][3] == 2 && cont_seg_passes_over(a, b, tc,
+		    S->terr[i][2] + m->r)) {
+			*who = mi;
+			return 0;
+		}
+	}
 	return 1;
 }
 
@@ -2328,6 +2339,10 @@ c_move(struct g *g, refd_mpv c)
 				REJ(g, REFD_ENOPATH, "R003-03", "path point (%lld,"
 				    "%lld) is off the table", (long long)pts[k].x,
 				    (long long)pts[k].y);
+			if (!seg_clear(g, mi, pts[k - 1], pts[k], &who) &&
+			    who == mi)
+				REJ(g, REFD_ENOPATH, "R003-03", "the path crosses "
+				    "an obstruction");
 			if (!seg_clear(g, mi, pts[k - 1], pts[k], &who))
 				REJ(g, REFD_ENOPATH, "R003-03", "the path crosses "
 				    "or ends on the base of %s #%d at (%d,%d)",
@@ -3498,7 +3513,8 @@ c_ride_by(struct g *g, refd_mpv c)
 			    "table", k);
 		if (!seg_clear(g, mi, pts[k - 1], pts[k], &who))
 			REJ(g, REFD_ENOPATH, "R003-03", "the path crosses the base "
-			    "of %s #%d", mname(g, &S->m[who]), S->m[who].id);
+			    "of %s #%d or an obstruction", mname(g, &S->m[who]),
+			    S->m[who].id);
 	}
 	mr = melee_range(g, m);
 	f = dir_to(pts[stop], mpt(t));
