@@ -111,6 +111,20 @@ static int near_terror(const struct g *g, const struct model *m);
 static void terror_check(struct g *g, int ui);
 static int terror_gate(struct g *g);
 
+/* Model indexes in ascending id order (rolls for several models). */
+static void
+id_order(const struct g *g, int *ord)
+{
+	int i, j, v;
+
+	for (i = 0; i < S->nm; i++) {
+		v = i;
+		for (j = i; j > 0 && S->m[ord[j - 1]].id > S->m[v].id; j--)
+			ord[j] = ord[j - 1];
+		ord[j] = v;
+	}
+}
+
 /* ---- prompts ---- */
 
 static void
@@ -850,7 +864,7 @@ damage_roll(struct g *g, struct model *a, struct model *t, int32_t pow,
 static void
 start_turn(struct g *g)
 {
-	int i;
+	int i, k, ord[MAXM];
 	refd_mpw *w;
 
 	if (S->turn >= 2 * S->turn_limit) {
@@ -884,8 +898,9 @@ start_turn(struct g *g)
 			continue;
 		m->focus = m->alloc = 0;
 	}
-	for (i = 0; i < S->nm && !g->err; i++) {
-		struct model *m = &S->m[i];
+	id_order(g, ord);
+	for (k = 0; k < S->nm && !g->err; k++) {
+		struct model *m = &S->m[ord[k]];
 		int d;
 
 		if (!m->alive || m->side != S->active || !(m->flags & F_FIRE))
@@ -1048,7 +1063,7 @@ static void
 blast_all(struct g *g, struct model *a, cont_pt p, int32_t rad, int skip,
     int32_t pow)
 {
-	int i;
+	int i, k, ord[MAXM];
 	refd_mpw *w;
 
 	w = ev(g, "aoe");
@@ -1058,8 +1073,9 @@ blast_all(struct g *g, struct model *a, cont_pt p, int32_t rad, int skip,
 	ev_emit(g, w);
 	if (pow < 0)
 		return;
-	for (i = 0; i < S->nm; i++) {
-		struct model *m = &S->m[i];
+	id_order(g, ord);
+	for (k = 0; k < S->nm; k++) {
+		struct model *m = &S->m[i = ord[k]];
 
 		if (!m->alive || i == skip || (m->flags & F_DYING))
 			continue;
