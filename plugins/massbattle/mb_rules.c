@@ -2418,6 +2418,8 @@ c_move(struct g *g, refd_mpv c)
 		m->flags |= F_RAN;
 	if (trooper && (m->flags & F_SNAPOUT) && md == MV_ADV)
 		m->acted = 1;
+	if (md == MV_FORFEIT)
+		m->flags |= F_AIM;
 	w = ev(g, "move");
 	refd_mpw_kint(w, "model", m->id);
 	refd_mpw_kstr(w, "mode", mode);
@@ -2446,6 +2448,11 @@ c_move(struct g *g, refd_mpv c)
 	queue_free_strikes(g, mi, was);
 	if (trooper && S->u[m->unit].terror == 0 && near_terror(g, m))
 		S->u[m->unit].terror = 1;
+	if (!trooper && S->u[m->unit].terror == 0 && near_terror(g, m) &&
+	    !fleeing(g, m)) {
+		S->u[m->unit].terror = 2;
+		command_check(g, m->unit, mi, C_FLEE_MODEL, "terror");
+	}
 	for (i = 0; i < S->nm; i++)
 		if (S->m[i].alive && S->m[i].unit == m->unit &&
 		    S->m[i].mv == MV_NONE)
