@@ -109,6 +109,7 @@ static int any_attack(const struct model *m);
 static void inst_off(struct g *g, int i);
 static int near_terror(const struct g *g, const struct model *m);
 static void terror_check(struct g *g, int ui);
+static void terror_approach(struct g *g, int ei);
 static int terror_gate(struct g *g);
 
 /* Model indexes in ascending id order (rolls for several models). */
@@ -2448,6 +2449,8 @@ c_move(struct g *g, refd_mpv c)
 	queue_free_strikes(g, mi, was);
 	if (trooper && S->u[m->unit].terror == 0 && near_terror(g, m))
 		S->u[m->unit].terror = 1;
+	if (prof(g, m)->terrifying)
+		terror_approach(g, mi);
 	if (!trooper && S->u[m->unit].terror == 0 && near_terror(g, m) &&
 	    !fleeing(g, m)) {
 		S->u[m->unit].terror = 2;
@@ -3381,6 +3384,35 @@ near_terror(const struct g *g, const struct model *m)
 			return 1;
 	}
 	return 0;
+}
+
+/* A terrifying entity moved: every enemy unit or model now in melee
+ * with it checks at once (AMB-13). */
+static void
+terror_approach(struct g *g, int ei)
+{
+	const struct model *e = &S->m[ei];
+	int ui, j;
+
+	for (ui = 0; ui < S->nu; ui++) {
+		const struct unit *u = &S->u[ui];
+
+		if (!u->alive || u->side == e->side || u->fleeing)
+			continue;
+		for (j = 0; j < S->nm; j++) {
+			const struct model *m = &S->m[j];
+
+			if (m->alive && m->unit == ui && (in_mrange(g, e, m) ||
+			    in_mrange(g, m, e)))
+				break;
+		}
+		if (j == S->nm)
+			continue;
+		if (is_trooper(g, &S->m[j]))
+			command_check(g, ui, -1, C_FLEE_UNIT, "terror");
+		else if (!fleeing(g, &S->m[j]))
+			command_check(g, ui, j, C_FLEE_MODEL, "terror");
+	}
 }
 
 /* The unit's deferred terror check, once its movement is over. */
