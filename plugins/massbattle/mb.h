@@ -57,7 +57,7 @@ struct spell {
 	int32_t cost, rng, pow, aoe, upkeep, off, tgt;
 	int32_t def, arm, mat, round, fire, kd, ctrl, ctrl_x2;
 	int32_t dice, auto_hit;		/* attack dice added; automatic hit */
-	int32_t animus, control, rough;
+	int32_t animus, control, rough, no_caster;
 };
 
 struct order {

@@ -250,6 +250,8 @@ load_spells(struct cl *l, struct content *c, refd_mpv f)
 		s->animus = geti(l, v, "spells", k, "animus", 0, 1, 0);
 		s->control = geti(l, v, "spells", k, "control", 0, 1, 0);
 		s->rough = geti(l, v, "spells", k, "rough_ctrl", 0, 1, 0);
+		s->no_caster = geti(l, v, "spells", k,
+		    "ctrl_aoe_excludes_caster", 0, 1, 0);
 		if (s->control && s->tgt != T_ENEMY_NONTROOPER)
 			badf(l, "spells", k, "control", "a control spell targets "
 			    "enemy_independent models");

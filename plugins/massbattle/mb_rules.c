@@ -2705,7 +2705,7 @@ c_cast(struct g *g, refd_mpv c)
 			struct model *o = &S->m[i];
 
 			if (!o->alive || !cont_within(mpt(m), m->r, mpt(o), o->r,
-			    ctrl_mils(g, m)))
+			    ctrl_mils(g, m)) || (i == mi && s->no_caster))
 				continue;
 			if (is_trooper(g, o)) {
 				if (done[o->unit])
