@@ -145,7 +145,7 @@ struct inst {
 };
 
 enum pk { P_NONE = 0, P_PROMOTE, P_DESIGNATE, P_SBREP, P_REROLL,
-	P_FREESTRIKE, P_DAMAGE, P_FIRST, P_CMDER };
+	P_FREESTRIKE, P_DAMAGE, P_FIRST, P_CMDER, P_ORDER };
 enum cons { C_FLEE_UNIT = 1, C_FLEE_MODEL, C_RALLY_UNIT, C_RALLY_MODEL };
 
 struct prompt {
@@ -174,6 +174,7 @@ struct state {
 	int32_t upkeep_at_payment;	/* AMB-18 UPKEEP_REPLACE_AT=PAYMENT */
 	int32_t oof_max;		/* AMB-07 OOF_MIN_MOVE=MAX */
 	int32_t nterr, terr[8][4];	/* x, y, radius, kind (ASM-24) */
+	int32_t prio;			/* unit chosen first (ASM-35) + 1 */
 	int32_t cur;			/* current unit or -1 */
 	int32_t eoa, eoa_idx;		/* end of activation in progress */
 	int32_t winner, reason;		/* winner side, -1 draw */

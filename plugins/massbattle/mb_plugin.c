@@ -65,6 +65,8 @@ static const char *const cmd_doc[][3] = {
 	{ "reroll", "yes", "standard bearer reroll of a failed check" },
 	{ "free_strike", "yes", "strike the model leaving your melee range" },
 	{ "damage", "boost", "roll the damage, boosted (1 focus) or not" },
+	{ "choose_order", "unit", "the active player picks which unit's "
+	    "simultaneous effects resolve first" },
 	{ "use_commander", "model", "before a command check: use a friendly "
 	    "Commander's CMD (its id) or the model's own (0)" },
 	{ "power_attack", "model, kind, target", "a warjack's power attack "
@@ -799,7 +801,7 @@ phase_name(int p)
 
 static const char *const pnames[] = { "", "promote", "designate",
 	"sb_replace", "reroll", "free_strike", "damage", "choose_first",
-	"use_commander" };
+	"use_commander", "choose_order" };
 static const char *const mvn[] = { "none", "advance", "run", "charge",
 	"forfeit", "failed_charge" };
 

@@ -763,8 +763,24 @@ mb_advance(struct g *g)
 	int i;
 
 	while (!g->err && S->phase != PH_OVER) {
+		int n = 0;
+
 		if (S->npr > 0)
 			return;
+		if (S->prio > 0 && !(S->u[S->prio - 1].alive &&
+		    S->u[S->prio - 1].need))
+			S->prio = 0;
+		if (S->prio > 0) {
+			unit_needs(g, S->prio - 1);
+			continue;
+		}
+		for (i = 0; i < S->nu; i++)
+			n += S->u[i].alive && S->u[i].need;
+		if (n > 1 && S->phase != PH_ARMY) {
+			/* simultaneous effects: the active player orders them */
+			push_prompt(g, P_ORDER, S->active, -1, -1, 0, 0);
+			return;
+		}
 		for (i = 0; i < S->nu; i++)
 			if (S->u[i].alive && S->u[i].need)
 				break;
@@ -3068,6 +3084,26 @@ c_damage(struct g *g, refd_mpv c)
 }
 
 static int
+c_choose_order(struct g *g, refd_mpv c)
+{
+	int64_t id;
+	int ui;
+
+	if (prompt_is(g, P_ORDER, "R003-25", "choice of order") ||
+	    arg_int(g, c, "unit", 0, 99999, &id))
+		return g->code;
+	ui = find_unit(g, id);
+	if (ui < 0 || !S->u[ui].alive || !S->u[ui].need)
+		REJ(g, REFD_ENOTARGET, "R003-25", "unit %lld has nothing "
+		    "pending", (long long)id);
+	if (g->dry)
+		return 0;
+	pop_prompt(g);
+	S->prio = ui + 1;
+	return 0;
+}
+
+static int
 c_use_commander(struct g *g, refd_mpv c)
 {
 	int64_t id;
@@ -3767,6 +3803,7 @@ static const struct cmdent cmds[] = {
 	{ "free_strike", P_FREESTRIKE, c_free_strike },
 	{ "damage", P_DAMAGE, c_damage },
 	{ "use_commander", P_CMDER, c_use_commander },
+	{ "choose_order", P_ORDER, c_choose_order },
 	{ "allocate", 0, c_allocate },
 	{ "upkeep", 0, c_upkeep },
 	{ "shake", 0, c_shake },
@@ -3825,7 +3862,7 @@ mb_command(struct g *g, uint32_t seat, refd_mpv c)
 	if (S->npr > 0 && e->prompt != S->pr[0].kind) {
 		static const char *const pn[] = { "", "promote", "designate",
 			"sb_replace", "reroll", "free_strike", "damage",
-			"choose_first", "use_commander" };
+			"choose_first", "use_commander", "choose_order" };
 
 		REJ(g, REFD_EPHASE, "R003-25", "answer the pending '%s' "
 		    "decision first", pn[S->pr[0].kind]);
