@@ -2068,10 +2068,11 @@ dir_to(cont_pt a, cont_pt b)
 static void
 queue_free_strikes(struct g *g, int mi, const int *was)
 {
-	int i;
+	int i, k, ord[MAXM];
 
-	for (i = 0; i < S->nm; i++) {
-		struct model *e = &S->m[i];
+	id_order(g, ord);
+	for (k = 0; k < S->nm; k++) {
+		struct model *e = &S->m[i = ord[k]];
 
 		if (!was[i] || !e->alive || in_mrange(g, e, &S->m[mi]))
 			continue;
