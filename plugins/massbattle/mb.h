@@ -18,7 +18,7 @@
 #define MAXCARD 16
 #define MAXORDER 16
 #define MAXW 4
-#define MAXPSPELL 12
+#define MAXPSPELL 16
 #define MAXM 64
 #define MAXU 32
 #define MAXINST 48
@@ -28,7 +28,7 @@
 #define MAXAU 12
 #define MAXAM 32
 
-enum kind { K_TROOPER = 0, K_SOLO, K_WARJACK, K_WARCASTER };
+enum kind { K_TROOPER = 0, K_SOLO, K_WARJACK, K_WARCASTER, K_STRUCTURE };
 enum role { R_GRUNT = 0, R_LEADER, R_OFFICER, R_SB, R_ATTACH, R_SOLO,
 	R_WARJACK, R_WARCASTER };
 enum tgt { T_ANY = 0, T_ENEMY_TROOPER, T_FRIENDLY, T_SELF, T_OWN_JACK,
@@ -57,7 +57,7 @@ struct spell {
 	int32_t cost, rng, pow, aoe, upkeep, off, tgt;
 	int32_t def, arm, mat, round, fire, kd, ctrl, ctrl_x2;
 	int32_t dice, auto_hit;		/* attack dice added; automatic hit */
-	int32_t animus, control;
+	int32_t animus, control, rough, no_caster;
 };
 
 struct order {
@@ -124,6 +124,7 @@ struct model {
 	int32_t mv, acted, atk[MAXW], bought, ctarget, cdist, ax, ay;
 	int32_t gm[6];			/* marked boxes per grid column */
 	int32_t owner, bg0;		/* original side and battlegroup */
+	int32_t lock_act;		/* activation number of the lock */
 };
 
 struct unit {
@@ -144,7 +145,7 @@ struct inst {
 };
 
 enum pk { P_NONE = 0, P_PROMOTE, P_DESIGNATE, P_SBREP, P_REROLL,
-	P_FREESTRIKE, P_DAMAGE, P_FIRST, P_CMDER };
+	P_FREESTRIKE, P_DAMAGE, P_FIRST, P_CMDER, P_ORDER };
 enum cons { C_FLEE_UNIT = 1, C_FLEE_MODEL, C_RALLY_UNIT, C_RALLY_MODEL };
 
 struct prompt {
@@ -166,6 +167,14 @@ struct state {
 	int32_t massive;		/* option massive_casualties [ASM-15] */
 	int32_t army[2];		/* sealed army choice + 1, 0: none yet */
 	int32_t ncloud, cloud[8][3];	/* cloud effects: x, y, radius */
+	int32_t actno;			/* activations so far (locks) */
+	int32_t crew_swap_grunt;	/* ASM-04 CREW_SWAP_AT=GRUNT */
+	int32_t combined_no_primary;	/* ASM-26: primary not counted */
+	int32_t cra_melee;		/* ASM-26: CRA may target in melee */
+	int32_t upkeep_at_payment;	/* AMB-18 UPKEEP_REPLACE_AT=PAYMENT */
+	int32_t oof_max;		/* AMB-07 OOF_MIN_MOVE=MAX */
+	int32_t nterr, terr[8][4];	/* x, y, radius, kind (ASM-24) */
+	int32_t prio;			/* unit chosen first (ASM-35) + 1 */
 	int32_t cur;			/* current unit or -1 */
 	int32_t eoa, eoa_idx;		/* end of activation in progress */
 	int32_t winner, reason;		/* winner side, -1 draw */

@@ -114,7 +114,7 @@ str_enum(refd_mpv v, const char *const *names, int n, int dflt)
 }
 
 static const char *const kinds[] = { "trooper", "solo", "warjack",
-	"warcaster" };
+	"warcaster", "structure" };
 static const char *const bases[] = { "", "small", "medium", "large",
 	"huge" };
 static const int32_t radius[] = { 0, 591, 787, 984, 2362 };
@@ -249,6 +249,9 @@ load_spells(struct cl *l, struct content *c, refd_mpv f)
 		s->auto_hit = geti(l, v, "spells", k, "auto_hit", 0, 1, 0);
 		s->animus = geti(l, v, "spells", k, "animus", 0, 1, 0);
 		s->control = geti(l, v, "spells", k, "control", 0, 1, 0);
+		s->rough = geti(l, v, "spells", k, "rough_ctrl", 0, 1, 0);
+		s->no_caster = geti(l, v, "spells", k,
+		    "ctrl_aoe_excludes_caster", 0, 1, 0);
 		if (s->control && s->tgt != T_ENEMY_NONTROOPER)
 			badf(l, "spells", k, "control", "a control spell targets "
 			    "enemy_independent models");
@@ -287,10 +290,10 @@ load_profiles(struct cl *l, struct content *c, refd_mpv f)
 		key_of(f, i, p->key);
 		k = p->key;
 		snprintf(p->name, NAMEL, "%s", refd_mpv_get_str(v, "name", k));
-		p->kind = str_enum(refd_mpv_get(v, "kind"), kinds, 4, -1);
+		p->kind = str_enum(refd_mpv_get(v, "kind"), kinds, 5, -1);
 		if (p->kind < 0)
 			badf(l, "profiles", k, "kind", "expected trooper, solo, "
-			    "warjack or warcaster");
+			    "warjack, warcaster or structure");
 		p->cat = str_enum(refd_mpv_get(v, "base"), bases, 5, 1);
 		if (p->cat <= 0)
 			badf(l, "profiles", k, "base", "expected small, medium, "
@@ -312,7 +315,8 @@ load_profiles(struct cl *l, struct content *c, refd_mpv f)
 		p->commander = geti(l, v, "profiles", k, "commander", 0, 1,
 		    p->kind == K_WARCASTER);
 		p->fearless = geti(l, v, "profiles", k, "fearless", 0, 1,
-		    p->kind == K_WARCASTER || p->kind == K_WARJACK);
+		    p->kind == K_WARCASTER || p->kind == K_WARJACK ||
+		    p->kind == K_STRUCTURE);
 		p->terrifying = geti(l, v, "profiles", k, "terrifying", 0, 1, 0);
 		p->cra = geti(l, v, "profiles", k, "cra", 0, 1, 0);
 		p->cma = geti(l, v, "profiles", k, "cma", 0, 1, 0);
@@ -526,8 +530,8 @@ load_armies(struct cl *l, struct content *c, refd_mpv f)
 				}
 				p = &c->p[m->prof];
 				m->role = p->kind == K_TROOPER ? R_GRUNT :
-				    p->kind == K_SOLO ? R_SOLO : p->kind ==
-				    K_WARJACK ? R_WARJACK : R_WARCASTER;
+				    p->kind == K_WARJACK ? R_WARJACK : p->kind ==
+				    K_WARCASTER ? R_WARCASTER : R_SOLO;
 				rv = refd_mpv_get(mv, "role");
 				if (refd_mpv_ok(rv)) {
 					m->role = str_enum(rv, aroles, 8, -1);

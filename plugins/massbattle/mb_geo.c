@@ -142,6 +142,15 @@ los_f(const struct g *g, const struct model *o, cont_pt f,
 			if (cont_seg_passes_over(mpt(o), sp, mpt(b), b->r))
 				ok = 0;
 		}
+		for (j = 0; j < g->s->nterr && ok; j++) {
+			cont_pt tc;
+
+			tc.x = g->s->terr[j][0];
+			tc.y = g->s->terr[j][1];
+			if (g->s->terr[j][3] == 2 && cont_seg_passes_over(mpt(o),
+			    sp, tc, g->s->terr[j][2]))
+				ok = 0;
+		}
 		for (j = 0; j < g->s->ncloud && ok; j++) {
 			cont_pt cc;
 
@@ -277,7 +286,32 @@ def_eff(const struct g *g, const struct model *t, const struct model *a,
 			if (cont_overlap(cc, g->s->cloud[j][2], mpt(t), t->r))
 				cl = 1;
 		}
-		if (t->flags & F_COVER)
+		int cv = (t->flags & F_COVER) != 0, k;
+
+		for (j = 0; a != NULL && j < g->s->nterr; j++) {
+			cont_pt tc;
+
+			tc.x = g->s->terr[j][0];
+			tc.y = g->s->terr[j][1];
+			if (g->s->terr[j][3] == 2 || !cont_within(tc,
+			    g->s->terr[j][2], mpt(t), t->r, 1000))
+				continue;
+			for (k = 0; k < CONT_NSAMPLES; k++) {
+				cont_pt sp = cont_sample(mpt(t), t->r, k);
+
+				if (cont_in_front_point(mpt(a), mfc(a), sp) &&
+				    cont_seg_passes_over(mpt(a), sp, tc,
+				    g->s->terr[j][2]))
+					break;
+			}
+			if (k == CONT_NSAMPLES)
+				continue;
+			if (g->s->terr[j][3] == 0)
+				cv = 1;
+			else
+				cl = 1;
+		}
+		if (cv)
 			v += 4;
 		else if (cl)
 			v += 2;

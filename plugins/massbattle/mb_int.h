@@ -74,6 +74,7 @@ void mb_deploy(struct g *);
 int mb_legal(struct g *, uint32_t seat, refd_mpw *w);
 
 int weapon_disabled(const struct g *, const struct model *, int wi);
+int locked(const struct g *, const struct model *);
 
 /* events */
 refd_mpw *ev(struct g *, const char *type);

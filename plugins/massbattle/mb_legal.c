@@ -461,6 +461,15 @@ mb_legal(struct g *g, uint32_t seat, refd_mpw *out)
 					    S->m[i].id, lab);
 				}
 			break;
+		case P_ORDER:
+			for (i = 0; i < S->nu; i++)
+				if (S->u[i].alive && S->u[i].need) {
+					snprintf(lab, sizeof(lab), "resolve unit "
+					    "%d first", S->u[i].id);
+					simple(&l, "choose_order", "unit",
+					    S->u[i].id, lab);
+				}
+			break;
 		case P_DAMAGE:
 			simple(&l, "damage", "boost", 1, "boost the damage roll "
 			    "(1 focus)");

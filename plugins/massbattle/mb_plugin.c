@@ -65,6 +65,8 @@ static const char *const cmd_doc[][3] = {
 	{ "reroll", "yes", "standard bearer reroll of a failed check" },
 	{ "free_strike", "yes", "strike the model leaving your melee range" },
 	{ "damage", "boost", "roll the damage, boosted (1 focus) or not" },
+	{ "choose_order", "unit", "the active player picks which unit's "
+	    "simultaneous effects resolve first" },
 	{ "use_commander", "model", "before a command check: use a friendly "
 	    "Commander's CMD (its id) or the model's own (0)" },
 	{ "power_attack", "model, kind, target", "a warjack's power attack "
@@ -116,6 +118,11 @@ mb_describe(refd_ctx *ctx, void *pdata)
 	refd_mpw_kstr(w, "doc", "\"sealed\": each seat submits an army list "
 	    "from armies.json unseen; or two list names; instead of units");
 	refd_mpw_end(w);
+	refd_mpw_kmap(w, "terrain");
+	refd_mpw_kstr(w, "type", "array");
+	refd_mpw_kstr(w, "doc", "round terrain features [x, y, diameter "
+	    "inches, cover|concealment|obstruction]");
+	refd_mpw_end(w);
 	refd_mpw_kmap(w, "clouds");
 	refd_mpw_kstr(w, "type", "array");
 	refd_mpw_kstr(w, "doc", "cloud effects [x, y, diameter inches]: "
@@ -123,6 +130,33 @@ mb_describe(refd_ctx *ctx, void *pdata)
 	refd_mpw_end(w);
 	opt(w, "premeasure", "bool", 0, "allow measure between any two "
 	    "models at any time");
+	opt(w, "combined_bonus_includes_primary", "bool", 1, "ASM-26: the "
+	    "primary attacker counts for the +1 per participant");
+	opt(w, "cra_targets_in_melee", "bool", 0, "ASM-26: a combined ranged "
+	    "attack may target a model in melee");
+	{
+		static const char *const sk[][3] = {
+			{ "promo_lock", "turn", "AMB-01: turn | activation: how "
+			    "long a promoted Leader or new standard bearer "
+			    "cannot attack" },
+			{ "crew_swap_at", "gun", "ASM-04: gun | grunt: where a "
+			    "weapon crew's new Leader stands" },
+			{ "upkeep_replace_at", "effect", "AMB-18: effect | "
+			    "payment: when a same-side upkeep on the target "
+			    "ends" },
+			{ "oof_min_move", "zero", "AMB-07: zero | max: how far "
+			    "an out-of-formation trooper must advance toward "
+			    "its commander" } };
+		int k;
+
+		for (k = 0; k < 4; k++) {
+			refd_mpw_kmap(w, sk[k][0]);
+			refd_mpw_kstr(w, "type", "str");
+			refd_mpw_kstr(w, "default", sk[k][1]);
+			refd_mpw_kstr(w, "doc", sk[k][2]);
+			refd_mpw_end(w);
+		}
+	}
 	opt(w, "massive_casualties", "bool", 1, "a unit losing half its "
 	    "models in a turn checks once [ASM-15]");
 	opt(w, "check_deployment", "bool", 1, "units must start in formation");
@@ -211,6 +245,38 @@ mb_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	s->test_hooks = refd_mpv_get_bool(root, "test_hooks", 0);
 	s->massive = refd_mpv_get_bool(root, "massive_casualties", 1);
 	s->premeasure = refd_mpv_get_bool(root, "premeasure", 0);
+	s->combined_no_primary = !refd_mpv_get_bool(root,
+	    "combined_bonus_includes_primary", 1);
+	s->cra_melee = refd_mpv_get_bool(root, "cra_targets_in_melee", 0);
+	{
+		static const char *const pk[] = { "promo_lock", "crew_swap_at",
+			"upkeep_replace_at", "oof_min_move" };
+		static const char *const pv[][2] = { { "turn", "activation" },
+			{ "gun", "grunt" }, { "effect", "payment" },
+			{ "zero", "max" } };
+		int32_t *dst[4];
+
+		dst[0] = &s->promo_lock_act;
+		dst[1] = &s->crew_swap_grunt;
+		dst[2] = &s->upkeep_at_payment;
+		dst[3] = &s->oof_max;
+		for (k = 0; k < 4; k++) {
+			refd_mpv ov = refd_mpv_get(root, pk[k]);
+
+			if (!refd_mpv_ok(ov))
+				continue;
+			if (refd_mpv_streq(ov, pv[k][0]))
+				*dst[k] = 0;
+			else if (refd_mpv_streq(ov, pv[k][1]))
+				*dst[k] = 1;
+			else {
+				snprintf(msg, sizeof(msg), "%s is \"%s\" or "
+				    "\"%s\"", pk[k], pv[k][0], pv[k][1]);
+				refd_mp_free(d);
+				return bad_setup_(ctx, mt, msg);
+			}
+		}
+	}
 	s->x0 = 0;
 	s->y0 = 0;
 	s->x1 = s->y1 = 48000;
@@ -256,6 +322,40 @@ mb_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			s->cloud[i][1] = (int32_t)v[1];
 			s->cloud[i][2] = (int32_t)v[2] * 500;
 			s->ncloud++;
+		}
+	}
+	tb = refd_mpv_get(root, "terrain");
+	if (refd_mpv_ok(tb)) {
+		static const char *const tk[] = { "cover", "concealment",
+			"obstruction" };
+
+		if (refd_mpv_type(tb) != REFD_MP_ARRAY || refd_mpv_len(tb) > 8) {
+			refd_mp_free(d);
+			return bad_setup_(ctx, mt, "terrain: at most 8 [x, y, "
+			    "diameter in inches, kind]");
+		}
+		for (i = 0; i < refd_mpv_len(tb); i++) {
+			refd_mpv cv = refd_mpv_at(tb, i);
+			int64_t v[3];
+			int kk;
+
+			for (k = 0; k < 3; k++)
+				if (refd_mpv_int(refd_mpv_at(cv, (size_t)k), &v[k]) ||
+				    v[k] < -100000 || v[k] > 100000)
+					break;
+			for (kk = 0; kk < 3; kk++)
+				if (refd_mpv_streq(refd_mpv_at(cv, 3), tk[kk]))
+					break;
+			if (k < 3 || kk == 3 || v[2] < 1 || v[2] > 20) {
+				refd_mp_free(d);
+				return bad_setup_(ctx, mt, "terrain: [x, y, diameter "
+				    "1..20 inches, cover|concealment|obstruction]");
+			}
+			s->terr[i][0] = (int32_t)v[0];
+			s->terr[i][1] = (int32_t)v[1];
+			s->terr[i][2] = (int32_t)v[2] * 500;
+			s->terr[i][3] = kk;
+			s->nterr++;
 		}
 	}
 	if (s->turn_limit < 1 || s->turn_limit > 50 || s->first < -1 ||
@@ -431,8 +531,8 @@ mb_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 				return bad_setup_(ctx, mt, msg);
 			}
 			role = c->p[p].kind == K_TROOPER ? R_GRUNT :
-			    c->p[p].kind == K_SOLO ? R_SOLO :
-			    c->p[p].kind == K_WARJACK ? R_WARJACK : R_WARCASTER;
+			    c->p[p].kind == K_WARJACK ? R_WARJACK :
+			    c->p[p].kind == K_WARCASTER ? R_WARCASTER : R_SOLO;
 			f = refd_mpv_get(mv, "role");
 			if (refd_mpv_ok(f)) {
 				for (role = 0; role < 8; role++)
@@ -582,6 +682,19 @@ mb_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			refd_mp_free(d);
 			return bad_setup_(ctx, mt, msg);
 		}
+		for (l = 0; l < s->nterr; l++) {
+			cont_pt tc;
+
+			tc.x = s->terr[l][0];
+			tc.y = s->terr[l][1];
+			if (s->terr[l][3] == 2 && cont_overlap(mpt(m), m->r, tc,
+			    s->terr[l][2])) {
+				snprintf(msg, sizeof(msg), "model %d stands on an "
+				    "obstruction", m->id);
+				refd_mp_free(d);
+				return bad_setup_(ctx, mt, msg);
+			}
+		}
 		for (l = 0; l < k; l++)
 			if (cont_overlap(mpt(m), m->r, mpt(&s->m[l]),
 			    s->m[l].r)) {
@@ -688,7 +801,7 @@ phase_name(int p)
 
 static const char *const pnames[] = { "", "promote", "designate",
 	"sb_replace", "reroll", "free_strike", "damage", "choose_first",
-	"use_commander" };
+	"use_commander", "choose_order" };
 static const char *const mvn[] = { "none", "advance", "run", "charge",
 	"forfeit", "failed_charge" };
 
@@ -766,8 +879,7 @@ mb_view(refd_ctx *ctx, const void *state, int32_t seat)
 			refd_mpw_kbool(w, "knocked_down", (m->flags & F_KD) != 0);
 			refd_mpw_kbool(w, "stationary", (m->flags & F_STAT) != 0);
 			refd_mpw_kbool(w, "fire", (m->flags & F_FIRE) != 0);
-			refd_mpw_kbool(w, "attack_locked",
-			    m->lock_turn == g.s->turn);
+			refd_mpw_kbool(w, "attack_locked", locked(&g, m));
 			refd_mpw_kstr(w, "moved", mvn[m->mv]);
 		}
 		refd_mpw_end(w);

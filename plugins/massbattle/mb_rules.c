@@ -109,7 +109,22 @@ static int any_attack(const struct model *m);
 static void inst_off(struct g *g, int i);
 static int near_terror(const struct g *g, const struct model *m);
 static void terror_check(struct g *g, int ui);
+static void terror_approach(struct g *g, int ei);
 static int terror_gate(struct g *g);
+
+/* Model indexes in ascending id order (rolls for several models). */
+static void
+id_order(const struct g *g, int *ord)
+{
+	int i, j, v;
+
+	for (i = 0; i < S->nm; i++) {
+		v = i;
+		for (j = i; j > 0 && S->m[ord[j - 1]].id > S->m[v].id; j--)
+			ord[j] = ord[j - 1];
+		ord[j] = v;
+	}
+}
 
 /* ---- prompts ---- */
 
@@ -591,6 +606,7 @@ swap_in(struct g *g, int dst, int src, int keep_place)
 		d->marked = 0;
 	d->flags = s->flags & ~F_DYING;
 	d->lock_turn = S->turn;
+	d->lock_act = S->actno;
 	d->mv = s->mv;
 	d->acted = s->acted;
 	d->ax = s->ax;
@@ -718,7 +734,7 @@ check_victory(struct g *g)
 
 			if (m->owner != side)
 				continue;
-			any += m->alive;
+			any += m->alive && prof(g, m)->kind != K_STRUCTURE;
 			if (prof(g, m)->kind == K_WARCASTER) {
 				casters++;
 				alive_c += m->alive;
@@ -747,8 +763,24 @@ mb_advance(struct g *g)
 	int i;
 
 	while (!g->err && S->phase != PH_OVER) {
+		int n = 0;
+
 		if (S->npr > 0)
 			return;
+		if (S->prio > 0 && !(S->u[S->prio - 1].alive &&
+		    S->u[S->prio - 1].need))
+			S->prio = 0;
+		if (S->prio > 0) {
+			unit_needs(g, S->prio - 1);
+			continue;
+		}
+		for (i = 0; i < S->nu; i++)
+			n += S->u[i].alive && S->u[i].need;
+		if (n > 1 && S->phase != PH_ARMY) {
+			/* simultaneous effects: the active player orders them */
+			push_prompt(g, P_ORDER, S->active, -1, -1, 0, 0);
+			return;
+		}
 		for (i = 0; i < S->nu; i++)
 			if (S->u[i].alive && S->u[i].need)
 				break;
@@ -849,7 +881,7 @@ damage_roll(struct g *g, struct model *a, struct model *t, int32_t pow,
 static void
 start_turn(struct g *g)
 {
-	int i;
+	int i, k, ord[MAXM];
 	refd_mpw *w;
 
 	if (S->turn >= 2 * S->turn_limit) {
@@ -860,6 +892,7 @@ start_turn(struct g *g)
 		return;
 	}
 	S->turn++;
+	S->actno++;
 	S->active = S->turn == 1 ? S->first : 1 - S->active;
 	w = ev(g, "turn");
 	refd_mpw_kint(w, "turn", S->turn);
@@ -882,8 +915,9 @@ start_turn(struct g *g)
 			continue;
 		m->focus = m->alloc = 0;
 	}
-	for (i = 0; i < S->nm && !g->err; i++) {
-		struct model *m = &S->m[i];
+	id_order(g, ord);
+	for (k = 0; k < S->nm && !g->err; k++) {
+		struct model *m = &S->m[ord[k]];
 		int d;
 
 		if (!m->alive || m->side != S->active || !(m->flags & F_FIRE))
@@ -1046,7 +1080,7 @@ static void
 blast_all(struct g *g, struct model *a, cont_pt p, int32_t rad, int skip,
     int32_t pow)
 {
-	int i;
+	int i, k, ord[MAXM];
 	refd_mpw *w;
 
 	w = ev(g, "aoe");
@@ -1056,8 +1090,9 @@ blast_all(struct g *g, struct model *a, cont_pt p, int32_t rad, int skip,
 	ev_emit(g, w);
 	if (pow < 0)
 		return;
-	for (i = 0; i < S->nm; i++) {
-		struct model *m = &S->m[i];
+	id_order(g, ord);
+	for (k = 0; k < S->nm; k++) {
+		struct model *m = &S->m[i = ord[k]];
 
 		if (!m->alive || i == skip || (m->flags & F_DYING))
 			continue;
@@ -1326,6 +1361,13 @@ spell_target_ok(const struct g *g, int caster, int spell, int org, int ti,
 	const struct model *c = &S->m[caster], *t = &S->m[ti];
 
 	*why = NULL;
+	if (prof(g, t)->kind == K_STRUCTURE &&
+	    spell_offensive(g, caster, spell, ti)) {
+		if (ti == org)
+			*why = "an offensive spell cannot target its point of "
+			    "origin";
+		return *why == NULL;	/* R003-71: restrictions ignored */
+	}
 	if (sp->rng == -1 && ti != caster)
 		*why = "a SELF spell can target only its caster";
 	else if (spell_offensive(g, caster, spell, ti) && ti == org)
@@ -1366,6 +1408,27 @@ end_inst(struct g *g, int i, const char *why)
 	inst_off(g, i);
 }
 
+/* A new upkeep spell from caster reaches ti: the same side's upkeep on
+ * the model or its unit ends (8.10). */
+static void
+replace_upkeep(struct g *g, int caster, int ti)
+{
+	const struct model *t = &S->m[ti];
+	int i, unitwide = is_trooper(g, t);
+	int friendly = S->m[caster].side == t->side;
+
+	for (i = 0; i < MAXINST; i++) {
+		struct inst *in = &S->in[i];
+
+		if (!in->on || !in->upkeep || (in->side == t->side) != friendly)
+			continue;
+		if (in->model == ti || (in->unit >= 0 && in->unit == t->unit) ||
+		    (unitwide && in->model >= 0 &&
+		    S->m[in->model].unit == t->unit))
+			end_inst(g, i, "replaced");
+	}
+}
+
 static void
 apply_spell(struct g *g, int caster, int spell, int ti)
 {
@@ -1393,21 +1456,8 @@ apply_spell(struct g *g, int caster, int spell, int ti)
 			    in->model >= 0 && S->m[in->model].unit == t->unit))
 				end_inst(g, i, "replaced");
 		}
-	if (sp->upkeep) {
-		int friendly = S->m[caster].side == t->side;
-
-		for (i = 0; i < MAXINST; i++) {
-			struct inst *in = &S->in[i];
-
-			if (!in->on || !in->upkeep ||
-			    (in->side == t->side) != friendly)
-				continue;
-			if (in->model == ti || (in->unit >= 0 &&
-			    in->unit == t->unit) || (unitwide &&
-			    in->model >= 0 && S->m[in->model].unit == t->unit))
-				end_inst(g, i, "replaced");
-		}
-	}
+	if (sp->upkeep)
+		replace_upkeep(g, caster, ti);
 	for (i = 0; i < MAXINST; i++)
 		if (!S->in[i].on) {
 			slot = i;
@@ -1534,10 +1584,20 @@ may_act(struct g *g, int mi)
 	return 0;
 }
 
+/* The promotion/standard lock (R003-21): until the end of the turn, or
+ * with promo_lock "activation" of the current activation (AMB-01). */
+int
+locked(const struct g *g, const struct model *m)
+{
+	if (m->lock_turn != S->turn)
+		return 0;
+	return !S->promo_lock_act || m->lock_act == S->actno;
+}
+
 static int
 attack_lock(struct g *g, const struct model *m)
 {
-	if (m->lock_turn == S->turn)
+	if (locked(g, m))
 		REJ(g, REFD_EILLEGAL, "R003-21", "%s #%d took over this turn "
 		    "and cannot attack until the turn ends", mname(g, m), m->id);
 	return 0;
@@ -1548,7 +1608,7 @@ attack_lock(struct g *g, const struct model *m)
 static int
 may_free_strike(const struct g *g, const struct model *e)
 {
-	return e->alive && !fleeing(g, e) && e->lock_turn != S->turn &&
+	return e->alive && !fleeing(g, e) && !locked(g, e) &&
 	    !(e->flags & F_KD) && (!is_trooper(g, e) || in_formation(g, e));
 }
 
@@ -1773,12 +1833,17 @@ c_activate(struct g *g, refd_mpv c)
 	if (u->act)
 		REJ(g, REFD_EILLEGAL, "R003-31", "unit %d has already "
 		    "activated this turn", u->id);
+	if (prof(g, &S->m[u->uc >= 0 ? u->uc : 0])->kind == K_STRUCTURE &&
+	    u->uc >= 0)
+		REJ(g, REFD_EILLEGAL, "R003-71", "a structure does not "
+		    "activate");
 	if (u->need)
 		REJ(g, REFD_EILLEGAL, "R003-23", "unit %d is waiting for its "
 		    "new commander", u->id);
 	if (g->dry)
 		return 0;
 	S->cur = ui;
+	S->actno++;
 	u->order = -1;
 	u->terror = 0;
 	u->fleeing0 = u->fleeing;
@@ -1927,6 +1992,17 @@ seg_clear(const struct g *g, int mi, cont_pt a, cont_pt b, int *who)
 			return 0;
 		}
 	}
+	for (i = 0; i < S->nterr; i++) {
+		cont_pt tc;
+
+		tc.x = S->terr[i][0];
+		tc.y = S->terr[i][1];
+		if (S->terr[i][3] == 2 && cont_seg_passes_over(a, b, tc,
+		    S->terr[i][2] + m->r)) {
+			*who = mi;
+			return 0;
+		}
+	}
 	return 1;
 }
 
@@ -1992,10 +2068,11 @@ dir_to(cont_pt a, cont_pt b)
 static void
 queue_free_strikes(struct g *g, int mi, const int *was)
 {
-	int i;
+	int i, k, ord[MAXM];
 
-	for (i = 0; i < S->nm; i++) {
-		struct model *e = &S->m[i];
+	id_order(g, ord);
+	for (k = 0; k < S->nm; k++) {
+		struct model *e = &S->m[i = ord[k]];
 
 		if (!was[i] || !e->alive || in_mrange(g, e, &S->m[mi]))
 			continue;
@@ -2004,10 +2081,120 @@ queue_free_strikes(struct g *g, int mi, const int *was)
 	}
 }
 
+/* ---- control-area terrain (6.8, R003-77) ---- */
+
+/* Is p inside the control area of an enemy caster whose spell makes it
+ * rough terrain for the mover's side? */
+static int
+in_rough(const struct g *g, int side, cont_pt p)
+{
+	int i;
+
+	for (i = 0; i < MAXINST; i++) {
+		const struct inst *in = &S->in[i];
+		const struct model *c;
+
+		if (!in->on || !g->c->sp[in->spell].rough || in->side == side)
+			continue;
+		c = &S->m[in->caster];
+		if (c->alive && cont_point_within(p, mpt(c), c->r,
+		    ctrl_mils(g, c)))
+			return 1;
+	}
+	return 0;
+}
+
+static int
+any_rough(const struct g *g, int side)
+{
+	int i;
+
+	for (i = 0; i < MAXINST; i++)
+		if (S->in[i].on && g->c->sp[S->in[i].spell].rough &&
+		    S->in[i].side != side)
+			return 1;
+	return 0;
+}
+
+/*
+ * Walk the path mil by mil (each mil inside rough terrain costs two)
+ * and return how far along it the mover gets with `allow`: the whole
+ * rounded-up length when the cost fits.
+ */
+static int64_t
+rough_reach(const struct g *g, int side, const cont_pt *pts, int n,
+    int64_t allow)
+{
+	int64_t cost = 0, done = 0, l, k;
+	int i;
+
+	for (i = 1; i < n; i++) {
+		l = cont_seg_len(pts[i - 1], pts[i]);
+		for (k = 0; k < l; k++) {
+			int c = in_rough(g, side, cont_point_along(pts[i - 1],
+			    pts[i], k)) ? 2 : 1;
+
+			if (cost + c > allow)
+				return done;
+			cost += c;
+			done++;
+		}
+	}
+	return done;
+}
+
+/* Point at distance d along the polyline; *leg gets its leg index. */
+static cont_pt
+path_point(const cont_pt *pts, int n, int64_t d, int *leg)
+{
+	int i;
+
+	for (i = 1; i < n; i++) {
+		int64_t l = cont_seg_len(pts[i - 1], pts[i]);
+
+		if (d <= l) {
+			*leg = i;
+			return cont_point_along(pts[i - 1], pts[i], d);
+		}
+		d -= l;
+	}
+	*leg = n - 1;
+	return pts[n - 1];
+}
+
+/* Cut a legal path at the last point the rough terrain lets the mover
+ * reach without ending on a base; returns the new point count. */
+static int
+truncate_rough(const struct g *g, int mi, cont_pt *pts, int n, int64_t allow)
+{
+	const struct model *m = &S->m[mi];
+	int64_t d = rough_reach(g, m->side, pts, n, allow);
+	int leg = 1, j, who;
+	cont_pt e;
+
+	if (d >= cont_path_len(pts, n))
+		return n;
+	for (; d >= 0; d--) {
+		e = path_point(pts, n, d, &leg);
+		for (j = 0; j < S->nm; j++)
+			if (j != mi && S->m[j].alive && cont_overlap(e, m->r,
+			    mpt(&S->m[j]), S->m[j].r))
+				break;
+		if (j == S->nm && seg_clear(g, mi, pts[leg - 1], e, &who))
+			break;
+	}
+	if (d < 0) {
+		e = pts[0];
+		leg = 1;
+	}
+	pts[leg] = e;
+	return leg + 1;
+}
+
 static int
 c_move(struct g *g, refd_mpv c)
 {
-	int mi, n = 1, i, k, who, hasf, ti = -1, flee, trooper;
+	int mi, n = 1, i, k, who, hasf, ti = -1, flee, trooper, cut;
 	const char *mode = refd_mpv_get_str(c, "mode", "");
 	int md;
 	struct model *m;
@@ -2134,6 +2321,33 @@ c_move(struct g *g, refd_mpv c)
 		n = 1;
 	} else {
 		if (!flee && trooper && (m->flags & F_SNAPOUT) && ucm != NULL &&
+		    md == MV_ADV && S->oof_max) {
+			int64_t d0 = cont_seg_len(mpt(m), mpt(ucm));
+			int64_t dmax = d0 - m->r - ucm->r, lo = 0, hi, d1;
+
+			if (dmax > allow)
+				dmax = allow;
+			if (dmax < 0)
+				dmax = 0;
+			hi = dmax;
+			while (lo < hi) {
+				int64_t mid = (lo + hi + 1) / 2;
+
+				if (seg_clear(g, mi, mpt(m), cont_point_along(
+				    mpt(m), mpt(ucm), mid), &who))
+					lo = mid;
+				else
+					hi = mid - 1;
+			}
+			d1 = cont_seg_len(pts[n - 1], mpt(ucm));
+			if (d1 > d0 - lo + 2)
+				REJ(g, REFD_ENOPATH, "R003-12", "%s #%d was out of "
+				    "formation and must move as far toward its "
+				    "commander as it can (%lld.%03lld\")",
+				    mname(g, m), m->id, (long long)(lo / INCH),
+				    (long long)(lo % INCH));
+		}
+		if (!flee && trooper && (m->flags & F_SNAPOUT) && ucm != NULL &&
 		    md == MV_RUN) {
 			cont_pt u = mpt(ucm), a = pts[0], b = pts[n - 1];
 			int64_t cr = (b.x - a.x) * (u.y - a.y) -
@@ -2159,6 +2373,10 @@ c_move(struct g *g, refd_mpv c)
 				REJ(g, REFD_ENOPATH, "R003-03", "path point (%lld,"
 				    "%lld) is off the table", (long long)pts[k].x,
 				    (long long)pts[k].y);
+			if (!seg_clear(g, mi, pts[k - 1], pts[k], &who) &&
+			    who == mi)
+				REJ(g, REFD_ENOPATH, "R003-03", "the path crosses "
+				    "an obstruction");
 			if (!seg_clear(g, mi, pts[k - 1], pts[k], &who))
 				REJ(g, REFD_ENOPATH, "R003-03", "the path crosses "
 				    "or ends on the base of %s #%d at (%d,%d)",
@@ -2186,6 +2404,13 @@ c_move(struct g *g, refd_mpv c)
 	}
 	if (g->dry)
 		return 0;
+	cut = 0;
+	if ((md == MV_ADV || md == MV_RUN) && n > 1 && any_rough(g, m->side)) {
+		int64_t full = cont_path_len(pts, n);
+
+		n = truncate_rough(g, mi, pts, n, allow);
+		cut = cont_path_len(pts, n) != full;
+	}
 	for (i = 0; i < S->nm; i++)
 		was[i] = S->m[i].alive && S->m[i].side != m->side &&
 		    in_mrange(g, &S->m[i], m);
@@ -2211,12 +2436,16 @@ c_move(struct g *g, refd_mpv c)
 		m->flags |= F_RAN;
 	if (trooper && (m->flags & F_SNAPOUT) && md == MV_ADV)
 		m->acted = 1;
+	if (md == MV_FORFEIT)
+		m->flags |= F_AIM;
 	w = ev(g, "move");
 	refd_mpw_kint(w, "model", m->id);
 	refd_mpw_kstr(w, "mode", mode);
 	refd_mpw_kint(w, "x", m->x);
 	refd_mpw_kint(w, "y", m->y);
 	refd_mpw_kint(w, "length", len);
+	if (cut)
+		refd_mpw_kbool(w, "truncated", 1);
 	if (md == MV_CHARGE) {
 		struct model *t = &S->m[ti];
 		cont_pt f = dir_to(mpt(m), mpt(t));
@@ -2237,6 +2466,13 @@ c_move(struct g *g, refd_mpv c)
 	queue_free_strikes(g, mi, was);
 	if (trooper && S->u[m->unit].terror == 0 && near_terror(g, m))
 		S->u[m->unit].terror = 1;
+	if (prof(g, m)->terrifying)
+		terror_approach(g, mi);
+	if (!trooper && S->u[m->unit].terror == 0 && near_terror(g, m) &&
+	    !fleeing(g, m)) {
+		S->u[m->unit].terror = 2;
+		command_check(g, m->unit, mi, C_FLEE_MODEL, "terror");
+	}
 	for (i = 0; i < S->nm; i++)
 		if (S->m[i].alive && S->m[i].unit == m->unit &&
 		    S->m[i].mv == MV_NONE)
@@ -2473,6 +2709,8 @@ c_cast(struct g *g, refd_mpv c)
 			if (S->in[i].on && S->in[i].caster == mi &&
 			    S->in[i].spell == sp)
 				end_inst(g, i, "recast");
+	if (s->upkeep && S->upkeep_at_payment && s->aoe != -2)
+		replace_upkeep(g, mi, ti);
 	rng = s->rng == -1 ? 0 : s->rng == -2 ? ctrl_mils(g, m) :
 	    s->rng * INCH;
 	off = spell_offensive(g, mi, sp, ti);
@@ -2484,7 +2722,7 @@ c_cast(struct g *g, refd_mpv c)
 			struct model *o = &S->m[i];
 
 			if (!o->alive || !cont_within(mpt(m), m->r, mpt(o), o->r,
-			    ctrl_mils(g, m)))
+			    ctrl_mils(g, m)) || (i == mi && s->no_caster))
 				continue;
 			if (is_trooper(g, o)) {
 				if (done[o->unit])
@@ -2682,7 +2920,7 @@ c_promote(struct g *g, refd_mpv c)
 		    "gun" : "");
 	if (g->dry)
 		return 0;
-	swap_in(g, ld, mi, u->weapon_crew);
+	swap_in(g, ld, mi, u->weapon_crew && !S->crew_swap_grunt);
 	u->need &= ~N_PROMOTE;
 	if (u->uc < 0)
 		u->uc = ld;
@@ -2843,6 +3081,26 @@ c_damage(struct g *g, refd_mpv c)
 		return 0;
 	pop_prompt(g);
 	finish_damage(g, (int)boost);
+	return 0;
+}
+
+static int
+c_choose_order(struct g *g, refd_mpv c)
+{
+	int64_t id;
+	int ui;
+
+	if (prompt_is(g, P_ORDER, "R003-25", "choice of order") ||
+	    arg_int(g, c, "unit", 0, 99999, &id))
+		return g->code;
+	ui = find_unit(g, id);
+	if (ui < 0 || !S->u[ui].alive || !S->u[ui].need)
+		REJ(g, REFD_ENOTARGET, "R003-25", "unit %lld has nothing "
+		    "pending", (long long)id);
+	if (g->dry)
+		return 0;
+	pop_prompt(g);
+	S->prio = ui + 1;
 	return 0;
 }
 
@@ -3086,7 +3344,7 @@ c_combined(struct g *g, refd_mpv c)
 	}
 	if (S->m[ti].side == S->m[pm].side)
 		REJ(g, REFD_ENOTARGET, "R003-73", "attack an enemy model");
-	if (!melee && in_melee(g, &S->m[ti]))
+	if (!melee && !S->cra_melee && in_melee(g, &S->m[ti]))
 		REJ(g, REFD_ENOTARGET, "R003-73", "a combined ranged attack "
 		    "cannot target a model in melee");
 	for (j = 0; j < n; j++) {
@@ -3138,9 +3396,10 @@ c_combined(struct g *g, refd_mpv c)
 	a.tgt = ti;
 	a.kind = melee ? A_MELEE : A_RANGED;
 	a.spell = -1;
-	a.pow = prof(g, &S->m[pm])->w[wpn[0]].pow + n;
+	j = S->combined_no_primary ? n - 1 : n;
+	a.pow = prof(g, &S->m[pm])->w[wpn[0]].pow + j;
 	a.rng = prof(g, &S->m[pm])->w[wpn[0]].rng * INCH;
-	a.bonus = n + ((!melee && (S->m[pm].flags & F_AIM)) ? 2 : 0);
+	a.bonus = j + ((!melee && (S->m[pm].flags & F_AIM)) ? 2 : 0);
 	if (melee && S->m[pm].ctarget == ti)
 		S->m[pm].ctarget = -1;
 	resolve_attack(g, &a, 0);
@@ -3162,6 +3421,35 @@ near_terror(const struct g *g, const struct model *m)
 			return 1;
 	}
 	return 0;
+}
+
+/* A terrifying entity moved: every enemy unit or model now in melee
+ * with it checks at once (AMB-13). */
+static void
+terror_approach(struct g *g, int ei)
+{
+	const struct model *e = &S->m[ei];
+	int ui, j;
+
+	for (ui = 0; ui < S->nu; ui++) {
+		const struct unit *u = &S->u[ui];
+
+		if (!u->alive || u->side == e->side || u->fleeing)
+			continue;
+		for (j = 0; j < S->nm; j++) {
+			const struct model *m = &S->m[j];
+
+			if (m->alive && m->unit == ui && (in_mrange(g, e, m) ||
+			    in_mrange(g, m, e)))
+				break;
+		}
+		if (j == S->nm)
+			continue;
+		if (is_trooper(g, &S->m[j]))
+			command_check(g, ui, -1, C_FLEE_UNIT, "terror");
+		else if (!fleeing(g, &S->m[j]))
+			command_check(g, ui, j, C_FLEE_MODEL, "terror");
+	}
 }
 
 /* The unit's deferred terror check, once its movement is over. */
@@ -3317,7 +3605,8 @@ c_ride_by(struct g *g, refd_mpv c)
 			    "table", k);
 		if (!seg_clear(g, mi, pts[k - 1], pts[k], &who))
 			REJ(g, REFD_ENOPATH, "R003-03", "the path crosses the base "
-			    "of %s #%d", mname(g, &S->m[who]), S->m[who].id);
+			    "of %s #%d or an obstruction", mname(g, &S->m[who]),
+			    S->m[who].id);
 	}
 	mr = melee_range(g, m);
 	f = dir_to(pts[stop], mpt(t));
@@ -3515,6 +3804,7 @@ static const struct cmdent cmds[] = {
 	{ "free_strike", P_FREESTRIKE, c_free_strike },
 	{ "damage", P_DAMAGE, c_damage },
 	{ "use_commander", P_CMDER, c_use_commander },
+	{ "choose_order", P_ORDER, c_choose_order },
 	{ "allocate", 0, c_allocate },
 	{ "upkeep", 0, c_upkeep },
 	{ "shake", 0, c_shake },
@@ -3573,7 +3863,7 @@ mb_command(struct g *g, uint32_t seat, refd_mpv c)
 	if (S->npr > 0 && e->prompt != S->pr[0].kind) {
 		static const char *const pn[] = { "", "promote", "designate",
 			"sb_replace", "reroll", "free_strike", "damage",
-			"choose_first", "use_commander" };
+			"choose_first", "use_commander", "choose_order" };
 
 		REJ(g, REFD_EPHASE, "R003-25", "answer the pending '%s' "
 		    "decision first", pn[S->pr[0].kind]);
