@@ -75,6 +75,7 @@ static const struct {
 	{ "unique", AB_UNIQUE }, { "flight", AB_FLIGHT },
 	{ "tiny reach", AB_TINYREACH }, { "cowardly", AB_COWARDLY },
 	{ "blindsight", AB_BLINDSIGHT }, { "spell resistance all", AB_SRALL },
+	{ "pounce", AB_POUNCE },
 	{ NULL, 0 }
 };
 
@@ -107,12 +108,47 @@ load_atks(refd_mpv arr, struct atk *a, int32_t *n)
 }
 
 static int
-load_card(refd_ctx *ctx, const char *id, refd_mpv v, struct card *c)
+family_of(struct content *ct, const char *name, int stat, int value)
+{
+	int i;
+
+	for (i = 0; i < ct->nfam; i++)
+		if (strcmp(ct->fam[i].name, name) == 0)
+			return i;
+	if (ct->nfam >= SK_MAXFAM)
+		return -1;
+	snprintf(ct->fam[i].name, sizeof(ct->fam[i].name), "%s", name);
+	ct->fam[i].stat = stat;
+	ct->fam[i].value = value;
+	return ct->nfam++;
+}
+
+static int
+energy_mask(refd_mpv l, int32_t *out)
+{
+	size_t i;
+
+	*out = 0;
+	if (refd_mpv_ok(l) && refd_mpv_type(l) != REFD_MP_ARRAY)
+		return -1;
+	for (i = 0; i < refd_mpv_len(l); i++) {
+		int e = energy_of(refd_mpv_cstr(refd_mpv_at(l, i), ""));
+
+		if (e <= 0)
+			return -1;
+		*out |= 1 << e;
+	}
+	return 0;
+}
+
+static int
+load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
+    struct card *c)
 {
 	static const char *const sizes[] = { "tiny", "small", "medium",
 		"large", "huge" };
 	static const char *const srn[] = { "self", "touch", "range 6", "sight",
-		"cone" };
+		"cone", "your warband" };
 	const char *sz = refd_mpv_get_str(v, "size", "medium");
 	const char *ty = refd_mpv_get_str(v, "type", "humanoid");
 	refd_mpv fa = refd_mpv_get(v, "faction"), ab, sp;
@@ -142,8 +178,50 @@ load_card(refd_ctx *ctx, const char *id, refd_mpv v, struct card *c)
 	INT("save_bonus", 0, 20, 0, &c->save_bonus);
 	INT("morale_bonus", 0, 20, 0, &c->morale_bonus);
 	INT("difficult", 0, 10, 0, &c->difficult);
-#undef INT
+#define INTX(k, lo, hi, d, dst) \
+	if (getint(v, k, lo, hi, d, dst)) \
+		return bad(ctx, "cards", id, k, "expected an integer " #lo ".." #hi)
 	c->sr = refd_mpv_get_bool(v, "spell_resistance", 0);
+	INTX("powerful_charge", 0, 50, 0, &c->pcharge);
+	INTX("feed", 0, 50, 0, &c->feed);
+	c->humanoid = strcmp(refd_mpv_get_str(v, "type", "humanoid"),
+	    "humanoid") == 0 || strcmp(refd_mpv_get_str(v, "type", ""),
+	    "elf") == 0;
+	if (energy_mask(refd_mpv_get(v, "vulnerable"), &c->vuln) ||
+	    energy_mask(refd_mpv_get(v, "immune"), &c->immune))
+		return bad(ctx, "cards", id, "vulnerable/immune",
+		    "expected a list of energy names");
+	{
+		refd_mpv r = refd_mpv_get(v, "resist"), sm;
+		size_t ri;
+
+		for (ri = 0; ri < refd_mpv_len(r); ri++) {
+			int e = energy_of(refd_mpv_cstr(refd_mpv_key_at(r, ri),
+			    ""));
+			int64_t n;
+
+			if (e <= 0 || refd_mpv_int(refd_mpv_val_at(r, ri), &n) ||
+			    n < 0 || n > 100)
+				return bad(ctx, "cards", id, "resist",
+				    "expected {energy: N}");
+			c->resist[e] = (int32_t)n;
+		}
+		sm = refd_mpv_get(v, "smite");
+		if (refd_mpv_ok(sm)) {
+			const char *vs = refd_mpv_get_str(sm, "versus", "");
+
+			c->smite_vs = strcmp(vs, "evil") == 0 ? 4 | 8 :
+			    strcmp(vs, "good") == 0 ? 1 | 2 :
+			    strcmp(vs, "lawful") == 0 ? 1 | 4 :
+			    strcmp(vs, "chaotic") == 0 ? 2 | 8 : 0;
+			if ((*vs && c->smite_vs == 0) ||
+			    getint(sm, "value", 1, 50, -100, &c->smite_val) ||
+			    getint(sm, "uses", 1, 9, 1, &c->smite_uses))
+				return bad(ctx, "cards", id, "smite",
+				    "expected {value, uses, versus: evil|good|"
+				    "lawful|chaotic}");
+		}
+	}
 	for (k = 0; k < 5; k++)
 		if (strcmp(sz, sizes[k]) == 0)
 			break;
@@ -238,12 +316,13 @@ load_card(refd_ctx *ctx, const char *id, refd_mpv v, struct card *c)
 
 		snprintf(p->name, sizeof(p->name), "%s",
 		    refd_mpv_get_str(s, "name", "spell"));
-		for (k = 0; k < 5; k++)
+		for (k = 0; k < 6; k++)
 			if (strcmp(r, srn[k]) == 0)
 				break;
-		if (k == 5 || k == SR_SELF)
+		if (k == 6)
 			return bad(ctx, "cards", id, "spells.range",
-			    "expected touch, range 6, sight or cone");
+			    "expected self, touch, range 6, sight, cone or "
+			    "your warband");
 		p->range = k;
 		p->energy = *e ? energy_of(e) : 0;
 		if (p->energy < 0 ||
@@ -254,8 +333,36 @@ load_card(refd_ctx *ctx, const char *id, refd_mpv v, struct card *c)
 			return bad(ctx, "cards", id, "spells",
 			    "bad uses, damage, heal, dc or energy");
 		p->ignores_sr = refd_mpv_get_bool(s, "ignores_sr", 0);
+		p->any = refd_mpv_get_bool(s, "any", 0);
+		p->fam = -1;
+		if (refd_mpv_ok(refd_mpv_get(s, "effect"))) {
+			static const char *const es[] = { "", "attack",
+				"melee damage", "ac", "hp", "magic" };
+			refd_mpv ef = refd_mpv_get(s, "effect");
+			const char *st = refd_mpv_get_str(ef, "stat", "");
+			int32_t val;
+			int e;
+
+			for (e = 1; e < 6; e++)
+				if (strcmp(st, es[e]) == 0)
+					break;
+			if (e == 6 || getint(ef, "value", -20, 50, 0, &val))
+				return bad(ctx, "cards", id, "spells.effect",
+				    "expected {stat: attack|melee damage|ac|hp|"
+				    "magic, value}");
+			p->fam = family_of(ct, refd_mpv_get_str(s, "family",
+			    p->name), e, val);
+			if (p->fam < 0)
+				return bad(ctx, "cards", id, "spells.effect",
+				    "more than 32 spell families");
+		}
+		if (p->range == SR_CONE && p->fam >= 0)
+			return bad(ctx, "cards", id, "spells.range",
+			    "a cone carries damage, not a continuous effect");
 	}
 	c->nspell = (int32_t)refd_mpv_len(sp);
+#undef INT
+#undef INTX
 	return REFD_OK;
 }
 
@@ -401,7 +508,7 @@ sk_content_load(refd_ctx *ctx, const uint8_t *bytes, size_t len,
 	}
 	memset(c, 0, sizeof(*c));
 	for (i = 0; i < refd_mpv_len(cs) && rc == REFD_OK; i++) {
-		rc = load_card(ctx, refd_mpv_cstr(refd_mpv_key_at(cs, i), "?"),
+		rc = load_card(ctx, c, refd_mpv_cstr(refd_mpv_key_at(cs, i), "?"),
 		    refd_mpv_val_at(cs, i), &c->c[i]);
 		c->ncards++;
 	}

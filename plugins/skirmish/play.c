@@ -195,6 +195,56 @@ nearest_ranged(const struct cx *x, const struct state *s, int u, int enemies,
 	return best;
 }
 
+/* §1.7 alignment mask (LG 1, CG 2, LE 4, CE 8) of u: the warband's
+ * faction, or in fixtures the card's own; all four: none. */
+static int
+align(const struct cx *x, const struct state *s, int u)
+{
+	int m = s->wbfac[s->u[u].seat] ? s->wbfac[s->u[u].seat] :
+	    CARD(x, s, u)->factions;
+
+	return m == 0xf ? 0 : m;
+}
+
+/* Sum of the continuous spell effects on stat (one per family, §4.4.7). */
+int
+buff(const struct cx *x, const struct state *s, int u, int stat)
+{
+	int f, n = 0;
+
+	for (f = 0; f < x->c->nfam; f++)
+		if ((s->u[u].buffs >> f & 1) && x->c->fam[f].stat == stat)
+			n += x->c->fam[f].value;
+	return n;
+}
+
+/* §3.11.2 steps 6: resist, immune, vulnerable for energy damage. */
+int
+energy_adjust(const struct cx *x, const struct state *s, int d, int n,
+    int e)
+{
+	const struct card *D = CARD(x, s, d);
+
+	if (e <= 0 || n <= 0)
+		return n;
+	if (D->immune >> e & 1)
+		return 0;
+	n -= D->resist[e];
+	if (n < 0)
+		n = 0;
+	if (D->vuln >> e & 1)
+		n += 5 * (n / 10);
+	return n;
+}
+
+int
+smite_applies(const struct cx *x, const struct state *s, int a, int d)
+{
+	const struct card *A = CARD(x, s, a);
+
+	return A->smite_vs == 0 || (align(x, s, d) & A->smite_vs) != 0;
+}
+
 /* A helper flanks d with attacker a (§3.6). */
 static int
 flanked(const struct cx *x, const struct state *s, int a, int d)
@@ -298,8 +348,9 @@ cleave_offer(struct cx *x, struct state *s, int a, int line)
  */
 void
 attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
-    int charge, int aoo)
+    int flags, int aoo)
 {
+	int charge = flags & 1, smite = (flags & 2) != 0;
 	const struct card *A = CARD(x, s, a), *D = CARD(x, s, d);
 	const struct atk *k = ranged ? &A->ranged[line] : &A->melee[line];
 	int ac = D->ac, bonus = k->bonus, roll = 0, hit, crit = 0, dbl = 0;
@@ -329,8 +380,8 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 		ac += 4;
 	if (s->u[a].frightened)
 		bonus -= 4;
-	bonus += cmd_effect(x, s, a, 1);
-	ac += cmd_effect(x, s, d, 2);
+	bonus += cmd_effect(x, s, a, 1) + buff(x, s, a, ES_ATTACK);
+	ac += cmd_effect(x, s, d, 2) + buff(x, s, d, ES_AC);
 	if (!sees(x, s, d, a))
 		bonus += 2;
 	magic = on_terrain(x, s, a, GRID_SACRED);
@@ -371,11 +422,17 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 		if (inc >= 11)
 			hit = 0;
 	}
-	base = k->dmg;
+	if (smite)
+		s->u[a].smite_spent++;	/* spent even on a miss (R000-78) */
+	base = k->dmg + (ranged ? 0 : buff(x, s, a, ES_MDAMAGE));
 	if (hit && (crit || dbl) && !(D->abil & AB_CRITIMM && crit && !dbl))
 		base *= 2;
-	extra = k->extra;
-	if (!magic && D->dr > 0)
+	if (charge && !ranged)
+		base += A->pcharge;
+	if (smite && smite_applies(x, s, a, d))
+		base += A->smite_val;
+	extra = energy_adjust(x, s, d, k->extra, k->energy);
+	if (!magic && !buff(x, s, a, ES_MAGIC) && D->dr > 0)
 		base = base > D->dr ? base - D->dr : 0;
 	dmg = hit ? base + extra : 0;
 	w = sk_ev(aoo ? "attack_of_opportunity" : "attack");
@@ -397,6 +454,8 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 		refd_mpw_kbool(w, "flanking", 1);
 	if (charge)
 		refd_mpw_kbool(w, "charge", 1);
+	if (smite)
+		refd_mpw_kbool(w, "smite", 1);
 	if (conceal && (roll != 1 || auto_hit))
 		refd_mpw_kint(w, "conceal_roll", cr);
 	if (inc)
@@ -408,7 +467,14 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 	sk_emit(x, w);
 	if (dmg > 0) {
 		damage(x, s, d, dmg, a);
-		if (s->u[d].gone)
+		if (s->u[d].gone && D->humanoid && A->feed > 0 && s->u[a].on) {
+			s->u[a].hp += A->feed;
+			w = sk_ev("feed");
+			refd_mpw_kint(w, "unit", a);
+			refd_mpw_kint(w, "hp", s->u[a].hp);
+			sk_emit(x, w);
+		}
+		if (s->u[d].gone && !ranged)
 			cleave_offer(x, s, a, line);
 	}
 }
@@ -1249,6 +1315,14 @@ spell_targets(const struct cx *x, const struct state *s, int u, int k, int t,
 		snprintf(msg, len, "no such creature on the grid");
 		return -1;
 	}
+	if (sp->range == SR_SELF || sp->range == SR_YOURWB) {
+		if (t != u) {
+			snprintf(msg, len, "%s: the target is the caster itself",
+			    sp->name);
+			return -1;
+		}
+		return 0;
+	}
 	if (sp->range == SR_TOUCH) {
 		if (t != u && !adjacent(x, s, u, t)) {
 			snprintf(msg, len, "a touch spell targets the caster or "
@@ -1276,7 +1350,7 @@ spell_targets(const struct cx *x, const struct state *s, int u, int k, int t,
 		snprintf(msg, len, "out of range (6 squares)");
 		return -1;
 	}
-	if (d != n) {
+	if (d != n && !sp->any) {
 		snprintf(msg, len, "%s is not the nearest %s in sight "
 		    "(distance %d, nearest %d)", CARD(x, s, t)->name,
 		    s->u[t].seat != s->u[u].seat ? "enemy" : "ally", d, n);
@@ -1363,6 +1437,24 @@ spell_hit(struct cx *x, struct state *s, int u, const struct spell *sp, int t)
 		if (r < 11 || has(x, s, t, AB_SRALL))
 			return;
 	}
+	if (sp->fam >= 0) {
+		const struct family *f = &x->c->fam[sp->fam];
+
+		w = sk_ev("effect");
+		refd_mpw_kint(w, "unit", t);
+		refd_mpw_kstr(w, "spell", f->name);
+		if (s->u[t].buffs >> sp->fam & 1) {
+			refd_mpw_kbool(w, "stacks", 0);	/* §4.4.7 */
+			sk_emit(x, w);
+			return;
+		}
+		s->u[t].buffs |= 1 << sp->fam;
+		if (f->stat == ES_HP && !has(x, s, t, AB_NONLIVING))
+			s->u[t].hp += f->value;
+		refd_mpw_kint(w, "hp", s->u[t].hp);
+		sk_emit(x, w);
+		return;
+	}
 	if (sp->heal > 0) {
 		int hp = s->u[t].hp + sp->heal;
 
@@ -1384,6 +1476,7 @@ spell_hit(struct cx *x, struct state *s, int u, const struct spell *sp, int t)
 		if (ok)
 			dmg = grid_half5(dmg);
 	}
+	dmg = energy_adjust(x, s, t, dmg, sp->energy);
 	w = sk_ev("spell_damage");
 	refd_mpw_kint(w, "unit", t);
 	refd_mpw_kint(w, "damage", dmg);
@@ -1411,6 +1504,10 @@ cast_spell(struct cx *x, struct state *s, int u, int k, int t, int ox, int oy,
 		for (i = 0; i < s->nu; i++)
 			if (i != u && s->u[i].on &&
 			    in_cone_unit(x, s, i, ox, oy, orient))
+				list[n++] = i;
+	} else if (sp->range == SR_YOURWB) {
+		for (i = 0; i < s->nu; i++)
+			if (s->u[i].on && s->u[i].seat == s->u[u].seat)
 				list[n++] = i;
 	} else {
 		refd_mpw_kint(w, "target", t);

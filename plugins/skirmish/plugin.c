@@ -13,13 +13,13 @@ void begin_phases_pub(struct cx *x, struct state *s, int first);
 
 static const char *const cmdname[C_NTYPES] = { "", "submit", "setup_first",
 	"deploy", "first", "activate", "move", "melee", "shoot", "charge",
-	"cast", "cast_cone", "end", "aoo", "decline", "cleave", "rush" };
+	"cast", "cast_cone", "end", "aoo", "decline", "cleave", "rush", "smite" };
 static const char *const argname[C_NTYPES][5] = {
 	{ NULL }, { NULL }, { "seat" }, { "x", "y" }, { "seat" }, { "unit" },
 	{ "x", "y" }, { "target", "line" }, { "target", "line" },
 	{ "target", "x", "y", "line" }, { "spell", "target" },
 	{ "spell", "ox", "oy", "orient" }, { NULL }, { "unit", "line" },
-	{ "unit" }, { "target" }, { "target" }
+	{ "unit" }, { "target" }, { "target" }, { "target", "line" }
 };
 
 static int
@@ -255,9 +255,17 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		NO(REFD_EILLEGAL, "R000-79", "%s is %s and takes no action "
 		    "this turn", C->name, s->u[u].stunned ? "stunned" :
 		    "helpless");
-	if (s->charged)
+	if (s->charged) {
+		int t2 = c->a[0], l2 = c->a[1];
+
+		if (c->type == C_MELEE && has(x, s, u, AB_POUNCE) &&
+		    t2 == s->rush_t && l2 >= 0 && l2 < C->nmelee &&
+		    !(s->lines_used >> l2 & 1) && s->u[t2].on &&
+		    adjacent(x, s, u, t2))
+			return 0;	/* Pounce: every melee line, +2 */
 		NO(REFD_EILLEGAL, "R000-26", "%s charged: its turn is over "
 		    "(send end)", C->name);
+	}
 	if (s->single)
 		NO(REFD_EILLEGAL, "R000-34", "%s spent its turn on a one-square "
 		    "step (send end)", C->name);
@@ -311,6 +319,15 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 				    "destroy %s", C->name);
 		}
 		return 0;
+	case C_SMITE:
+		if (C->smite_val <= 0 || s->u[u].smite_spent >= C->smite_uses)
+			NO(REFD_ERESOURCE, "R000-78", "%s has no Smite use left",
+			    C->name);
+		if (unit_ok(s, c->a[0]) && s->u[c->a[0]].on &&
+		    !smite_applies(x, s, u, c->a[0]))
+			NO(REFD_ENOTARGET, "R000-92", "%s is not of the kind "
+			    "%s smites", CARD(x, s, c->a[0])->name, C->name);
+		/* FALLTHROUGH */
 	case C_MELEE:
 	case C_SHOOT:
 	case C_CAST:
@@ -318,7 +335,7 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		if (s->cast)
 			NO(REFD_EILLEGAL, "R000-71", "%s already cast its spell "
 			    "instead of attacking", C->name);
-		if (s->rush && c->type != C_MELEE)
+		if (s->rush && c->type != C_MELEE && c->type != C_SMITE)
 			NO(REFD_EILLEGAL, "R000-21", "a rushing creature may "
 			    "only attack the enemy it rushed, in melee");
 		if (s->natk == 0 && s->moved > s->speed && !s->rush)
@@ -399,8 +416,8 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 	if (s->u[t].seat == s->u[u].seat)
 		NO(REFD_ENOTARGET, "R000-45", "%s is an ally: never attack "
 		    "allies", CARD(x, s, t)->name);
-	if (c->type == C_MELEE || c->type == C_CHARGE) {
-		int line = c->type == C_MELEE ? c->a[1] : c->a[3];
+	if (c->type == C_MELEE || c->type == C_CHARGE || c->type == C_SMITE) {
+		int line = c->type == C_CHARGE ? c->a[3] : c->a[1];
 
 		if (line < 0 || line >= C->nmelee)
 			NO(REFD_EBADCMD, "R000-27", "%s has melee lines 0..%d",
@@ -409,6 +426,9 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		    (s->lines_used >> line & 1)))
 			NO(REFD_EILLEGAL, "R000-28", "a full attack uses each "
 			    "listed attack once, all of the same kind");
+		if (c->type == C_SMITE && s->rush && t != s->rush_t)
+			NO(REFD_ENOTARGET, "R000-21", "a rushing creature "
+			    "attacks the enemy it rushed");
 		if (c->type == C_MELEE && s->rush) {
 			if (t != s->rush_t)
 				NO(REFD_ENOTARGET, "R000-21", "a rushing creature "
@@ -419,7 +439,7 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 				    "than its speed and its move was no charge: "
 				    "no attack", C->name);
 		}
-		if (c->type == C_MELEE) {
+		if (c->type == C_MELEE || c->type == C_SMITE) {
 			if (!adjacent(x, s, u, t))
 				NO(REFD_ERANGE, "R000-45", "%s is not adjacent "
 				    "to %s", CARD(x, s, t)->name, C->name);
@@ -553,7 +573,8 @@ check(const struct cx *x, const struct state *s, int seat,
 			    "this round", CARD(x, s, c->a[0])->name);
 		return 0;
 	case ST_TURN:
-		if ((c->type < C_MOVE || c->type > C_END) && c->type != C_RUSH)
+		if ((c->type < C_MOVE || c->type > C_END) && c->type != C_RUSH &&
+		    c->type != C_SMITE)
 			NO(REFD_EPHASE, "R000-26", "a turn takes move, melee, "
 			    "shoot, charge, cast, cast_cone or end");
 		return turn_check(x, s, c, y);
@@ -592,6 +613,9 @@ sk_reveal(struct cx *x, struct state *s)
 	refd_mpw_karray(w, "warbands");
 	for (seat = 0; seat < 2; seat++) {
 		refd_mpw_array(w);
+		s->wbfac[seat] = 0xf;
+		for (i = 0; i < s->nsub[seat]; i++)
+			s->wbfac[seat] &= x->c->c[s->sub[seat][i]].factions;
 		for (i = 0; i < s->nsub[seat]; i++) {
 			struct unit *u = &s->u[s->nu];
 
@@ -687,13 +711,15 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 	}
 	case C_MELEE:
 	case C_SHOOT:
+	case C_SMITE:
 		if (s->natk == 0 && s->moved == 0)
 			s->atk_first = 1;
 		s->natk++;
 		s->atk_kind = c->type == C_SHOOT;
 		s->lines_used |= 1 << c->a[1];
 		attack(x, s, u, c->a[0], c->type == C_SHOOT, c->a[1],
-		    s->rush && s->moved > CARD(x, s, u)->speed, 0);
+		    ((s->rush && s->moved > CARD(x, s, u)->speed) ||
+		    s->charged ? 1 : 0) | (c->type == C_SMITE ? 2 : 0), 0);
 		sk_run(x, s);
 		return;
 	case C_CHARGE: {
@@ -707,6 +733,8 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		}
 		p.line = c->a[3];
 		s->charged = 1;
+		s->rush_t = c->a[0];
+		s->lines_used |= 1 << c->a[3];
 		s->natk = 1;
 		s->pr[s->nprog++] = p;
 		w = sk_ev("charge");
@@ -856,6 +884,10 @@ sk_label(struct cx *x, const struct state *s, const struct cmd *c, char *buf,
 		snprintf(buf, len, "%s rushes toward %s #%d", un, tn,
 		    (int)c->a[0]);
 		break;
+	case C_SMITE:
+		snprintf(buf, len, "%s smites %s #%d (line %d)", un, tn,
+		    (int)c->a[0], (int)c->a[1]);
+		break;
 	default:
 		snprintf(buf, len, "?");
 	}
@@ -920,6 +952,10 @@ legal_turn(struct lst *l)
 		}
 		for (k = 0; k < C->nranged; k++) {
 			set(&c, C_SHOOT, t, k, 0, 0);
+			offer(l, &c);
+		}
+		for (k = 0; C->smite_val > 0 && k < C->nmelee; k++) {
+			set(&c, C_SMITE, t, k, 0, 0);
 			offer(l, &c);
 		}
 		if (s->oocmd && !s->rush && s->steps == 0 && s->natk == 0) {
@@ -1178,6 +1214,8 @@ op_describe(refd_ctx *ctx, void *pdata)
 	doc_cmd(w, "decline", a_unit, 1, "decline an attack of opportunity "
 	    "or a Cleave attack");
 	doc_cmd(w, "cleave", a_t, 1, "Cleave: extra melee attack");
+	doc_cmd(w, "smite", a_tl, 2, "melee attack declaring Smite (a use is "
+	    "spent even on a miss)");
 	doc_cmd(w, "rush", a_t, 1, "out of command: rush the nearest enemy "
 	    "(then move steps, then melee it)");
 	refd_mpw_end(w);

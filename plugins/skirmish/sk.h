@@ -50,10 +50,15 @@ enum abil {
 	AB_SLEEPIMM = 1 << 15,
 	AB_STUNIMM = 1 << 16,
 	AB_FLANKIMM = 1 << 17,
-	AB_SRALL = 1 << 18
+	AB_SRALL = 1 << 18,
+	AB_POUNCE = 1 << 19
 };
 
-enum srange { SR_SELF, SR_TOUCH, SR_RANGE6, SR_SIGHT, SR_CONE };
+enum srange { SR_SELF, SR_TOUCH, SR_RANGE6, SR_SIGHT, SR_CONE, SR_YOURWB };
+
+/* Continuous effect stats (spells). */
+enum estat { ES_NONE, ES_ATTACK, ES_MDAMAGE, ES_AC, ES_HP, ES_MAGIC };
+#define SK_MAXFAM 32
 
 struct atk {
 	int32_t bonus, dmg, extra, energy;
@@ -62,6 +67,8 @@ struct atk {
 struct spell {
 	char name[SK_NAMELEN];
 	int32_t uses, range, dmg, energy, dc, ignores_sr, heal;
+	int32_t fam;		/* continuous effect family, -1 none */
+	int32_t any;		/* the "any" keyword */
 };
 
 struct card {
@@ -71,6 +78,8 @@ struct card {
 	struct atk melee[SK_MAXLINES], ranged[SK_MAXLINES];
 	int32_t abil, dr, sr, conceal, save_bonus, morale_bonus, difficult;
 	int32_t eff_stat, eff_val;	/* commander effect: 1 attack, 2 AC, 3 tyrannical */
+	int32_t resist[6], vuln, immune;	/* by energy; masks 1 << energy */
+	int32_t pcharge, smite_val, smite_uses, smite_vs, feed, humanoid;
 	int32_t nspell;
 	struct spell sp[SK_MAXSPELLS];
 };
@@ -90,8 +99,14 @@ struct warband {
 	int32_t card[SK_WBMAX];
 };
 
+struct family {
+	char name[SK_NAMELEN];
+	int32_t stat, value;
+};
+
 struct content {
-	int32_t ncards, nmaps, nwb;
+	int32_t ncards, nmaps, nwb, nfam;
+	struct family fam[SK_MAXFAM];
 	struct card c[SK_MAXCARDS];
 	struct map m[SK_MAXMAPS];
 	struct warband wb[SK_MAXWB];
@@ -105,6 +120,7 @@ struct unit {
 	int32_t stunned, asleep, paralyzed, frightened, invisible;
 	int32_t activated, aoo_turn, cleave_turn, deployed;
 	int32_t spent[SK_MAXSPELLS];
+	int32_t buffs, smite_spent;
 	int32_t parity;		/* unused outside turns */
 };
 
@@ -134,6 +150,7 @@ struct state {
 	int32_t reason;
 	int32_t variant, points, round_limit, stalemate;
 	int32_t tyrannical[2];	/* seat uses Tyrannical Morale (setup) */
+	int32_t wbfac[2];	/* warband faction mask (0: by card) */
 	int32_t round, first, chooser, phase_seat, phase_left, turnid;
 	int32_t submitted[2], revealed;
 	int32_t nsub[2], sub[2][SK_WBMAX];
@@ -202,7 +219,7 @@ void sk_reveal(struct cx *x, struct state *s);
 enum cmdtype {
 	C_SUBMIT = 1, C_SETUPFIRST, C_DEPLOY, C_FIRST, C_ACTIVATE, C_MOVE,
 	C_MELEE, C_SHOOT, C_CHARGE, C_CAST, C_CAST_CONE, C_END, C_AOO,
-	C_DECLINE, C_CLEAVE, C_RUSH, C_NTYPES
+	C_DECLINE, C_CLEAVE, C_RUSH, C_SMITE, C_NTYPES
 };
 
 struct cmd {
