@@ -40,6 +40,19 @@ getint(refd_mpv m, const char *k, int64_t lo, int64_t hi, int64_t dflt,
 }
 
 static int
+cond_of(const char *s)
+{
+	static const char *const n[] = { "", "stun", "paralysis", "poison",
+		"sleep", "frighten", "entangle", "skip next turn" };
+	int i;
+
+	for (i = 1; i < 8; i++)
+		if (strcmp(s, n[i]) == 0)
+			return i;
+	return -1;
+}
+
+static int
 energy_of(const char *s)
 {
 	static const char *const n[] = { "", "acid", "cold", "electricity",
@@ -102,6 +115,12 @@ load_atks(refd_mpv arr, struct atk *a, int32_t *n)
 		a[i].energy = *e ? energy_of(e) : 0;
 		if (a[i].energy < 0 || (a[i].extra > 0 && a[i].energy == 0))
 			return -1;
+		if (refd_mpv_ok(refd_mpv_get(v, "condition"))) {
+			a[i].cond = cond_of(refd_mpv_get_str(v, "condition", ""));
+			if (a[i].cond <= 0 ||
+			    getint(v, "dc", 1, 40, -100, &a[i].dc))
+				return -1;
+		}
 	}
 	*n = (int32_t)refd_mpv_len(arr);
 	return 0;
@@ -243,26 +262,32 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 	if (load_atks(refd_mpv_get(v, "melee"), c->melee, &c->nmelee) != 0 ||
 	    c->nmelee == 0)
 		return bad(ctx, "cards", id, "melee", "expected 1 to 4 "
-		    "attacks {bonus, damage[, extra, energy]}");
+		    "attacks {bonus, damage[, extra, energy, condition, dc]}");
 	if (load_atks(refd_mpv_get(v, "ranged"), c->ranged, &c->nranged) != 0)
 		return bad(ctx, "cards", id, "ranged", "expected up to 4 "
 		    "attacks {bonus, damage[, extra, energy]}");
+	/* §1.5 type traits */
 	if (strcmp(ty, "construct") == 0)
 		c->abil |= AB_FEARLESS | AB_CRITIMM | AB_NONLIVING |
-		    AB_SLEEPIMM | AB_STUNIMM;
+		    AB_SLEEPIMM | AB_STUNIMM | AB_PARAIMM | AB_POISONIMM;
 	else if (strcmp(ty, "undead") == 0)
 		c->abil |= AB_CRITIMM | AB_NONLIVING | AB_SLEEPIMM |
-		    AB_STUNIMM;
+		    AB_STUNIMM | AB_PARAIMM | AB_POISONIMM;
 	else if (strcmp(ty, "ooze") == 0)
 		c->abil |= AB_FEARLESS | AB_CRITIMM | AB_SLEEPIMM |
-		    AB_STUNIMM | AB_FLANKIMM | AB_BLINDSIGHT;
+		    AB_STUNIMM | AB_FLANKIMM | AB_BLINDSIGHT | AB_PARAIMM |
+		    AB_POISONIMM;
 	else if (strcmp(ty, "elemental") == 0)
 		c->abil |= AB_CRITIMM | AB_SLEEPIMM | AB_STUNIMM |
-		    AB_FLANKIMM;
+		    AB_FLANKIMM | AB_PARAIMM | AB_POISONIMM;
 	else if (strcmp(ty, "plant") == 0)
-		c->abil |= AB_CRITIMM | AB_SLEEPIMM | AB_STUNIMM;
-	else if (strcmp(ty, "dragon") == 0 || strcmp(ty, "elf") == 0 ||
-	    strcmp(ty, "vermin") == 0)
+		c->abil |= AB_CRITIMM | AB_SLEEPIMM | AB_STUNIMM |
+		    AB_PARAIMM | AB_POISONIMM;
+	else if (strcmp(ty, "dragon") == 0)
+		c->abil |= AB_SLEEPIMM | AB_PARAIMM;
+	else if (strcmp(ty, "living construct") == 0)
+		c->abil |= AB_SLEEPIMM | AB_PARAIMM | AB_POISONIMM;
+	else if (strcmp(ty, "elf") == 0 || strcmp(ty, "vermin") == 0)
 		c->abil |= AB_SLEEPIMM;
 	else if (strcmp(ty, "humanoid") != 0 && strcmp(ty, "animal") != 0 &&
 	    strcmp(ty, "aberration") != 0 && strcmp(ty, "fey") != 0 &&
@@ -334,6 +359,14 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 			    "bad uses, damage, heal, dc or energy");
 		p->ignores_sr = refd_mpv_get_bool(s, "ignores_sr", 0);
 		p->any = refd_mpv_get_bool(s, "any", 0);
+		if (refd_mpv_ok(refd_mpv_get(s, "condition"))) {
+			p->cond = cond_of(refd_mpv_get_str(s, "condition", ""));
+			if (p->cond <= 0 || p->dc <= 0)
+				return bad(ctx, "cards", id, "spells.condition",
+				    "expected stun, paralysis, poison, sleep, "
+				    "frighten, entangle or skip next turn, with a "
+				    "dc");
+		}
 		p->fam = -1;
 		if (refd_mpv_ok(refd_mpv_get(s, "effect"))) {
 			static const char *const es[] = { "", "attack",

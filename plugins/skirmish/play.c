@@ -466,7 +466,10 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 	refd_mpw_kint(w, "hp", s->u[d].hp - dmg);
 	sk_emit(x, w);
 	if (dmg > 0) {
-		damage(x, s, d, dmg, a);
+		damage2(x, s, d, dmg, a, 1);
+		if (k->cond > 0 && s->u[d].on)
+			condition(x, s, d, k->cond, k->dc, a);
+		half_check(x, s, d, a);
 		if (s->u[d].gone && D->humanoid && A->feed > 0 && s->u[a].on) {
 			s->u[a].hp += A->feed;
 			w = sk_ev("feed");
@@ -1230,6 +1233,20 @@ end_turn(struct cx *x, struct state *s)
 	int u = s->cur;
 	refd_mpw *w;
 
+	if (u >= 0 && s->u[u].on && s->u[u].paralyzed &&
+	    save(x, s, u, s->u[u].paralyzed_dc, "paralysis")) {
+		s->u[u].paralyzed = 0;
+		w = sk_ev("paralysis_ends");
+		refd_mpw_kint(w, "unit", u);
+		sk_emit(x, w);
+	}
+	if (u >= 0 && s->u[u].on && s->u[u].entangled && !s->ent_tried &&
+	    save(x, s, u, s->u[u].entangled_dc, "entangle")) {
+		s->u[u].entangled = 0;
+		w = sk_ev("entangle_ends");
+		refd_mpw_kint(w, "unit", u);
+		sk_emit(x, w);
+	}
 	if (u >= 0 && s->u[u].on) {
 		if (s->stun_turn && s->u[u].stunned) {
 			s->u[u].stunned = 0;
@@ -1277,6 +1294,23 @@ start_turn(struct cx *x, struct state *s, int u)
 	refd_mpw_kbool(w, "under_command", !s->oocmd);
 	refd_mpw_kint(w, "speed", s->speed);
 	sk_emit(x, w);
+	s->ent_tried = s->ent_block = s->no_action = 0;
+	if (p->poisoned) {
+		/* §2.5 step 2: 5 damage before it acts */
+		w = sk_ev("poison");
+		refd_mpw_kint(w, "unit", u);
+		refd_mpw_kint(w, "damage", 5);
+		sk_emit(x, w);
+		damage(x, s, u, 5, -1);
+		if (!p->on || s->stage == ST_OVER) {
+			sk_run(x, s);
+			return;
+		}
+	}
+	if (p->skip) {
+		p->skip = 0;
+		s->no_action = 1;
+	}
 	if (p->routed) {
 		/* §4.2.5 rally */
 		if (!p->stunned && !helpless(s, u) && (!s->oocmd ||
@@ -1453,6 +1487,10 @@ spell_hit(struct cx *x, struct state *s, int u, const struct spell *sp, int t)
 			s->u[t].hp += f->value;
 		refd_mpw_kint(w, "hp", s->u[t].hp);
 		sk_emit(x, w);
+		return;
+	}
+	if (sp->cond > 0 && sp->dmg <= 0) {
+		condition(x, s, t, sp->cond, sp->dc, u);
 		return;
 	}
 	if (sp->heal > 0) {

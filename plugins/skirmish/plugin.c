@@ -13,13 +13,13 @@ void begin_phases_pub(struct cx *x, struct state *s, int first);
 
 static const char *const cmdname[C_NTYPES] = { "", "submit", "setup_first",
 	"deploy", "first", "activate", "move", "melee", "shoot", "charge",
-	"cast", "cast_cone", "end", "aoo", "decline", "cleave", "rush", "smite" };
+	"cast", "cast_cone", "end", "aoo", "decline", "cleave", "rush", "smite", "wake" };
 static const char *const argname[C_NTYPES][5] = {
 	{ NULL }, { NULL }, { "seat" }, { "x", "y" }, { "seat" }, { "unit" },
 	{ "x", "y" }, { "target", "line" }, { "target", "line" },
 	{ "target", "x", "y", "line" }, { "spell", "target" },
 	{ "spell", "ox", "oy", "orient" }, { NULL }, { "unit", "line" },
-	{ "unit" }, { "target" }, { "target" }, { "target", "line" }
+	{ "unit" }, { "target" }, { "target" }, { "target", "line" }, { "target" }
 };
 
 static int
@@ -255,6 +255,12 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		NO(REFD_EILLEGAL, "R000-79", "%s is %s and takes no action "
 		    "this turn", C->name, s->u[u].stunned ? "stunned" :
 		    "helpless");
+	if (s->no_action)
+		NO(REFD_EILLEGAL, "R000-79", "%s skips this turn", C->name);
+	if (s->ent_block && (c->type == C_MOVE || c->type == C_CHARGE ||
+	    c->type == C_RUSH))
+		NO(REFD_EILLEGAL, "R000-79", "%s is entangled: no movement "
+		    "this turn", C->name);
 	if (s->charged) {
 		int t2 = c->a[0], l2 = c->a[1];
 
@@ -319,12 +325,19 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 				    "destroy %s", C->name);
 		}
 		return 0;
+	case C_WAKE:
+		if (!unit_ok(s, c->a[0]) || !s->u[c->a[0]].on ||
+		    !s->u[c->a[0]].asleep || !adjacent(x, s, u, c->a[0]))
+			NO(REFD_ENOTARGET, "R000-79", "waking needs an adjacent "
+			    "sleeping creature");
+		/* FALLTHROUGH */
 	case C_SMITE:
-		if (C->smite_val <= 0 || s->u[u].smite_spent >= C->smite_uses)
+		if (c->type == C_SMITE && (C->smite_val <= 0 ||
+		    s->u[u].smite_spent >= C->smite_uses))
 			NO(REFD_ERESOURCE, "R000-78", "%s has no Smite use left",
 			    C->name);
-		if (unit_ok(s, c->a[0]) && s->u[c->a[0]].on &&
-		    !smite_applies(x, s, u, c->a[0]))
+		if (c->type == C_SMITE && unit_ok(s, c->a[0]) &&
+		    s->u[c->a[0]].on && !smite_applies(x, s, u, c->a[0]))
 			NO(REFD_ENOTARGET, "R000-92", "%s is not of the kind "
 			    "%s smites", CARD(x, s, c->a[0])->name, C->name);
 		/* FALLTHROUGH */
@@ -379,6 +392,12 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		break;
 	default:
 		break;
+	}
+	if (c->type == C_WAKE) {
+		if (s->natk > 0)
+			NO(REFD_EILLEGAL, "R000-79", "waking a sleeper replaces "
+			    "the attack: %s already attacked", C->name);
+		return 0;
 	}
 	if (c->type == C_CAST || c->type == C_CAST_CONE) {
 		const struct spell *sp;
@@ -574,7 +593,7 @@ check(const struct cx *x, const struct state *s, int seat,
 		return 0;
 	case ST_TURN:
 		if ((c->type < C_MOVE || c->type > C_END) && c->type != C_RUSH &&
-		    c->type != C_SMITE)
+		    c->type != C_SMITE && c->type != C_WAKE)
 			NO(REFD_EPHASE, "R000-26", "a turn takes move, melee, "
 			    "shoot, charge, cast, cast_cone or end");
 		return turn_check(x, s, c, y);
@@ -690,6 +709,18 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		start_turn(x, s, c->a[0]);
 		return;
 	case C_MOVE: {
+		if (s->u[u].entangled && !s->ent_tried) {
+			/* §4.3: the save when it first tries to move */
+			s->ent_tried = 1;
+			if (save(x, s, u, s->u[u].entangled_dc, "entangle")) {
+				s->u[u].entangled = 0;
+			} else {
+				s->ent_block = 1;
+				return;
+			}
+		}
+	}
+	{
 		int budget = s->natk > 0 ? s->speed - s->moved2 :
 		    2 * s->speed - s->moved;
 		int par = s->parity, slow = step_slow(x, s, u, s->u[u].x,
@@ -762,6 +793,17 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		return;
 	case C_END:
 		end_turn(x, s);
+		return;
+	case C_WAKE:
+		if (s->moved == 0)
+			s->atk_first = 1;
+		s->natk = 1;
+		s->cast = 1;	/* replaces the attack: no more attacks */
+		s->u[c->a[0]].asleep = 0;
+		w = sk_ev("woke");
+		refd_mpw_kint(w, "unit", c->a[0]);
+		refd_mpw_kint(w, "by", u);
+		sk_emit(x, w);
 		return;
 	case C_RUSH:
 		s->rush = 1;
@@ -884,6 +926,9 @@ sk_label(struct cx *x, const struct state *s, const struct cmd *c, char *buf,
 		snprintf(buf, len, "%s rushes toward %s #%d", un, tn,
 		    (int)c->a[0]);
 		break;
+	case C_WAKE:
+		snprintf(buf, len, "%s wakes %s #%d", un, tn, (int)c->a[0]);
+		break;
 	case C_SMITE:
 		snprintf(buf, len, "%s smites %s #%d (line %d)", un, tn,
 		    (int)c->a[0], (int)c->a[1]);
@@ -1000,6 +1045,11 @@ legal_turn(struct lst *l)
 				}
 		}
 	}
+	for (t = 0; t < s->nu; t++)
+		if (s->u[t].on && s->u[t].asleep) {
+			set(&c, C_WAKE, t, 0, 0, 0);
+			offer(l, &c);
+		}
 	for (k = 0; k < C->nspell; k++) {
 		if (C->sp[k].range == SR_CONE) {
 			for (dx = 0; dx <= C->size; dx++)
@@ -1216,6 +1266,8 @@ op_describe(refd_ctx *ctx, void *pdata)
 	doc_cmd(w, "cleave", a_t, 1, "Cleave: extra melee attack");
 	doc_cmd(w, "smite", a_tl, 2, "melee attack declaring Smite (a use is "
 	    "spent even on a miss)");
+	doc_cmd(w, "wake", a_t, 1, "spend the attack to wake an adjacent "
+	    "sleeping creature");
 	doc_cmd(w, "rush", a_t, 1, "out of command: rush the nearest enemy "
 	    "(then move steps, then melee it)");
 	refd_mpw_end(w);

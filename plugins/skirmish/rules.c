@@ -615,8 +615,14 @@ rout(struct cx *x, struct state *s, int u, int cause)
 void
 damage(struct cx *x, struct state *s, int u, int amount, int src)
 {
+	damage2(x, s, u, amount, src, 0);
+}
+
+/* defer: leave the morale save to a half_check after the riders. */
+void
+damage2(struct cx *x, struct state *s, int u, int amount, int src, int defer)
+{
 	struct unit *p = &s->u[u];
-	const struct card *c = CARD(x, s, u);
 
 	if (amount <= 0 || !p->on)
 		return;
@@ -634,6 +640,20 @@ damage(struct cx *x, struct state *s, int u, int amount, int src)
 		eliminate(x, s, u, "destroyed");
 		return;
 	}
+	if (defer)
+		return;
+	half_check(x, s, u, src);
+}
+
+/* §4.2.1: the once-only half-HP morale save. */
+void
+half_check(struct cx *x, struct state *s, int u, int src)
+{
+	struct unit *p = &s->u[u];
+	const struct card *c = CARD(x, s, u);
+
+	if (!p->on)
+		return;
 	if (!p->half_done && p->hp <= c->hp / 2) {
 		p->half_done = 1;	/* A38: consumed even while routing */
 		int r = p->routed ? 1 : morale(x, s, u, "half hp");
@@ -643,4 +663,45 @@ damage(struct cx *x, struct state *s, int u, int amount, int src)
 		else if (r < 0)
 			eliminate(x, s, u, "destroyed");
 	}
+}
+
+/* §4.3: t saves against dc or gains cond (src: the unit responsible). */
+void
+condition(struct cx *x, struct state *s, int t, int cond, int dc, int src)
+{
+	static const char *const cn[] = { "", "stunned", "paralyzed",
+		"poisoned", "asleep", "frightened", "entangled",
+		"skips next turn" };
+	struct unit *p = &s->u[t];
+	int imm = 0;
+	refd_mpw *w;
+
+	if (!p->on)
+		return;
+	switch (cond) {
+	case CO_STUN: imm = has(x, s, t, AB_STUNIMM); break;
+	case CO_PARALYZE: imm = has(x, s, t, AB_PARAIMM); break;
+	case CO_POISON: imm = has(x, s, t, AB_POISONIMM) || p->poisoned; break;
+	case CO_SLEEP: imm = has(x, s, t, AB_SLEEPIMM); break;
+	case CO_FRIGHTEN: imm = has(x, s, t, AB_FEARLESS); break;
+	case CO_ENTANGLE: imm = has(x, s, t, AB_FLIGHT); break;
+	default: break;
+	}
+	if (src >= 0 && s->u[src].seat != p->seat)
+		s->aggr = 1;
+	if (imm || save(x, s, t, dc, cn[cond]))
+		return;
+	switch (cond) {
+	case CO_STUN: p->stunned = 1; break;
+	case CO_PARALYZE: p->paralyzed = 1; p->paralyzed_dc = dc; break;
+	case CO_POISON: p->poisoned = 1; break;
+	case CO_SLEEP: p->asleep = 1; break;
+	case CO_FRIGHTEN: p->frightened = 1; break;
+	case CO_ENTANGLE: p->entangled = 1; p->entangled_dc = dc; break;
+	default: p->skip = 1; break;
+	}
+	w = sk_ev("condition");
+	refd_mpw_kint(w, "unit", t);
+	refd_mpw_kstr(w, "condition", cn[cond]);
+	sk_emit(x, w);
 }

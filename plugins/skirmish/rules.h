@@ -27,9 +27,14 @@ void eliminate(struct cx *x, struct state *s, int u, const char *how);
 int save(struct cx *x, struct state *s, int u, int dc, const char *why);
 int morale(struct cx *x, struct state *s, int u, const char *why);
 void rout(struct cx *x, struct state *s, int u, int cause);
+void damage2(struct cx *x, struct state *s, int u, int amount, int src,
+    int defer);
+void half_check(struct cx *x, struct state *s, int u, int src);
 void damage(struct cx *x, struct state *s, int u, int amount, int src);
 int tiebreak(const struct cx *x, const struct state *s);
 void game_over(struct cx *x, struct state *s, int winner, int reason);
+void condition(struct cx *x, struct state *s, int t, int cond, int dc,
+    int src);
 void push_rout(struct cx *x, struct state *s, int u);
 
 /* play.c */

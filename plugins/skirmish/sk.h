@@ -51,7 +51,9 @@ enum abil {
 	AB_STUNIMM = 1 << 16,
 	AB_FLANKIMM = 1 << 17,
 	AB_SRALL = 1 << 18,
-	AB_POUNCE = 1 << 19
+	AB_POUNCE = 1 << 19,
+	AB_PARAIMM = 1 << 20,
+	AB_POISONIMM = 1 << 21
 };
 
 enum srange { SR_SELF, SR_TOUCH, SR_RANGE6, SR_SIGHT, SR_CONE, SR_YOURWB };
@@ -62,12 +64,14 @@ enum estat { ES_NONE, ES_ATTACK, ES_MDAMAGE, ES_AC, ES_HP, ES_MAGIC };
 
 struct atk {
 	int32_t bonus, dmg, extra, energy;
+	int32_t cond, dc;	/* rider on a damaging hit: save or condition */
 };
 
 struct spell {
 	char name[SK_NAMELEN];
 	int32_t uses, range, dmg, energy, dc, ignores_sr, heal;
 	int32_t fam;		/* continuous effect family, -1 none */
+	int32_t cond;		/* save (dc) or this condition */
 	int32_t any;		/* the "any" keyword */
 };
 
@@ -118,6 +122,7 @@ struct unit {
 	int32_t gone;		/* eliminated */
 	int32_t hp, half_done, routed, rout_unit, rout_seat, rout_turn;
 	int32_t stunned, asleep, paralyzed, frightened, invisible;
+	int32_t poisoned, entangled, skip, paralyzed_dc, entangled_dc;
 	int32_t activated, aoo_turn, cleave_turn, deployed;
 	int32_t spent[SK_MAXSPELLS];
 	int32_t buffs, smite_spent;
@@ -165,6 +170,7 @@ struct state {
 	int32_t lines_used, atk_kind, single, oocmd, speed, charged, cast;
 	int32_t auto_end, stun_turn, moved2;
 	int32_t rush, rush_t, rush_x, rush_y, rush_charge;
+	int32_t ent_tried, ent_block, no_action;
 	/* a reaction owed */
 	int32_t dec, dec_unit, dec_line, dec_target;
 	int32_t nprog;
@@ -177,6 +183,10 @@ struct match {
 	const struct content *c;
 	struct state s;
 };
+
+/* Conditions from attack riders and spells (§4.3). */
+enum cond { CO_NONE, CO_STUN, CO_PARALYZE, CO_POISON, CO_SLEEP,
+	CO_FRIGHTEN, CO_ENTANGLE, CO_SKIP };
 
 enum reason { RS_NONE, RS_ELIM, RS_QA, RS_STALEMATE, RS_ROUNDS };
 
@@ -219,7 +229,7 @@ void sk_reveal(struct cx *x, struct state *s);
 enum cmdtype {
 	C_SUBMIT = 1, C_SETUPFIRST, C_DEPLOY, C_FIRST, C_ACTIVATE, C_MOVE,
 	C_MELEE, C_SHOOT, C_CHARGE, C_CAST, C_CAST_CONE, C_END, C_AOO,
-	C_DECLINE, C_CLEAVE, C_RUSH, C_SMITE, C_NTYPES
+	C_DECLINE, C_CLEAVE, C_RUSH, C_SMITE, C_WAKE, C_NTYPES
 };
 
 struct cmd {
