@@ -1281,6 +1281,7 @@ start_turn(struct cx *x, struct state *s, int u)
 	s->atk_first = s->lines_used = s->atk_kind = s->single = 0;
 	s->charged = s->cast = s->auto_end = s->stun_turn = 0;
 	s->rush = s->rush_x = s->rush_y = s->rush_charge = 0;
+	s->compel = 0;
 	s->rush_t = -1;
 	p->activated = 1;
 	s->stage = ST_TURN;
@@ -1332,6 +1333,34 @@ start_turn(struct cx *x, struct state *s, int u)
 	}
 	if (p->stunned)
 		s->stun_turn = 1;
+	/* §3.2 / R000-23: an out-of-command Difficult creature that can
+	 * attack, shoot or rush must do one of them. */
+	if (s->oocmd && CARD(x, s, u)->difficult > 0 && functional(s, u) &&
+	    !s->no_action) {
+		int e, best, can = 0;
+
+		for (e = 0; e < s->nu && !can; e++) {
+			if (!s->u[e].on || s->u[e].seat == p->seat)
+				continue;
+			if (adjacent(x, s, u, e))
+				can = 1;
+		}
+		if (!can && CARD(x, s, u)->nranged > 0 && !threatened(x, s, u)) {
+			int n = nearest_ranged(x, s, u, 1, CARD(x, s, u)->range);
+
+			can = n >= 0;
+		}
+		for (e = 0; e < s->nu && !can; e++) {
+			int c;
+
+			if (!s->u[e].on || s->u[e].seat == p->seat ||
+			    !sees(x, s, u, e))
+				continue;
+			c = rush_cost(x, s, u, e, &best);
+			can = c >= 0 && c == best && c <= 2 * CARD(x, s, u)->speed;
+		}
+		s->compel = can;
+	}
 }
 
 /* ---------------------------------------------------------------- */

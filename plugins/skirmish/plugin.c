@@ -237,6 +237,10 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 	const struct card *C = CARD(x, s, u);
 	char msg[160];
 
+	if (s->compel && s->natk == 0 && !s->rush &&
+	    (c->type == C_MOVE || c->type == C_END || c->type == C_WAKE))
+		NO(REFD_EILLEGAL, "R000-23", "%s is Difficult and out of command: "
+		    "it must attack, shoot or rush", C->name);
 	if (c->type == C_END) {
 		if (s->rush && s->natk == 0 && s->moved <= C->speed &&
 		    functional(s, u) && s->u[s->rush_t].on &&

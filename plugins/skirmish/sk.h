@@ -170,7 +170,7 @@ struct state {
 	int32_t lines_used, atk_kind, single, oocmd, speed, charged, cast;
 	int32_t auto_end, stun_turn, moved2;
 	int32_t rush, rush_t, rush_x, rush_y, rush_charge;
-	int32_t ent_tried, ent_block, no_action;
+	int32_t ent_tried, ent_block, no_action, compel;
 	/* a reaction owed */
 	int32_t dec, dec_unit, dec_line, dec_target;
 	int32_t nprog;
