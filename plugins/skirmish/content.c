@@ -43,10 +43,11 @@ static int
 cond_of(const char *s)
 {
 	static const char *const n[] = { "", "stun", "paralysis", "poison",
-		"sleep", "frighten", "entangle", "skip next turn" };
+		"sleep", "frighten", "entangle", "skip next turn", "incite",
+		"inhibit" };
 	int i;
 
-	for (i = 1; i < 8; i++)
+	for (i = 1; i < 10; i++)
 		if (strcmp(s, n[i]) == 0)
 			return i;
 	return -1;
@@ -88,7 +89,8 @@ static const struct {
 	{ "unique", AB_UNIQUE }, { "flight", AB_FLIGHT },
 	{ "tiny reach", AB_TINYREACH }, { "cowardly", AB_COWARDLY },
 	{ "blindsight", AB_BLINDSIGHT }, { "spell resistance all", AB_SRALL },
-	{ "pounce", AB_POUNCE },
+	{ "pounce", AB_POUNCE }, { "hide", AB_HIDE },
+	{ "blind-fight", AB_BLINDFIGHT }, { "dual activation", AB_DUAL },
 	{ NULL, 0 }
 };
 
@@ -203,6 +205,18 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 	c->sr = refd_mpv_get_bool(v, "spell_resistance", 0);
 	INTX("powerful_charge", 0, 50, 0, &c->pcharge);
 	INTX("feed", 0, 50, 0, &c->feed);
+	INTX("reach", 0, 4, 0, &c->reach);
+	{
+		refd_mpv db = refd_mpv_get(v, "death_burst");
+		const char *e = refd_mpv_get_str(db, "energy", "");
+
+		if (refd_mpv_ok(db) && (getint(db, "radius", 0, 4, 0,
+		    &c->db_radius) || getint(db, "damage", 1, 100, -100,
+		    &c->db_dmg) || getint(db, "dc", 0, 40, 0, &c->db_dc) ||
+		    (c->db_energy = *e ? energy_of(e) : 0) < 0))
+			return bad(ctx, "cards", id, "death_burst",
+			    "expected {radius 0..4, damage, energy, dc}");
+	}
 	c->humanoid = strcmp(refd_mpv_get_str(v, "type", "humanoid"),
 	    "humanoid") == 0 || strcmp(refd_mpv_get_str(v, "type", ""),
 	    "elf") == 0;
@@ -267,6 +281,10 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 		return bad(ctx, "cards", id, "ranged", "expected up to 4 "
 		    "attacks {bonus, damage[, extra, energy]}");
 	/* §1.5 type traits */
+	if (strcmp(ty, "construct") == 0 || strcmp(ty, "undead") == 0 ||
+	    strcmp(ty, "ooze") == 0 || strcmp(ty, "plant") == 0 ||
+	    strcmp(ty, "vermin") == 0)
+		c->abil |= AB_INCITEIMM;
 	if (strcmp(ty, "construct") == 0)
 		c->abil |= AB_FEARLESS | AB_CRITIMM | AB_NONLIVING |
 		    AB_SLEEPIMM | AB_STUNIMM | AB_PARAIMM | AB_POISONIMM;

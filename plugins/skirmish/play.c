@@ -360,8 +360,10 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 
 	s->aggr = 1;
 	if (!ranged) {
-		if (adjacent(x, s, a, d) && melee_cover(x, s, a, d))
-			cover = 1;
+		if (adjacent(x, s, a, d))
+			cover = melee_cover(x, s, a, d);
+		else
+			cover = ranged_cover(x, s, a, d);	/* Melee Reach */
 		flank = flanked(x, s, a, d);
 		bonus += (charge ? 2 : 0) + (flank ? 2 : 0);
 	} else {
@@ -382,7 +384,7 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 		bonus -= 4;
 	bonus += cmd_effect(x, s, a, 1) + buff(x, s, a, ES_ATTACK);
 	ac += cmd_effect(x, s, d, 2) + buff(x, s, d, ES_AC);
-	if (!sees(x, s, d, a))
+	if (!sees(x, s, d, a) && !(D->abil & (AB_BLINDFIGHT | AB_BLINDSIGHT)))
 		bonus += 2;
 	magic = on_terrain(x, s, a, GRID_SACRED);
 	if (magic)
@@ -413,6 +415,13 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 			conceal = D->conceal;
 		if (conceal > 0 && !(A->abil & AB_BLINDSIGHT)) {
 			cr = sk_roll(x, "conceal");
+			if (cr < conceal && !ranged &&
+			    (A->abil & AB_BLINDFIGHT)) {
+				int c2 = sk_roll(x, "conceal");
+
+				if (c2 >= conceal)
+					cr = c2;
+			}
 			if (cr < conceal)
 				hit = 0;
 		}
@@ -1070,13 +1079,21 @@ sk_run(struct cx *x, struct state *s)
 /* ---------------------------------------------------------------- */
 /* Rounds, phases, turns (§2.3-2.5) */
 
+/* Turns per round: 2 with Dual Activation. */
+int
+activations(const struct cx *x, const struct state *s, int u)
+{
+	return has(x, s, u, AB_DUAL) ? 2 : 1;
+}
+
 static int
-unactivated(const struct state *s, int seat)
+unactivated(const struct cx *x, const struct state *s, int seat)
 {
 	int i, n = 0;
 
 	for (i = 0; i < s->nu; i++)
-		n += s->u[i].on && s->u[i].seat == seat && !s->u[i].activated;
+		n += s->u[i].on && s->u[i].seat == seat &&
+		    s->u[i].activated < activations(x, s, i);
 	return n;
 }
 
@@ -1120,7 +1137,7 @@ begin_phases(struct cx *x, struct state *s, int first)
 
 	s->first = first;
 	s->phase_seat = first;
-	if (unactivated(s, first) == 0)
+	if (unactivated(x, s, first) == 0)
 		s->phase_seat = 1 - first;
 	s->phase_left = 2;
 	s->stage = ST_ACTIVATE;
@@ -1186,13 +1203,13 @@ end_round(struct cx *x, struct state *s)
 static void
 next_activation(struct cx *x, struct state *s)
 {
-	if (unactivated(s, 0) == 0 && unactivated(s, 1) == 0) {
+	if (unactivated(x, s, 0) == 0 && unactivated(x, s, 1) == 0) {
 		end_round(x, s);
 		return;
 	}
 	s->stage = ST_ACTIVATE;
-	if (s->phase_left <= 0 || unactivated(s, s->phase_seat) == 0) {
-		if (unactivated(s, 1 - s->phase_seat) > 0)
+	if (s->phase_left <= 0 || unactivated(x, s, s->phase_seat) == 0) {
+		if (unactivated(x, s, 1 - s->phase_seat) > 0)
 			s->phase_seat = 1 - s->phase_seat;
 		s->phase_left = 2;
 	}
@@ -1283,7 +1300,7 @@ start_turn(struct cx *x, struct state *s, int u)
 	s->rush = s->rush_x = s->rush_y = s->rush_charge = 0;
 	s->compel = 0;
 	s->rush_t = -1;
-	p->activated = 1;
+	p->activated++;
 	s->stage = ST_TURN;
 	s->oocmd = !under_command(x, s, u);
 	s->speed = s->oocmd ? 2 : CARD(x, s, u)->speed;

@@ -463,9 +463,15 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 				    "no attack", C->name);
 		}
 		if (c->type == C_MELEE || c->type == C_SMITE) {
-			if (!adjacent(x, s, u, t))
+			struct grid_space a = SP(x, s, u), b = SP(x, s, t);
+
+			if (!adjacent(x, s, u, t) && !(C->reach > 1 &&
+			    grid_space_dist(&a, &b) <= C->reach &&
+			    sees(x, s, u, t)))
 				NO(REFD_ERANGE, "R000-45", "%s is not adjacent "
-				    "to %s", CARD(x, s, t)->name, C->name);
+				    "to %s%s", CARD(x, s, t)->name, C->name,
+				    C->reach > 1 ? " nor within its reach in "
+				    "sight" : "");
 			return 0;
 		}
 		if (charge_check(x, s, u, t, c->a[1], c->a[2], NULL, msg,
@@ -591,9 +597,28 @@ check(const struct cx *x, const struct state *s, int seat,
 		    !s->u[c->a[0]].on)
 			NO(REFD_ENOTARGET, "R000-16", "unit %d is not one of "
 			    "your creatures on the grid", (int)c->a[0]);
-		if (s->u[c->a[0]].activated)
+		if (s->u[c->a[0]].activated >= activations(x, s, c->a[0]))
 			NO(REFD_EILLEGAL, "R000-16", "%s was already activated "
 			    "this round", CARD(x, s, c->a[0])->name);
+		{
+			int k, u = c->a[0];
+
+			for (k = 0; k < s->nu; k++) {
+				if (k == u || s->u[k].seat != seat ||
+				    !s->u[k].on ||
+				    s->u[k].activated >= activations(x, s, k))
+					continue;
+				if (s->u[k].incited && !s->u[u].incited)
+					NO(REFD_EILLEGAL, "R000-17", "%s is "
+					    "incited: it activates first",
+					    CARD(x, s, k)->name);
+				if (s->u[u].inhibited && !s->u[k].inhibited)
+					NO(REFD_EILLEGAL, "R000-17", "%s is "
+					    "inhibited: it activates after %s",
+					    CARD(x, s, u)->name,
+					    CARD(x, s, k)->name);
+			}
+		}
 		return 0;
 	case ST_TURN:
 		if ((c->type < C_MOVE || c->type > C_END) && c->type != C_RUSH &&
@@ -1460,7 +1485,7 @@ op_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_kbool(w, "frightened", u->frightened);
 		refd_mpw_kbool(w, "invisible", u->invisible);
 		refd_mpw_kbool(w, "half_done", u->half_done);
-		refd_mpw_kbool(w, "activated", u->activated);
+		refd_mpw_kbool(w, "activated", u->activated > 0);
 		refd_mpw_karray(w, "spells_used");
 		for (k = 0; k < c->nspell; k++)
 			refd_mpw_int(w, u->spent[k]);

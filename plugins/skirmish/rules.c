@@ -130,7 +130,20 @@ sees(const struct cx *x, const struct state *s, int a, int b)
 	if (s->u[b].invisible && !has(x, s, a, AB_BLINDSIGHT))
 		return 0;
 	sk_grid(x, s, &g);
-	return grid_los(&g, &sa, &sb);
+	if (!grid_los(&g, &sa, &sb))
+		return 0;
+	/* Hide: cover by walls or statues from a non-adjacent enemy. */
+	if (has(x, s, b, AB_HIDE) && s->u[a].seat != s->u[b].seat &&
+	    !has(x, s, a, AB_BLINDSIGHT) && !grid_adjacent(&g, &sa, &sb)) {
+		uint8_t prov[SK_MAXW * SK_MAXH];
+		int i;
+
+		for (i = 0; i < g.w * g.h; i++)
+			prov[i] = (g.flags[i] & GRID_STATUE) != 0;
+		if (grid_ranged_cover(&g, prov, &sa, &sb))
+			return 0;
+	}
+	return 1;
 }
 
 int
@@ -618,10 +631,58 @@ damage(struct cx *x, struct state *s, int u, int amount, int src)
 	damage2(x, s, u, amount, src, 0);
 }
 
+/* Glossary, Death Burst (A34): every creature (any side) within the radius
+ * of the dying creature's space, or adjacent without a radius, takes the
+ * damage; a save halves it. */
+static void
+death_burst(struct cx *x, struct state *s, int u)
+{
+	const struct card *c = CARD(x, s, u);
+	struct grid_space su = SP(x, s, u);
+	struct grid g;
+	int k, list[SK_MAXU], n = 0;
+	refd_mpw *w;
+
+	sk_grid(x, s, &g);
+	for (k = 0; k < s->nu; k++) {
+		struct grid_space sk2;
+
+		if (k == u || !s->u[k].on)
+			continue;
+		sk2 = SP(x, s, k);
+		if (c->db_radius > 0 ? grid_space_dist(&su, &sk2) <= c->db_radius :
+		    grid_adjacent(&g, &su, &sk2))
+			list[n++] = k;
+	}
+	w = sk_ev("death_burst");
+	refd_mpw_kint(w, "unit", u);
+	refd_mpw_karray(w, "affected");
+	for (k = 0; k < n; k++)
+		refd_mpw_int(w, list[k]);
+	refd_mpw_end(w);
+	sk_emit(x, w);
+	for (k = 0; k < n && s->stage != ST_OVER; k++) {
+		int d = c->db_dmg;
+
+		if (!s->u[list[k]].on)
+			continue;
+		if (c->db_dc > 0 && save(x, s, list[k], c->db_dc, "death burst"))
+			d = grid_half5(d);
+		d = energy_adjust(x, s, list[k], d, c->db_energy);
+		w = sk_ev("burst_damage");
+		refd_mpw_kint(w, "unit", list[k]);
+		refd_mpw_kint(w, "damage", d);
+		refd_mpw_kint(w, "hp", s->u[list[k]].hp - d);
+		sk_emit(x, w);
+		damage(x, s, list[k], d, -1);
+	}
+}
+
 /* defer: leave the morale save to a half_check after the riders. */
 void
 damage2(struct cx *x, struct state *s, int u, int amount, int src, int defer)
 {
+	const struct card *c = CARD(x, s, u);
 	struct unit *p = &s->u[u];
 
 	if (amount <= 0 || !p->on)
@@ -638,6 +699,8 @@ damage2(struct cx *x, struct state *s, int u, int amount, int src, int defer)
 	}
 	if (p->hp <= 0) {
 		eliminate(x, s, u, "destroyed");
+		if (c->db_dmg > 0)
+			death_burst(x, s, u);
 		return;
 	}
 	if (defer)
@@ -671,7 +734,7 @@ condition(struct cx *x, struct state *s, int t, int cond, int dc, int src)
 {
 	static const char *const cn[] = { "", "stunned", "paralyzed",
 		"poisoned", "asleep", "frightened", "entangled",
-		"skips next turn" };
+		"skips next turn", "incited", "inhibited" };
 	struct unit *p = &s->u[t];
 	int imm = 0;
 	refd_mpw *w;
@@ -685,6 +748,8 @@ condition(struct cx *x, struct state *s, int t, int cond, int dc, int src)
 	case CO_SLEEP: imm = has(x, s, t, AB_SLEEPIMM); break;
 	case CO_FRIGHTEN: imm = has(x, s, t, AB_FEARLESS); break;
 	case CO_ENTANGLE: imm = has(x, s, t, AB_FLIGHT); break;
+	case CO_INCITE:
+	case CO_INHIBIT: imm = has(x, s, t, AB_INCITEIMM); break;
 	default: break;
 	}
 	if (src >= 0 && s->u[src].seat != p->seat)
@@ -698,6 +763,8 @@ condition(struct cx *x, struct state *s, int t, int cond, int dc, int src)
 	case CO_SLEEP: p->asleep = 1; break;
 	case CO_FRIGHTEN: p->frightened = 1; break;
 	case CO_ENTANGLE: p->entangled = 1; p->entangled_dc = dc; break;
+	case CO_INCITE: p->incited = 1; p->inhibited = 0; break;
+	case CO_INHIBIT: p->inhibited = 1; p->incited = 0; break;
 	default: p->skip = 1; break;
 	}
 	w = sk_ev("condition");

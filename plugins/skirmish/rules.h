@@ -52,8 +52,11 @@ int rush_cost(const struct cx *x, const struct state *s, int u, int t,
 int rush_step_ok(const struct cx *x, const struct state *s, int u, int tx,
     int ty, int budget_after);
 int rush_charge_ok(const struct cx *x, const struct state *s, int u, int t);
+int energy_adjust(const struct cx *x, const struct state *s, int d, int n,
+    int e);
 int buff(const struct cx *x, const struct state *s, int u, int stat);
 int smite_applies(const struct cx *x, const struct state *s, int a, int d);
+int activations(const struct cx *x, const struct state *s, int u);
 void end_turn(struct cx *x, struct state *s);
 void start_turn(struct cx *x, struct state *s, int u);
 int spell_targets(const struct cx *x, const struct state *s, int u, int k,

@@ -53,7 +53,11 @@ enum abil {
 	AB_SRALL = 1 << 18,
 	AB_POUNCE = 1 << 19,
 	AB_PARAIMM = 1 << 20,
-	AB_POISONIMM = 1 << 21
+	AB_POISONIMM = 1 << 21,
+	AB_HIDE = 1 << 22,
+	AB_BLINDFIGHT = 1 << 23,
+	AB_DUAL = 1 << 24,
+	AB_INCITEIMM = 1 << 25
 };
 
 enum srange { SR_SELF, SR_TOUCH, SR_RANGE6, SR_SIGHT, SR_CONE, SR_YOURWB };
@@ -84,6 +88,8 @@ struct card {
 	int32_t eff_stat, eff_val;	/* commander effect: 1 attack, 2 AC, 3 tyrannical */
 	int32_t resist[6], vuln, immune;	/* by energy; masks 1 << energy */
 	int32_t pcharge, smite_val, smite_uses, smite_vs, feed, humanoid;
+	int32_t reach;
+	int32_t db_radius, db_dmg, db_energy, db_dc;	/* Death Burst */
 	int32_t nspell;
 	struct spell sp[SK_MAXSPELLS];
 };
@@ -123,6 +129,7 @@ struct unit {
 	int32_t hp, half_done, routed, rout_unit, rout_seat, rout_turn;
 	int32_t stunned, asleep, paralyzed, frightened, invisible;
 	int32_t poisoned, entangled, skip, paralyzed_dc, entangled_dc;
+	int32_t incited, inhibited;
 	int32_t activated, aoo_turn, cleave_turn, deployed;
 	int32_t spent[SK_MAXSPELLS];
 	int32_t buffs, smite_spent;
@@ -186,7 +193,7 @@ struct match {
 
 /* Conditions from attack riders and spells (§4.3). */
 enum cond { CO_NONE, CO_STUN, CO_PARALYZE, CO_POISON, CO_SLEEP,
-	CO_FRIGHTEN, CO_ENTANGLE, CO_SKIP };
+	CO_FRIGHTEN, CO_ENTANGLE, CO_SKIP, CO_INCITE, CO_INHIBIT };
 
 enum reason { RS_NONE, RS_ELIM, RS_QA, RS_STALEMATE, RS_ROUNDS };
 
