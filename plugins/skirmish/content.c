@@ -169,7 +169,7 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 	static const char *const sizes[] = { "tiny", "small", "medium",
 		"large", "huge" };
 	static const char *const srn[] = { "self", "touch", "range 6", "sight",
-		"cone", "your warband" };
+		"cone", "your warband", "radius 2", "radius 4", "line" };
 	const char *sz = refd_mpv_get_str(v, "size", "medium");
 	const char *ty = refd_mpv_get_str(v, "type", "humanoid");
 	refd_mpv fa = refd_mpv_get(v, "faction"), ab, sp;
@@ -359,13 +359,13 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 
 		snprintf(p->name, sizeof(p->name), "%s",
 		    refd_mpv_get_str(s, "name", "spell"));
-		for (k = 0; k < 6; k++)
+		for (k = 0; k < 9; k++)
 			if (strcmp(r, srn[k]) == 0)
 				break;
-		if (k == 6)
+		if (k == 9)
 			return bad(ctx, "cards", id, "spells.range",
-			    "expected self, touch, range 6, sight, cone or "
-			    "your warband");
+			    "expected self, touch, range 6, sight, cone, "
+			    "radius 2, radius 4, line or your warband");
 		p->range = k;
 		p->energy = *e ? energy_of(e) : 0;
 		if (p->energy < 0 ||
@@ -407,7 +407,8 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 				return bad(ctx, "cards", id, "spells.effect",
 				    "more than 32 spell families");
 		}
-		if (p->range == SR_CONE && p->fam >= 0)
+		if ((p->range == SR_CONE || p->range >= SR_RADIUS2) &&
+		    p->fam >= 0)
 			return bad(ctx, "cards", id, "spells.range",
 			    "a cone carries damage, not a continuous effect");
 	}
@@ -550,7 +551,7 @@ sk_content_load(refd_ctx *ctx, const uint8_t *bytes, size_t len,
 	    refd_mpv_len(ws) > SK_MAXWB)) {
 		refd_mp_free(d);
 		return H->reject(ctx, REFD_ECONTENT, NULL,
-		    "warbands.json: expected an object of up to 16 warbands");
+		    "warbands.json: expected an object of up to 32 warbands");
 	}
 	c = H->alloc(ctx, sizeof(*c));
 	if (c == NULL) {

@@ -1569,10 +1569,85 @@ spell_hit(struct cx *x, struct state *s, int u, const struct spell *sp, int t)
 	damage(x, s, t, dmg, u);
 }
 
-void
-cast_spell(struct cx *x, struct state *s, int u, int k, int t, int ox, int oy,
-    int orient)
+static int
+in_radius_unit(const struct cx *x, const struct state *s, int t, int ox,
+    int oy, int r)
 {
+	struct grid g;
+	int sz = CARD(x, s, t)->size, i, j;
+
+	sk_grid(x, s, &g);
+	for (i = 0; i < sz; i++)
+		for (j = 0; j < sz; j++)
+			if (grid_burst(ox, oy, s->u[t].x + i, s->u[t].y + j) <=
+			    r && grid_los_point(&g, ox, oy, s->u[t].x + i,
+			    s->u[t].y + j))
+				return 1;
+	return 0;
+}
+
+static int
+in_line_unit(const struct cx *x, const struct state *s, int u, int t,
+    const int32_t *a)
+{
+	struct grid g;
+	struct grid_space cs = SP(x, s, u), q;
+	int sz = CARD(x, s, t)->size, i, j;
+
+	sk_grid(x, s, &g);
+	q.s = 1;
+	for (i = 0; i < sz; i++)
+		for (j = 0; j < sz; j++) {
+			q.x = s->u[t].x + i;
+			q.y = s->u[t].y + j;
+			if (grid_ray_hits(a[2], a[3], a[4], a[5], q.x, q.y) &&
+			    grid_space_dist(&cs, &q) <= 12 &&
+			    grid_los_point(&g, a[2], a[3], q.x, q.y))
+				return 1;
+		}
+	return 0;
+}
+
+/* §4.4.5 radius (a: spell, target, ox, oy) and line (a: spell, target,
+ * sx, sy, px, py) templates. */
+int
+area_ok(const struct cx *x, const struct state *s, int u, const int32_t *a,
+    int line, char *msg, size_t len)
+{
+	int t = a[1], tsz, usz = CARD(x, s, u)->size;
+
+	if (spell_targets(x, s, u, a[0], t, msg, len) != 0)
+		return -1;
+	tsz = CARD(x, s, t)->size;
+	if (!line) {
+		int ok = tsz == 1 ? a[2] >= s->u[t].x && a[2] <= s->u[t].x + 1 &&
+		    a[3] >= s->u[t].y && a[3] <= s->u[t].y + 1 :
+		    a[2] > s->u[t].x && a[2] < s->u[t].x + tsz &&
+		    a[3] > s->u[t].y && a[3] < s->u[t].y + tsz;
+
+		if (!ok) {
+			snprintf(msg, len, "a radius is centred on a corner of "
+			    "a 1-square target or an inner point of a bigger "
+			    "one");
+			return -1;
+		}
+		return 0;
+	}
+	if (a[2] < s->u[u].x || a[2] > s->u[u].x + usz || a[3] < s->u[u].y ||
+	    a[3] > s->u[u].y + usz || a[4] < s->u[t].x ||
+	    a[4] > s->u[t].x + tsz || a[5] < s->u[t].y ||
+	    a[5] > s->u[t].y + tsz || (a[2] == a[4] && a[3] == a[5])) {
+		snprintf(msg, len, "a line runs from a corner of the caster's "
+		    "space to another corner of the target's");
+		return -1;
+	}
+	return 0;
+}
+
+void
+cast_spell(struct cx *x, struct state *s, int u, const int32_t *a)
+{
+	int k = a[0], t = a[1], ox = a[1], oy = a[2], orient = a[3];
 	const struct spell *sp = &CARD(x, s, u)->sp[k];
 	refd_mpw *w;
 	int i, n = 0, list[SK_MAXU];
@@ -1582,6 +1657,9 @@ cast_spell(struct cx *x, struct state *s, int u, int k, int t, int ox, int oy,
 	refd_mpw_kint(w, "unit", u);
 	refd_mpw_kstr(w, "spell", sp->name);
 	if (sp->range == SR_CONE) {
+		ox = a[1];
+		oy = a[2];
+		orient = a[3];
 		refd_mpw_kint(w, "ox", ox);
 		refd_mpw_kint(w, "oy", oy);
 		refd_mpw_kint(w, "orient", orient);
@@ -1592,6 +1670,19 @@ cast_spell(struct cx *x, struct state *s, int u, int k, int t, int ox, int oy,
 	} else if (sp->range == SR_YOURWB) {
 		for (i = 0; i < s->nu; i++)
 			if (s->u[i].on && s->u[i].seat == s->u[u].seat)
+				list[n++] = i;
+	} else if (sp->range == SR_RADIUS2 || sp->range == SR_RADIUS4) {
+		refd_mpw_kint(w, "target", t);
+		refd_mpw_kint(w, "ox", a[2]);
+		refd_mpw_kint(w, "oy", a[3]);
+		for (i = 0; i < s->nu; i++)
+			if (i != u && s->u[i].on && in_radius_unit(x, s, i, a[2],
+			    a[3], sp->range == SR_RADIUS2 ? 2 : 4))
+				list[n++] = i;
+	} else if (sp->range == SR_LINE) {
+		refd_mpw_kint(w, "target", t);
+		for (i = 0; i < s->nu; i++)
+			if (i != u && s->u[i].on && in_line_unit(x, s, u, i, a))
 				list[n++] = i;
 	} else {
 		refd_mpw_kint(w, "target", t);

@@ -13,13 +13,15 @@ void begin_phases_pub(struct cx *x, struct state *s, int first);
 
 static const char *const cmdname[C_NTYPES] = { "", "submit", "setup_first",
 	"deploy", "first", "activate", "move", "melee", "shoot", "charge",
-	"cast", "cast_cone", "end", "aoo", "decline", "cleave", "rush", "smite", "wake" };
-static const char *const argname[C_NTYPES][5] = {
+	"cast", "cast_cone", "end", "aoo", "decline", "cleave", "rush", "smite", "wake", "cast_area", "cast_line" };
+static const char *const argname[C_NTYPES][6] = {
 	{ NULL }, { NULL }, { "seat" }, { "x", "y" }, { "seat" }, { "unit" },
 	{ "x", "y" }, { "target", "line" }, { "target", "line" },
 	{ "target", "x", "y", "line" }, { "spell", "target" },
 	{ "spell", "ox", "oy", "orient" }, { NULL }, { "unit", "line" },
-	{ "unit" }, { "target" }, { "target" }, { "target", "line" }, { "target" }
+	{ "unit" }, { "target" }, { "target" }, { "target", "line" }, { "target" },
+	{ "spell", "target", "ox", "oy" },
+	{ "spell", "target", "sx", "sy", "px", "py" }
 };
 
 static int
@@ -27,7 +29,7 @@ nargs(int t)
 {
 	int n = 0;
 
-	while (n < 5 && argname[t][n] != NULL)
+	while (n < 6 && argname[t][n] != NULL)
 		n++;
 	return n;
 }
@@ -349,6 +351,8 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 	case C_SHOOT:
 	case C_CAST:
 	case C_CAST_CONE:
+	case C_CAST_AREA:
+	case C_CAST_LINE:
 		if (s->cast)
 			NO(REFD_EILLEGAL, "R000-71", "%s already cast its spell "
 			    "instead of attacking", C->name);
@@ -403,8 +407,10 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 			    "the attack: %s already attacked", C->name);
 		return 0;
 	}
-	if (c->type == C_CAST || c->type == C_CAST_CONE) {
+	if (c->type == C_CAST || c->type == C_CAST_CONE ||
+	    c->type == C_CAST_AREA || c->type == C_CAST_LINE) {
 		const struct spell *sp;
+		int want;
 
 		if (s->natk > 0)
 			NO(REFD_EILLEGAL, "R000-71", "a spell replaces the "
@@ -416,9 +422,11 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		if (s->u[u].spent[c->a[0]] >= sp->uses)
 			NO(REFD_ERESOURCE, "R000-71", "%s has no use of %s left",
 			    C->name, sp->name);
-		if ((c->type == C_CAST_CONE) != (sp->range == SR_CONE))
+		want = sp->range == SR_CONE ? C_CAST_CONE : sp->range == SR_LINE ?
+		    C_CAST_LINE : sp->range >= SR_RADIUS2 ? C_CAST_AREA : C_CAST;
+		if (c->type != want)
 			NO(REFD_EBADCMD, "R000-73", "%s: use %s", sp->name,
-			    sp->range == SR_CONE ? "cast_cone" : "cast");
+			    cmdname[want]);
 		if (sp->range != SR_TOUCH && threatened(x, s, u))
 			NO(REFD_EILLEGAL, "R000-41", "%s is threatened: only "
 			    "touch spells", C->name);
@@ -426,6 +434,10 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 			if (spell_targets(x, s, u, c->a[0], c->a[1], msg,
 			    sizeof(msg)) != 0)
 				NO(REFD_ENOTARGET, "R000-72", "%s", msg);
+		} else if (c->type != C_CAST_CONE) {
+			if (area_ok(x, s, u, c->a, c->type == C_CAST_LINE, msg,
+			    sizeof(msg)) != 0)
+				NO(REFD_ENOTARGET, "R000-74", "%s", msg);
 		} else if (cone_ok(x, s, u, c->a[0], c->a[1], c->a[2],
 		    c->a[3], msg, sizeof(msg)) != 0) {
 			NO(REFD_ENOTARGET, "R000-74", "%s", msg);
@@ -622,7 +634,8 @@ check(const struct cx *x, const struct state *s, int seat,
 		return 0;
 	case ST_TURN:
 		if ((c->type < C_MOVE || c->type > C_END) && c->type != C_RUSH &&
-		    c->type != C_SMITE && c->type != C_WAKE)
+		    c->type != C_SMITE && c->type != C_WAKE &&
+		    c->type != C_CAST_AREA && c->type != C_CAST_LINE)
 			NO(REFD_EPHASE, "R000-26", "a turn takes move, melee, "
 			    "shoot, charge, cast, cast_cone or end");
 		return turn_check(x, s, c, y);
@@ -808,16 +821,14 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 	}
 	case C_CAST:
 	case C_CAST_CONE:
+	case C_CAST_AREA:
+	case C_CAST_LINE:
 		if (s->moved == 0)
 			s->atk_first = 1;
 		s->natk = 1;
 		s->cast = 1;
 		s->atk_kind = 2;
-		if (c->type == C_CAST)
-			cast_spell(x, s, u, c->a[0], c->a[1], 0, 0, 0);
-		else
-			cast_spell(x, s, u, c->a[0], -1, c->a[1], c->a[2],
-			    c->a[3]);
+		cast_spell(x, s, u, c->a);
 		sk_run(x, s);
 		return;
 	case C_END:
@@ -931,6 +942,17 @@ sk_label(struct cx *x, const struct state *s, const struct cmd *c, char *buf,
 	case C_CAST:
 		snprintf(buf, len, "%s casts %s on #%d", un,
 		    CARD(x, s, u)->sp[c->a[0]].name, (int)c->a[1]);
+		break;
+	case C_CAST_AREA:
+		snprintf(buf, len, "%s casts %s on #%d, centred on (%d,%d)", un,
+		    CARD(x, s, u)->sp[c->a[0]].name, (int)c->a[1], (int)c->a[2],
+		    (int)c->a[3]);
+		break;
+	case C_CAST_LINE:
+		snprintf(buf, len, "%s casts %s toward #%d: line (%d,%d) through "
+		    "(%d,%d)", un, CARD(x, s, u)->sp[c->a[0]].name,
+		    (int)c->a[1], (int)c->a[2], (int)c->a[3], (int)c->a[4],
+		    (int)c->a[5]);
 		break;
 	case C_CAST_CONE:
 		snprintf(buf, len, "%s casts %s: cone from (%d,%d), "
@@ -1080,7 +1102,36 @@ legal_turn(struct lst *l)
 			offer(l, &c);
 		}
 	for (k = 0; k < C->nspell; k++) {
-		if (C->sp[k].range == SR_CONE) {
+		if (C->sp[k].range >= SR_RADIUS2) {
+			for (t = 0; t < s->nu; t++) {
+				int tz, ox, oy, px, py;
+
+				if (t == u || !s->u[t].on || !sees(x, s, u, t))
+					continue;
+				tz = CARD(x, s, t)->size;
+				if (C->sp[k].range != SR_LINE) {
+					for (ox = 0; ox <= tz; ox++)
+						for (oy = 0; oy <= tz; oy++) {
+							set(&c, C_CAST_AREA, k, t,
+							    s->u[t].x + ox,
+							    s->u[t].y + oy);
+							offer(l, &c);
+						}
+					continue;
+				}
+				for (dx = 0; dx <= C->size; dx++)
+					for (dy = 0; dy <= C->size; dy++)
+						for (px = 0; px <= tz; px++)
+							for (py = 0; py <= tz; py++) {
+								set(&c, C_CAST_LINE, k,
+								    t, s->u[u].x + dx,
+								    s->u[u].y + dy);
+								c.a[4] = s->u[t].x + px;
+								c.a[5] = s->u[t].y + py;
+								offer(l, &c);
+							}
+			}
+		} else if (C->sp[k].range == SR_CONE) {
 			for (dx = 0; dx <= C->size; dx++)
 				for (dy = 0; dy <= C->size; dy++)
 					for (i = 0; i < 8; i++) {
@@ -1246,6 +1297,13 @@ op_describe(refd_ctx *ctx, void *pdata)
 	static const char *a_cone[][2] = { { "spell", "int: spell index" },
 		{ "ox", "int: corner x" }, { "oy", "int: corner y" },
 		{ "orient", "int 0..7: E SE S SW W NW N NE" } };
+	static const char *a_area[][2] = { { "spell", "int: spell index" },
+		{ "target", "int: unit id" }, { "ox", "int: centre x" },
+		{ "oy", "int: centre y" } };
+	static const char *a_line[][2] = { { "spell", "int: spell index" },
+		{ "target", "int: unit id" }, { "sx", "int: start corner x" },
+		{ "sy", "int" }, { "px", "int: corner of the target x" },
+		{ "py", "int" } };
 	static const char *a_ul[][2] = { { "unit", "int: the threatener" },
 		{ "line", "int: melee line" } };
 	static const char *a_t[][2] = { { "target", "int: unit id" } };
@@ -1288,6 +1346,10 @@ op_describe(refd_ctx *ctx, void *pdata)
 	doc_cmd(w, "charge", a_ch, 4, "charge the nearest enemy");
 	doc_cmd(w, "cast", a_cast, 2, "cast a touch, range 6 or sight spell");
 	doc_cmd(w, "cast_cone", a_cone, 4, "cast a cone spell");
+	doc_cmd(w, "cast_area", a_area, 4, "cast a radius 2 or 4 spell on the "
+	    "nearest enemy or ally, centred on a point of its space");
+	doc_cmd(w, "cast_line", a_line, 6, "cast a line spell from a corner of "
+	    "the caster's space through a corner of the target's");
 	doc_cmd(w, "end", NULL, 0, "end the turn");
 	doc_cmd(w, "aoo", a_ul, 2, "take an attack of opportunity");
 	doc_cmd(w, "decline", a_unit, 1, "decline an attack of opportunity "

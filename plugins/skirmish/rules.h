@@ -61,8 +61,9 @@ void end_turn(struct cx *x, struct state *s);
 void start_turn(struct cx *x, struct state *s, int u);
 int spell_targets(const struct cx *x, const struct state *s, int u, int k,
     int t, char *msg, size_t len);
-void cast_spell(struct cx *x, struct state *s, int u, int k, int t, int ox,
-    int oy, int orient);
+void cast_spell(struct cx *x, struct state *s, int u, const int32_t *a);
+int area_ok(const struct cx *x, const struct state *s, int u, const int32_t *a,
+    int line, char *msg, size_t len);
 int cone_ok(const struct cx *x, const struct state *s, int u, int k, int ox,
     int oy, int orient, char *msg, size_t len);
 

@@ -15,7 +15,7 @@
 
 #define SK_MAXCARDS 64
 #define SK_MAXMAPS 8
-#define SK_MAXWB 16
+#define SK_MAXWB 32
 #define SK_MAXLINES 4
 #define SK_MAXSPELLS 2
 #define SK_MAXU 32
@@ -60,7 +60,8 @@ enum abil {
 	AB_INCITEIMM = 1 << 25
 };
 
-enum srange { SR_SELF, SR_TOUCH, SR_RANGE6, SR_SIGHT, SR_CONE, SR_YOURWB };
+enum srange { SR_SELF, SR_TOUCH, SR_RANGE6, SR_SIGHT, SR_CONE, SR_YOURWB,
+	SR_RADIUS2, SR_RADIUS4, SR_LINE };
 
 /* Continuous effect stats (spells). */
 enum estat { ES_NONE, ES_ATTACK, ES_MDAMAGE, ES_AC, ES_HP, ES_MAGIC };
@@ -236,12 +237,12 @@ void sk_reveal(struct cx *x, struct state *s);
 enum cmdtype {
 	C_SUBMIT = 1, C_SETUPFIRST, C_DEPLOY, C_FIRST, C_ACTIVATE, C_MOVE,
 	C_MELEE, C_SHOOT, C_CHARGE, C_CAST, C_CAST_CONE, C_END, C_AOO,
-	C_DECLINE, C_CLEAVE, C_RUSH, C_SMITE, C_WAKE, C_NTYPES
+	C_DECLINE, C_CLEAVE, C_RUSH, C_SMITE, C_WAKE, C_CAST_AREA, C_CAST_LINE, C_NTYPES
 };
 
 struct cmd {
 	int32_t type;
-	int32_t a[5];
+	int32_t a[6];
 	int32_t n;		/* C_SUBMIT: cards */
 	int32_t cards[SK_WBMAX];
 };
