@@ -91,6 +91,7 @@ static const struct {
 	{ "blindsight", AB_BLINDSIGHT }, { "spell resistance all", AB_SRALL },
 	{ "pounce", AB_POUNCE }, { "hide", AB_HIDE },
 	{ "blind-fight", AB_BLINDFIGHT }, { "dual activation", AB_DUAL },
+	{ "scout", AB_SCOUT }, { "wandering monster", AB_WANDERING },
 	{ NULL, 0 }
 };
 
@@ -472,6 +473,7 @@ load_map(refd_ctx *ctx, const char *id, refd_mpv v, struct map *m)
 			}
 		}
 	}
+	m->tiled = refd_mpv_get_bool(v, "tiled", 0);
 	ex = refd_mpv_get(v, "exits");
 	zs = refd_mpv_get(v, "zones");
 	if (refd_mpv_len(ex) != 2 || refd_mpv_len(zs) != 2)
@@ -506,6 +508,63 @@ load_map(refd_ctx *ctx, const char *id, refd_mpv v, struct map *m)
 				m->zone[y * m->w + x] = (uint8_t)(seat + 1);
 	}
 	return REFD_OK;
+}
+
+static int
+load_tile(refd_ctx *ctx, const char *id, refd_mpv v, struct tile *t)
+{
+	refd_mpv rows = refd_mpv_get(v, "rows");
+	const char *kind = refd_mpv_get_str(v, "kind", "");
+	int x, y, nex = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (strlen(id) >= SK_NAMELEN)
+		return bad(ctx, "tiles", id, "id", "longer than 31 bytes");
+	strcpy(t->id, id);
+	if (strcmp(kind, "assembly") != 0 && strcmp(kind, "feature") != 0)
+		return bad(ctx, "tiles", id, "kind", "expected assembly or "
+		    "feature");
+	t->feature = kind[0] == 'f';
+	t->h = (int32_t)refd_mpv_len(rows);
+	if (refd_mpv_type(rows) != REFD_MP_ARRAY || t->h < 1 ||
+	    t->h > SK_TILEMAX)
+		return bad(ctx, "tiles", id, "rows", "expected 1 to 12 rows");
+	for (y = 0; y < t->h; y++) {
+		const char *r = refd_mpv_cstr(refd_mpv_at(rows, (size_t)y), "");
+
+		if (y == 0)
+			t->w = (int32_t)strlen(r);
+		if ((int)strlen(r) != t->w || t->w < 1 || t->w > SK_TILEMAX)
+			return bad(ctx, "tiles", id, "rows", "rows of 1 to 12 "
+			    "equal characters");
+		for (x = 0; x < t->w; x++) {
+			unsigned f = r[x] == 'x' ? 0 : terrain_flag(r[x]);
+
+			if (f == 0xff)
+				return bad(ctx, "tiles", id, "rows", "unknown "
+				    "terrain character (use . # d s b c r p x)");
+			t->f[y * SK_TILEMAX + x] = (uint8_t)f;
+			if (r[x] == 'x') {
+				t->ex[y * SK_TILEMAX + x] = 1;
+				nex++;
+			}
+		}
+	}
+	if (t->feature ? nex != 0 : nex != 5)
+		return bad(ctx, "tiles", id, "rows", "an assembly tile has 5 "
+		    "exit squares (x), a feature tile none");
+	return REFD_OK;
+}
+
+int
+sk_tile_index(const struct content *c, const char *id)
+{
+	int i;
+
+	for (i = 0; i < c->ntiles; i++)
+		if (strcmp(c->t[i].id, id) == 0)
+			return i;
+	return -1;
 }
 
 int
@@ -594,6 +653,52 @@ sk_content_load(refd_ctx *ctx, const uint8_t *bytes, size_t len,
 		}
 		c->nwb++;
 	}
+	{
+		refd_mpv ts = refd_mpv_get(root, "tiles");
+		refd_mpv sets = refd_mpv_get(ts, "_sets");
+
+		for (i = 0; i < refd_mpv_len(ts) && rc == REFD_OK; i++) {
+			const char *id = refd_mpv_cstr(refd_mpv_key_at(ts, i),
+			    "?");
+
+			if (strcmp(id, "_sets") == 0)
+				continue;
+			if (c->ntiles >= SK_MAXTILES) {
+				rc = bad(ctx, "tiles", id, "id",
+				    "more than 24 tiles");
+				break;
+			}
+			rc = load_tile(ctx, id, refd_mpv_val_at(ts, i),
+			    &c->t[c->ntiles]);
+			c->ntiles++;
+		}
+		for (i = 0; i < refd_mpv_len(sets) && rc == REFD_OK; i++) {
+			refd_mpv st = refd_mpv_at(sets, i);
+
+			if (i >= SK_MAXSETS || refd_mpv_len(st) != 4) {
+				rc = bad(ctx, "tiles", "_sets", "sets",
+				    "up to 8 sets of 4 tile ids");
+				break;
+			}
+			for (j = 0; j < 4; j++) {
+				int k = sk_tile_index(c, refd_mpv_cstr(
+				    refd_mpv_at(st, j), ""));
+
+				if (k < 0 || c->t[k].feature != (j > 0)) {
+					rc = bad(ctx, "tiles", "_sets", "sets",
+					    "an assembly tile then 3 feature "
+					    "tiles, all known");
+					break;
+				}
+				c->set[i][j] = k;
+			}
+			c->nsets++;
+		}
+	}
+	for (i = 0; rc == REFD_OK && i < (size_t)c->nmaps; i++)
+		if (c->m[i].tiled && c->nsets == 0)
+			rc = bad(ctx, "maps", c->m[i].id, "tiled",
+			    "a tiled map needs tiles.json with _sets");
 	refd_mp_free(d);
 	if (rc != REFD_OK) {
 		H->free(ctx, c);
@@ -758,10 +863,12 @@ sk_create(struct cx *x, const uint8_t *setup, size_t len, uint32_t nseats,
 		s->terr[k][2] = (int32_t)f;
 		s->nterr++;
 	}
+	s->wm_tile = s->wm_unit = -1;
 	us = refd_mpv_get(root, "units");
 	if (!refd_mpv_ok(us)) {
 		refd_mp_free(d);
 		s->stage = ST_SUBMIT;
+		s->tiled = c->m[s->map].tiled;
 		*out = mt;
 		return REFD_OK;
 	}

@@ -13,7 +13,8 @@ void begin_phases_pub(struct cx *x, struct state *s, int first);
 
 static const char *const cmdname[C_NTYPES] = { "", "submit", "setup_first",
 	"deploy", "first", "activate", "move", "melee", "shoot", "charge",
-	"cast", "cast_cone", "end", "aoo", "decline", "cleave", "rush", "smite", "wake", "cast_area", "cast_line" };
+	"cast", "cast_cone", "end", "aoo", "decline", "cleave", "rush", "smite", "wake", "cast_area", "cast_line",
+	"place_tile" };
 static const char *const argname[C_NTYPES][6] = {
 	{ NULL }, { NULL }, { "seat" }, { "x", "y" }, { "seat" }, { "unit" },
 	{ "x", "y" }, { "target", "line" }, { "target", "line" },
@@ -21,7 +22,8 @@ static const char *const argname[C_NTYPES][6] = {
 	{ "spell", "ox", "oy", "orient" }, { NULL }, { "unit", "line" },
 	{ "unit" }, { "target" }, { "target" }, { "target", "line" }, { "target" },
 	{ "spell", "target", "ox", "oy" },
-	{ "spell", "target", "sx", "sy", "px", "py" }
+	{ "spell", "target", "sx", "sy", "px", "py" },
+	{ "tile", "x", "y", "rot" }
 };
 
 static int
@@ -107,6 +109,22 @@ parse(const struct content *ct, const uint8_t *b, size_t len, struct cmd *c)
 			}
 			c->cards[c->n++] = k;
 		}
+		l = refd_mpv_get(root, "tiles");
+		if (refd_mpv_ok(l) && (refd_mpv_type(l) != REFD_MP_ARRAY ||
+		    refd_mpv_len(l) > 4)) {
+			refd_mp_free(d);
+			return -2;
+		}
+		for (i = 0; i < (int)refd_mpv_len(l); i++) {
+			int k = sk_tile_index(ct, refd_mpv_cstr(refd_mpv_at(l,
+			    (size_t)i), ""));
+
+			if (k < 0) {
+				refd_mp_free(d);
+				return -4;
+			}
+			c->tiles[c->nt++] = k;
+		}
 	}
 	refd_mp_free(d);
 	return 0;
@@ -126,6 +144,12 @@ write_cmd(const struct content *ct, refd_mpw *w, const struct cmd *c)
 		for (i = 0; i < c->n; i++)
 			refd_mpw_str(w, ct->c[c->cards[i]].id);
 		refd_mpw_end(w);
+		if (c->nt > 0) {
+			refd_mpw_karray(w, "tiles");
+			for (i = 0; i < c->nt; i++)
+				refd_mpw_str(w, ct->t[c->tiles[i]].id);
+			refd_mpw_end(w);
+		}
 	}
 	refd_mpw_end(w);
 }
@@ -168,6 +192,8 @@ sk_pending(const struct state *s)
 		return (uint64_t)1 << s->chooser;
 	case ST_DEPLOY:
 		return (uint64_t)1 << s->deploy_seat;
+	case ST_TILES:
+		return (uint64_t)1 << s->place_seat;
 	case ST_ACTIVATE:
 		return (uint64_t)1 << s->phase_seat;
 	case ST_TURN:
@@ -186,21 +212,6 @@ next_deploy(const struct state *s, int seat)
 		if (s->u[i].seat == seat && !s->u[i].deployed)
 			return i;
 	return -1;
-}
-
-static int
-deploy_ok(const struct cx *x, const struct state *s, int u, int ax, int ay)
-{
-	const struct map *m = MAP(x, s);
-	int sz = CARD(x, s, u)->size, i, j;
-
-	if (ax < 0 || ay < 0 || ax + sz > m->w || ay + sz > m->h)
-		return 0;
-	for (i = 0; i < sz; i++)
-		for (j = 0; j < sz; j++)
-			if (m->zone[(ay + j) * m->w + ax + i] != s->u[u].seat + 1)
-				return 0;
-	return end_ok(x, s, u, ax, ay);
 }
 
 static int
@@ -578,6 +589,37 @@ check(const struct cx *x, const struct state *s, int seat,
 		if (sk_warband_check(x->c, s, c->cards, c->n, msg, sizeof(msg),
 		    &rule) != 0)
 			NO(REFD_EBUILD, rule, "%s", msg);
+		if (!s->tiled && c->nt > 0)
+			NO(REFD_EBUILD, "R000-06", "this map has fixed terrain: "
+			    "submit no tiles");
+		if (s->tiled) {
+			int i2, j2, px, py, rot;
+
+			if (c->nt != 4 || x->c->t[c->tiles[0]].feature ||
+			    !x->c->t[c->tiles[1]].feature ||
+			    !x->c->t[c->tiles[2]].feature ||
+			    !x->c->t[c->tiles[3]].feature)
+				NO(REFD_EBUILD, "R000-06", "bring 4 tiles: 1 "
+				    "assembly tile then 3 terrain-feature tiles");
+			for (i2 = 0; i2 < 4; i2++)
+				for (j2 = 0; j2 < i2; j2++)
+					if (c->tiles[i2] == c->tiles[j2])
+						NO(REFD_EBUILD, "R000-06", "your "
+						    "4 tiles must all differ");
+			if (assembly_fit(x->c, MAP(x, s), seat, c->tiles[0],
+			    &px, &py, &rot) != 0)
+				NO(REFD_EBUILD, "R000-09", "%s cannot lie with its "
+				    "5 exits on your start zone's exits",
+				    x->c->t[c->tiles[0]].id);
+		}
+		return 0;
+	case ST_TILES:
+		if (c->type != C_PLACE)
+			NO(REFD_EPHASE, "R000-10", "place one of your terrain-"
+			    "feature tiles (place_tile)");
+		if (place_ok(x, s, seat, c->a[0], c->a[1], c->a[2], c->a[3], msg,
+		    sizeof(msg)) != 0)
+			NO(REFD_EILLEGAL, "R000-10", "%s", msg);
 		return 0;
 	case ST_SETUPCHOICE:
 	case ST_FIRST:
@@ -650,14 +692,17 @@ check(const struct cx *x, const struct state *s, int seat,
 static void
 commit_sub(struct cx *x, struct state *s, int seat)
 {
-	uint8_t b[SK_WBMAX];
+	uint8_t b[SK_WBMAX + 4];
 	char zone[16];
 	int i, rc;
 
 	for (i = 0; i < s->nsub[seat]; i++)
 		b[i] = (uint8_t)s->sub[seat][i];
+	for (i = 0; s->tiled && i < 4; i++)
+		b[s->nsub[seat] + i] = (uint8_t)(0x80 | s->tsub[seat][i]);
 	snprintf(zone, sizeof(zone), "warband.%d", seat);
-	rc = H->commit(x->ctx, zone, seat, b, (size_t)s->nsub[seat]);
+	rc = H->commit(x->ctx, zone, seat, b, (size_t)s->nsub[seat] +
+	    (s->tiled ? 4 : 0));
 	if (rc != REFD_OK && x->rc == REFD_OK)
 		x->rc = rc;
 }
@@ -697,6 +742,41 @@ sk_reveal(struct cx *x, struct state *s)
 	b[1] = init_bonus(x, s, 1, 1);
 	s->chooser = sk_roll_off(x, s, b, "terrain_initiative");
 	s->stage = ST_SETUPCHOICE;
+	if (s->tiled) {
+		/* A23: a tile both seats brought stays with the terrain-
+		 * initiative winner; the other takes the first free tile of
+		 * the same kind. */
+		int lo = 1 - s->chooser, k, j, q;
+
+		for (k = 0; k < 4; k++) {
+			for (j = 0; j < 4; j++)
+				if (s->tsub[lo][k] == s->tsub[s->chooser][j])
+					break;
+			if (j == 4)
+				continue;
+			for (q = 0; q < x->c->ntiles; q++) {
+				int used = 0;
+
+				if (x->c->t[q].feature !=
+				    x->c->t[s->tsub[lo][k]].feature)
+					continue;
+				for (j = 0; j < 4; j++)
+					used |= s->tsub[0][j] == q ||
+					    s->tsub[1][j] == q;
+				if (!used)
+					break;
+			}
+			if (q == x->c->ntiles || (k == 0 && assembly_fit(x->c,
+			    MAP(x, s), lo, q, &i, &j, &seat) != 0))
+				continue;
+			w = sk_ev("tile_substituted");
+			refd_mpw_kint(w, "seat", lo);
+			refd_mpw_kstr(w, "was", x->c->t[s->tsub[lo][k]].id);
+			refd_mpw_kstr(w, "now", x->c->t[q].id);
+			sk_emit(x, w);
+			s->tsub[lo][k] = q;
+		}
+	}
 }
 
 static void
@@ -711,6 +791,8 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		s->nsub[seat] = c->n;
 		for (i = 0; i < c->n; i++)
 			s->sub[seat][i] = c->cards[i];
+		for (i = 0; i < c->nt; i++)
+			s->tsub[seat][i] = c->tiles[i];
 		commit_sub(x, s, seat);
 		w = sk_ev("submitted");
 		refd_mpw_kint(w, "seat", seat);
@@ -724,6 +806,13 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		w = sk_ev("setup_first");
 		refd_mpw_kint(w, "seat", c->a[0]);
 		sk_emit(x, w);
+		if (s->tiled)
+			tiles_begin(x, s);
+		else
+			prep_deploy(x, s);
+		return;
+	case C_PLACE:
+		tiles_place(x, s, seat, c->a[0], c->a[1], c->a[2], c->a[3]);
 		return;
 	case C_DEPLOY:
 		u = next_deploy(s, seat);
@@ -741,8 +830,10 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 			else {
 				s->first = -1;
 				sk_begin_game(x, s);
+				return;
 			}
 		}
+		prep_deploy(x, s);
 		return;
 	case C_FIRST:
 		begin_phases_pub(x, s, c->a[0]);
@@ -977,6 +1068,11 @@ sk_label(struct cx *x, const struct state *s, const struct cmd *c, char *buf,
 		snprintf(buf, len, "%s rushes toward %s #%d", un, tn,
 		    (int)c->a[0]);
 		break;
+	case C_PLACE:
+		snprintf(buf, len, "Place tile %s at (%d,%d), %d quarter turns",
+		    x->c->t[s->tsub[s->place_seat][c->a[0] & 3]].id,
+		    (int)c->a[1], (int)c->a[2], (int)c->a[3]);
+		break;
 	case C_WAKE:
 		snprintf(buf, len, "%s wakes %s #%d", un, tn, (int)c->a[0]);
 		break;
@@ -1181,12 +1277,19 @@ legal_list(struct lst *l)
 	}
 	switch (s->stage) {
 	case ST_SUBMIT:
-		for (i = 0; i < x->c->nwb; i++) {
-			set(&c, C_SUBMIT, 0, 0, 0, 0);
-			c.n = x->c->wb[i].n;
-			memcpy(c.cards, x->c->wb[i].card, sizeof(c.cards));
-			offer(l, &c);
-		}
+		for (i = 0; i < x->c->nwb; i++)
+			for (k = 0; k < (s->tiled ? x->c->nsets : 1); k++) {
+				set(&c, C_SUBMIT, 0, 0, 0, 0);
+				c.n = x->c->wb[i].n;
+				memcpy(c.cards, x->c->wb[i].card,
+				    sizeof(c.cards));
+				if (s->tiled) {
+					c.nt = 4;
+					memcpy(c.tiles, x->c->set[k],
+					    sizeof(c.tiles));
+				}
+				offer(l, &c);
+			}
 		/* any other list: a template */
 		refd_mpw_map(l->w);
 		refd_mpw_kmap(l->w, "template");
@@ -1201,6 +1304,18 @@ legal_list(struct lst *l)
 			refd_mpw_end(l->w);
 		}
 		refd_mpw_end(l->w);
+		if (s->tiled) {
+			refd_mpw_karray(l->w, "tiles");
+			for (k = 0; k < 4; k++) {
+				refd_mpw_map(l->w);
+				refd_mpw_karray(l->w, "one_of");
+				for (i = 0; i < x->c->ntiles; i++)
+					refd_mpw_str(l->w, x->c->t[i].id);
+				refd_mpw_end(l->w);
+				refd_mpw_end(l->w);
+			}
+			refd_mpw_end(l->w);
+		}
 		refd_mpw_end(l->w);
 		refd_mpw_kstr(l->w, "label", "Submit any warband of 1 to 12 "
 		    "card ids from cards.json (sealed)");
@@ -1218,12 +1333,23 @@ legal_list(struct lst *l)
 		u = next_deploy(s, l->seat);
 		if (u < 0)
 			return;
-		for (i = 0; i < m->w * m->h; i++)
-			if (m->zone[i] == l->seat + 1) {
-				set(&c, C_DEPLOY, i % m->w, i / m->w, 0, 0);
-				offer(l, &c);
-			}
+		for (i = 0; i < m->w * m->h; i++) {
+			set(&c, C_DEPLOY, i % m->w, i / m->w, 0, 0);
+			offer(l, &c);
+		}
 		return;
+	case ST_TILES: {
+		int ti, rot;
+
+		for (ti = 1; ti <= 3; ti++)
+			for (rot = 0; rot < 4; rot++)
+				for (i = 0; i < m->w * m->h; i++) {
+					set(&c, C_PLACE, ti, i % m->w, i / m->w,
+					    rot);
+					offer(l, &c);
+				}
+		return;
+	}
 	case ST_ACTIVATE:
 		for (i = 0; i < s->nu; i++) {
 			set(&c, C_ACTIVATE, i, 0, 0, 0);
@@ -1304,6 +1430,8 @@ op_describe(refd_ctx *ctx, void *pdata)
 		{ "target", "int: unit id" }, { "sx", "int: start corner x" },
 		{ "sy", "int" }, { "px", "int: corner of the target x" },
 		{ "py", "int" } };
+	static const char *a_place[][2] = { { "tile", "int 1..3" },
+		{ "x", "int" }, { "y", "int" }, { "rot", "int 0..3" } };
 	static const char *a_ul[][2] = { { "unit", "int: the threatener" },
 		{ "line", "int: melee line" } };
 	static const char *a_t[][2] = { { "target", "int: unit id" } };
@@ -1336,6 +1464,8 @@ op_describe(refd_ctx *ctx, void *pdata)
 	doc_cmd(w, "setup_first", a_seat, 1,
 	    "terrain-initiative winner names who deploys first");
 	doc_cmd(w, "deploy", a_xy, 2, "place the next creature of your list");
+	doc_cmd(w, "place_tile", a_place, 4, "place one of your feature tiles "
+	    "(1..3 in your list) at (x, y) turned rot quarter turns");
 	doc_cmd(w, "first", a_seat, 1, "initiative winner names the first "
 	    "player of the round");
 	doc_cmd(w, "activate", a_unit, 1, "start a creature's turn");
@@ -1424,6 +1554,9 @@ op_apply(refd_ctx *ctx, void *state, uint32_t seat, const uint8_t *b,
 	if (rc == -3)
 		return H->reject(ctx, REFD_EBUILD, "R000-01",
 		    "the warband names a card that cards.json lacks");
+	if (rc == -4)
+		return H->reject(ctx, REFD_EBUILD, "R000-06",
+		    "the list names a tile that tiles.json lacks");
 	if (rc != 0)
 		return H->reject(ctx, REFD_EBADCMD, NULL, "a command is a map "
 		    "with a known \"type\" and its integer arguments (see "
@@ -1468,9 +1601,10 @@ static const char *
 stage_name(int st)
 {
 	static const char *const n[] = { "", "submit", "setup_choice",
-		"deploy", "choose_first", "activate", "turn", "over" };
+		"deploy", "choose_first", "activate", "turn", "over",
+		"place_tiles" };
 
-	return st >= 1 && st <= 7 ? n[st] : "?";
+	return st >= 1 && st <= 8 ? n[st] : "?";
 }
 
 static int
@@ -1524,6 +1658,20 @@ op_view(refd_ctx *ctx, const void *state, int32_t seat)
 			refd_mpw_str(w, m->c->c[s->sub[seat][i]].id);
 		refd_mpw_end(w);
 	}
+	refd_mpw_kbool(w, "tiled", s->tiled);
+	refd_mpw_karray(w, "tiles");
+	for (i = 0; i < s->nplaced; i++) {
+		refd_mpw_map(w);
+		refd_mpw_kstr(w, "tile", m->c->t[s->placed[i][0]].id);
+		refd_mpw_kint(w, "x", s->placed[i][1]);
+		refd_mpw_kint(w, "y", s->placed[i][2]);
+		refd_mpw_kint(w, "rot", s->placed[i][3]);
+		refd_mpw_kint(w, "seat", s->placed[i][4]);
+		refd_mpw_end(w);
+	}
+	refd_mpw_end(w);
+	if (s->stage == ST_TILES)
+		refd_mpw_kint(w, "place_seat", s->place_seat);
 	refd_mpw_karray(w, "units");
 	for (i = 0; i < s->nu; i++) {
 		const struct unit *u = &s->u[i];

@@ -31,6 +31,9 @@ sk_grid(const struct cx *cx, const struct state *s, struct grid *g)
 
 	if (!x->fl_ok) {
 		memcpy(x->fl, m->f, sizeof(x->fl));
+		if (s->tiled)
+			for (i = 0; i < m->w * m->h; i++)
+				x->fl[i] |= s->tflag[i];
 		for (i = 0; i < s->nterr; i++)
 			x->fl[s->terr[i][1] * m->w + s->terr[i][0]] =
 			    (uint8_t)s->terr[i][2];

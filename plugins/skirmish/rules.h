@@ -4,6 +4,8 @@
 #ifndef SK_RULES_H
 #define SK_RULES_H
 
+#include <stddef.h>
+
 #include "sk.h"
 
 const struct map *MAP(const struct cx *x, const struct state *s);
@@ -66,5 +68,18 @@ int area_ok(const struct cx *x, const struct state *s, int u, const int32_t *a,
     int line, char *msg, size_t len);
 int cone_ok(const struct cx *x, const struct state *s, int u, int k, int ox,
     int oy, int orient, char *msg, size_t len);
+
+/* tiles.c */
+int zone_at(const struct cx *x, const struct state *s, int i);
+int place_ok(const struct cx *x, const struct state *s, int seat, int ti,
+    int px, int py, int rot, char *msg, size_t len);
+int assembly_fit(const struct content *c, const struct map *m, int seat,
+    int tile, int *ppx, int *ppy, int *prot);
+void tiles_begin(struct cx *x, struct state *s);
+void tiles_place(struct cx *x, struct state *s, int seat, int ti, int px,
+    int py, int rot);
+int deploy_ok(const struct cx *x, const struct state *s, int u, int ax,
+    int ay);
+void prep_deploy(struct cx *x, struct state *s);
 
 #endif

@@ -57,7 +57,9 @@ enum abil {
 	AB_HIDE = 1 << 22,
 	AB_BLINDFIGHT = 1 << 23,
 	AB_DUAL = 1 << 24,
-	AB_INCITEIMM = 1 << 25
+	AB_INCITEIMM = 1 << 25,
+	AB_SCOUT = 1 << 26,
+	AB_WANDERING = 1 << 27
 };
 
 enum srange { SR_SELF, SR_TOUCH, SR_RANGE6, SR_SIGHT, SR_CONE, SR_YOURWB,
@@ -102,6 +104,19 @@ struct map {
 	uint8_t f[SK_MAXW * SK_MAXH];
 	uint8_t exit[SK_MAXW * SK_MAXH];
 	uint8_t zone[SK_MAXW * SK_MAXH];
+	int32_t tiled;		/* terrain comes from placed tiles (§2.1) */
+};
+
+#define SK_MAXTILES 24
+#define SK_TILEMAX 12
+#define SK_MAXSETS 8
+
+struct tile {
+	char id[SK_NAMELEN];
+	int32_t feature;	/* 0: assembly tile, 1: terrain-feature tile */
+	int32_t w, h;
+	uint8_t f[SK_TILEMAX * SK_TILEMAX];
+	uint8_t ex[SK_TILEMAX * SK_TILEMAX];	/* exit squares */
 };
 
 struct warband {
@@ -121,6 +136,9 @@ struct content {
 	struct card c[SK_MAXCARDS];
 	struct map m[SK_MAXMAPS];
 	struct warband wb[SK_MAXWB];
+	int32_t ntiles, nsets;
+	struct tile t[SK_MAXTILES];
+	int32_t set[SK_MAXSETS][4];
 };
 
 struct unit {
@@ -152,7 +170,7 @@ struct prog {
 
 enum stage {
 	ST_SUBMIT = 1, ST_SETUPCHOICE, ST_DEPLOY, ST_FIRST, ST_ACTIVATE,
-	ST_TURN, ST_OVER
+	ST_TURN, ST_OVER, ST_TILES
 };
 
 enum decision { DEC_NONE, DEC_AOO, DEC_CLEAVE };
@@ -183,6 +201,12 @@ struct state {
 	int32_t dec, dec_unit, dec_line, dec_target;
 	int32_t nprog;
 	struct prog pr[SK_MAXPROG];
+	/* tiles (§2.1 steps 3-4) */
+	int32_t tiled, tsub[2][4], nplaced, placed[8][5], place_seat;
+	int32_t tleft[2], wm_tile, wm_unit;
+	uint8_t tflag[SK_MAXW * SK_MAXH];
+	uint8_t tzone[SK_MAXW * SK_MAXH];
+	uint8_t tile_at[SK_MAXW * SK_MAXH];	/* placed index + 1 */
 };
 
 /* What the host holds: the content pointer (never serialized) and the
@@ -214,6 +238,7 @@ extern const struct refd_host *H;
 int sk_content_load(refd_ctx *ctx, const uint8_t *bytes, size_t len,
     struct content **out);
 int sk_card_index(const struct content *c, const char *id);
+int sk_tile_index(const struct content *c, const char *id);
 int sk_create(struct cx *x, const uint8_t *setup, size_t len,
     uint32_t nseats, struct match **out);
 int sk_warband_check(const struct content *c, const struct state *s,
@@ -237,7 +262,7 @@ void sk_reveal(struct cx *x, struct state *s);
 enum cmdtype {
 	C_SUBMIT = 1, C_SETUPFIRST, C_DEPLOY, C_FIRST, C_ACTIVATE, C_MOVE,
 	C_MELEE, C_SHOOT, C_CHARGE, C_CAST, C_CAST_CONE, C_END, C_AOO,
-	C_DECLINE, C_CLEAVE, C_RUSH, C_SMITE, C_WAKE, C_CAST_AREA, C_CAST_LINE, C_NTYPES
+	C_DECLINE, C_CLEAVE, C_RUSH, C_SMITE, C_WAKE, C_CAST_AREA, C_CAST_LINE, C_PLACE, C_NTYPES
 };
 
 struct cmd {
@@ -245,6 +270,7 @@ struct cmd {
 	int32_t a[6];
 	int32_t n;		/* C_SUBMIT: cards */
 	int32_t cards[SK_WBMAX];
+	int32_t nt, tiles[4];	/* C_SUBMIT: tiles */
 };
 
 int sk_check(struct cx *x, const struct state *s, int seat,
