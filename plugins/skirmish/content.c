@@ -40,6 +40,20 @@ getint(refd_mpv m, const char *k, int64_t lo, int64_t hi, int64_t dflt,
 }
 
 static int
+cond_of(const char *s)
+{
+	static const char *const n[] = { "", "stun", "paralysis", "poison",
+		"sleep", "frighten", "entangle", "skip next turn", "incite",
+		"inhibit" };
+	int i;
+
+	for (i = 1; i < 10; i++)
+		if (strcmp(s, n[i]) == 0)
+			return i;
+	return -1;
+}
+
+static int
 energy_of(const char *s)
 {
 	static const char *const n[] = { "", "acid", "cold", "electricity",
@@ -75,6 +89,9 @@ static const struct {
 	{ "unique", AB_UNIQUE }, { "flight", AB_FLIGHT },
 	{ "tiny reach", AB_TINYREACH }, { "cowardly", AB_COWARDLY },
 	{ "blindsight", AB_BLINDSIGHT }, { "spell resistance all", AB_SRALL },
+	{ "pounce", AB_POUNCE }, { "hide", AB_HIDE },
+	{ "blind-fight", AB_BLINDFIGHT }, { "dual activation", AB_DUAL },
+	{ "scout", AB_SCOUT }, { "wandering monster", AB_WANDERING },
 	{ NULL, 0 }
 };
 
@@ -101,18 +118,59 @@ load_atks(refd_mpv arr, struct atk *a, int32_t *n)
 		a[i].energy = *e ? energy_of(e) : 0;
 		if (a[i].energy < 0 || (a[i].extra > 0 && a[i].energy == 0))
 			return -1;
+		if (refd_mpv_ok(refd_mpv_get(v, "condition"))) {
+			a[i].cond = cond_of(refd_mpv_get_str(v, "condition", ""));
+			if (a[i].cond <= 0 ||
+			    getint(v, "dc", 1, 40, -100, &a[i].dc))
+				return -1;
+		}
 	}
 	*n = (int32_t)refd_mpv_len(arr);
 	return 0;
 }
 
 static int
-load_card(refd_ctx *ctx, const char *id, refd_mpv v, struct card *c)
+family_of(struct content *ct, const char *name, int stat, int value)
+{
+	int i;
+
+	for (i = 0; i < ct->nfam; i++)
+		if (strcmp(ct->fam[i].name, name) == 0)
+			return i;
+	if (ct->nfam >= SK_MAXFAM)
+		return -1;
+	snprintf(ct->fam[i].name, sizeof(ct->fam[i].name), "%s", name);
+	ct->fam[i].stat = stat;
+	ct->fam[i].value = value;
+	return ct->nfam++;
+}
+
+static int
+energy_mask(refd_mpv l, int32_t *out)
+{
+	size_t i;
+
+	*out = 0;
+	if (refd_mpv_ok(l) && refd_mpv_type(l) != REFD_MP_ARRAY)
+		return -1;
+	for (i = 0; i < refd_mpv_len(l); i++) {
+		int e = energy_of(refd_mpv_cstr(refd_mpv_at(l, i), ""));
+
+		if (e <= 0)
+			return -1;
+		*out |= 1 << e;
+	}
+	return 0;
+}
+
+static int
+load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
+    struct card *c)
 {
 	static const char *const sizes[] = { "tiny", "small", "medium",
 		"large", "huge" };
 	static const char *const srn[] = { "self", "touch", "range 6", "sight",
-		"cone" };
+		"cone", "your warband", "radius 2", "radius 4", "line" };
 	const char *sz = refd_mpv_get_str(v, "size", "medium");
 	const char *ty = refd_mpv_get_str(v, "type", "humanoid");
 	refd_mpv fa = refd_mpv_get(v, "faction"), ab, sp;
@@ -142,8 +200,62 @@ load_card(refd_ctx *ctx, const char *id, refd_mpv v, struct card *c)
 	INT("save_bonus", 0, 20, 0, &c->save_bonus);
 	INT("morale_bonus", 0, 20, 0, &c->morale_bonus);
 	INT("difficult", 0, 10, 0, &c->difficult);
-#undef INT
+#define INTX(k, lo, hi, d, dst) \
+	if (getint(v, k, lo, hi, d, dst)) \
+		return bad(ctx, "cards", id, k, "expected an integer " #lo ".." #hi)
 	c->sr = refd_mpv_get_bool(v, "spell_resistance", 0);
+	INTX("powerful_charge", 0, 50, 0, &c->pcharge);
+	INTX("feed", 0, 50, 0, &c->feed);
+	INTX("reach", 0, 4, 0, &c->reach);
+	{
+		refd_mpv db = refd_mpv_get(v, "death_burst");
+		const char *e = refd_mpv_get_str(db, "energy", "");
+
+		if (refd_mpv_ok(db) && (getint(db, "radius", 0, 4, 0,
+		    &c->db_radius) || getint(db, "damage", 1, 100, -100,
+		    &c->db_dmg) || getint(db, "dc", 0, 40, 0, &c->db_dc) ||
+		    (c->db_energy = *e ? energy_of(e) : 0) < 0))
+			return bad(ctx, "cards", id, "death_burst",
+			    "expected {radius 0..4, damage, energy, dc}");
+	}
+	c->humanoid = strcmp(refd_mpv_get_str(v, "type", "humanoid"),
+	    "humanoid") == 0 || strcmp(refd_mpv_get_str(v, "type", ""),
+	    "elf") == 0;
+	if (energy_mask(refd_mpv_get(v, "vulnerable"), &c->vuln) ||
+	    energy_mask(refd_mpv_get(v, "immune"), &c->immune))
+		return bad(ctx, "cards", id, "vulnerable/immune",
+		    "expected a list of energy names");
+	{
+		refd_mpv r = refd_mpv_get(v, "resist"), sm;
+		size_t ri;
+
+		for (ri = 0; ri < refd_mpv_len(r); ri++) {
+			int e = energy_of(refd_mpv_cstr(refd_mpv_key_at(r, ri),
+			    ""));
+			int64_t n;
+
+			if (e <= 0 || refd_mpv_int(refd_mpv_val_at(r, ri), &n) ||
+			    n < 0 || n > 100)
+				return bad(ctx, "cards", id, "resist",
+				    "expected {energy: N}");
+			c->resist[e] = (int32_t)n;
+		}
+		sm = refd_mpv_get(v, "smite");
+		if (refd_mpv_ok(sm)) {
+			const char *vs = refd_mpv_get_str(sm, "versus", "");
+
+			c->smite_vs = strcmp(vs, "evil") == 0 ? 4 | 8 :
+			    strcmp(vs, "good") == 0 ? 1 | 2 :
+			    strcmp(vs, "lawful") == 0 ? 1 | 4 :
+			    strcmp(vs, "chaotic") == 0 ? 2 | 8 : 0;
+			if ((*vs && c->smite_vs == 0) ||
+			    getint(sm, "value", 1, 50, -100, &c->smite_val) ||
+			    getint(sm, "uses", 1, 9, 1, &c->smite_uses))
+				return bad(ctx, "cards", id, "smite",
+				    "expected {value, uses, versus: evil|good|"
+				    "lawful|chaotic}");
+		}
+	}
 	for (k = 0; k < 5; k++)
 		if (strcmp(sz, sizes[k]) == 0)
 			break;
@@ -165,26 +277,36 @@ load_card(refd_ctx *ctx, const char *id, refd_mpv v, struct card *c)
 	if (load_atks(refd_mpv_get(v, "melee"), c->melee, &c->nmelee) != 0 ||
 	    c->nmelee == 0)
 		return bad(ctx, "cards", id, "melee", "expected 1 to 4 "
-		    "attacks {bonus, damage[, extra, energy]}");
+		    "attacks {bonus, damage[, extra, energy, condition, dc]}");
 	if (load_atks(refd_mpv_get(v, "ranged"), c->ranged, &c->nranged) != 0)
 		return bad(ctx, "cards", id, "ranged", "expected up to 4 "
 		    "attacks {bonus, damage[, extra, energy]}");
+	/* §1.5 type traits */
+	if (strcmp(ty, "construct") == 0 || strcmp(ty, "undead") == 0 ||
+	    strcmp(ty, "ooze") == 0 || strcmp(ty, "plant") == 0 ||
+	    strcmp(ty, "vermin") == 0)
+		c->abil |= AB_INCITEIMM;
 	if (strcmp(ty, "construct") == 0)
 		c->abil |= AB_FEARLESS | AB_CRITIMM | AB_NONLIVING |
-		    AB_SLEEPIMM | AB_STUNIMM;
+		    AB_SLEEPIMM | AB_STUNIMM | AB_PARAIMM | AB_POISONIMM;
 	else if (strcmp(ty, "undead") == 0)
 		c->abil |= AB_CRITIMM | AB_NONLIVING | AB_SLEEPIMM |
-		    AB_STUNIMM;
+		    AB_STUNIMM | AB_PARAIMM | AB_POISONIMM;
 	else if (strcmp(ty, "ooze") == 0)
 		c->abil |= AB_FEARLESS | AB_CRITIMM | AB_SLEEPIMM |
-		    AB_STUNIMM | AB_FLANKIMM | AB_BLINDSIGHT;
+		    AB_STUNIMM | AB_FLANKIMM | AB_BLINDSIGHT | AB_PARAIMM |
+		    AB_POISONIMM;
 	else if (strcmp(ty, "elemental") == 0)
 		c->abil |= AB_CRITIMM | AB_SLEEPIMM | AB_STUNIMM |
-		    AB_FLANKIMM;
+		    AB_FLANKIMM | AB_PARAIMM | AB_POISONIMM;
 	else if (strcmp(ty, "plant") == 0)
-		c->abil |= AB_CRITIMM | AB_SLEEPIMM | AB_STUNIMM;
-	else if (strcmp(ty, "dragon") == 0 || strcmp(ty, "elf") == 0 ||
-	    strcmp(ty, "vermin") == 0)
+		c->abil |= AB_CRITIMM | AB_SLEEPIMM | AB_STUNIMM |
+		    AB_PARAIMM | AB_POISONIMM;
+	else if (strcmp(ty, "dragon") == 0)
+		c->abil |= AB_SLEEPIMM | AB_PARAIMM;
+	else if (strcmp(ty, "living construct") == 0)
+		c->abil |= AB_SLEEPIMM | AB_PARAIMM | AB_POISONIMM;
+	else if (strcmp(ty, "elf") == 0 || strcmp(ty, "vermin") == 0)
 		c->abil |= AB_SLEEPIMM;
 	else if (strcmp(ty, "humanoid") != 0 && strcmp(ty, "animal") != 0 &&
 	    strcmp(ty, "aberration") != 0 && strcmp(ty, "fey") != 0 &&
@@ -238,12 +360,13 @@ load_card(refd_ctx *ctx, const char *id, refd_mpv v, struct card *c)
 
 		snprintf(p->name, sizeof(p->name), "%s",
 		    refd_mpv_get_str(s, "name", "spell"));
-		for (k = 0; k < 5; k++)
+		for (k = 0; k < 9; k++)
 			if (strcmp(r, srn[k]) == 0)
 				break;
-		if (k == 5 || k == SR_SELF)
+		if (k == 9)
 			return bad(ctx, "cards", id, "spells.range",
-			    "expected touch, range 6, sight or cone");
+			    "expected self, touch, range 6, sight, cone, "
+			    "radius 2, radius 4, line or your warband");
 		p->range = k;
 		p->energy = *e ? energy_of(e) : 0;
 		if (p->energy < 0 ||
@@ -254,8 +377,45 @@ load_card(refd_ctx *ctx, const char *id, refd_mpv v, struct card *c)
 			return bad(ctx, "cards", id, "spells",
 			    "bad uses, damage, heal, dc or energy");
 		p->ignores_sr = refd_mpv_get_bool(s, "ignores_sr", 0);
+		p->any = refd_mpv_get_bool(s, "any", 0);
+		if (refd_mpv_ok(refd_mpv_get(s, "condition"))) {
+			p->cond = cond_of(refd_mpv_get_str(s, "condition", ""));
+			if (p->cond <= 0 || p->dc <= 0)
+				return bad(ctx, "cards", id, "spells.condition",
+				    "expected stun, paralysis, poison, sleep, "
+				    "frighten, entangle or skip next turn, with a "
+				    "dc");
+		}
+		p->fam = -1;
+		if (refd_mpv_ok(refd_mpv_get(s, "effect"))) {
+			static const char *const es[] = { "", "attack",
+				"melee damage", "ac", "hp", "magic" };
+			refd_mpv ef = refd_mpv_get(s, "effect");
+			const char *st = refd_mpv_get_str(ef, "stat", "");
+			int32_t val;
+			int e;
+
+			for (e = 1; e < 6; e++)
+				if (strcmp(st, es[e]) == 0)
+					break;
+			if (e == 6 || getint(ef, "value", -20, 50, 0, &val))
+				return bad(ctx, "cards", id, "spells.effect",
+				    "expected {stat: attack|melee damage|ac|hp|"
+				    "magic, value}");
+			p->fam = family_of(ct, refd_mpv_get_str(s, "family",
+			    p->name), e, val);
+			if (p->fam < 0)
+				return bad(ctx, "cards", id, "spells.effect",
+				    "more than 32 spell families");
+		}
+		if ((p->range == SR_CONE || p->range >= SR_RADIUS2) &&
+		    p->fam >= 0)
+			return bad(ctx, "cards", id, "spells.range",
+			    "a cone carries damage, not a continuous effect");
 	}
 	c->nspell = (int32_t)refd_mpv_len(sp);
+#undef INT
+#undef INTX
 	return REFD_OK;
 }
 
@@ -313,6 +473,7 @@ load_map(refd_ctx *ctx, const char *id, refd_mpv v, struct map *m)
 			}
 		}
 	}
+	m->tiled = refd_mpv_get_bool(v, "tiled", 0);
 	ex = refd_mpv_get(v, "exits");
 	zs = refd_mpv_get(v, "zones");
 	if (refd_mpv_len(ex) != 2 || refd_mpv_len(zs) != 2)
@@ -347,6 +508,63 @@ load_map(refd_ctx *ctx, const char *id, refd_mpv v, struct map *m)
 				m->zone[y * m->w + x] = (uint8_t)(seat + 1);
 	}
 	return REFD_OK;
+}
+
+static int
+load_tile(refd_ctx *ctx, const char *id, refd_mpv v, struct tile *t)
+{
+	refd_mpv rows = refd_mpv_get(v, "rows");
+	const char *kind = refd_mpv_get_str(v, "kind", "");
+	int x, y, nex = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (strlen(id) >= SK_NAMELEN)
+		return bad(ctx, "tiles", id, "id", "longer than 31 bytes");
+	strcpy(t->id, id);
+	if (strcmp(kind, "assembly") != 0 && strcmp(kind, "feature") != 0)
+		return bad(ctx, "tiles", id, "kind", "expected assembly or "
+		    "feature");
+	t->feature = kind[0] == 'f';
+	t->h = (int32_t)refd_mpv_len(rows);
+	if (refd_mpv_type(rows) != REFD_MP_ARRAY || t->h < 1 ||
+	    t->h > SK_TILEMAX)
+		return bad(ctx, "tiles", id, "rows", "expected 1 to 12 rows");
+	for (y = 0; y < t->h; y++) {
+		const char *r = refd_mpv_cstr(refd_mpv_at(rows, (size_t)y), "");
+
+		if (y == 0)
+			t->w = (int32_t)strlen(r);
+		if ((int)strlen(r) != t->w || t->w < 1 || t->w > SK_TILEMAX)
+			return bad(ctx, "tiles", id, "rows", "rows of 1 to 12 "
+			    "equal characters");
+		for (x = 0; x < t->w; x++) {
+			unsigned f = r[x] == 'x' ? 0 : terrain_flag(r[x]);
+
+			if (f == 0xff)
+				return bad(ctx, "tiles", id, "rows", "unknown "
+				    "terrain character (use . # d s b c r p x)");
+			t->f[y * SK_TILEMAX + x] = (uint8_t)f;
+			if (r[x] == 'x') {
+				t->ex[y * SK_TILEMAX + x] = 1;
+				nex++;
+			}
+		}
+	}
+	if (t->feature ? nex != 0 : nex != 5)
+		return bad(ctx, "tiles", id, "rows", "an assembly tile has 5 "
+		    "exit squares (x), a feature tile none");
+	return REFD_OK;
+}
+
+int
+sk_tile_index(const struct content *c, const char *id)
+{
+	int i;
+
+	for (i = 0; i < c->ntiles; i++)
+		if (strcmp(c->t[i].id, id) == 0)
+			return i;
+	return -1;
 }
 
 int
@@ -392,7 +610,7 @@ sk_content_load(refd_ctx *ctx, const uint8_t *bytes, size_t len,
 	    refd_mpv_len(ws) > SK_MAXWB)) {
 		refd_mp_free(d);
 		return H->reject(ctx, REFD_ECONTENT, NULL,
-		    "warbands.json: expected an object of up to 16 warbands");
+		    "warbands.json: expected an object of up to 32 warbands");
 	}
 	c = H->alloc(ctx, sizeof(*c));
 	if (c == NULL) {
@@ -401,7 +619,7 @@ sk_content_load(refd_ctx *ctx, const uint8_t *bytes, size_t len,
 	}
 	memset(c, 0, sizeof(*c));
 	for (i = 0; i < refd_mpv_len(cs) && rc == REFD_OK; i++) {
-		rc = load_card(ctx, refd_mpv_cstr(refd_mpv_key_at(cs, i), "?"),
+		rc = load_card(ctx, c, refd_mpv_cstr(refd_mpv_key_at(cs, i), "?"),
 		    refd_mpv_val_at(cs, i), &c->c[i]);
 		c->ncards++;
 	}
@@ -435,6 +653,52 @@ sk_content_load(refd_ctx *ctx, const uint8_t *bytes, size_t len,
 		}
 		c->nwb++;
 	}
+	{
+		refd_mpv ts = refd_mpv_get(root, "tiles");
+		refd_mpv sets = refd_mpv_get(ts, "_sets");
+
+		for (i = 0; i < refd_mpv_len(ts) && rc == REFD_OK; i++) {
+			const char *id = refd_mpv_cstr(refd_mpv_key_at(ts, i),
+			    "?");
+
+			if (strcmp(id, "_sets") == 0)
+				continue;
+			if (c->ntiles >= SK_MAXTILES) {
+				rc = bad(ctx, "tiles", id, "id",
+				    "more than 24 tiles");
+				break;
+			}
+			rc = load_tile(ctx, id, refd_mpv_val_at(ts, i),
+			    &c->t[c->ntiles]);
+			c->ntiles++;
+		}
+		for (i = 0; i < refd_mpv_len(sets) && rc == REFD_OK; i++) {
+			refd_mpv st = refd_mpv_at(sets, i);
+
+			if (i >= SK_MAXSETS || refd_mpv_len(st) != 4) {
+				rc = bad(ctx, "tiles", "_sets", "sets",
+				    "up to 8 sets of 4 tile ids");
+				break;
+			}
+			for (j = 0; j < 4; j++) {
+				int k = sk_tile_index(c, refd_mpv_cstr(
+				    refd_mpv_at(st, j), ""));
+
+				if (k < 0 || c->t[k].feature != (j > 0)) {
+					rc = bad(ctx, "tiles", "_sets", "sets",
+					    "an assembly tile then 3 feature "
+					    "tiles, all known");
+					break;
+				}
+				c->set[i][j] = k;
+			}
+			c->nsets++;
+		}
+	}
+	for (i = 0; rc == REFD_OK && i < (size_t)c->nmaps; i++)
+		if (c->m[i].tiled && c->nsets == 0)
+			rc = bad(ctx, "maps", c->m[i].id, "tiled",
+			    "a tiled map needs tiles.json with _sets");
 	refd_mp_free(d);
 	if (rc != REFD_OK) {
 		H->free(ctx, c);
@@ -599,10 +863,12 @@ sk_create(struct cx *x, const uint8_t *setup, size_t len, uint32_t nseats,
 		s->terr[k][2] = (int32_t)f;
 		s->nterr++;
 	}
+	s->wm_tile = s->wm_unit = -1;
 	us = refd_mpv_get(root, "units");
 	if (!refd_mpv_ok(us)) {
 		refd_mp_free(d);
 		s->stage = ST_SUBMIT;
+		s->tiled = c->m[s->map].tiled;
 		*out = mt;
 		return REFD_OK;
 	}

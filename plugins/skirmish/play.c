@@ -195,6 +195,56 @@ nearest_ranged(const struct cx *x, const struct state *s, int u, int enemies,
 	return best;
 }
 
+/* §1.7 alignment mask (LG 1, CG 2, LE 4, CE 8) of u: the warband's
+ * faction, or in fixtures the card's own; all four: none. */
+static int
+align(const struct cx *x, const struct state *s, int u)
+{
+	int m = s->wbfac[s->u[u].seat] ? s->wbfac[s->u[u].seat] :
+	    CARD(x, s, u)->factions;
+
+	return m == 0xf ? 0 : m;
+}
+
+/* Sum of the continuous spell effects on stat (one per family, §4.4.7). */
+int
+buff(const struct cx *x, const struct state *s, int u, int stat)
+{
+	int f, n = 0;
+
+	for (f = 0; f < x->c->nfam; f++)
+		if ((s->u[u].buffs >> f & 1) && x->c->fam[f].stat == stat)
+			n += x->c->fam[f].value;
+	return n;
+}
+
+/* §3.11.2 steps 6: resist, immune, vulnerable for energy damage. */
+int
+energy_adjust(const struct cx *x, const struct state *s, int d, int n,
+    int e)
+{
+	const struct card *D = CARD(x, s, d);
+
+	if (e <= 0 || n <= 0)
+		return n;
+	if (D->immune >> e & 1)
+		return 0;
+	n -= D->resist[e];
+	if (n < 0)
+		n = 0;
+	if (D->vuln >> e & 1)
+		n += 5 * (n / 10);
+	return n;
+}
+
+int
+smite_applies(const struct cx *x, const struct state *s, int a, int d)
+{
+	const struct card *A = CARD(x, s, a);
+
+	return A->smite_vs == 0 || (align(x, s, d) & A->smite_vs) != 0;
+}
+
 /* A helper flanks d with attacker a (§3.6). */
 static int
 flanked(const struct cx *x, const struct state *s, int a, int d)
@@ -298,8 +348,9 @@ cleave_offer(struct cx *x, struct state *s, int a, int line)
  */
 void
 attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
-    int charge, int aoo)
+    int flags, int aoo)
 {
+	int charge = flags & 1, smite = (flags & 2) != 0;
 	const struct card *A = CARD(x, s, a), *D = CARD(x, s, d);
 	const struct atk *k = ranged ? &A->ranged[line] : &A->melee[line];
 	int ac = D->ac, bonus = k->bonus, roll = 0, hit, crit = 0, dbl = 0;
@@ -309,8 +360,10 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 
 	s->aggr = 1;
 	if (!ranged) {
-		if (adjacent(x, s, a, d) && melee_cover(x, s, a, d))
-			cover = 1;
+		if (adjacent(x, s, a, d))
+			cover = melee_cover(x, s, a, d);
+		else
+			cover = ranged_cover(x, s, a, d);	/* Melee Reach */
 		flank = flanked(x, s, a, d);
 		bonus += (charge ? 2 : 0) + (flank ? 2 : 0);
 	} else {
@@ -329,9 +382,9 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 		ac += 4;
 	if (s->u[a].frightened)
 		bonus -= 4;
-	bonus += cmd_effect(x, s, a, 1);
-	ac += cmd_effect(x, s, d, 2);
-	if (!sees(x, s, d, a))
+	bonus += cmd_effect(x, s, a, 1) + buff(x, s, a, ES_ATTACK);
+	ac += cmd_effect(x, s, d, 2) + buff(x, s, d, ES_AC);
+	if (!sees(x, s, d, a) && !(D->abil & (AB_BLINDFIGHT | AB_BLINDSIGHT)))
 		bonus += 2;
 	magic = on_terrain(x, s, a, GRID_SACRED);
 	if (magic)
@@ -362,6 +415,13 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 			conceal = D->conceal;
 		if (conceal > 0 && !(A->abil & AB_BLINDSIGHT)) {
 			cr = sk_roll(x, "conceal");
+			if (cr < conceal && !ranged &&
+			    (A->abil & AB_BLINDFIGHT)) {
+				int c2 = sk_roll(x, "conceal");
+
+				if (c2 >= conceal)
+					cr = c2;
+			}
 			if (cr < conceal)
 				hit = 0;
 		}
@@ -371,11 +431,17 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 		if (inc >= 11)
 			hit = 0;
 	}
-	base = k->dmg;
+	if (smite)
+		s->u[a].smite_spent++;	/* spent even on a miss (R000-78) */
+	base = k->dmg + (ranged ? 0 : buff(x, s, a, ES_MDAMAGE));
 	if (hit && (crit || dbl) && !(D->abil & AB_CRITIMM && crit && !dbl))
 		base *= 2;
-	extra = k->extra;
-	if (!magic && D->dr > 0)
+	if (charge && !ranged)
+		base += A->pcharge;
+	if (smite && smite_applies(x, s, a, d))
+		base += A->smite_val;
+	extra = energy_adjust(x, s, d, k->extra, k->energy);
+	if (!magic && !buff(x, s, a, ES_MAGIC) && D->dr > 0)
 		base = base > D->dr ? base - D->dr : 0;
 	dmg = hit ? base + extra : 0;
 	w = sk_ev(aoo ? "attack_of_opportunity" : "attack");
@@ -397,6 +463,8 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 		refd_mpw_kbool(w, "flanking", 1);
 	if (charge)
 		refd_mpw_kbool(w, "charge", 1);
+	if (smite)
+		refd_mpw_kbool(w, "smite", 1);
 	if (conceal && (roll != 1 || auto_hit))
 		refd_mpw_kint(w, "conceal_roll", cr);
 	if (inc)
@@ -407,8 +475,18 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 	refd_mpw_kint(w, "hp", s->u[d].hp - dmg);
 	sk_emit(x, w);
 	if (dmg > 0) {
-		damage(x, s, d, dmg, a);
-		if (s->u[d].gone)
+		damage2(x, s, d, dmg, a, 1);
+		if (k->cond > 0 && s->u[d].on)
+			condition(x, s, d, k->cond, k->dc, a);
+		half_check(x, s, d, a);
+		if (s->u[d].gone && D->humanoid && A->feed > 0 && s->u[a].on) {
+			s->u[a].hp += A->feed;
+			w = sk_ev("feed");
+			refd_mpw_kint(w, "unit", a);
+			refd_mpw_kint(w, "hp", s->u[a].hp);
+			sk_emit(x, w);
+		}
+		if (s->u[d].gone && !ranged)
 			cleave_offer(x, s, a, line);
 	}
 }
@@ -1001,13 +1079,21 @@ sk_run(struct cx *x, struct state *s)
 /* ---------------------------------------------------------------- */
 /* Rounds, phases, turns (§2.3-2.5) */
 
+/* Turns per round: 2 with Dual Activation. */
+int
+activations(const struct cx *x, const struct state *s, int u)
+{
+	return has(x, s, u, AB_DUAL) ? 2 : 1;
+}
+
 static int
-unactivated(const struct state *s, int seat)
+unactivated(const struct cx *x, const struct state *s, int seat)
 {
 	int i, n = 0;
 
 	for (i = 0; i < s->nu; i++)
-		n += s->u[i].on && s->u[i].seat == seat && !s->u[i].activated;
+		n += s->u[i].on && s->u[i].seat == seat &&
+		    s->u[i].activated < activations(x, s, i);
 	return n;
 }
 
@@ -1051,7 +1137,7 @@ begin_phases(struct cx *x, struct state *s, int first)
 
 	s->first = first;
 	s->phase_seat = first;
-	if (unactivated(s, first) == 0)
+	if (unactivated(x, s, first) == 0)
 		s->phase_seat = 1 - first;
 	s->phase_left = 2;
 	s->stage = ST_ACTIVATE;
@@ -1117,13 +1203,13 @@ end_round(struct cx *x, struct state *s)
 static void
 next_activation(struct cx *x, struct state *s)
 {
-	if (unactivated(s, 0) == 0 && unactivated(s, 1) == 0) {
+	if (unactivated(x, s, 0) == 0 && unactivated(x, s, 1) == 0) {
 		end_round(x, s);
 		return;
 	}
 	s->stage = ST_ACTIVATE;
-	if (s->phase_left <= 0 || unactivated(s, s->phase_seat) == 0) {
-		if (unactivated(s, 1 - s->phase_seat) > 0)
+	if (s->phase_left <= 0 || unactivated(x, s, s->phase_seat) == 0) {
+		if (unactivated(x, s, 1 - s->phase_seat) > 0)
 			s->phase_seat = 1 - s->phase_seat;
 		s->phase_left = 2;
 	}
@@ -1164,6 +1250,20 @@ end_turn(struct cx *x, struct state *s)
 	int u = s->cur;
 	refd_mpw *w;
 
+	if (u >= 0 && s->u[u].on && s->u[u].paralyzed &&
+	    save(x, s, u, s->u[u].paralyzed_dc, "paralysis")) {
+		s->u[u].paralyzed = 0;
+		w = sk_ev("paralysis_ends");
+		refd_mpw_kint(w, "unit", u);
+		sk_emit(x, w);
+	}
+	if (u >= 0 && s->u[u].on && s->u[u].entangled && !s->ent_tried &&
+	    save(x, s, u, s->u[u].entangled_dc, "entangle")) {
+		s->u[u].entangled = 0;
+		w = sk_ev("entangle_ends");
+		refd_mpw_kint(w, "unit", u);
+		sk_emit(x, w);
+	}
 	if (u >= 0 && s->u[u].on) {
 		if (s->stun_turn && s->u[u].stunned) {
 			s->u[u].stunned = 0;
@@ -1198,8 +1298,9 @@ start_turn(struct cx *x, struct state *s, int u)
 	s->atk_first = s->lines_used = s->atk_kind = s->single = 0;
 	s->charged = s->cast = s->auto_end = s->stun_turn = 0;
 	s->rush = s->rush_x = s->rush_y = s->rush_charge = 0;
+	s->compel = 0;
 	s->rush_t = -1;
-	p->activated = 1;
+	p->activated++;
 	s->stage = ST_TURN;
 	s->oocmd = !under_command(x, s, u);
 	s->speed = s->oocmd ? 2 : CARD(x, s, u)->speed;
@@ -1211,6 +1312,23 @@ start_turn(struct cx *x, struct state *s, int u)
 	refd_mpw_kbool(w, "under_command", !s->oocmd);
 	refd_mpw_kint(w, "speed", s->speed);
 	sk_emit(x, w);
+	s->ent_tried = s->ent_block = s->no_action = 0;
+	if (p->poisoned) {
+		/* §2.5 step 2: 5 damage before it acts */
+		w = sk_ev("poison");
+		refd_mpw_kint(w, "unit", u);
+		refd_mpw_kint(w, "damage", 5);
+		sk_emit(x, w);
+		damage(x, s, u, 5, -1);
+		if (!p->on || s->stage == ST_OVER) {
+			sk_run(x, s);
+			return;
+		}
+	}
+	if (p->skip) {
+		p->skip = 0;
+		s->no_action = 1;
+	}
 	if (p->routed) {
 		/* §4.2.5 rally */
 		if (!p->stunned && !helpless(s, u) && (!s->oocmd ||
@@ -1232,6 +1350,34 @@ start_turn(struct cx *x, struct state *s, int u)
 	}
 	if (p->stunned)
 		s->stun_turn = 1;
+	/* §3.2 / R000-23: an out-of-command Difficult creature that can
+	 * attack, shoot or rush must do one of them. */
+	if (s->oocmd && CARD(x, s, u)->difficult > 0 && functional(s, u) &&
+	    !s->no_action) {
+		int e, best, can = 0;
+
+		for (e = 0; e < s->nu && !can; e++) {
+			if (!s->u[e].on || s->u[e].seat == p->seat)
+				continue;
+			if (adjacent(x, s, u, e))
+				can = 1;
+		}
+		if (!can && CARD(x, s, u)->nranged > 0 && !threatened(x, s, u)) {
+			int n = nearest_ranged(x, s, u, 1, CARD(x, s, u)->range);
+
+			can = n >= 0;
+		}
+		for (e = 0; e < s->nu && !can; e++) {
+			int c;
+
+			if (!s->u[e].on || s->u[e].seat == p->seat ||
+			    !sees(x, s, u, e))
+				continue;
+			c = rush_cost(x, s, u, e, &best);
+			can = c >= 0 && c == best && c <= 2 * CARD(x, s, u)->speed;
+		}
+		s->compel = can;
+	}
 }
 
 /* ---------------------------------------------------------------- */
@@ -1248,6 +1394,14 @@ spell_targets(const struct cx *x, const struct state *s, int u, int k, int t,
 	if (t < 0 || t >= s->nu || !s->u[t].on) {
 		snprintf(msg, len, "no such creature on the grid");
 		return -1;
+	}
+	if (sp->range == SR_SELF || sp->range == SR_YOURWB) {
+		if (t != u) {
+			snprintf(msg, len, "%s: the target is the caster itself",
+			    sp->name);
+			return -1;
+		}
+		return 0;
 	}
 	if (sp->range == SR_TOUCH) {
 		if (t != u && !adjacent(x, s, u, t)) {
@@ -1276,7 +1430,7 @@ spell_targets(const struct cx *x, const struct state *s, int u, int k, int t,
 		snprintf(msg, len, "out of range (6 squares)");
 		return -1;
 	}
-	if (d != n) {
+	if (d != n && !sp->any) {
 		snprintf(msg, len, "%s is not the nearest %s in sight "
 		    "(distance %d, nearest %d)", CARD(x, s, t)->name,
 		    s->u[t].seat != s->u[u].seat ? "enemy" : "ally", d, n);
@@ -1363,6 +1517,28 @@ spell_hit(struct cx *x, struct state *s, int u, const struct spell *sp, int t)
 		if (r < 11 || has(x, s, t, AB_SRALL))
 			return;
 	}
+	if (sp->fam >= 0) {
+		const struct family *f = &x->c->fam[sp->fam];
+
+		w = sk_ev("effect");
+		refd_mpw_kint(w, "unit", t);
+		refd_mpw_kstr(w, "spell", f->name);
+		if (s->u[t].buffs >> sp->fam & 1) {
+			refd_mpw_kbool(w, "stacks", 0);	/* §4.4.7 */
+			sk_emit(x, w);
+			return;
+		}
+		s->u[t].buffs |= 1 << sp->fam;
+		if (f->stat == ES_HP && !has(x, s, t, AB_NONLIVING))
+			s->u[t].hp += f->value;
+		refd_mpw_kint(w, "hp", s->u[t].hp);
+		sk_emit(x, w);
+		return;
+	}
+	if (sp->cond > 0 && sp->dmg <= 0) {
+		condition(x, s, t, sp->cond, sp->dc, u);
+		return;
+	}
 	if (sp->heal > 0) {
 		int hp = s->u[t].hp + sp->heal;
 
@@ -1384,6 +1560,7 @@ spell_hit(struct cx *x, struct state *s, int u, const struct spell *sp, int t)
 		if (ok)
 			dmg = grid_half5(dmg);
 	}
+	dmg = energy_adjust(x, s, t, dmg, sp->energy);
 	w = sk_ev("spell_damage");
 	refd_mpw_kint(w, "unit", t);
 	refd_mpw_kint(w, "damage", dmg);
@@ -1392,10 +1569,85 @@ spell_hit(struct cx *x, struct state *s, int u, const struct spell *sp, int t)
 	damage(x, s, t, dmg, u);
 }
 
-void
-cast_spell(struct cx *x, struct state *s, int u, int k, int t, int ox, int oy,
-    int orient)
+static int
+in_radius_unit(const struct cx *x, const struct state *s, int t, int ox,
+    int oy, int r)
 {
+	struct grid g;
+	int sz = CARD(x, s, t)->size, i, j;
+
+	sk_grid(x, s, &g);
+	for (i = 0; i < sz; i++)
+		for (j = 0; j < sz; j++)
+			if (grid_burst(ox, oy, s->u[t].x + i, s->u[t].y + j) <=
+			    r && grid_los_point(&g, ox, oy, s->u[t].x + i,
+			    s->u[t].y + j))
+				return 1;
+	return 0;
+}
+
+static int
+in_line_unit(const struct cx *x, const struct state *s, int u, int t,
+    const int32_t *a)
+{
+	struct grid g;
+	struct grid_space cs = SP(x, s, u), q;
+	int sz = CARD(x, s, t)->size, i, j;
+
+	sk_grid(x, s, &g);
+	q.s = 1;
+	for (i = 0; i < sz; i++)
+		for (j = 0; j < sz; j++) {
+			q.x = s->u[t].x + i;
+			q.y = s->u[t].y + j;
+			if (grid_ray_hits(a[2], a[3], a[4], a[5], q.x, q.y) &&
+			    grid_space_dist(&cs, &q) <= 12 &&
+			    grid_los_point(&g, a[2], a[3], q.x, q.y))
+				return 1;
+		}
+	return 0;
+}
+
+/* §4.4.5 radius (a: spell, target, ox, oy) and line (a: spell, target,
+ * sx, sy, px, py) templates. */
+int
+area_ok(const struct cx *x, const struct state *s, int u, const int32_t *a,
+    int line, char *msg, size_t len)
+{
+	int t = a[1], tsz, usz = CARD(x, s, u)->size;
+
+	if (spell_targets(x, s, u, a[0], t, msg, len) != 0)
+		return -1;
+	tsz = CARD(x, s, t)->size;
+	if (!line) {
+		int ok = tsz == 1 ? a[2] >= s->u[t].x && a[2] <= s->u[t].x + 1 &&
+		    a[3] >= s->u[t].y && a[3] <= s->u[t].y + 1 :
+		    a[2] > s->u[t].x && a[2] < s->u[t].x + tsz &&
+		    a[3] > s->u[t].y && a[3] < s->u[t].y + tsz;
+
+		if (!ok) {
+			snprintf(msg, len, "a radius is centred on a corner of "
+			    "a 1-square target or an inner point of a bigger "
+			    "one");
+			return -1;
+		}
+		return 0;
+	}
+	if (a[2] < s->u[u].x || a[2] > s->u[u].x + usz || a[3] < s->u[u].y ||
+	    a[3] > s->u[u].y + usz || a[4] < s->u[t].x ||
+	    a[4] > s->u[t].x + tsz || a[5] < s->u[t].y ||
+	    a[5] > s->u[t].y + tsz || (a[2] == a[4] && a[3] == a[5])) {
+		snprintf(msg, len, "a line runs from a corner of the caster's "
+		    "space to another corner of the target's");
+		return -1;
+	}
+	return 0;
+}
+
+void
+cast_spell(struct cx *x, struct state *s, int u, const int32_t *a)
+{
+	int k = a[0], t = a[1], ox = a[1], oy = a[2], orient = a[3];
 	const struct spell *sp = &CARD(x, s, u)->sp[k];
 	refd_mpw *w;
 	int i, n = 0, list[SK_MAXU];
@@ -1405,12 +1657,32 @@ cast_spell(struct cx *x, struct state *s, int u, int k, int t, int ox, int oy,
 	refd_mpw_kint(w, "unit", u);
 	refd_mpw_kstr(w, "spell", sp->name);
 	if (sp->range == SR_CONE) {
+		ox = a[1];
+		oy = a[2];
+		orient = a[3];
 		refd_mpw_kint(w, "ox", ox);
 		refd_mpw_kint(w, "oy", oy);
 		refd_mpw_kint(w, "orient", orient);
 		for (i = 0; i < s->nu; i++)
 			if (i != u && s->u[i].on &&
 			    in_cone_unit(x, s, i, ox, oy, orient))
+				list[n++] = i;
+	} else if (sp->range == SR_YOURWB) {
+		for (i = 0; i < s->nu; i++)
+			if (s->u[i].on && s->u[i].seat == s->u[u].seat)
+				list[n++] = i;
+	} else if (sp->range == SR_RADIUS2 || sp->range == SR_RADIUS4) {
+		refd_mpw_kint(w, "target", t);
+		refd_mpw_kint(w, "ox", a[2]);
+		refd_mpw_kint(w, "oy", a[3]);
+		for (i = 0; i < s->nu; i++)
+			if (i != u && s->u[i].on && in_radius_unit(x, s, i, a[2],
+			    a[3], sp->range == SR_RADIUS2 ? 2 : 4))
+				list[n++] = i;
+	} else if (sp->range == SR_LINE) {
+		refd_mpw_kint(w, "target", t);
+		for (i = 0; i < s->nu; i++)
+			if (i != u && s->u[i].on && in_line_unit(x, s, u, i, a))
 				list[n++] = i;
 	} else {
 		refd_mpw_kint(w, "target", t);

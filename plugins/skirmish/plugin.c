@@ -13,13 +13,17 @@ void begin_phases_pub(struct cx *x, struct state *s, int first);
 
 static const char *const cmdname[C_NTYPES] = { "", "submit", "setup_first",
 	"deploy", "first", "activate", "move", "melee", "shoot", "charge",
-	"cast", "cast_cone", "end", "aoo", "decline", "cleave", "rush" };
-static const char *const argname[C_NTYPES][5] = {
+	"cast", "cast_cone", "end", "aoo", "decline", "cleave", "rush", "smite", "wake", "cast_area", "cast_line",
+	"place_tile" };
+static const char *const argname[C_NTYPES][6] = {
 	{ NULL }, { NULL }, { "seat" }, { "x", "y" }, { "seat" }, { "unit" },
 	{ "x", "y" }, { "target", "line" }, { "target", "line" },
 	{ "target", "x", "y", "line" }, { "spell", "target" },
 	{ "spell", "ox", "oy", "orient" }, { NULL }, { "unit", "line" },
-	{ "unit" }, { "target" }, { "target" }
+	{ "unit" }, { "target" }, { "target" }, { "target", "line" }, { "target" },
+	{ "spell", "target", "ox", "oy" },
+	{ "spell", "target", "sx", "sy", "px", "py" },
+	{ "tile", "x", "y", "rot" }
 };
 
 static int
@@ -27,7 +31,7 @@ nargs(int t)
 {
 	int n = 0;
 
-	while (n < 5 && argname[t][n] != NULL)
+	while (n < 6 && argname[t][n] != NULL)
 		n++;
 	return n;
 }
@@ -105,6 +109,22 @@ parse(const struct content *ct, const uint8_t *b, size_t len, struct cmd *c)
 			}
 			c->cards[c->n++] = k;
 		}
+		l = refd_mpv_get(root, "tiles");
+		if (refd_mpv_ok(l) && (refd_mpv_type(l) != REFD_MP_ARRAY ||
+		    refd_mpv_len(l) > 4)) {
+			refd_mp_free(d);
+			return -2;
+		}
+		for (i = 0; i < (int)refd_mpv_len(l); i++) {
+			int k = sk_tile_index(ct, refd_mpv_cstr(refd_mpv_at(l,
+			    (size_t)i), ""));
+
+			if (k < 0) {
+				refd_mp_free(d);
+				return -4;
+			}
+			c->tiles[c->nt++] = k;
+		}
 	}
 	refd_mp_free(d);
 	return 0;
@@ -124,6 +144,12 @@ write_cmd(const struct content *ct, refd_mpw *w, const struct cmd *c)
 		for (i = 0; i < c->n; i++)
 			refd_mpw_str(w, ct->c[c->cards[i]].id);
 		refd_mpw_end(w);
+		if (c->nt > 0) {
+			refd_mpw_karray(w, "tiles");
+			for (i = 0; i < c->nt; i++)
+				refd_mpw_str(w, ct->t[c->tiles[i]].id);
+			refd_mpw_end(w);
+		}
 	}
 	refd_mpw_end(w);
 }
@@ -166,6 +192,8 @@ sk_pending(const struct state *s)
 		return (uint64_t)1 << s->chooser;
 	case ST_DEPLOY:
 		return (uint64_t)1 << s->deploy_seat;
+	case ST_TILES:
+		return (uint64_t)1 << s->place_seat;
 	case ST_ACTIVATE:
 		return (uint64_t)1 << s->phase_seat;
 	case ST_TURN:
@@ -184,21 +212,6 @@ next_deploy(const struct state *s, int seat)
 		if (s->u[i].seat == seat && !s->u[i].deployed)
 			return i;
 	return -1;
-}
-
-static int
-deploy_ok(const struct cx *x, const struct state *s, int u, int ax, int ay)
-{
-	const struct map *m = MAP(x, s);
-	int sz = CARD(x, s, u)->size, i, j;
-
-	if (ax < 0 || ay < 0 || ax + sz > m->w || ay + sz > m->h)
-		return 0;
-	for (i = 0; i < sz; i++)
-		for (j = 0; j < sz; j++)
-			if (m->zone[(ay + j) * m->w + ax + i] != s->u[u].seat + 1)
-				return 0;
-	return end_ok(x, s, u, ax, ay);
 }
 
 static int
@@ -237,6 +250,10 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 	const struct card *C = CARD(x, s, u);
 	char msg[160];
 
+	if (s->compel && s->natk == 0 && !s->rush &&
+	    (c->type == C_MOVE || c->type == C_END || c->type == C_WAKE))
+		NO(REFD_EILLEGAL, "R000-23", "%s is Difficult and out of command: "
+		    "it must attack, shoot or rush", C->name);
 	if (c->type == C_END) {
 		if (s->rush && s->natk == 0 && s->moved <= C->speed &&
 		    functional(s, u) && s->u[s->rush_t].on &&
@@ -255,9 +272,23 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		NO(REFD_EILLEGAL, "R000-79", "%s is %s and takes no action "
 		    "this turn", C->name, s->u[u].stunned ? "stunned" :
 		    "helpless");
-	if (s->charged)
+	if (s->no_action)
+		NO(REFD_EILLEGAL, "R000-79", "%s skips this turn", C->name);
+	if (s->ent_block && (c->type == C_MOVE || c->type == C_CHARGE ||
+	    c->type == C_RUSH))
+		NO(REFD_EILLEGAL, "R000-79", "%s is entangled: no movement "
+		    "this turn", C->name);
+	if (s->charged) {
+		int t2 = c->a[0], l2 = c->a[1];
+
+		if (c->type == C_MELEE && has(x, s, u, AB_POUNCE) &&
+		    t2 == s->rush_t && l2 >= 0 && l2 < C->nmelee &&
+		    !(s->lines_used >> l2 & 1) && s->u[t2].on &&
+		    adjacent(x, s, u, t2))
+			return 0;	/* Pounce: every melee line, +2 */
 		NO(REFD_EILLEGAL, "R000-26", "%s charged: its turn is over "
 		    "(send end)", C->name);
+	}
 	if (s->single)
 		NO(REFD_EILLEGAL, "R000-34", "%s spent its turn on a one-square "
 		    "step (send end)", C->name);
@@ -311,14 +342,32 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 				    "destroy %s", C->name);
 		}
 		return 0;
+	case C_WAKE:
+		if (!unit_ok(s, c->a[0]) || !s->u[c->a[0]].on ||
+		    !s->u[c->a[0]].asleep || !adjacent(x, s, u, c->a[0]))
+			NO(REFD_ENOTARGET, "R000-79", "waking needs an adjacent "
+			    "sleeping creature");
+		/* FALLTHROUGH */
+	case C_SMITE:
+		if (c->type == C_SMITE && (C->smite_val <= 0 ||
+		    s->u[u].smite_spent >= C->smite_uses))
+			NO(REFD_ERESOURCE, "R000-78", "%s has no Smite use left",
+			    C->name);
+		if (c->type == C_SMITE && unit_ok(s, c->a[0]) &&
+		    s->u[c->a[0]].on && !smite_applies(x, s, u, c->a[0]))
+			NO(REFD_ENOTARGET, "R000-92", "%s is not of the kind "
+			    "%s smites", CARD(x, s, c->a[0])->name, C->name);
+		/* FALLTHROUGH */
 	case C_MELEE:
 	case C_SHOOT:
 	case C_CAST:
 	case C_CAST_CONE:
+	case C_CAST_AREA:
+	case C_CAST_LINE:
 		if (s->cast)
 			NO(REFD_EILLEGAL, "R000-71", "%s already cast its spell "
 			    "instead of attacking", C->name);
-		if (s->rush && c->type != C_MELEE)
+		if (s->rush && c->type != C_MELEE && c->type != C_SMITE)
 			NO(REFD_EILLEGAL, "R000-21", "a rushing creature may "
 			    "only attack the enemy it rushed, in melee");
 		if (s->natk == 0 && s->moved > s->speed && !s->rush)
@@ -363,8 +412,16 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 	default:
 		break;
 	}
-	if (c->type == C_CAST || c->type == C_CAST_CONE) {
+	if (c->type == C_WAKE) {
+		if (s->natk > 0)
+			NO(REFD_EILLEGAL, "R000-79", "waking a sleeper replaces "
+			    "the attack: %s already attacked", C->name);
+		return 0;
+	}
+	if (c->type == C_CAST || c->type == C_CAST_CONE ||
+	    c->type == C_CAST_AREA || c->type == C_CAST_LINE) {
 		const struct spell *sp;
+		int want;
 
 		if (s->natk > 0)
 			NO(REFD_EILLEGAL, "R000-71", "a spell replaces the "
@@ -376,9 +433,11 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		if (s->u[u].spent[c->a[0]] >= sp->uses)
 			NO(REFD_ERESOURCE, "R000-71", "%s has no use of %s left",
 			    C->name, sp->name);
-		if ((c->type == C_CAST_CONE) != (sp->range == SR_CONE))
+		want = sp->range == SR_CONE ? C_CAST_CONE : sp->range == SR_LINE ?
+		    C_CAST_LINE : sp->range >= SR_RADIUS2 ? C_CAST_AREA : C_CAST;
+		if (c->type != want)
 			NO(REFD_EBADCMD, "R000-73", "%s: use %s", sp->name,
-			    sp->range == SR_CONE ? "cast_cone" : "cast");
+			    cmdname[want]);
 		if (sp->range != SR_TOUCH && threatened(x, s, u))
 			NO(REFD_EILLEGAL, "R000-41", "%s is threatened: only "
 			    "touch spells", C->name);
@@ -386,6 +445,10 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 			if (spell_targets(x, s, u, c->a[0], c->a[1], msg,
 			    sizeof(msg)) != 0)
 				NO(REFD_ENOTARGET, "R000-72", "%s", msg);
+		} else if (c->type != C_CAST_CONE) {
+			if (area_ok(x, s, u, c->a, c->type == C_CAST_LINE, msg,
+			    sizeof(msg)) != 0)
+				NO(REFD_ENOTARGET, "R000-74", "%s", msg);
 		} else if (cone_ok(x, s, u, c->a[0], c->a[1], c->a[2],
 		    c->a[3], msg, sizeof(msg)) != 0) {
 			NO(REFD_ENOTARGET, "R000-74", "%s", msg);
@@ -399,8 +462,8 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 	if (s->u[t].seat == s->u[u].seat)
 		NO(REFD_ENOTARGET, "R000-45", "%s is an ally: never attack "
 		    "allies", CARD(x, s, t)->name);
-	if (c->type == C_MELEE || c->type == C_CHARGE) {
-		int line = c->type == C_MELEE ? c->a[1] : c->a[3];
+	if (c->type == C_MELEE || c->type == C_CHARGE || c->type == C_SMITE) {
+		int line = c->type == C_CHARGE ? c->a[3] : c->a[1];
 
 		if (line < 0 || line >= C->nmelee)
 			NO(REFD_EBADCMD, "R000-27", "%s has melee lines 0..%d",
@@ -409,6 +472,9 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		    (s->lines_used >> line & 1)))
 			NO(REFD_EILLEGAL, "R000-28", "a full attack uses each "
 			    "listed attack once, all of the same kind");
+		if (c->type == C_SMITE && s->rush && t != s->rush_t)
+			NO(REFD_ENOTARGET, "R000-21", "a rushing creature "
+			    "attacks the enemy it rushed");
 		if (c->type == C_MELEE && s->rush) {
 			if (t != s->rush_t)
 				NO(REFD_ENOTARGET, "R000-21", "a rushing creature "
@@ -419,10 +485,16 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 				    "than its speed and its move was no charge: "
 				    "no attack", C->name);
 		}
-		if (c->type == C_MELEE) {
-			if (!adjacent(x, s, u, t))
+		if (c->type == C_MELEE || c->type == C_SMITE) {
+			struct grid_space a = SP(x, s, u), b = SP(x, s, t);
+
+			if (!adjacent(x, s, u, t) && !(C->reach > 1 &&
+			    grid_space_dist(&a, &b) <= C->reach &&
+			    sees(x, s, u, t)))
 				NO(REFD_ERANGE, "R000-45", "%s is not adjacent "
-				    "to %s", CARD(x, s, t)->name, C->name);
+				    "to %s%s", CARD(x, s, t)->name, C->name,
+				    C->reach > 1 ? " nor within its reach in "
+				    "sight" : "");
 			return 0;
 		}
 		if (charge_check(x, s, u, t, c->a[1], c->a[2], NULL, msg,
@@ -517,6 +589,37 @@ check(const struct cx *x, const struct state *s, int seat,
 		if (sk_warband_check(x->c, s, c->cards, c->n, msg, sizeof(msg),
 		    &rule) != 0)
 			NO(REFD_EBUILD, rule, "%s", msg);
+		if (!s->tiled && c->nt > 0)
+			NO(REFD_EBUILD, "R000-06", "this map has fixed terrain: "
+			    "submit no tiles");
+		if (s->tiled) {
+			int i2, j2, px, py, rot;
+
+			if (c->nt != 4 || x->c->t[c->tiles[0]].feature ||
+			    !x->c->t[c->tiles[1]].feature ||
+			    !x->c->t[c->tiles[2]].feature ||
+			    !x->c->t[c->tiles[3]].feature)
+				NO(REFD_EBUILD, "R000-06", "bring 4 tiles: 1 "
+				    "assembly tile then 3 terrain-feature tiles");
+			for (i2 = 0; i2 < 4; i2++)
+				for (j2 = 0; j2 < i2; j2++)
+					if (c->tiles[i2] == c->tiles[j2])
+						NO(REFD_EBUILD, "R000-06", "your "
+						    "4 tiles must all differ");
+			if (assembly_fit(x->c, MAP(x, s), seat, c->tiles[0],
+			    &px, &py, &rot) != 0)
+				NO(REFD_EBUILD, "R000-09", "%s cannot lie with its "
+				    "5 exits on your start zone's exits",
+				    x->c->t[c->tiles[0]].id);
+		}
+		return 0;
+	case ST_TILES:
+		if (c->type != C_PLACE)
+			NO(REFD_EPHASE, "R000-10", "place one of your terrain-"
+			    "feature tiles (place_tile)");
+		if (place_ok(x, s, seat, c->a[0], c->a[1], c->a[2], c->a[3], msg,
+		    sizeof(msg)) != 0)
+			NO(REFD_EILLEGAL, "R000-10", "%s", msg);
 		return 0;
 	case ST_SETUPCHOICE:
 	case ST_FIRST:
@@ -548,12 +651,33 @@ check(const struct cx *x, const struct state *s, int seat,
 		    !s->u[c->a[0]].on)
 			NO(REFD_ENOTARGET, "R000-16", "unit %d is not one of "
 			    "your creatures on the grid", (int)c->a[0]);
-		if (s->u[c->a[0]].activated)
+		if (s->u[c->a[0]].activated >= activations(x, s, c->a[0]))
 			NO(REFD_EILLEGAL, "R000-16", "%s was already activated "
 			    "this round", CARD(x, s, c->a[0])->name);
+		{
+			int k, u = c->a[0];
+
+			for (k = 0; k < s->nu; k++) {
+				if (k == u || s->u[k].seat != seat ||
+				    !s->u[k].on ||
+				    s->u[k].activated >= activations(x, s, k))
+					continue;
+				if (s->u[k].incited && !s->u[u].incited)
+					NO(REFD_EILLEGAL, "R000-17", "%s is "
+					    "incited: it activates first",
+					    CARD(x, s, k)->name);
+				if (s->u[u].inhibited && !s->u[k].inhibited)
+					NO(REFD_EILLEGAL, "R000-17", "%s is "
+					    "inhibited: it activates after %s",
+					    CARD(x, s, u)->name,
+					    CARD(x, s, k)->name);
+			}
+		}
 		return 0;
 	case ST_TURN:
-		if ((c->type < C_MOVE || c->type > C_END) && c->type != C_RUSH)
+		if ((c->type < C_MOVE || c->type > C_END) && c->type != C_RUSH &&
+		    c->type != C_SMITE && c->type != C_WAKE &&
+		    c->type != C_CAST_AREA && c->type != C_CAST_LINE)
 			NO(REFD_EPHASE, "R000-26", "a turn takes move, melee, "
 			    "shoot, charge, cast, cast_cone or end");
 		return turn_check(x, s, c, y);
@@ -568,14 +692,17 @@ check(const struct cx *x, const struct state *s, int seat,
 static void
 commit_sub(struct cx *x, struct state *s, int seat)
 {
-	uint8_t b[SK_WBMAX];
+	uint8_t b[SK_WBMAX + 4];
 	char zone[16];
 	int i, rc;
 
 	for (i = 0; i < s->nsub[seat]; i++)
 		b[i] = (uint8_t)s->sub[seat][i];
+	for (i = 0; s->tiled && i < 4; i++)
+		b[s->nsub[seat] + i] = (uint8_t)(0x80 | s->tsub[seat][i]);
 	snprintf(zone, sizeof(zone), "warband.%d", seat);
-	rc = H->commit(x->ctx, zone, seat, b, (size_t)s->nsub[seat]);
+	rc = H->commit(x->ctx, zone, seat, b, (size_t)s->nsub[seat] +
+	    (s->tiled ? 4 : 0));
 	if (rc != REFD_OK && x->rc == REFD_OK)
 		x->rc = rc;
 }
@@ -592,6 +719,9 @@ sk_reveal(struct cx *x, struct state *s)
 	refd_mpw_karray(w, "warbands");
 	for (seat = 0; seat < 2; seat++) {
 		refd_mpw_array(w);
+		s->wbfac[seat] = 0xf;
+		for (i = 0; i < s->nsub[seat]; i++)
+			s->wbfac[seat] &= x->c->c[s->sub[seat][i]].factions;
 		for (i = 0; i < s->nsub[seat]; i++) {
 			struct unit *u = &s->u[s->nu];
 
@@ -612,6 +742,41 @@ sk_reveal(struct cx *x, struct state *s)
 	b[1] = init_bonus(x, s, 1, 1);
 	s->chooser = sk_roll_off(x, s, b, "terrain_initiative");
 	s->stage = ST_SETUPCHOICE;
+	if (s->tiled) {
+		/* A23: a tile both seats brought stays with the terrain-
+		 * initiative winner; the other takes the first free tile of
+		 * the same kind. */
+		int lo = 1 - s->chooser, k, j, q;
+
+		for (k = 0; k < 4; k++) {
+			for (j = 0; j < 4; j++)
+				if (s->tsub[lo][k] == s->tsub[s->chooser][j])
+					break;
+			if (j == 4)
+				continue;
+			for (q = 0; q < x->c->ntiles; q++) {
+				int used = 0;
+
+				if (x->c->t[q].feature !=
+				    x->c->t[s->tsub[lo][k]].feature)
+					continue;
+				for (j = 0; j < 4; j++)
+					used |= s->tsub[0][j] == q ||
+					    s->tsub[1][j] == q;
+				if (!used)
+					break;
+			}
+			if (q == x->c->ntiles || (k == 0 && assembly_fit(x->c,
+			    MAP(x, s), lo, q, &i, &j, &seat) != 0))
+				continue;
+			w = sk_ev("tile_substituted");
+			refd_mpw_kint(w, "seat", lo);
+			refd_mpw_kstr(w, "was", x->c->t[s->tsub[lo][k]].id);
+			refd_mpw_kstr(w, "now", x->c->t[q].id);
+			sk_emit(x, w);
+			s->tsub[lo][k] = q;
+		}
+	}
 }
 
 static void
@@ -626,6 +791,8 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		s->nsub[seat] = c->n;
 		for (i = 0; i < c->n; i++)
 			s->sub[seat][i] = c->cards[i];
+		for (i = 0; i < c->nt; i++)
+			s->tsub[seat][i] = c->tiles[i];
 		commit_sub(x, s, seat);
 		w = sk_ev("submitted");
 		refd_mpw_kint(w, "seat", seat);
@@ -639,6 +806,13 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		w = sk_ev("setup_first");
 		refd_mpw_kint(w, "seat", c->a[0]);
 		sk_emit(x, w);
+		if (s->tiled)
+			tiles_begin(x, s);
+		else
+			prep_deploy(x, s);
+		return;
+	case C_PLACE:
+		tiles_place(x, s, seat, c->a[0], c->a[1], c->a[2], c->a[3]);
 		return;
 	case C_DEPLOY:
 		u = next_deploy(s, seat);
@@ -656,8 +830,10 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 			else {
 				s->first = -1;
 				sk_begin_game(x, s);
+				return;
 			}
 		}
+		prep_deploy(x, s);
 		return;
 	case C_FIRST:
 		begin_phases_pub(x, s, c->a[0]);
@@ -666,6 +842,18 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		start_turn(x, s, c->a[0]);
 		return;
 	case C_MOVE: {
+		if (s->u[u].entangled && !s->ent_tried) {
+			/* §4.3: the save when it first tries to move */
+			s->ent_tried = 1;
+			if (save(x, s, u, s->u[u].entangled_dc, "entangle")) {
+				s->u[u].entangled = 0;
+			} else {
+				s->ent_block = 1;
+				return;
+			}
+		}
+	}
+	{
 		int budget = s->natk > 0 ? s->speed - s->moved2 :
 		    2 * s->speed - s->moved;
 		int par = s->parity, slow = step_slow(x, s, u, s->u[u].x,
@@ -687,13 +875,15 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 	}
 	case C_MELEE:
 	case C_SHOOT:
+	case C_SMITE:
 		if (s->natk == 0 && s->moved == 0)
 			s->atk_first = 1;
 		s->natk++;
 		s->atk_kind = c->type == C_SHOOT;
 		s->lines_used |= 1 << c->a[1];
 		attack(x, s, u, c->a[0], c->type == C_SHOOT, c->a[1],
-		    s->rush && s->moved > CARD(x, s, u)->speed, 0);
+		    ((s->rush && s->moved > CARD(x, s, u)->speed) ||
+		    s->charged ? 1 : 0) | (c->type == C_SMITE ? 2 : 0), 0);
 		sk_run(x, s);
 		return;
 	case C_CHARGE: {
@@ -707,6 +897,8 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		}
 		p.line = c->a[3];
 		s->charged = 1;
+		s->rush_t = c->a[0];
+		s->lines_used |= 1 << c->a[3];
 		s->natk = 1;
 		s->pr[s->nprog++] = p;
 		w = sk_ev("charge");
@@ -720,20 +912,29 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 	}
 	case C_CAST:
 	case C_CAST_CONE:
+	case C_CAST_AREA:
+	case C_CAST_LINE:
 		if (s->moved == 0)
 			s->atk_first = 1;
 		s->natk = 1;
 		s->cast = 1;
 		s->atk_kind = 2;
-		if (c->type == C_CAST)
-			cast_spell(x, s, u, c->a[0], c->a[1], 0, 0, 0);
-		else
-			cast_spell(x, s, u, c->a[0], -1, c->a[1], c->a[2],
-			    c->a[3]);
+		cast_spell(x, s, u, c->a);
 		sk_run(x, s);
 		return;
 	case C_END:
 		end_turn(x, s);
+		return;
+	case C_WAKE:
+		if (s->moved == 0)
+			s->atk_first = 1;
+		s->natk = 1;
+		s->cast = 1;	/* replaces the attack: no more attacks */
+		s->u[c->a[0]].asleep = 0;
+		w = sk_ev("woke");
+		refd_mpw_kint(w, "unit", c->a[0]);
+		refd_mpw_kint(w, "by", u);
+		sk_emit(x, w);
 		return;
 	case C_RUSH:
 		s->rush = 1;
@@ -833,6 +1034,17 @@ sk_label(struct cx *x, const struct state *s, const struct cmd *c, char *buf,
 		snprintf(buf, len, "%s casts %s on #%d", un,
 		    CARD(x, s, u)->sp[c->a[0]].name, (int)c->a[1]);
 		break;
+	case C_CAST_AREA:
+		snprintf(buf, len, "%s casts %s on #%d, centred on (%d,%d)", un,
+		    CARD(x, s, u)->sp[c->a[0]].name, (int)c->a[1], (int)c->a[2],
+		    (int)c->a[3]);
+		break;
+	case C_CAST_LINE:
+		snprintf(buf, len, "%s casts %s toward #%d: line (%d,%d) through "
+		    "(%d,%d)", un, CARD(x, s, u)->sp[c->a[0]].name,
+		    (int)c->a[1], (int)c->a[2], (int)c->a[3], (int)c->a[4],
+		    (int)c->a[5]);
+		break;
 	case C_CAST_CONE:
 		snprintf(buf, len, "%s casts %s: cone from (%d,%d), "
 		    "orientation %d", un, CARD(x, s, u)->sp[c->a[0]].name,
@@ -855,6 +1067,18 @@ sk_label(struct cx *x, const struct state *s, const struct cmd *c, char *buf,
 	case C_RUSH:
 		snprintf(buf, len, "%s rushes toward %s #%d", un, tn,
 		    (int)c->a[0]);
+		break;
+	case C_PLACE:
+		snprintf(buf, len, "Place tile %s at (%d,%d), %d quarter turns",
+		    x->c->t[s->tsub[s->place_seat][c->a[0] & 3]].id,
+		    (int)c->a[1], (int)c->a[2], (int)c->a[3]);
+		break;
+	case C_WAKE:
+		snprintf(buf, len, "%s wakes %s #%d", un, tn, (int)c->a[0]);
+		break;
+	case C_SMITE:
+		snprintf(buf, len, "%s smites %s #%d (line %d)", un, tn,
+		    (int)c->a[0], (int)c->a[1]);
 		break;
 	default:
 		snprintf(buf, len, "?");
@@ -922,6 +1146,10 @@ legal_turn(struct lst *l)
 			set(&c, C_SHOOT, t, k, 0, 0);
 			offer(l, &c);
 		}
+		for (k = 0; C->smite_val > 0 && k < C->nmelee; k++) {
+			set(&c, C_SMITE, t, k, 0, 0);
+			offer(l, &c);
+		}
 		if (s->oocmd && !s->rush && s->steps == 0 && s->natk == 0) {
 			set(&c, C_RUSH, t, 0, 0, 0);
 			offer(l, &c);
@@ -964,8 +1192,42 @@ legal_turn(struct lst *l)
 				}
 		}
 	}
+	for (t = 0; t < s->nu; t++)
+		if (s->u[t].on && s->u[t].asleep) {
+			set(&c, C_WAKE, t, 0, 0, 0);
+			offer(l, &c);
+		}
 	for (k = 0; k < C->nspell; k++) {
-		if (C->sp[k].range == SR_CONE) {
+		if (C->sp[k].range >= SR_RADIUS2) {
+			for (t = 0; t < s->nu; t++) {
+				int tz, ox, oy, px, py;
+
+				if (t == u || !s->u[t].on || !sees(x, s, u, t))
+					continue;
+				tz = CARD(x, s, t)->size;
+				if (C->sp[k].range != SR_LINE) {
+					for (ox = 0; ox <= tz; ox++)
+						for (oy = 0; oy <= tz; oy++) {
+							set(&c, C_CAST_AREA, k, t,
+							    s->u[t].x + ox,
+							    s->u[t].y + oy);
+							offer(l, &c);
+						}
+					continue;
+				}
+				for (dx = 0; dx <= C->size; dx++)
+					for (dy = 0; dy <= C->size; dy++)
+						for (px = 0; px <= tz; px++)
+							for (py = 0; py <= tz; py++) {
+								set(&c, C_CAST_LINE, k,
+								    t, s->u[u].x + dx,
+								    s->u[u].y + dy);
+								c.a[4] = s->u[t].x + px;
+								c.a[5] = s->u[t].y + py;
+								offer(l, &c);
+							}
+			}
+		} else if (C->sp[k].range == SR_CONE) {
 			for (dx = 0; dx <= C->size; dx++)
 				for (dy = 0; dy <= C->size; dy++)
 					for (i = 0; i < 8; i++) {
@@ -1015,12 +1277,19 @@ legal_list(struct lst *l)
 	}
 	switch (s->stage) {
 	case ST_SUBMIT:
-		for (i = 0; i < x->c->nwb; i++) {
-			set(&c, C_SUBMIT, 0, 0, 0, 0);
-			c.n = x->c->wb[i].n;
-			memcpy(c.cards, x->c->wb[i].card, sizeof(c.cards));
-			offer(l, &c);
-		}
+		for (i = 0; i < x->c->nwb; i++)
+			for (k = 0; k < (s->tiled ? x->c->nsets : 1); k++) {
+				set(&c, C_SUBMIT, 0, 0, 0, 0);
+				c.n = x->c->wb[i].n;
+				memcpy(c.cards, x->c->wb[i].card,
+				    sizeof(c.cards));
+				if (s->tiled) {
+					c.nt = 4;
+					memcpy(c.tiles, x->c->set[k],
+					    sizeof(c.tiles));
+				}
+				offer(l, &c);
+			}
 		/* any other list: a template */
 		refd_mpw_map(l->w);
 		refd_mpw_kmap(l->w, "template");
@@ -1035,6 +1304,18 @@ legal_list(struct lst *l)
 			refd_mpw_end(l->w);
 		}
 		refd_mpw_end(l->w);
+		if (s->tiled) {
+			refd_mpw_karray(l->w, "tiles");
+			for (k = 0; k < 4; k++) {
+				refd_mpw_map(l->w);
+				refd_mpw_karray(l->w, "one_of");
+				for (i = 0; i < x->c->ntiles; i++)
+					refd_mpw_str(l->w, x->c->t[i].id);
+				refd_mpw_end(l->w);
+				refd_mpw_end(l->w);
+			}
+			refd_mpw_end(l->w);
+		}
 		refd_mpw_end(l->w);
 		refd_mpw_kstr(l->w, "label", "Submit any warband of 1 to 12 "
 		    "card ids from cards.json (sealed)");
@@ -1052,12 +1333,23 @@ legal_list(struct lst *l)
 		u = next_deploy(s, l->seat);
 		if (u < 0)
 			return;
-		for (i = 0; i < m->w * m->h; i++)
-			if (m->zone[i] == l->seat + 1) {
-				set(&c, C_DEPLOY, i % m->w, i / m->w, 0, 0);
-				offer(l, &c);
-			}
+		for (i = 0; i < m->w * m->h; i++) {
+			set(&c, C_DEPLOY, i % m->w, i / m->w, 0, 0);
+			offer(l, &c);
+		}
 		return;
+	case ST_TILES: {
+		int ti, rot;
+
+		for (ti = 1; ti <= 3; ti++)
+			for (rot = 0; rot < 4; rot++)
+				for (i = 0; i < m->w * m->h; i++) {
+					set(&c, C_PLACE, ti, i % m->w, i / m->w,
+					    rot);
+					offer(l, &c);
+				}
+		return;
+	}
 	case ST_ACTIVATE:
 		for (i = 0; i < s->nu; i++) {
 			set(&c, C_ACTIVATE, i, 0, 0, 0);
@@ -1131,6 +1423,15 @@ op_describe(refd_ctx *ctx, void *pdata)
 	static const char *a_cone[][2] = { { "spell", "int: spell index" },
 		{ "ox", "int: corner x" }, { "oy", "int: corner y" },
 		{ "orient", "int 0..7: E SE S SW W NW N NE" } };
+	static const char *a_area[][2] = { { "spell", "int: spell index" },
+		{ "target", "int: unit id" }, { "ox", "int: centre x" },
+		{ "oy", "int: centre y" } };
+	static const char *a_line[][2] = { { "spell", "int: spell index" },
+		{ "target", "int: unit id" }, { "sx", "int: start corner x" },
+		{ "sy", "int" }, { "px", "int: corner of the target x" },
+		{ "py", "int" } };
+	static const char *a_place[][2] = { { "tile", "int 1..3" },
+		{ "x", "int" }, { "y", "int" }, { "rot", "int 0..3" } };
 	static const char *a_ul[][2] = { { "unit", "int: the threatener" },
 		{ "line", "int: melee line" } };
 	static const char *a_t[][2] = { { "target", "int: unit id" } };
@@ -1163,6 +1464,8 @@ op_describe(refd_ctx *ctx, void *pdata)
 	doc_cmd(w, "setup_first", a_seat, 1,
 	    "terrain-initiative winner names who deploys first");
 	doc_cmd(w, "deploy", a_xy, 2, "place the next creature of your list");
+	doc_cmd(w, "place_tile", a_place, 4, "place one of your feature tiles "
+	    "(1..3 in your list) at (x, y) turned rot quarter turns");
 	doc_cmd(w, "first", a_seat, 1, "initiative winner names the first "
 	    "player of the round");
 	doc_cmd(w, "activate", a_unit, 1, "start a creature's turn");
@@ -1173,11 +1476,19 @@ op_describe(refd_ctx *ctx, void *pdata)
 	doc_cmd(w, "charge", a_ch, 4, "charge the nearest enemy");
 	doc_cmd(w, "cast", a_cast, 2, "cast a touch, range 6 or sight spell");
 	doc_cmd(w, "cast_cone", a_cone, 4, "cast a cone spell");
+	doc_cmd(w, "cast_area", a_area, 4, "cast a radius 2 or 4 spell on the "
+	    "nearest enemy or ally, centred on a point of its space");
+	doc_cmd(w, "cast_line", a_line, 6, "cast a line spell from a corner of "
+	    "the caster's space through a corner of the target's");
 	doc_cmd(w, "end", NULL, 0, "end the turn");
 	doc_cmd(w, "aoo", a_ul, 2, "take an attack of opportunity");
 	doc_cmd(w, "decline", a_unit, 1, "decline an attack of opportunity "
 	    "or a Cleave attack");
 	doc_cmd(w, "cleave", a_t, 1, "Cleave: extra melee attack");
+	doc_cmd(w, "smite", a_tl, 2, "melee attack declaring Smite (a use is "
+	    "spent even on a miss)");
+	doc_cmd(w, "wake", a_t, 1, "spend the attack to wake an adjacent "
+	    "sleeping creature");
 	doc_cmd(w, "rush", a_t, 1, "out of command: rush the nearest enemy "
 	    "(then move steps, then melee it)");
 	refd_mpw_end(w);
@@ -1243,6 +1554,9 @@ op_apply(refd_ctx *ctx, void *state, uint32_t seat, const uint8_t *b,
 	if (rc == -3)
 		return H->reject(ctx, REFD_EBUILD, "R000-01",
 		    "the warband names a card that cards.json lacks");
+	if (rc == -4)
+		return H->reject(ctx, REFD_EBUILD, "R000-06",
+		    "the list names a tile that tiles.json lacks");
 	if (rc != 0)
 		return H->reject(ctx, REFD_EBADCMD, NULL, "a command is a map "
 		    "with a known \"type\" and its integer arguments (see "
@@ -1287,9 +1601,10 @@ static const char *
 stage_name(int st)
 {
 	static const char *const n[] = { "", "submit", "setup_choice",
-		"deploy", "choose_first", "activate", "turn", "over" };
+		"deploy", "choose_first", "activate", "turn", "over",
+		"place_tiles" };
 
-	return st >= 1 && st <= 7 ? n[st] : "?";
+	return st >= 1 && st <= 8 ? n[st] : "?";
 }
 
 static int
@@ -1343,6 +1658,20 @@ op_view(refd_ctx *ctx, const void *state, int32_t seat)
 			refd_mpw_str(w, m->c->c[s->sub[seat][i]].id);
 		refd_mpw_end(w);
 	}
+	refd_mpw_kbool(w, "tiled", s->tiled);
+	refd_mpw_karray(w, "tiles");
+	for (i = 0; i < s->nplaced; i++) {
+		refd_mpw_map(w);
+		refd_mpw_kstr(w, "tile", m->c->t[s->placed[i][0]].id);
+		refd_mpw_kint(w, "x", s->placed[i][1]);
+		refd_mpw_kint(w, "y", s->placed[i][2]);
+		refd_mpw_kint(w, "rot", s->placed[i][3]);
+		refd_mpw_kint(w, "seat", s->placed[i][4]);
+		refd_mpw_end(w);
+	}
+	refd_mpw_end(w);
+	if (s->stage == ST_TILES)
+		refd_mpw_kint(w, "place_seat", s->place_seat);
 	refd_mpw_karray(w, "units");
 	for (i = 0; i < s->nu; i++) {
 		const struct unit *u = &s->u[i];
@@ -1366,7 +1695,7 @@ op_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_kbool(w, "frightened", u->frightened);
 		refd_mpw_kbool(w, "invisible", u->invisible);
 		refd_mpw_kbool(w, "half_done", u->half_done);
-		refd_mpw_kbool(w, "activated", u->activated);
+		refd_mpw_kbool(w, "activated", u->activated > 0);
 		refd_mpw_karray(w, "spells_used");
 		for (k = 0; k < c->nspell; k++)
 			refd_mpw_int(w, u->spent[k]);

@@ -31,6 +31,9 @@ sk_grid(const struct cx *cx, const struct state *s, struct grid *g)
 
 	if (!x->fl_ok) {
 		memcpy(x->fl, m->f, sizeof(x->fl));
+		if (s->tiled)
+			for (i = 0; i < m->w * m->h; i++)
+				x->fl[i] |= s->tflag[i];
 		for (i = 0; i < s->nterr; i++)
 			x->fl[s->terr[i][1] * m->w + s->terr[i][0]] =
 			    (uint8_t)s->terr[i][2];
@@ -130,7 +133,20 @@ sees(const struct cx *x, const struct state *s, int a, int b)
 	if (s->u[b].invisible && !has(x, s, a, AB_BLINDSIGHT))
 		return 0;
 	sk_grid(x, s, &g);
-	return grid_los(&g, &sa, &sb);
+	if (!grid_los(&g, &sa, &sb))
+		return 0;
+	/* Hide: cover by walls or statues from a non-adjacent enemy. */
+	if (has(x, s, b, AB_HIDE) && s->u[a].seat != s->u[b].seat &&
+	    !has(x, s, a, AB_BLINDSIGHT) && !grid_adjacent(&g, &sa, &sb)) {
+		uint8_t prov[SK_MAXW * SK_MAXH];
+		int i;
+
+		for (i = 0; i < g.w * g.h; i++)
+			prov[i] = (g.flags[i] & GRID_STATUE) != 0;
+		if (grid_ranged_cover(&g, prov, &sa, &sb))
+			return 0;
+	}
+	return 1;
 }
 
 int
@@ -615,8 +631,62 @@ rout(struct cx *x, struct state *s, int u, int cause)
 void
 damage(struct cx *x, struct state *s, int u, int amount, int src)
 {
-	struct unit *p = &s->u[u];
+	damage2(x, s, u, amount, src, 0);
+}
+
+/* Glossary, Death Burst (A34): every creature (any side) within the radius
+ * of the dying creature's space, or adjacent without a radius, takes the
+ * damage; a save halves it. */
+static void
+death_burst(struct cx *x, struct state *s, int u)
+{
 	const struct card *c = CARD(x, s, u);
+	struct grid_space su = SP(x, s, u);
+	struct grid g;
+	int k, list[SK_MAXU], n = 0;
+	refd_mpw *w;
+
+	sk_grid(x, s, &g);
+	for (k = 0; k < s->nu; k++) {
+		struct grid_space sk2;
+
+		if (k == u || !s->u[k].on)
+			continue;
+		sk2 = SP(x, s, k);
+		if (c->db_radius > 0 ? grid_space_dist(&su, &sk2) <= c->db_radius :
+		    grid_adjacent(&g, &su, &sk2))
+			list[n++] = k;
+	}
+	w = sk_ev("death_burst");
+	refd_mpw_kint(w, "unit", u);
+	refd_mpw_karray(w, "affected");
+	for (k = 0; k < n; k++)
+		refd_mpw_int(w, list[k]);
+	refd_mpw_end(w);
+	sk_emit(x, w);
+	for (k = 0; k < n && s->stage != ST_OVER; k++) {
+		int d = c->db_dmg;
+
+		if (!s->u[list[k]].on)
+			continue;
+		if (c->db_dc > 0 && save(x, s, list[k], c->db_dc, "death burst"))
+			d = grid_half5(d);
+		d = energy_adjust(x, s, list[k], d, c->db_energy);
+		w = sk_ev("burst_damage");
+		refd_mpw_kint(w, "unit", list[k]);
+		refd_mpw_kint(w, "damage", d);
+		refd_mpw_kint(w, "hp", s->u[list[k]].hp - d);
+		sk_emit(x, w);
+		damage(x, s, list[k], d, -1);
+	}
+}
+
+/* defer: leave the morale save to a half_check after the riders. */
+void
+damage2(struct cx *x, struct state *s, int u, int amount, int src, int defer)
+{
+	const struct card *c = CARD(x, s, u);
+	struct unit *p = &s->u[u];
 
 	if (amount <= 0 || !p->on)
 		return;
@@ -632,8 +702,24 @@ damage(struct cx *x, struct state *s, int u, int amount, int src)
 	}
 	if (p->hp <= 0) {
 		eliminate(x, s, u, "destroyed");
+		if (c->db_dmg > 0)
+			death_burst(x, s, u);
 		return;
 	}
+	if (defer)
+		return;
+	half_check(x, s, u, src);
+}
+
+/* §4.2.1: the once-only half-HP morale save. */
+void
+half_check(struct cx *x, struct state *s, int u, int src)
+{
+	struct unit *p = &s->u[u];
+	const struct card *c = CARD(x, s, u);
+
+	if (!p->on)
+		return;
 	if (!p->half_done && p->hp <= c->hp / 2) {
 		p->half_done = 1;	/* A38: consumed even while routing */
 		int r = p->routed ? 1 : morale(x, s, u, "half hp");
@@ -643,4 +729,49 @@ damage(struct cx *x, struct state *s, int u, int amount, int src)
 		else if (r < 0)
 			eliminate(x, s, u, "destroyed");
 	}
+}
+
+/* §4.3: t saves against dc or gains cond (src: the unit responsible). */
+void
+condition(struct cx *x, struct state *s, int t, int cond, int dc, int src)
+{
+	static const char *const cn[] = { "", "stunned", "paralyzed",
+		"poisoned", "asleep", "frightened", "entangled",
+		"skips next turn", "incited", "inhibited" };
+	struct unit *p = &s->u[t];
+	int imm = 0;
+	refd_mpw *w;
+
+	if (!p->on)
+		return;
+	switch (cond) {
+	case CO_STUN: imm = has(x, s, t, AB_STUNIMM); break;
+	case CO_PARALYZE: imm = has(x, s, t, AB_PARAIMM); break;
+	case CO_POISON: imm = has(x, s, t, AB_POISONIMM) || p->poisoned; break;
+	case CO_SLEEP: imm = has(x, s, t, AB_SLEEPIMM); break;
+	case CO_FRIGHTEN: imm = has(x, s, t, AB_FEARLESS); break;
+	case CO_ENTANGLE: imm = has(x, s, t, AB_FLIGHT); break;
+	case CO_INCITE:
+	case CO_INHIBIT: imm = has(x, s, t, AB_INCITEIMM); break;
+	default: break;
+	}
+	if (src >= 0 && s->u[src].seat != p->seat)
+		s->aggr = 1;
+	if (imm || save(x, s, t, dc, cn[cond]))
+		return;
+	switch (cond) {
+	case CO_STUN: p->stunned = 1; break;
+	case CO_PARALYZE: p->paralyzed = 1; p->paralyzed_dc = dc; break;
+	case CO_POISON: p->poisoned = 1; break;
+	case CO_SLEEP: p->asleep = 1; break;
+	case CO_FRIGHTEN: p->frightened = 1; break;
+	case CO_ENTANGLE: p->entangled = 1; p->entangled_dc = dc; break;
+	case CO_INCITE: p->incited = 1; p->inhibited = 0; break;
+	case CO_INHIBIT: p->inhibited = 1; p->incited = 0; break;
+	default: p->skip = 1; break;
+	}
+	w = sk_ev("condition");
+	refd_mpw_kint(w, "unit", t);
+	refd_mpw_kstr(w, "condition", cn[cond]);
+	sk_emit(x, w);
 }

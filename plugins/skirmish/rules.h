@@ -4,6 +4,8 @@
 #ifndef SK_RULES_H
 #define SK_RULES_H
 
+#include <stddef.h>
+
 #include "sk.h"
 
 const struct map *MAP(const struct cx *x, const struct state *s);
@@ -27,9 +29,14 @@ void eliminate(struct cx *x, struct state *s, int u, const char *how);
 int save(struct cx *x, struct state *s, int u, int dc, const char *why);
 int morale(struct cx *x, struct state *s, int u, const char *why);
 void rout(struct cx *x, struct state *s, int u, int cause);
+void damage2(struct cx *x, struct state *s, int u, int amount, int src,
+    int defer);
+void half_check(struct cx *x, struct state *s, int u, int src);
 void damage(struct cx *x, struct state *s, int u, int amount, int src);
 int tiebreak(const struct cx *x, const struct state *s);
 void game_over(struct cx *x, struct state *s, int winner, int reason);
+void condition(struct cx *x, struct state *s, int t, int cond, int dc,
+    int src);
 void push_rout(struct cx *x, struct state *s, int u);
 
 /* play.c */
@@ -47,13 +54,32 @@ int rush_cost(const struct cx *x, const struct state *s, int u, int t,
 int rush_step_ok(const struct cx *x, const struct state *s, int u, int tx,
     int ty, int budget_after);
 int rush_charge_ok(const struct cx *x, const struct state *s, int u, int t);
+int energy_adjust(const struct cx *x, const struct state *s, int d, int n,
+    int e);
+int buff(const struct cx *x, const struct state *s, int u, int stat);
+int smite_applies(const struct cx *x, const struct state *s, int a, int d);
+int activations(const struct cx *x, const struct state *s, int u);
 void end_turn(struct cx *x, struct state *s);
 void start_turn(struct cx *x, struct state *s, int u);
 int spell_targets(const struct cx *x, const struct state *s, int u, int k,
     int t, char *msg, size_t len);
-void cast_spell(struct cx *x, struct state *s, int u, int k, int t, int ox,
-    int oy, int orient);
+void cast_spell(struct cx *x, struct state *s, int u, const int32_t *a);
+int area_ok(const struct cx *x, const struct state *s, int u, const int32_t *a,
+    int line, char *msg, size_t len);
 int cone_ok(const struct cx *x, const struct state *s, int u, int k, int ox,
     int oy, int orient, char *msg, size_t len);
+
+/* tiles.c */
+int zone_at(const struct cx *x, const struct state *s, int i);
+int place_ok(const struct cx *x, const struct state *s, int seat, int ti,
+    int px, int py, int rot, char *msg, size_t len);
+int assembly_fit(const struct content *c, const struct map *m, int seat,
+    int tile, int *ppx, int *ppy, int *prot);
+void tiles_begin(struct cx *x, struct state *s);
+void tiles_place(struct cx *x, struct state *s, int seat, int ti, int px,
+    int py, int rot);
+int deploy_ok(const struct cx *x, const struct state *s, int u, int ax,
+    int ay);
+void prep_deploy(struct cx *x, struct state *s);
 
 #endif

@@ -15,7 +15,7 @@
 
 #define SK_MAXCARDS 64
 #define SK_MAXMAPS 8
-#define SK_MAXWB 16
+#define SK_MAXWB 32
 #define SK_MAXLINES 4
 #define SK_MAXSPELLS 2
 #define SK_MAXU 32
@@ -50,18 +50,36 @@ enum abil {
 	AB_SLEEPIMM = 1 << 15,
 	AB_STUNIMM = 1 << 16,
 	AB_FLANKIMM = 1 << 17,
-	AB_SRALL = 1 << 18
+	AB_SRALL = 1 << 18,
+	AB_POUNCE = 1 << 19,
+	AB_PARAIMM = 1 << 20,
+	AB_POISONIMM = 1 << 21,
+	AB_HIDE = 1 << 22,
+	AB_BLINDFIGHT = 1 << 23,
+	AB_DUAL = 1 << 24,
+	AB_INCITEIMM = 1 << 25,
+	AB_SCOUT = 1 << 26,
+	AB_WANDERING = 1 << 27
 };
 
-enum srange { SR_SELF, SR_TOUCH, SR_RANGE6, SR_SIGHT, SR_CONE };
+enum srange { SR_SELF, SR_TOUCH, SR_RANGE6, SR_SIGHT, SR_CONE, SR_YOURWB,
+	SR_RADIUS2, SR_RADIUS4, SR_LINE };
+
+/* Continuous effect stats (spells). */
+enum estat { ES_NONE, ES_ATTACK, ES_MDAMAGE, ES_AC, ES_HP, ES_MAGIC };
+#define SK_MAXFAM 32
 
 struct atk {
 	int32_t bonus, dmg, extra, energy;
+	int32_t cond, dc;	/* rider on a damaging hit: save or condition */
 };
 
 struct spell {
 	char name[SK_NAMELEN];
 	int32_t uses, range, dmg, energy, dc, ignores_sr, heal;
+	int32_t fam;		/* continuous effect family, -1 none */
+	int32_t cond;		/* save (dc) or this condition */
+	int32_t any;		/* the "any" keyword */
 };
 
 struct card {
@@ -71,6 +89,10 @@ struct card {
 	struct atk melee[SK_MAXLINES], ranged[SK_MAXLINES];
 	int32_t abil, dr, sr, conceal, save_bonus, morale_bonus, difficult;
 	int32_t eff_stat, eff_val;	/* commander effect: 1 attack, 2 AC, 3 tyrannical */
+	int32_t resist[6], vuln, immune;	/* by energy; masks 1 << energy */
+	int32_t pcharge, smite_val, smite_uses, smite_vs, feed, humanoid;
+	int32_t reach;
+	int32_t db_radius, db_dmg, db_energy, db_dc;	/* Death Burst */
 	int32_t nspell;
 	struct spell sp[SK_MAXSPELLS];
 };
@@ -82,6 +104,19 @@ struct map {
 	uint8_t f[SK_MAXW * SK_MAXH];
 	uint8_t exit[SK_MAXW * SK_MAXH];
 	uint8_t zone[SK_MAXW * SK_MAXH];
+	int32_t tiled;		/* terrain comes from placed tiles (§2.1) */
+};
+
+#define SK_MAXTILES 24
+#define SK_TILEMAX 12
+#define SK_MAXSETS 8
+
+struct tile {
+	char id[SK_NAMELEN];
+	int32_t feature;	/* 0: assembly tile, 1: terrain-feature tile */
+	int32_t w, h;
+	uint8_t f[SK_TILEMAX * SK_TILEMAX];
+	uint8_t ex[SK_TILEMAX * SK_TILEMAX];	/* exit squares */
 };
 
 struct warband {
@@ -90,11 +125,20 @@ struct warband {
 	int32_t card[SK_WBMAX];
 };
 
+struct family {
+	char name[SK_NAMELEN];
+	int32_t stat, value;
+};
+
 struct content {
-	int32_t ncards, nmaps, nwb;
+	int32_t ncards, nmaps, nwb, nfam;
+	struct family fam[SK_MAXFAM];
 	struct card c[SK_MAXCARDS];
 	struct map m[SK_MAXMAPS];
 	struct warband wb[SK_MAXWB];
+	int32_t ntiles, nsets;
+	struct tile t[SK_MAXTILES];
+	int32_t set[SK_MAXSETS][4];
 };
 
 struct unit {
@@ -103,8 +147,11 @@ struct unit {
 	int32_t gone;		/* eliminated */
 	int32_t hp, half_done, routed, rout_unit, rout_seat, rout_turn;
 	int32_t stunned, asleep, paralyzed, frightened, invisible;
+	int32_t poisoned, entangled, skip, paralyzed_dc, entangled_dc;
+	int32_t incited, inhibited;
 	int32_t activated, aoo_turn, cleave_turn, deployed;
 	int32_t spent[SK_MAXSPELLS];
+	int32_t buffs, smite_spent;
 	int32_t parity;		/* unused outside turns */
 };
 
@@ -123,7 +170,7 @@ struct prog {
 
 enum stage {
 	ST_SUBMIT = 1, ST_SETUPCHOICE, ST_DEPLOY, ST_FIRST, ST_ACTIVATE,
-	ST_TURN, ST_OVER
+	ST_TURN, ST_OVER, ST_TILES
 };
 
 enum decision { DEC_NONE, DEC_AOO, DEC_CLEAVE };
@@ -134,6 +181,7 @@ struct state {
 	int32_t reason;
 	int32_t variant, points, round_limit, stalemate;
 	int32_t tyrannical[2];	/* seat uses Tyrannical Morale (setup) */
+	int32_t wbfac[2];	/* warband faction mask (0: by card) */
 	int32_t round, first, chooser, phase_seat, phase_left, turnid;
 	int32_t submitted[2], revealed;
 	int32_t nsub[2], sub[2][SK_WBMAX];
@@ -148,10 +196,17 @@ struct state {
 	int32_t lines_used, atk_kind, single, oocmd, speed, charged, cast;
 	int32_t auto_end, stun_turn, moved2;
 	int32_t rush, rush_t, rush_x, rush_y, rush_charge;
+	int32_t ent_tried, ent_block, no_action, compel;
 	/* a reaction owed */
 	int32_t dec, dec_unit, dec_line, dec_target;
 	int32_t nprog;
 	struct prog pr[SK_MAXPROG];
+	/* tiles (§2.1 steps 3-4) */
+	int32_t tiled, tsub[2][4], nplaced, placed[8][5], place_seat;
+	int32_t tleft[2], wm_tile, wm_unit;
+	uint8_t tflag[SK_MAXW * SK_MAXH];
+	uint8_t tzone[SK_MAXW * SK_MAXH];
+	uint8_t tile_at[SK_MAXW * SK_MAXH];	/* placed index + 1 */
 };
 
 /* What the host holds: the content pointer (never serialized) and the
@@ -160,6 +215,10 @@ struct match {
 	const struct content *c;
 	struct state s;
 };
+
+/* Conditions from attack riders and spells (§4.3). */
+enum cond { CO_NONE, CO_STUN, CO_PARALYZE, CO_POISON, CO_SLEEP,
+	CO_FRIGHTEN, CO_ENTANGLE, CO_SKIP, CO_INCITE, CO_INHIBIT };
 
 enum reason { RS_NONE, RS_ELIM, RS_QA, RS_STALEMATE, RS_ROUNDS };
 
@@ -179,6 +238,7 @@ extern const struct refd_host *H;
 int sk_content_load(refd_ctx *ctx, const uint8_t *bytes, size_t len,
     struct content **out);
 int sk_card_index(const struct content *c, const char *id);
+int sk_tile_index(const struct content *c, const char *id);
 int sk_create(struct cx *x, const uint8_t *setup, size_t len,
     uint32_t nseats, struct match **out);
 int sk_warband_check(const struct content *c, const struct state *s,
@@ -202,14 +262,15 @@ void sk_reveal(struct cx *x, struct state *s);
 enum cmdtype {
 	C_SUBMIT = 1, C_SETUPFIRST, C_DEPLOY, C_FIRST, C_ACTIVATE, C_MOVE,
 	C_MELEE, C_SHOOT, C_CHARGE, C_CAST, C_CAST_CONE, C_END, C_AOO,
-	C_DECLINE, C_CLEAVE, C_RUSH, C_NTYPES
+	C_DECLINE, C_CLEAVE, C_RUSH, C_SMITE, C_WAKE, C_CAST_AREA, C_CAST_LINE, C_PLACE, C_NTYPES
 };
 
 struct cmd {
 	int32_t type;
-	int32_t a[5];
+	int32_t a[6];
 	int32_t n;		/* C_SUBMIT: cards */
 	int32_t cards[SK_WBMAX];
+	int32_t nt, tiles[4];	/* C_SUBMIT: tiles */
 };
 
 int sk_check(struct cx *x, const struct state *s, int seat,

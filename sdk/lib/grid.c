@@ -604,3 +604,18 @@ grid_in_cone(int ox, int oy, int orient, int x, int y)
 	}
 	return ok;
 }
+
+int
+grid_ray_hits(int sx, int sy, int px, int py, int x, int y)
+{
+	/* In 1/1024 units: start a hair after S, end far beyond P. */
+	int64_t dx = px - sx, dy = py - sy;
+	int64_t ax = (int64_t)sx * 1024 + dx, ay = (int64_t)sy * 1024 + dy;
+	int64_t ex = (int64_t)sx * 1024 + dx * 1024 * 64;
+	int64_t ey = (int64_t)sy * 1024 + dy * 1024 * 64;
+
+	if (dx == 0 && dy == 0)
+		return 0;
+	return seg_box(ax, ay, ex, ey, (int64_t)x * 1024, (int64_t)y * 1024,
+	    (int64_t)x * 1024 + 1024, (int64_t)y * 1024 + 1024);
+}

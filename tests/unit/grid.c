@@ -164,5 +164,11 @@ main(void)
 		is_int(n, i ? 28 : 32, i ? "quadrant cone 28" :
 		    "axis cone 32");
 	}
+	/* Line template along a diagonal from (0,0) through (1,1). */
+	ok(grid_ray_hits(0, 0, 1, 1, 3, 3), "diagonal ray crosses (3,3)");
+	ok(grid_ray_hits(0, 0, 1, 1, 3, 2), "and touches (3,2) at a corner");
+	ok(!grid_ray_hits(0, 0, 1, 1, 5, 2), "but not (5,2)");
+	ok(!grid_ray_hits(1, 1, 2, 2, 0, 0), "not the square touched only "
+	    "at the start");
 	return done_testing();
 }

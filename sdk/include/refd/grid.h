@@ -127,6 +127,10 @@ int grid_burst(int ox, int oy, int x, int y);
  * axis-centred, odd: quadrant), burst distance <= 6. */
 int grid_in_cone(int ox, int oy, int orient, int x, int y);
 
+/* Line template: the ray from lattice point (sx, sy) through (px, py)
+ * meets the closed square (x, y) somewhere other than at (sx, sy) alone. */
+int grid_ray_hits(int sx, int sy, int px, int py, int x, int y);
+
 #ifdef __cplusplus
 }
 #endif
