@@ -86,7 +86,7 @@ UNIT_SRCS := $(wildcard tests/unit/*.c) $(wildcard tests/abi/*.c) $(wildcard tes
 UNIT_BINS := $(patsubst tests/%.c,$(B)/tests/%,$(UNIT_SRCS))
 FIXTURES := good good_old_minor bad_magic newer_major newer_minor size_too_big \
 	no_entry init_fails name_mismatch unknown_cap faulty size_lies entry_function rollback wild_ops \
-	crashes loops
+	crashes loops sealed
 FIXTURE_SOS := $(patsubst %,$(B)/tests/plugins/%.so,$(FIXTURES))
 
 PROGS := $(B)/bin/refd $(B)/bin/refctl

@@ -27,6 +27,10 @@
  *    unchanged, and the chosen command then gives every other seat and
  *    the spectators the same events (public and private), unless their
  *    view after it differs too (the command revealed the data);
+ *  - for REFD_PF_SEALED_SETUP plugins: while two or more seats owe a
+ *    decision, a seat's choice (the chosen command or another it lists)
+ *    changes no other observer's view or events as long as another seat
+ *    still owes a decision;
  *  - views, legal lists and results are well-formed msgpack, every listed
  *    command has a "type" that describe's "commands" names (when describe
  *    names any), and describe's "seats" match the descriptor;
@@ -82,7 +86,7 @@ struct opts {
 
 struct stats {
 	long games, finished, steps, legal_ok, illegal_ok, roundtrips;
-	long redeals, event_checks, templates, replays, fails;
+	long redeals, event_checks, sealed_checks, templates, replays, fails;
 	/* Every create's and chosen command's outcome, in order: equal for
 	 * two runs with the same options, whatever the process. */
 	crypto_generichash_state digest;
@@ -897,6 +901,85 @@ check_hidden_events(struct chk *k, struct game *g, struct game *gr,
 	game_destroy(g1);
 }
 
+/*
+ * Sealed choices (REFD_PF_SEALED_SETUP): while two or more seats owe a
+ * decision, the choice of one must not show in anybody else's view or
+ * events until no other seat owes one any more.  The chosen command and
+ * another listed command of the same seat are applied to two copies; when
+ * another seat still owes a decision after it, every other observer must
+ * see the same in both.
+ */
+static void
+check_sealed(struct chk *k, struct game *g, const struct cands *cs,
+    const struct cand *ch, const uint8_t *cb, size_t cn, uint64_t pending)
+{
+	const struct cand *alt = NULL;
+	struct game *ga, *gb;
+	struct call ca, cbc, cp;
+	uint64_t after = 0;
+	size_t i;
+	int32_t o;
+
+	if ((pending & (pending - 1)) == 0)
+		return;		/* one seat owes a decision: nothing sealed */
+	for (i = 0; i < cs->n && alt == NULL; i++)
+		if (!cs->v[i].tmpl && cs->v[i].seat == ch->seat &&
+		    (cs->v[i].n != cn || memcmp(cs->v[i].b, cb, cn) != 0))
+			alt = &cs->v[i];
+	if (alt == NULL)
+		return;
+	ga = copy_game(k, g, "for the sealed-choice check");
+	gb = copy_game(k, g, "for the sealed-choice check");
+	call_init(&ca);
+	call_init(&cbc);
+	call_init(&cp);
+	if (ga != NULL && gb != NULL &&
+	    game_apply(ga, ch->seat, cb, cn, &ca) == REFD_OK &&
+	    game_apply(gb, alt->seat, alt->b, alt->n, &cbc) == REFD_OK &&
+	    game_pending(ga, &after, &cp) == REFD_OK &&
+	    (after & ~((uint64_t)1 << ch->seat)) != 0) {
+		for (o = REFD_SEAT_PUBLIC; o < (int32_t)g->nseats &&
+		    !k->failed; o++) {
+			uint8_t *e1, *e2;
+			size_t n1 = 0, n2 = 0;
+			int same_ev;
+
+			if (o == (int32_t)ch->seat)
+				continue;
+			e1 = events_for(&ca, o, &n1);
+			e2 = events_for(&cbc, o, &n2);
+			same_ev = n1 == n2 && memcmp(e1, e2, n1) == 0;
+			free(e1);
+			free(e2);
+			if (!same_ev || !same_view(ga, gb, o)) {
+				char other[200], who[32];
+
+				snprintf(other, sizeof(other), "%s",
+				    show(alt->b, alt->n));
+				if (o == REFD_SEAT_PUBLIC)
+					snprintf(who, sizeof(who),
+					    "the spectators'");
+				else
+					snprintf(who, sizeof(who), "seat %d's",
+					    (int)o);
+				fail(k, "seat %u: sealed choice %s: %s %s "
+				    "differ from those after %s while another "
+				    "seat still owes a decision: the choice "
+				    "shows before every seat has chosen",
+				    ch->seat, show(cb, cn), who,
+				    same_ev ? "view" : "events", other);
+			}
+		}
+		if (!k->failed)
+			k->st->sealed_checks++;
+	}
+	call_release(&ca);
+	call_release(&cbc);
+	call_release(&cp);
+	game_destroy(ga);
+	game_destroy(gb);
+}
+
 static int
 result_of(struct chk *k, struct game *g)
 {
@@ -1200,6 +1283,8 @@ play(struct chk *k, const uint8_t *setup, size_t setup_len, uint32_t *nseatsp,
 			game_destroy(gr);
 			gr = NULL;
 		}
+		if (!k->failed && (k->pl->desc->flags & REFD_PF_SEALED_SETUP))
+			check_sealed(k, g, &cs, ch, cb, cn, pending);
 
 		rc = game_apply(g, ch->seat, cb, cn, &c);
 		rc2 = game_apply(g2, ch->seat, cb, cn, &c2);
@@ -1562,10 +1647,11 @@ cmd_check_plugin(int argc, char **argv)
 	printf("check-plugin: %s %s: %ld games (%ld finished), %ld steps, "
 	    "%ld listed commands accepted, %ld illegal commands rejected, "
 	    "%ld round trips, %ld redeals (%ld with the next command's "
-	    "events), %ld replays, %ld templates seen; "
+	    "events), %ld sealed choices, %ld replays, %ld templates seen; "
 	    "%ld failure%s\n", pl->name, pl->desc->version, st.games,
 	    st.finished, st.steps, st.legal_ok, st.illegal_ok, st.roundtrips,
-	    st.redeals, st.event_checks, st.replays, st.templates, st.fails,
+	    st.redeals, st.event_checks, st.sealed_checks, st.replays,
+	    st.templates, st.fails,
 	    st.fails == 1 ? "" : "s");
 	refd_mp_free(desc);
 	free(setup);

@@ -57,7 +57,7 @@ for my $so (@plugins) {
 my $fx = "$b/tests/plugins";
 my ($rc, $out) = run($refctl, 'check-plugin', "$fx/good.so", '--games', 50);
 is($rc, 0, 'good fixture passes') or diag($out);
-like($out, qr/50 games \(50 finished\).* \d+ redeals \(\d+ with the next command.s events\), 50 replays/,
+like($out, qr/50 games \(50 finished\).* \d+ redeals \(\d+ with the next command.s events\), \d+ sealed choices, 50 replays/,
     'good fixture: every game finished, was re-dealt and replayed');
 
 my $tmp = tempdir(CLEANUP => 1);

@@ -204,3 +204,27 @@ travel(const struct dg *s, int f, int q, int r, int mode, int *cost,
 		}
 	}
 }
+
+/* Lay out map m in the state: hexes, doors, overlays, room monsters. */
+void
+load_map(struct dg *s, const struct mapdef *m)
+{
+	int i;
+
+	memset(s->grid, 0, sizeof(s->grid));
+	s->nhex = m->nhex;
+	for (i = 0; i < m->nhex; i++) {
+		struct hexs *h = &s->hex[i];
+
+		h->q = m->hq[i];
+		h->r = m->hr[i];
+		h->room = m->hroom[i];
+		h->ov = m->hov[i];
+		h->door = m->hdoor[i];
+		h->val = m->hval[i];
+		s->grid[h->q + Q0][h->r + R0] = i + 1;
+	}
+	s->nrmon = m->nmon;
+	memcpy(s->rmon, m->mon, sizeof(s->rmon[0]) * (size_t)m->nmon);
+	s->revealed = 1;
+}

@@ -464,8 +464,8 @@ ov_kind(const char *k)
 	return -1;
 }
 
-static int
-xy(refd_mpv a, int *q, int *r)
+int
+parse_at(refd_mpv a, int *q, int *r)
 {
 	int64_t x, y;
 
@@ -571,7 +571,7 @@ parse_map(refd_mpv v, struct mapdef *m, const struct content *c, char *err,
 	for (i = 0; i < refd_mpv_len(a); i++) {
 		int h;
 
-		if (xy(refd_mpv_at(a, i), &q, &r))
+		if (parse_at(refd_mpv_at(a, i), &q, &r))
 			BAD("%s: walls[%zu]: expected [q, r]", name, i);
 		h = mhex(m, q, r);
 		if (h >= 0) {
@@ -587,7 +587,7 @@ parse_map(refd_mpv v, struct mapdef *m, const struct content *c, char *err,
 		int h;
 		int64_t room = refd_mpv_get_int(d, "room", 1);
 
-		if (xy(refd_mpv_get(d, "at"), &q, &r) || room < 0 || room > 15)
+		if (parse_at(refd_mpv_get(d, "at"), &q, &r) || room < 0 || room > 15)
 			BAD("%s: doors[%zu]: at: [q, r], room 0..15", name, i);
 		h = addhex(m, q, r, 0);
 		if (h < 0)
@@ -601,7 +601,7 @@ parse_map(refd_mpv v, struct mapdef *m, const struct content *c, char *err,
 		refd_mpv o = refd_mpv_at(a, i);
 		int h, kind = ov_kind(refd_mpv_get_str(o, "kind", ""));
 
-		if (xy(refd_mpv_get(o, "at"), &q, &r) || kind < 0 ||
+		if (parse_at(refd_mpv_get(o, "at"), &q, &r) || kind < 0 ||
 		    (h = mhex(m, q, r)) < 0)
 			BAD("%s: overlays[%zu]: at a floor hex, kind trap, "
 			    "hazard, difficult, obstacle, plate or treasure",
@@ -611,7 +611,7 @@ parse_map(refd_mpv v, struct mapdef *m, const struct content *c, char *err,
 	}
 	a = refd_mpv_get(v, "start");
 	for (i = 0; i < refd_mpv_len(a) && i < MAXCH; i++) {
-		if (xy(refd_mpv_at(a, i), &q, &r) || mhex(m, q, r) < 0)
+		if (parse_at(refd_mpv_at(a, i), &q, &r) || mhex(m, q, r) < 0)
 			BAD("%s: start[%zu]: expected a floor [q, r]", name, i);
 		m->start[i][0] = q;
 		m->start[i][1] = r;
@@ -630,7 +630,7 @@ parse_map(refd_mpv v, struct mapdef *m, const struct content *c, char *err,
 			if (refd_mpv_streq(refd_mpv_get(mo, "type"),
 			    c->type[k].name))
 				rm->type = k;
-		if (rm->type < 0 || xy(refd_mpv_get(mo, "at"), &q, &r) ||
+		if (rm->type < 0 || parse_at(refd_mpv_get(mo, "at"), &q, &r) ||
 		    (h = mhex(m, q, r)) < 0 || refd_mpv_len(rk) != 3)
 			BAD("%s: monsters[%zu]: type, at (a floor hex), rank "
 			    "[2, 3, 4 characters]", name, i);
@@ -654,7 +654,7 @@ parse_map(refd_mpv v, struct mapdef *m, const struct content *c, char *err,
 			if (refd_mpv_streq(refd_mpv_get(a, "type"),
 			    c->type[k].name))
 				m->plate_spawn_type = k;
-		if (m->plate_spawn_type < 0 || xy(refd_mpv_get(a, "at"),
+		if (m->plate_spawn_type < 0 || parse_at(refd_mpv_get(a, "at"),
 		    &m->plate_spawn_q, &m->plate_spawn_r))
 			BAD("%s: plate_spawn: type and at", name);
 	}
@@ -662,6 +662,134 @@ parse_map(refd_mpv v, struct mapdef *m, const struct content *c, char *err,
 	if (m->nhex == 0)
 		snprintf(err, errlen, "%s: no floor hex", name);
 	return m->nhex == 0 ? -1 : 0;
+}
+
+static void
+parse_items(refd_mpv root, struct content *c, struct perr *e)
+{
+	static const char *const slots[] = { "head", "body", "legs", "hand",
+		"hands", "small" };
+	static const char *const effects[] = { "", "move+1", "ward1",
+		"shield2", "trapsafe", "melee+1", "melee+2stun", "heal3",
+		"unmuddle", "advantage", "refresh" };
+	size_t i;
+	int k;
+
+	if (refd_mpv_type(root) != REFD_MP_MAP || refd_mpv_len(root) > MAXITEMS) {
+		fail(e, "items.json", "(top)", "expected at most 16 items");
+		return;
+	}
+	for (i = 0; i < refd_mpv_len(root); i++) {
+		struct itemdef *it = &c->item[c->nitem++];
+		refd_mpv v = refd_mpv_val_at(root, i);
+		const char *use = refd_mpv_get_str(v, "use", "");
+
+		snprintf(it->id, sizeof(it->id), "%s",
+		    refd_mpv_cstr(refd_mpv_key_at(root, i), "?"));
+		snprintf(it->name, sizeof(it->name), "%s",
+		    refd_mpv_get_str(v, "name", "?"));
+		it->slot = -1;
+		for (k = 0; k < 6; k++)
+			if (refd_mpv_streq(refd_mpv_get(v, "slot"), slots[k]))
+				it->slot = k;
+		it->effect = -1;
+		for (k = 1; k < 11; k++)
+			if (refd_mpv_streq(refd_mpv_get(v, "effect"), effects[k]))
+				it->effect = k;
+		if (it->slot < 0)
+			fail(e, "items.json", it->id, "slot: head, body, legs, "
+			    "hand, hands or small");
+		if (it->effect < 0)
+			fail(e, "items.json", it->id, "effect: unknown");
+		if (strcmp(use, "spend") != 0 && strcmp(use, "consume") != 0)
+			fail(e, "items.json", it->id, "use: spend or consume");
+		it->consume = strcmp(use, "consume") == 0;
+		it->cost = geti(v, "cost", 0, 0, 999, e, "items.json", it->id);
+		it->copies = geti(v, "copies", 1, 1, 9, e, "items.json", it->id);
+		it->prosperity = geti(v, "prosperity", 1, 0, 9, e, "items.json",
+		    it->id);
+		it->slots = geti(v, "slots", 1, 1, 6, e, "items.json", it->id);
+		it->minus = geti(v, "minus", 0, 0, 5, e, "items.json", it->id);
+	}
+}
+
+static int
+ach_mask(const struct content *c, refd_mpv arr, int *bad)
+{
+	size_t i;
+	int k, m = 0;
+
+	for (i = 0; i < refd_mpv_len(arr); i++) {
+		for (k = 0; k < c->nach; k++)
+			if (refd_mpv_streq(refd_mpv_at(arr, i), c->ach[k].name))
+				break;
+		if (k == c->nach)
+			*bad = 1;
+		else
+			m |= 1 << k;
+	}
+	return m;
+}
+
+static void
+parse_achievements(refd_mpv root, struct content *c, struct perr *e)
+{
+	size_t i;
+
+	if (!refd_mpv_ok(root))
+		return;
+	if (refd_mpv_type(root) != REFD_MP_MAP || refd_mpv_len(root) > MAXACH) {
+		fail(e, "achievements.json", "(top)", "at most 8 achievements");
+		return;
+	}
+	for (i = 0; i < refd_mpv_len(root); i++) {
+		struct achdef *a = &c->ach[c->nach++];
+		refd_mpv v = refd_mpv_val_at(root, i);
+
+		snprintf(a->name, sizeof(a->name), "%s",
+		    refd_mpv_cstr(refd_mpv_key_at(root, i), "?"));
+		snprintf(a->type, sizeof(a->type), "%s",
+		    refd_mpv_get_str(v, "type", a->name));
+		a->global = refd_mpv_get_bool(v, "global", 0);
+	}
+}
+
+/* Campaign fields of the maps, once every map is known. */
+static void
+parse_map_campaign(refd_mpv maps, struct content *c, struct perr *e)
+{
+	size_t i, j;
+	int k, bad = 0;
+
+	for (i = 0; i < refd_mpv_len(maps) && (int)i < c->nmap; i++) {
+		struct mapdef *m = &c->map[i];
+		refd_mpv v = refd_mpv_val_at(maps, i), rw = refd_mpv_get(v,
+		    "rewards"), ul = refd_mpv_get(rw, "unlock");
+
+		m->unlocked = refd_mpv_get_bool(v, "unlocked", 0);
+		m->requires = ach_mask(c, refd_mpv_get(v, "requires"), &bad);
+		m->rew_gold = (int32_t)refd_mpv_get_int(rw, "gold_each", 0);
+		m->rew_rep = (int32_t)refd_mpv_get_int(rw, "reputation", 0);
+		m->rew_ach = ach_mask(c, refd_mpv_get(rw, "achievements"), &bad);
+		m->unlock = 0;
+		for (j = 0; j < refd_mpv_len(ul); j++) {
+			for (k = 0; k < c->nmap; k++)
+				if (refd_mpv_streq(refd_mpv_at(ul, j),
+				    c->map[k].name))
+					break;
+			if (k == c->nmap)
+				bad = 1;
+			else
+				m->unlock |= 1 << k;
+		}
+		if (bad || m->rew_gold < 0 || m->rew_gold > 100 ||
+		    m->rew_rep < -5 || m->rew_rep > 5) {
+			fail(e, "maps.json", m->name, "requires, rewards: known "
+			    "achievements and maps, gold_each 0..100, reputation "
+			    "-5..5");
+			return;
+		}
+	}
 }
 
 int
@@ -687,6 +815,10 @@ dg_content_parse(const uint8_t *bytes, size_t len, struct content *c,
 		    refd_mpv_get(root, "mdecks"), c, &e);
 	if (!e.bad)
 		parse_classes(refd_mpv_get(root, "classes"), c, &e);
+	if (!e.bad)
+		parse_items(refd_mpv_get(root, "items"), c, &e);
+	if (!e.bad)
+		parse_achievements(refd_mpv_get(root, "achievements"), c, &e);
 	maps = refd_mpv_get(root, "maps");
 	if (!e.bad && (refd_mpv_len(maps) < 1 || refd_mpv_len(maps) > MAXMAPS))
 		fail(&e, "maps.json", "(top)", "expected 1 to 8 maps");
@@ -700,6 +832,8 @@ dg_content_parse(const uint8_t *bytes, size_t len, struct content *c,
 		    sizeof(merr)) != 0)
 			fail(&e, "maps.json", m->name, merr);
 	}
+	if (!e.bad)
+		parse_map_campaign(maps, c, &e);
 	refd_mp_free(d);
 	if (e.bad) {
 		snprintf(err, errlen, "%s", e.msg);

@@ -8,20 +8,10 @@
 #include "dg.h"
 #include "rules.h"
 
-static int
-popc(int x)
-{
-	int n = 0;
+#define popc(x) __builtin_popcount((unsigned)(x))
 
-	while (x) {
-		n += x & 1;
-		x >>= 1;
-	}
-	return n;
-}
-
-static void
-add(struct opt *out, int *n, int max, int kind, int a, int b, int c)
+void
+opt_add(struct opt *out, int *n, int max, int kind, int a, int b, int c)
 {
 	if (*n >= max)
 		return;
@@ -134,8 +124,8 @@ elements_ok(const struct game *g, const struct ability *a)
 int
 move_points(const struct game *g, int ci, const struct ability *a)
 {
-	(void)ci;
-	return a->value + (elements_ok(g, a) ? a->bonus_move : 0);
+	return a->value + (elements_ok(g, a) ? a->bonus_move : 0) +
+	    g->s.ch[ci].bonus_move;
 }
 
 static void
@@ -160,7 +150,7 @@ ability_options(const struct game *g, int ci, struct opt *out, int *n,
 			for (h = 0; h < s->nhex; h++)
 				if (best[h] >= 0 && (s->hex[h].q != s->fig[f].q ||
 				    s->hex[h].r != s->fig[f].r)) {
-					add(out, n, max, K_MOVE, 0, 0, 0);
+					opt_add(out, n, max, K_MOVE, 0, 0, 0);
 					out[*n - 1].q = s->hex[h].q;
 					out[*n - 1].r = s->hex[h].r;
 				}
@@ -186,7 +176,7 @@ ability_options(const struct game *g, int ci, struct opt *out, int *n,
 					    &inr);
 					if (!inr || nt == 0)
 						continue;
-					add(out, n, max, K_AOE, 0, 0, 0);
+					opt_add(out, n, max, K_AOE, 0, 0, 0);
 					out[*n - 1].q = hq;
 					out[*n - 1].r = hr;
 					out[*n - 1].o = o;
@@ -197,7 +187,7 @@ ability_options(const struct game *g, int ci, struct opt *out, int *n,
 		for (e = 0; e < s->nfig; e++) {
 			if (!can_target(g, f, a, e, &why))
 				continue;
-			add(out, n, max, K_ATTACK, 0, 0, 0);
+			opt_add(out, n, max, K_ATTACK, 0, 0, 0);
 			out[*n - 1].n = 1;
 			out[*n - 1].tg[0] = e;
 			if (a->target < 2)
@@ -205,7 +195,7 @@ ability_options(const struct game *g, int ci, struct opt *out, int *n,
 			for (e2 = 0; e2 < s->nfig; e2++) {
 				if (e2 == e || !can_target(g, f, a, e2, &why))
 					continue;
-				add(out, n, max, K_ATTACK, 0, 0, 0);
+				opt_add(out, n, max, K_ATTACK, 0, 0, 0);
 				out[*n - 1].n = 2;
 				out[*n - 1].tg[0] = e;
 				out[*n - 1].tg[1] = e2;
@@ -215,7 +205,7 @@ ability_options(const struct game *g, int ci, struct opt *out, int *n,
 					if (e3 == e || e3 == e2 ||
 					    !can_target(g, f, a, e3, &why))
 						continue;
-					add(out, n, max, K_ATTACK, 0, 0, 0);
+					opt_add(out, n, max, K_ATTACK, 0, 0, 0);
 					out[*n - 1].n = 3;
 					out[*n - 1].tg[0] = e;
 					out[*n - 1].tg[1] = e2;
@@ -234,7 +224,7 @@ ability_options(const struct game *g, int ci, struct opt *out, int *n,
 			    !los(s, s->fig[f].q, s->fig[f].r, s->fig[e].q,
 			    s->fig[e].r)))
 				continue;
-			add(out, n, max, a->kind == A_HEAL ? K_HEAL : K_BLESS,
+			opt_add(out, n, max, a->kind == A_HEAL ? K_HEAL : K_BLESS,
 			    e, 0, 0);
 		}
 		break;
@@ -248,7 +238,7 @@ ability_options(const struct game *g, int ci, struct opt *out, int *n,
 			    r) || fig_at(s, q, r) >= 0 ||
 			    (s->hex[h].ov != OV_NONE && s->hex[h].ov != OV_PLATE))
 				continue;
-			add(out, n, max, K_SUMMON, 0, 0, 0);
+			opt_add(out, n, max, K_SUMMON, 0, 0, 0);
 			out[*n - 1].q = q;
 			out[*n - 1].r = r;
 		}
@@ -257,15 +247,15 @@ ability_options(const struct game *g, int ci, struct opt *out, int *n,
 		for (k = 0; k < g->c->cls[c->cls].ncards; k++)
 			if ((c->lost >> k & 1) &&
 			    !g->c->cls[c->cls].card[k].unrecoverable)
-				add(out, n, max, K_RECOVER, k, 0, 0);
+				opt_add(out, n, max, K_RECOVER, k, 0, 0);
 		break;
 	case A_INFUSE:
 		return;
 	default:
-		add(out, n, max, K_PERFORM, 0, 0, 0);
+		opt_add(out, n, max, K_PERFORM, 0, 0, 0);
 		break;
 	}
-	add(out, n, max, K_SKIP, 0, 0, 0);
+	opt_add(out, n, max, K_SKIP, 0, 0, 0);
 }
 
 int
@@ -277,6 +267,8 @@ options(const struct game *g, int seat, struct opt *out, int max)
 
 	if (s->over || seat < 0 || seat >= s->nch)
 		return 0;
+	if (s->phase == PH_TOWN)
+		return camp_options(g, seat, out, max);
 	c = &s->ch[ci];
 	if (s->ndq > 0) {
 		int keep = 0;
@@ -285,14 +277,14 @@ options(const struct game *g, int seat, struct opt *out, int max)
 			return 0;
 		if (s->phase == PH_TURN && !c->rest && c->planned)
 			keep = ((1 << c->ca) | (1 << c->cb)) & ~c->played;
-		add(out, &n, max, K_TAKE, 0, 0, 0);
+		opt_add(out, &n, max, K_TAKE, 0, 0, 0);
 		for (k = 0; k < MAXCARD; k++)
 			if ((c->hand >> k & 1) && !(keep >> k & 1))
-				add(out, &n, max, K_LOSEHAND, k, 0, 0);
+				opt_add(out, &n, max, K_LOSEHAND, k, 0, 0);
 		for (k = 0; k < MAXCARD; k++)
 			for (k2 = k + 1; k2 < MAXCARD; k2++)
 				if ((c->disc >> k & 1) && (c->disc >> k2 & 1))
-					add(out, &n, max, K_LOSEDISC, k, k2, 0);
+					opt_add(out, &n, max, K_LOSEDISC, k, k2, 0);
 		return n;
 	}
 	if (s->push.active) {
@@ -302,9 +294,24 @@ options(const struct game *g, int seat, struct opt *out, int max)
 			return 0;
 		m = push_options(g, st);
 		for (i = 0; i < m; i++) {
-			add(out, &n, max, K_PUSH, 0, 0, 0);
+			opt_add(out, &n, max, K_PUSH, 0, 0, 0);
 			out[n - 1].q = s->hex[st[i]].q;
 			out[n - 1].r = s->hex[st[i]].r;
+		}
+		return n;
+	}
+	if (s->phase == PH_TURN && s->tie_active) {
+		int32_t perms[24][4];
+		int np, i;
+
+		if (seat != s->tie_seat)
+			return 0;
+		np = tie_perms(g, perms, 24);
+		for (i = 0; i < np; i++) {
+			opt_add(out, &n, max, K_ORDER, 0, 0, 0);
+			out[n - 1].n = s->tie_n;
+			memcpy(out[n - 1].tg, perms[i], (size_t)s->tie_n *
+			    sizeof(int32_t));
 		}
 		return n;
 	}
@@ -316,16 +323,16 @@ options(const struct game *g, int seat, struct opt *out, int max)
 			return 0;
 		for (k = 0; k < MAXCARD; k++)
 			if (movable_active(g, ci, k))
-				add(out, &n, max, K_ACTIVE, k, 0, 0);
+				opt_add(out, &n, max, K_ACTIVE, k, 0, 0);
 		if (popc(c->hand) >= 2)
 			for (k = 0; k < MAXCARD; k++)
 				for (k2 = 0; k2 < MAXCARD; k2++)
 					if (k != k2 && (c->hand >> k & 1) &&
 					    (c->hand >> k2 & 1))
-						add(out, &n, max, K_PLAN, k, k2,
+						opt_add(out, &n, max, K_PLAN, k, k2,
 						    0);
 		if (popc(c->disc) >= 2)
-			add(out, &n, max, K_REST, 0, 0, 0);
+			opt_add(out, &n, max, K_REST, 0, 0, 0);
 		return n;
 	case PH_TURN:
 		if (s->cur >= s->nord || s->ord[s->cur].kind != O_CHAR ||
@@ -334,9 +341,13 @@ options(const struct game *g, int seat, struct opt *out, int max)
 		if (s->ct == CT_LONGREST) {
 			for (k = 0; k < MAXCARD; k++)
 				if (c->disc >> k & 1)
-					add(out, &n, max, K_LRLOSE, k, 0, 0);
+					opt_add(out, &n, max, K_LRLOSE, k, 0, 0);
 			return n;
 		}
+		if (s->ct == CT_CHOOSE || s->ct == CT_ABILITY)
+			for (k = 0; k < c->nitem; k++)
+				if (item_usable(g, ci, k))
+					opt_add(out, &n, max, K_ITEM, k, 0, 0);
 		if (s->ct == CT_CHOOSE) {
 			int cards[2] = { c->ca, c->cb }, i, h;
 
@@ -346,8 +357,8 @@ options(const struct game *g, int seat, struct opt *out, int max)
 				for (h = 0; h < 2; h++) {
 					if (c->halves >> h & 1)
 						continue;
-					add(out, &n, max, K_PLAY, cards[i], h, 0);
-					add(out, &n, max, K_PLAY, cards[i], h, 1);
+					opt_add(out, &n, max, K_PLAY, cards[i], h, 0);
+					opt_add(out, &n, max, K_PLAY, cards[i], h, 1);
 				}
 			}
 			return n;
@@ -358,9 +369,9 @@ options(const struct game *g, int seat, struct opt *out, int max)
 	case PH_SHORTREST:
 		if (s->sr_ci != seat)
 			return 0;
-		add(out, &n, max, s->sr_stage == 0 ? K_SRACCEPT : K_SRKEEP, 0,
+		opt_add(out, &n, max, s->sr_stage == 0 ? K_SRACCEPT : K_SRKEEP, 0,
 		    0, 0);
-		add(out, &n, max, s->sr_stage == 0 ? K_SRACCEPT : K_SRKEEP, 1,
+		opt_add(out, &n, max, s->sr_stage == 0 ? K_SRACCEPT : K_SRKEEP, 1,
 		    0, 0);
 		return n;
 	default:
@@ -520,6 +531,7 @@ perform(struct game *g, int seat, const struct opt *o)
 		c->lost |= 1 << o->a;
 		c->hand |= c->disc;
 		c->disc = 0;
+		item_refresh(g, seat, 1);
 		g->dirty |= DIRTY_HAND(seat);
 		w = evb("long_rest");
 		refd_mpw_kint(w, "seat", seat);
@@ -550,7 +562,8 @@ perform(struct game *g, int seat, const struct opt *o)
 		int mp, h = hex_at(s, o->q, o->r);
 
 		a = cur_ability(g, seat, &tmp);
-		mp = a->value + char_move_bonus(g, a);
+		mp = a->value + char_move_bonus(g, a) + c->bonus_move;
+		c->bonus_move = 0;
 		char_move(g, f, mp, a->jump, h);
 		ability_done(g, seat, 1);
 		break;
@@ -637,6 +650,9 @@ perform(struct game *g, int seat, const struct opt *o)
 		case A_SELFCOND:
 			add_conds(g, f, a->conds);
 			break;
+		case A_REFRESH:
+			item_refresh(g, seat, 0);
+			break;
 		default:
 			break;
 		}
@@ -648,6 +664,21 @@ perform(struct game *g, int seat, const struct opt *o)
 		break;
 	case K_SKIP:
 		ability_done(g, seat, 0);
+		break;
+	case K_ITEM:
+		item_use(g, seat, o->a);
+		break;
+	case K_ORDER:
+		tie_apply(g, o->tg);
+		break;
+	case K_CREATE:
+	case K_LEVELUP:
+	case K_BUY:
+	case K_SELL:
+	case K_DONATE:
+	case K_TRAVEL:
+	case K_ENDCAMP:
+		camp_perform(g, seat, o);
 		break;
 	case K_SRACCEPT:
 		if (o->a == 0) {

@@ -128,13 +128,36 @@ struct mapdef {
 	struct rmon mon[MAXRMON];
 	int32_t victory_boss;
 	int32_t plate_spawn_type, plate_spawn_q, plate_spawn_r;
+	int32_t unlocked, requires, rew_gold, rew_rep, rew_ach, unlock;
+};
+
+#define MAXACH 8
+struct achdef {
+	char name[32];
+	char type[24];
+	int32_t global;
+};
+
+enum { IS_HEAD, IS_BODY, IS_LEGS, IS_HAND, IS_HANDS, IS_SMALL };
+enum { IE_NONE, IE_MOVE1, IE_WARD1, IE_SHIELD2, IE_TRAPSAFE, IE_MELEE1,
+	IE_MELEE2STUN, IE_HEAL3, IE_UNMUDDLE, IE_ADVANTAGE, IE_REFRESH };
+#define MAXITEMS 16
+#define MAXOWN 8
+
+struct itemdef {
+	char id[8];
+	char name[24];
+	int32_t slot, cost, copies, prosperity, consume, slots, effect, minus;
 };
 
 #define MAXCLASS 4
 #define MAXMAPS 8
 
 struct content {
-	int32_t nclass, ntype, ndeck, nmap;
+	int32_t nclass, ntype, ndeck, nmap, nitem;
+	struct itemdef item[MAXITEMS];
+	int32_t nach;
+	struct achdef ach[MAXACH];
 	struct cclass cls[MAXCLASS];
 	struct mtype type[MAXTYPES];
 	struct mdeckdef deck[MAXTYPES];
@@ -169,6 +192,8 @@ struct chr {
 	int32_t ab_done, xp, money, exhausted, shield_rb, ret_rb;
 	int32_t slot[MAXCARD];
 	int32_t move_done, fresh_infuse, kills, gold;
+	int32_t nitem, item[MAXOWN], istate[MAXOWN], iuses[MAXOWN];
+	int32_t bonus_move, bonus_attack, bonus_stun, bonus_adv, level, pad;
 	struct deck mod;
 };
 
@@ -195,7 +220,12 @@ struct ppush {
 	int32_t active, fig, from_fig, left, pull, by_ci;
 };
 
-enum { PH_PLAN = 1, PH_TURN, PH_SHORTREST, PH_OVER };
+enum { PH_PLAN = 1, PH_TURN, PH_SHORTREST, PH_OVER, PH_TOWN };
+
+/* A campaign character between scenarios (§2.1). */
+struct cchar {
+	int32_t made, cls, level, xp, gold, owned, donated, bless_next;
+};
 /* character turn stages */
 enum { CT_START = 0, CT_WOUNDED, CT_LONGREST, CT_CHOOSE, CT_ABILITY, CT_END };
 
@@ -208,6 +238,8 @@ struct dg {
 	int32_t mt_active, mt_fig, mt_ab, mt_focus, mt_type, mt_attacks;
 	int32_t mt_consumed[MAXTYPES], mt_consume_tried[MAXTYPES];
 	int32_t summon_seq, progress;
+	int32_t tie_active, tie_start, tie_n, tie_seat, tie_from, tie_kind;
+	int32_t tie_unit[MAXORD + 1];
 	struct hexs hex[MAXHEX];
 	int32_t grid[GQ][GR];
 	struct fig fig[MAXFIG];
@@ -223,6 +255,12 @@ struct dg {
 	struct ppush push;
 	struct rmon rmon[MAXRMON];
 	int32_t nrmon, pad1;
+	/* campaign (§2) */
+	int32_t camp, prosperity, reputation, gach, pach, completed;
+	int32_t unlocked, donations, scen_count, max_scen, camp_mode, actions;
+	int32_t sup_added, pad3;
+	int32_t supply[MAXITEMS];
+	struct cchar cc[MAXCH];
 };
 
 /* Per-call wrapper: the state plus what is not serialized. */
@@ -253,6 +291,7 @@ int visible_hex(const struct dg *s, int h);
 void travel(const struct dg *s, int f, int q, int r, int mode, int *cost,
     int *prev);
 int can_end(const struct dg *s, int f, int h, int flying);
+void load_map(struct dg *s, const struct mapdef *m);
 
 /* rules.c */
 void dg_advance(struct game *g);

@@ -64,6 +64,13 @@ p_describe(refd_ctx *ctx, void *pdata)
 	static const char *plan[] = { "lead", "card id (its initiative counts)",
 		"second", "card id", NULL };
 	static const char *card[] = { "card", "card id", NULL };
+	static const char *item[] = { "item", "item id", NULL };
+	static const char *create[] = { "class", "class name", "level",
+		"int 1..prosperity level", NULL };
+	static const char *trav[] = { "scenario", "map name", "mode",
+		"\"campaign\" or \"casual\"", NULL };
+	static const char *order[] = { "order", "[int]: a permutation of the "
+		"tied units", NULL };
 	static const char *play[] = { "card", "card id", "half",
 		"\"top\" or \"bottom\"", "default",
 		"bool, optional: Attack 2 / Move 2 instead", NULL };
@@ -96,14 +103,19 @@ p_describe(refd_ctx *ctx, void *pdata)
 	opt_doc(w, "los", "str", "\"strict\" (default) or \"lenient\"");
 	opt_doc(w, "max_rounds", "int 1..99", "rounds before the scenario is "
 	    "lost (default 20)");
-	opt_doc(w, "characters", "[object]", "test set-ups: at, hp, conds, "
-	    "hand, discard, lost, active, deck, xp");
+	opt_doc(w, "characters", "[object]", "per seat: level, items (equipped); "
+	    "test set-ups also at, hp, conds, hand, discard, lost, active, "
+	    "deck, xp, summon");
 	opt_doc(w, "monsters", "[object]", "test set-ups: type, rank, at, "
 	    "standee, hp, conds");
 	opt_doc(w, "monster_deck", "[str]", "test set-ups: modifier cards on "
 	    "top of the monster deck");
 	opt_doc(w, "ability_decks", "{deck: [card names]}", "test set-ups: "
 	    "monster ability deck order");
+	opt_doc(w, "money", "[[q, r]]", "test set-ups: money tokens");
+	opt_doc(w, "campaign", "object", "play a campaign: prosperity, "
+	    "reputation, max_scenarios, achievements, completed, unlocked, "
+	    "characters");
 	opt_doc(w, "elements", "{element: \"strong\"|\"waning\"}",
 	    "test set-ups: element states");
 	refd_mpw_end(w);
@@ -119,6 +131,16 @@ p_describe(refd_ctx *ctx, void *pdata)
 	cmd_doc(w, "bless", target, "perform the current Bless ability");
 	cmd_doc(w, "summon", to, "perform the current Summon ability");
 	cmd_doc(w, "recover", card, "perform the current Recover ability");
+	cmd_doc(w, "order", order, "settle an initiative tie: the tied units "
+	    "(as listed by the order_tie event) in the order they act");
+	cmd_doc(w, "create_character", create, "town: create your character");
+	cmd_doc(w, "level_up", none, "town: gain a level");
+	cmd_doc(w, "buy", item, "town: buy an item from the supply");
+	cmd_doc(w, "sell", item, "town: sell an item for half its cost");
+	cmd_doc(w, "donate", none, "town: 10 gold, 2 blesses next scenario");
+	cmd_doc(w, "travel", trav, "town, seat 0: play a scenario");
+	cmd_doc(w, "end_campaign", none, "town, seat 0: end the campaign");
+	cmd_doc(w, "use_item", item, "use one of your items in your turn");
 	cmd_doc(w, "perform", none, "perform the current ability (no choice)");
 	cmd_doc(w, "skip", none, "skip the current (beneficial) ability");
 	cmd_doc(w, "push", to, "one step of your push or pull");
@@ -241,20 +263,6 @@ card_mask(const struct cclass *cl, refd_mpv arr, int *bad)
 }
 
 static int
-at(refd_mpv a, int *q, int *r)
-{
-	int64_t x, y;
-
-	if (refd_mpv_len(a) != 2 || refd_mpv_int(refd_mpv_at(a, 0), &x) ||
-	    refd_mpv_int(refd_mpv_at(a, 1), &y) || x < -Q0 ||
-	    x >= GQ - Q0 || y < -R0 || y >= GR - R0)
-		return -1;
-	*q = (int)x;
-	*r = (int)y;
-	return 0;
-}
-
-static int
 setup_fail(refd_ctx *ctx, struct game *g, refd_mpdoc *d, const char *msg)
 {
 	refd_mp_free(d);
@@ -277,6 +285,67 @@ mod_list(refd_mpv arr, int monster, int *out, int *n)
 		out[(*n)++] = m;
 	}
 	return 0;
+}
+
+static void
+shuffle_or_fail(struct game *g, int rc)
+{
+	if (rc != REFD_OK && g->err == 0)
+		g->err = rc;
+}
+
+/*
+ * Place the first room's monsters, shuffle the decks a test did not fix
+ * (§3 steps 6-14) and run the round start.
+ */
+void
+scenario_begin(struct game *g)
+{
+	struct dg *s = &g->s;
+	const struct content *c = g->c;
+	int i, k, rk = s->nch - 2 > 2 ? 2 : s->nch - 2;
+	refd_mpw *w;
+
+	for (i = 0; i < s->nrmon; i++) {
+		if (s->rmon[i].room != 0 || s->rmon[i].rank[rk] < 0)
+			continue;
+		place_monster(g, s->rmon[i].type, s->rmon[i].rank[rk],
+		    s->rmon[i].q, s->rmon[i].r, 0, 0);
+		s->rmon[i].rank[rk] = -1;
+	}
+	/* shuffles (§3 steps 10-14), unless a test fixed the order */
+	if (s->mdeck.flag == 0)
+		shuffle_or_fail(g, H->shuffle(g->ctx, s->mdeck.c, (size_t)s->mdeck.n, sizeof(int32_t),
+		    "monster modifier deck"));
+	s->mdeck.flag = 0;
+	for (i = 0; i < s->nch; i++) {
+		if (s->ch[i].mod.flag == 0)
+			shuffle_or_fail(g, H->shuffle(g->ctx, s->ch[i].mod.c, (size_t)s->ch[i].mod.n,
+			    sizeof(int32_t), "modifier deck"));
+		s->ch[i].mod.flag = 0;
+	}
+	for (k = 0; k < c->ntype; k++)
+		if (type_present(g, k) && !s->test_decks &&
+		    !s->ad_started[c->type[k].deck]) {
+			int dk = c->type[k].deck;
+
+			s->ad_started[dk] = 1;
+			shuffle_or_fail(g, H->shuffle(g->ctx, s->ad_c[dk], (size_t)s->ad_n[dk],
+			    sizeof(int32_t), "monster ability deck"));
+		}
+	if (s->test_decks)
+		for (k = 0; k < MAXTYPES; k++)
+			s->ad_started[k] = 1;
+	s->phase = PH_PLAN;
+	w = evb("setup");
+	refd_mpw_kint(w, "level", s->level);
+	refd_mpw_kint(w, "monster_level", s->mlevel);
+	refd_mpw_kint(w, "trap_damage", s->trapdmg);
+	refd_mpw_kint(w, "hazard_damage", s->hazdmg);
+	refd_mpw_kint(w, "gold_per_token", s->gold_per);
+	refd_mpw_kint(w, "bonus_xp", s->bonus_xp);
+	ev(g, REFD_SEAT_PUBLIC, w);
+	dg_advance(g);
 }
 
 static int
@@ -316,6 +385,29 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	s->version = DG_VERSION;
 	s->nch = (int)nseats;
 	s->mapi = -1;
+	s->los = refd_mpv_streq(refd_mpv_get(root, "los"), "lenient") ?
+	    REFD_HEX_LOS_LENIENT : REFD_HEX_LOS_STRICT;
+	s->max_rounds = (int)refd_mpv_get_int(root, "max_rounds", 20);
+	if (refd_mpv_ok(refd_mpv_get(root, "campaign"))) {
+		if (s->max_rounds < 1 || s->max_rounds > 99)
+			return setup_fail(ctx, g, d, "max_rounds: 1..99");
+		if (camp_setup(g, refd_mpv_get(root, "campaign"), msg,
+		    sizeof(msg)) != 0)
+			return setup_fail(ctx, g, d, msg);
+		refd_mp_free(d);
+		w = evb("campaign");
+		refd_mpw_kint(w, "prosperity", s->prosperity);
+		refd_mpw_kint(w, "reputation", s->reputation);
+		ev(g, REFD_SEAT_PUBLIC, w);
+		if (g->err) {
+			rc = g->err;
+			H->free(ctx, g);
+			return rc;
+		}
+		g->ctx = NULL;
+		*out = g;
+		return REFD_OK;
+	}
 	v = refd_mpv_get(root, "map");
 	if (refd_mpv_type(v) == REFD_MP_STR || !refd_mpv_ok(v)) {
 		const char *nm = refd_mpv_cstr(v, c->map[0].name);
@@ -343,25 +435,7 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		}
 		m = tm;
 	}
-	/* map into the state */
-	for (i = 0; i < GQ; i++)
-		for (k = 0; k < GR; k++)
-			s->grid[i][k] = 0;
-	s->nhex = m->nhex;
-	for (i = 0; i < m->nhex; i++) {
-		struct hexs *h = &s->hex[i];
-
-		h->q = m->hq[i];
-		h->r = m->hr[i];
-		h->room = m->hroom[i];
-		h->ov = m->hov[i];
-		h->door = m->hdoor[i];
-		h->val = m->hval[i];
-		s->grid[h->q + Q0][h->r + R0] = i + 1;
-	}
-	s->nrmon = m->nmon;
-	memcpy(s->rmon, m->mon, sizeof(s->rmon[0]) * (size_t)m->nmon);
-	s->revealed = 1;
+	load_map(s, m);
 	s->level = (int)refd_mpv_get_int(root, "level", 1);
 	if (s->level < 0 || s->level > 7) {
 		if (s->mapi < 0)
@@ -405,7 +479,7 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		    (size_t)i);
 		const struct cclass *cl;
 		struct fig *x;
-		int q = 0, r = 0, bad = 0, nh = 0;
+		int q = 0, r = 0, bad = 0;
 
 		ch->cls = -1;
 		for (k = 0; k < c->nclass; k++)
@@ -430,10 +504,13 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		x->kind = F_CHAR;
 		x->type = ch->cls;
 		x->owner = i;
-		x->maxhp = cl->hp[0];
+		ch->level = (int)refd_mpv_get_int(cv, "level", 1);
+		if (ch->level < 1 || ch->level > 9)
+			bad = 1, ch->level = 1;
+		x->maxhp = cl->hp[ch->level - 1];
 		x->hp = (int)refd_mpv_get_int(cv, "hp", x->maxhp);
 		if (refd_mpv_ok(refd_mpv_get(cv, "at"))) {
-			if (at(refd_mpv_get(cv, "at"), &q, &r) ||
+			if (parse_at(refd_mpv_get(cv, "at"), &q, &r) ||
 			    hex_at(s, q, r) < 0)
 				bad = 1;
 		} else if (i < m->nstart) {
@@ -448,16 +525,7 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		if (refd_mpv_ok(refd_mpv_get(cv, "hand"))) {
 			ch->hand = card_mask(cl, refd_mpv_get(cv, "hand"), &bad);
 		} else {
-			for (k = 0; k < cl->ncards && nh < cl->hand; k++)
-				if (cl->card[k].level == 1) {
-					ch->hand |= 1 << k;
-					nh++;
-				}
-			for (k = 0; k < cl->ncards && nh < cl->hand; k++)
-				if (cl->card[k].level == 0) {
-					ch->hand |= 1 << k;
-					nh++;
-				}
+			ch->hand = default_hand(cl);
 		}
 		ch->disc = card_mask(cl, refd_mpv_get(cv, "discard"), &bad);
 		ch->lost = card_mask(cl, refd_mpv_get(cv, "lost"), &bad);
@@ -466,8 +534,60 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		if (mod_list(refd_mpv_get(cv, "deck"), 0, tops, &ntop))
 			bad = 1;
 		deck_build(&ch->mod, tops, ntop);
-		/* a test set-up (characters given) fixes the deck order */
-		ch->mod.flag = refd_mpv_ok(chars) ? -1 : 0;
+		{
+			refd_mpv il = refd_mpv_get(cv, "items");
+			int cnt[6] = { 0 }, j, kk;
+			size_t ii;
+
+			for (ii = 0; ii < refd_mpv_len(il); ii++) {
+				for (kk = 0; kk < c->nitem; kk++)
+					if (refd_mpv_streq(refd_mpv_at(il, ii),
+					    c->item[kk].id))
+						break;
+				for (j = 0; j < ch->nitem; j++)
+					if (ch->item[j] == kk)
+						kk = c->nitem;
+				if (kk == c->nitem || ch->nitem >= MAXOWN) {
+					snprintf(msg, sizeof(msg), "characters[%d]: "
+					    "items[%zu]: no such item, or a second "
+					    "copy", i, ii);
+					if (s->mapi < 0)
+						H->free(ctx, m);
+					return setup_fail(ctx, g, d, msg);
+				}
+				ch->item[ch->nitem++] = kk;
+				cnt[c->item[kk].slot]++;
+				for (j = 0; j < c->item[kk].minus &&
+				    ch->mod.n < MAXMOD; j++)
+					ch->mod.c[ch->mod.n++] = M_M1;
+			}
+			for (j = 0; j < ch->nitem; j++) {
+				refd_mpv sp = refd_mpv_get(cv, "spent");
+				refd_mpv co = refd_mpv_get(cv, "consumed");
+
+				for (ii = 0; ii < refd_mpv_len(sp); ii++)
+					if (refd_mpv_streq(refd_mpv_at(sp, ii),
+					    c->item[ch->item[j]].id))
+						ch->istate[j] = 1;
+				for (ii = 0; ii < refd_mpv_len(co); ii++)
+					if (refd_mpv_streq(refd_mpv_at(co, ii),
+					    c->item[ch->item[j]].id))
+						ch->istate[j] = 2;
+			}
+			if (!equip_ok(cnt, ch->level)) {
+				snprintf(msg, sizeof(msg), "characters[%d]: items: "
+				    "at most 1 head, 1 body, 1 legs, one two-hand "
+				    "or two one-hand items, and %d small item(s) at "
+				    "level %d (R002-25)", i, (ch->level + 1) / 2,
+				    ch->level);
+				if (s->mapi < 0)
+					H->free(ctx, m);
+				return setup_fail(ctx, g, d, msg);
+			}
+		}
+		/* a test set-up (monsters given) fixes the deck order */
+		ch->mod.flag = refd_mpv_ok(refd_mpv_get(root, "monsters")) ? -1 :
+		    0;
 		if (bad || x->hp < 1 || x->hp > 99 || (ch->hand & ch->disc) ||
 		    (ch->hand & ch->lost) || (ch->disc & ch->lost) ||
 		    fig_at(s, q, r) != s->nfig - 1) {
@@ -483,7 +603,7 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			refd_mpv sv = refd_mpv_get(cv, "summon");
 			struct fig *y = &s->fig[s->nfig];
 
-			if (at(refd_mpv_get(sv, "at"), &q, &r) ||
+			if (parse_at(refd_mpv_get(sv, "at"), &q, &r) ||
 			    hex_at(s, q, r) < 0 || fig_at(s, q, r) >= 0 ||
 			    cl->summon.hp == 0) {
 				if (s->mapi < 0)
@@ -509,6 +629,17 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	}
 	if (s->mapi < 0)
 		H->free(ctx, m);
+	/* test set-ups: money tokens */
+	v = refd_mpv_get(root, "money");
+	for (i = 0; i < (int)refd_mpv_len(v); i++) {
+		int q, r, h;
+
+		if (parse_at(refd_mpv_at(v, (size_t)i), &q, &r) ||
+		    (h = hex_at(s, q, r)) < 0)
+			return setup_fail(ctx, g, d, "money: [[q, r], ...] on "
+			    "floor hexes");
+		s->hex[h].money++;
+	}
 	/* elements */
 	v = refd_mpv_get(root, "elements");
 	for (i = 0; i < NELEM; i++) {
@@ -572,7 +703,7 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 				if (refd_mpv_streq(refd_mpv_get(mv, "type"),
 				    c->type[k].name))
 					t = k;
-			if (t < 0 || at(refd_mpv_get(mv, "at"), &q, &r) ||
+			if (t < 0 || parse_at(refd_mpv_get(mv, "at"), &q, &r) ||
 			    hex_at(s, q, r) < 0 || fig_at(s, q, r) >= 0)
 				return setup_fail(ctx, g, d, "monsters: type, at "
 				    "(a free floor hex)");
@@ -589,51 +720,9 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 				return setup_fail(ctx, g, d, "monsters: hp >= 1 "
 				    "and known conditions");
 		}
-	} else {
-		int rk = s->nch - 2 > 2 ? 2 : s->nch - 2;
-
-		for (i = 0; i < s->nrmon; i++) {
-			if (s->rmon[i].room != 0 || s->rmon[i].rank[rk] < 0)
-				continue;
-			place_monster(g, s->rmon[i].type, s->rmon[i].rank[rk],
-			    s->rmon[i].q, s->rmon[i].r, 0, 0);
-			s->rmon[i].rank[rk] = -1;
-		}
 	}
 	refd_mp_free(d);
-	/* shuffles (§3 steps 10-14), unless a test fixed the order */
-	if (s->mdeck.flag == 0)
-		H->shuffle(ctx, s->mdeck.c, (size_t)s->mdeck.n, sizeof(int32_t),
-		    "monster modifier deck");
-	s->mdeck.flag = 0;
-	for (i = 0; i < s->nch; i++) {
-		if (s->ch[i].mod.flag == 0)
-			H->shuffle(ctx, s->ch[i].mod.c, (size_t)s->ch[i].mod.n,
-			    sizeof(int32_t), "modifier deck");
-		s->ch[i].mod.flag = 0;
-	}
-	for (k = 0; k < c->ntype; k++)
-		if (type_present(g, k) && !s->test_decks &&
-		    !s->ad_started[c->type[k].deck]) {
-			int dk = c->type[k].deck;
-
-			s->ad_started[dk] = 1;
-			H->shuffle(ctx, s->ad_c[dk], (size_t)s->ad_n[dk],
-			    sizeof(int32_t), "monster ability deck");
-		}
-	if (s->test_decks)
-		for (k = 0; k < MAXTYPES; k++)
-			s->ad_started[k] = 1;
-	s->phase = PH_PLAN;
-	w = evb("setup");
-	refd_mpw_kint(w, "level", s->level);
-	refd_mpw_kint(w, "monster_level", s->mlevel);
-	refd_mpw_kint(w, "trap_damage", s->trapdmg);
-	refd_mpw_kint(w, "hazard_damage", s->hazdmg);
-	refd_mpw_kint(w, "gold_per_token", s->gold_per);
-	refd_mpw_kint(w, "bonus_xp", s->bonus_xp);
-	ev(g, REFD_SEAT_PUBLIC, w);
-	dg_advance(g);
+	scenario_begin(g);
 	rc = commit_zones(g, 0x3ff);
 	if (rc == REFD_OK && g->err)
 		rc = g->err;
@@ -738,6 +827,80 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 			return -1;
 		o->a = (int32_t)x;
 		return 0;
+	}
+	if (refd_mpv_streq(t, "order")) {
+		refd_mpv ol = refd_mpv_get(root, "order");
+		size_t i;
+
+		o->kind = K_ORDER;
+		if (refd_mpv_type(ol) != REFD_MP_ARRAY || refd_mpv_len(ol) < 2 ||
+		    refd_mpv_len(ol) > 4)
+			return -1;
+		o->n = (int32_t)refd_mpv_len(ol);
+		for (i = 0; i < refd_mpv_len(ol); i++) {
+			if (refd_mpv_int(refd_mpv_at(ol, i), &x) || x < 0 ||
+			    x > 3)
+				return -1;
+			o->tg[i] = (int32_t)x;
+		}
+		return 0;
+	}
+	if (refd_mpv_streq(t, "create_character")) {
+		int k;
+
+		o->kind = K_CREATE;
+		o->a = -1;
+		for (k = 0; k < g->c->nclass; k++)
+			if (refd_mpv_streq(refd_mpv_get(root, "class"),
+			    g->c->cls[k].name))
+				o->a = k;
+		if (refd_mpv_int(refd_mpv_get(root, "level"), &x) || x < -100 ||
+		    x > 100)
+			return -1;
+		o->b = (int32_t)x;
+		return 0;
+	}
+	if (refd_mpv_streq(t, "level_up") || refd_mpv_streq(t, "donate") ||
+	    refd_mpv_streq(t, "end_campaign")) {
+		o->kind = refd_mpv_streq(t, "level_up") ? K_LEVELUP :
+		    refd_mpv_streq(t, "donate") ? K_DONATE : K_ENDCAMP;
+		return 0;
+	}
+	if (refd_mpv_streq(t, "buy") || refd_mpv_streq(t, "sell")) {
+		int k;
+
+		o->kind = refd_mpv_streq(t, "buy") ? K_BUY : K_SELL;
+		o->a = -1;
+		for (k = 0; k < g->c->nitem; k++)
+			if (refd_mpv_streq(refd_mpv_get(root, "item"),
+			    g->c->item[k].id))
+				o->a = k;
+		return 0;
+	}
+	if (refd_mpv_streq(t, "travel")) {
+		int k;
+
+		o->kind = K_TRAVEL;
+		o->a = -1;
+		for (k = 0; k < g->c->nmap; k++)
+			if (refd_mpv_streq(refd_mpv_get(root, "scenario"),
+			    g->c->map[k].name))
+				o->a = k;
+		o->b = refd_mpv_streq(refd_mpv_get(root, "mode"), "campaign");
+		return refd_mpv_streq(refd_mpv_get(root, "mode"), "campaign") ||
+		    refd_mpv_streq(refd_mpv_get(root, "mode"), "casual") ? 0 : -1;
+	}
+	if (refd_mpv_streq(t, "use_item")) {
+		const struct chr *c = &g->s.ch[seat];
+		int k;
+
+		o->kind = K_ITEM;
+		for (k = 0; k < c->nitem; k++)
+			if (refd_mpv_streq(refd_mpv_get(root, "item"),
+			    g->c->item[c->item[k]].id))
+				break;
+		o->a = k;
+		return k == c->nitem ? -3 : 0;
 	}
 	if (refd_mpv_streq(t, "perform")) {
 		o->kind = K_PERFORM;
@@ -873,6 +1036,56 @@ write_opt(const struct game *g, int seat, const struct opt *o, refd_mpw *w,
 		snprintf(label, ln, "%s %s", o->kind == K_HEAL ? "Heal" : "Bless",
 		    fig_name(g, o->a, nm, sizeof(nm)));
 		break;
+	case K_CREATE:
+		refd_mpw_kstr(w, "type", "create_character");
+		refd_mpw_kstr(w, "class", g->c->cls[o->a].name);
+		refd_mpw_kint(w, "level", o->b);
+		snprintf(label, ln, "Create a level %d %s", (int)o->b,
+		    g->c->cls[o->a].name);
+		break;
+	case K_LEVELUP:
+		refd_mpw_kstr(w, "type", "level_up");
+		snprintf(label, ln, "Level up");
+		break;
+	case K_DONATE:
+		refd_mpw_kstr(w, "type", "donate");
+		snprintf(label, ln, "Donate 10 gold to the sanctuary");
+		break;
+	case K_ENDCAMP:
+		refd_mpw_kstr(w, "type", "end_campaign");
+		snprintf(label, ln, "End the campaign");
+		break;
+	case K_BUY:
+	case K_SELL:
+		refd_mpw_kstr(w, "type", o->kind == K_BUY ? "buy" : "sell");
+		refd_mpw_kstr(w, "item", g->c->item[o->a].id);
+		snprintf(label, ln, "%s %s for %d gold", o->kind == K_BUY ?
+		    "Buy" : "Sell", g->c->item[o->a].name, o->kind == K_BUY ?
+		    price_of(g, o->a) : (int)g->c->item[o->a].cost / 2);
+		break;
+	case K_TRAVEL:
+		refd_mpw_kstr(w, "type", "travel");
+		refd_mpw_kstr(w, "scenario", g->c->map[o->a].name);
+		refd_mpw_kstr(w, "mode", o->b ? "campaign" : "casual");
+		snprintf(label, ln, "Travel to %s (%s)", g->c->map[o->a].name,
+		    o->b ? "campaign" : "casual");
+		break;
+	case K_ORDER:
+		refd_mpw_kstr(w, "type", "order");
+		refd_mpw_karray(w, "order");
+		for (i = 0; i < o->n; i++)
+			refd_mpw_int(w, o->tg[i]);
+		refd_mpw_end(w);
+		snprintf(label, ln, "Settle the initiative tie: tied unit %d "
+		    "acts first", (int)o->tg[0]);
+		break;
+	case K_ITEM:
+		refd_mpw_kstr(w, "type", "use_item");
+		refd_mpw_kstr(w, "item",
+		    g->c->item[g->s.ch[seat].item[o->a]].id);
+		snprintf(label, ln, "Use %s",
+		    g->c->item[g->s.ch[seat].item[o->a]].name);
+		break;
 	case K_PERFORM:
 		refd_mpw_kstr(w, "type", "perform");
 		snprintf(label, ln, "Perform the ability");
@@ -959,7 +1172,11 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 	    o->kind != K_LOSEHAND && o->kind != K_LOSEDISC)
 		return H->reject(g->ctx, REFD_EPHASE, "R002-48",
 		    "answer the damage prompt first (take, hand or discard)");
-	if (!kinds) {
+	if (s->phase == PH_TOWN && camp_owes_levelup(g, seat) &&
+	    o->kind != K_LEVELUP && o->kind != K_TRAVEL)
+		return H->reject(g->ctx, REFD_EPHASE, "R002-78",
+		    "your XP has reached the next level: level up first");
+	if (!kinds && s->phase != PH_TOWN) {
 		switch (o->kind) {
 		case K_PLAN:
 			if (s->phase == PH_PLAN)
@@ -976,6 +1193,11 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 		case K_SKIP:
 			return H->reject(g->ctx, REFD_EILLEGAL, "R002-21",
 			    "this ability cannot be skipped now");
+		case K_ITEM:
+			return H->reject(g->ctx, REFD_EILLEGAL, "R002-25",
+			    "that item cannot be used now (spent, consumed, "
+			    "stunned, not your turn, or its condition does not "
+			    "hold)");
 		default:
 			break;
 		}
@@ -1062,7 +1284,39 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 	case K_ACTIVE:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-26",
 		    "that card is not in your active area");
+	case K_ITEM:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-25",
+		    "that item cannot be used now (spent, consumed, stunned, "
+		    "or its condition does not hold)");
+	case K_ORDER:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-74",
+		    "the order must list every tied unit once");
+	case K_CREATE:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-77",
+		    "create a character of an unlocked class nobody in the "
+		    "party plays, at a level from 1 to the prosperity level");
+	case K_LEVELUP:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-78",
+		    "a level-up needs the next level's XP, or a level below the "
+		    "prosperity level");
+	case K_BUY:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-80",
+		    "you cannot buy that: no copy in the supply, not enough "
+		    "gold, or you already own one");
+	case K_SELL:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-80",
+		    "you do not own that item");
+	case K_DONATE:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-82",
+		    "one donation of 10 gold per character per town visit");
+	case K_TRAVEL:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-87",
+		    "that scenario is locked, already completed in campaign "
+		    "mode, needs an achievement, or a level-up is still owed");
 	default:
+		if (s->phase == PH_TOWN)
+			return H->reject(g->ctx, REFD_EPHASE, "R002-13",
+			    "that is not a town activity you may do now");
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-74",
 		    "that choice is not one of the legal options");
 	}
@@ -1105,6 +1359,9 @@ p_apply(refd_ctx *ctx, void *state, uint32_t seat, const uint8_t *cmd,
 	if (rc == -2)
 		return H->reject(ctx, REFD_EILLEGAL, "R002-13",
 		    "no such card in your class");
+	if (rc == -3)
+		return H->reject(ctx, REFD_EILLEGAL, "R002-25",
+		    "you have no such item equipped");
 	list = H->alloc(ctx, MAXOPT * sizeof(*list));
 	if (list == NULL)
 		return REFD_ENOMEM;
@@ -1295,6 +1552,15 @@ p_view(refd_ctx *ctx, const void *state, int32_t seat)
 				refd_mpw_kstr(w, "second", cl->card[c->cb].id);
 			}
 		}
+		refd_mpw_karray(w, "items");
+		for (k = 0; k < c->nitem; k++) {
+			refd_mpw_map(w);
+			refd_mpw_kstr(w, "id", g->c->item[c->item[k]].id);
+			refd_mpw_kstr(w, "state", c->istate[k] == 0 ? "ready" :
+			    c->istate[k] == 1 ? "spent" : "consumed");
+			refd_mpw_end(w);
+		}
+		refd_mpw_end(w);
 		if (c->shield_rb)
 			refd_mpw_kint(w, "shield", c->shield_rb);
 		if (c->ret_rb)
@@ -1311,26 +1577,52 @@ p_view(refd_ctx *ctx, const void *state, int32_t seat)
 			    g->c->deck[k].card[s->ad_cur[k]].name);
 	refd_mpw_end(w);
 	if (s->phase == PH_TURN) {
-		refd_mpw_karray(w, "order");
-		for (i = 0; i < s->nord; i++) {
-			refd_mpw_map(w);
-			if (s->ord[i].kind == O_CHAR)
-				refd_mpw_kint(w, "seat", s->ord[i].idx);
-			else if (s->ord[i].kind == O_SUMMON)
-				refd_mpw_kint(w, "summon", s->ord[i].idx);
-			else
-				refd_mpw_kstr(w, "monster",
-				    g->c->type[s->ord[i].idx].name);
-			refd_mpw_kint(w, "init", s->ord[i].init);
-			refd_mpw_end(w);
-		}
-		refd_mpw_end(w);
+		write_order(g, w);
 		refd_mpw_kint(w, "turn", s->cur);
 	}
 	if (s->ndq > 0) {
 		refd_mpw_kmap(w, "damage_prompt");
 		refd_mpw_kint(w, "seat", s->dq[0].ci);
 		refd_mpw_kint(w, "amount", s->dq[0].amount);
+		refd_mpw_end(w);
+	}
+	if (s->camp) {
+		refd_mpw_kmap(w, "campaign");
+		refd_mpw_kint(w, "prosperity", s->prosperity);
+		refd_mpw_kint(w, "prosperity_level",
+		    prosperity_level(s->prosperity));
+		refd_mpw_kint(w, "reputation", s->reputation);
+		refd_mpw_kint(w, "scenarios", s->scen_count);
+		refd_mpw_kint(w, "donations", s->donations);
+		refd_mpw_karray(w, "achievements");
+		for (k = 0; k < g->c->nach; k++)
+			if ((s->gach | s->pach) >> k & 1)
+				refd_mpw_str(w, g->c->ach[k].name);
+		refd_mpw_end(w);
+		refd_mpw_kmap(w, "supply");
+		for (k = 0; k < g->c->nitem; k++)
+			if (s->supply[k] > 0)
+				refd_mpw_kint(w, g->c->item[k].id, s->supply[k]);
+		refd_mpw_end(w);
+		refd_mpw_karray(w, "characters");
+		for (i = 0; i < s->nch; i++) {
+			const struct cchar *cc = &s->cc[i];
+
+			refd_mpw_map(w);
+			if (cc->made) {
+				refd_mpw_kstr(w, "class", g->c->cls[cc->cls].name);
+				refd_mpw_kint(w, "level", cc->level);
+				refd_mpw_kint(w, "xp", cc->xp);
+				refd_mpw_kint(w, "gold", cc->gold);
+				refd_mpw_karray(w, "items");
+				for (k = 0; k < g->c->nitem; k++)
+					if (cc->owned >> k & 1)
+						refd_mpw_str(w, g->c->item[k].id);
+				refd_mpw_end(w);
+			}
+			refd_mpw_end(w);
+		}
+		refd_mpw_end(w);
 		refd_mpw_end(w);
 	}
 	refd_mpw_kstr(w, "result", s->over == 1 ? "success" : s->over == 2 ?
@@ -1355,8 +1647,8 @@ p_result(refd_ctx *ctx, const void *state)
 		for (i = 0; i < g->s.nch; i++)
 			refd_mpw_int(w, i);
 	refd_mpw_end(w);
-	refd_mpw_kstr(w, "reason", g->s.over == 1 ? "scenario success" :
-	    "scenario failure");
+	refd_mpw_kstr(w, "reason", g->s.camp ? "the campaign ended" :
+	    g->s.over == 1 ? "scenario success" : "scenario failure");
 	refd_mpw_karray(w, "xp");
 	for (i = 0; i < g->s.nch; i++)
 		refd_mpw_int(w, g->s.ch[i].xp);
@@ -1409,7 +1701,7 @@ p_restore(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *b,
 	g->c = content;
 	s = &g->s;
 	bad = s->version != DG_VERSION || s->nch < 2 || s->nch > MAXCH ||
-	    s->nhex < 1 || s->nhex > MAXHEX || s->nfig < 0 ||
+	    (s->nhex < 1 && !s->camp) || s->nhex > MAXHEX || s->nfig < 0 ||
 	    s->nfig > MAXFIG || s->nord < 0 || s->nord > MAXORD ||
 	    s->ndq < 0 || s->ndq > 6 || s->mlevel < 0 || s->mlevel > 7 ||
 	    s->mapi >= g->c->nmap || s->nrmon < 0 || s->nrmon > MAXRMON;
@@ -1418,6 +1710,39 @@ p_restore(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *b,
 		return H->reject(ctx, REFD_EARG, NULL, "state is damaged");
 	}
 	*out = g;
+	return REFD_OK;
+}
+
+/*
+ * Re-deal seat's hidden data: its sealed plan, while the others may not
+ * see it yet, becomes another random pair of its hand cards.
+ */
+static int
+p_redeal(refd_ctx *ctx, void *state, uint32_t seat)
+{
+	struct game *g = state;
+	struct chr *c;
+	int cards[MAXCARD], n = 0, k, rc;
+	uint32_t a = 0, b = 0;
+
+	if ((int)seat >= g->s.nch)
+		return REFD_OK;
+	c = &g->s.ch[seat];
+	if (g->s.phase != PH_PLAN || !c->planned || c->rest)
+		return REFD_OK;
+	for (k = 0; k < MAXCARD; k++)
+		if (c->hand >> k & 1)
+			cards[n++] = k;
+	if (n < 2)
+		return REFD_OK;
+	if ((rc = H->uniform(ctx, (uint32_t)n, "redeal", &a)) != REFD_OK ||
+	    (rc = H->uniform(ctx, (uint32_t)n - 1, "redeal", &b)) != REFD_OK)
+		return rc;
+	if ((int)b >= (int)a)
+		b++;
+	c->ca = cards[a];
+	c->cb = cards[b];
+	c->lead = c->ca;
 	return REFD_OK;
 }
 
@@ -1443,7 +1768,7 @@ static const struct refd_plugin_ops ops = {
 	p_serialize,
 	p_restore,
 	p_destroy,
-	NULL,
+	p_redeal,
 };
 
 REFD_PLUGIN_DEFINE_CAPS("dungeon", "0.1.0",

@@ -148,7 +148,7 @@ uniform(struct game *g, int bound, const char *why)
 	return (int)v;
 }
 
-static struct deck *
+struct deck *
 deck_of(struct game *g, int f)
 {
 	struct fig *x = &g->s.fig[f];
@@ -559,10 +559,12 @@ finish(struct game *g, int win, const char *why)
 	refd_mpw *w;
 	int i;
 
-	if (g->s.over)
+	if (g->s.over || g->s.phase == PH_TOWN)
 		return;
-	g->s.over = win ? 1 : 2;
-	g->s.phase = PH_OVER;
+	if (!g->s.camp) {
+		g->s.over = win ? 1 : 2;
+		g->s.phase = PH_OVER;
+	}
 	g->s.ndq = 0;
 	g->s.push.active = 0;
 	g->s.atk.active = 0;
@@ -583,6 +585,8 @@ finish(struct game *g, int win, const char *why)
 	}
 	refd_mpw_end(w);
 	ev(g, REFD_SEAT_PUBLIC, w);
+	if (g->s.camp)
+		camp_return(g, win);
 }
 
 int
@@ -940,6 +944,49 @@ char_path(const struct game *g, int f, int mp, int jump, int h, int *out)
 	return n;
 }
 
+/* A path of hex indices (in order) as a "path" member of w. */
+void
+write_path(const struct dg *s, refd_mpw *w, const int *path, int n,
+    int reverse)
+{
+	int i;
+
+	refd_mpw_karray(w, "path");
+	for (i = 0; i < n; i++) {
+		int h = path[reverse ? n - 1 - i : i];
+
+		refd_mpw_array(w);
+		refd_mpw_int(w, s->hex[h].q);
+		refd_mpw_int(w, s->hex[h].r);
+		refd_mpw_end(w);
+	}
+	refd_mpw_end(w);
+}
+
+/* The default hand: level-1 cards, then level-X ones (§3 step 15). */
+int
+default_hand(const struct cclass *cl)
+{
+	int k, nh = 0, hand = 0, lv;
+
+	for (lv = 1; lv >= 0; lv--)
+		for (k = 0; k < cl->ncards && nh < cl->hand; k++)
+			if (cl->card[k].level == lv) {
+				hand |= 1 << k;
+				nh++;
+			}
+	return hand;
+}
+
+/* Equip limits (§5.5) for cnt[] items per slot at a level. */
+int
+equip_ok(const int *cnt, int level)
+{
+	return cnt[IS_HEAD] <= 1 && cnt[IS_BODY] <= 1 && cnt[IS_LEGS] <= 1 &&
+	    cnt[IS_HANDS] <= 1 && !(cnt[IS_HANDS] && cnt[IS_HAND]) &&
+	    cnt[IS_HAND] <= 2 && cnt[IS_SMALL] <= (level + 1) / 2;
+}
+
 /* Move character figure f to hex h along its best path. */
 void
 char_move(struct game *g, int f, int mp, int jump, int h)
@@ -950,14 +997,7 @@ char_move(struct game *g, int f, int mp, int jump, int h)
 
 	w = evb("move");
 	refd_mpw_kint(w, "fig", f);
-	refd_mpw_karray(w, "path");
-	for (i = 0; i < n; i++) {
-		refd_mpw_array(w);
-		refd_mpw_int(w, s->hex[path[i]].q);
-		refd_mpw_int(w, s->hex[path[i]].r);
-		refd_mpw_end(w);
-	}
-	refd_mpw_end(w);
+	write_path(s, w, path, n, 0);
 	ev(g, REFD_SEAT_PUBLIC, w);
 	for (i = 0; i < n; i++) {
 		s->fig[f].q = s->hex[path[i]].q;

@@ -49,7 +49,9 @@ int move_points(const struct game *g, int ci, const struct ability *a);
 /* A decision a seat may send now (legal == what apply accepts). */
 enum { K_PLAN = 1, K_REST, K_ACTIVE, K_PLAY, K_MOVE, K_ATTACK, K_AOE,
 	K_HEAL, K_BLESS, K_SUMMON, K_RECOVER, K_PERFORM, K_SKIP, K_PUSH,
-	K_TAKE, K_LOSEHAND, K_LOSEDISC, K_LRLOSE, K_SRACCEPT, K_SRKEEP };
+	K_TAKE, K_LOSEHAND, K_LOSEDISC, K_LRLOSE, K_SRACCEPT, K_SRKEEP,
+	K_ITEM, K_ORDER, K_CREATE, K_LEVELUP, K_BUY, K_SELL, K_DONATE,
+	K_TRAVEL, K_ENDCAMP };
 
 struct opt {
 	int32_t kind, a, b, c, q, r, o, n;
@@ -88,5 +90,30 @@ int push_options(const struct game *g, int *out);
 void char_attack(struct game *g, int ci, const struct ability *a,
     const int *tg, int ntg, int aoe);
 int char_move_bonus(struct game *g, const struct ability *a);
+
+int camp_options(const struct game *g, int seat, struct opt *out, int max);
+void camp_perform(struct game *g, int seat, const struct opt *o);
+void camp_return(struct game *g, int win);
+int camp_setup(struct game *g, refd_mpv cv, char *err, size_t errlen);
+int camp_owes_levelup(const struct game *g, int seat);
+int price_of(const struct game *g, int k);
+int prosperity_level(int marks);
+void scenario_begin(struct game *g);
+void write_path(const struct dg *s, refd_mpw *w, const int *path, int n,
+    int reverse);
+int default_hand(const struct cclass *cl);
+int equip_ok(const int *cnt, int level);
+int parse_at(refd_mpv a, int *q, int *r);
+void write_order(const struct game *g, refd_mpw *w);
+void opt_add(struct opt *out, int *n, int max, int kind, int a, int b,
+    int c);
+struct deck *deck_of(struct game *g, int f);
+void tie_find(struct game *g);
+void tie_apply(struct game *g, const int32_t *perm);
+int tie_perms(const struct game *g, int32_t perms[][4], int max);
+int item_usable(const struct game *g, int ci, int k);
+void item_use(struct game *g, int ci, int k);
+int item_ward(struct game *g, int ci);
+void item_refresh(struct game *g, int ci, int all);
 
 #endif

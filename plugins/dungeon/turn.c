@@ -36,18 +36,6 @@ fig_adjacent(const struct dg *s, int a, int b)
 	    s->fig[b].r);
 }
 
-static struct deck *
-deck_for(struct game *g, int f)
-{
-	struct fig *x = &g->s.fig[f];
-
-	if (x->kind == F_MONSTER)
-		return &g->s.mdeck;
-	if (x->kind == F_SUMMON)
-		return &g->s.ch[x->owner].mod;
-	return &g->s.ch[char_of(g, f)].mod;
-}
-
 /* The character who gets the credit for figure f's deeds, or -1. */
 static int
 credit_of(const struct game *g, int f)
@@ -135,11 +123,11 @@ atk_step(struct game *g)
 	if (!s->fig[t].alive)
 		return;
 	v = a->value + (s->fig[t].conds & C_POISON ? 1 : 0);
-	adv = (s->fig[a->fig].conds & C_STRENGTHEN) != 0;
+	adv = (s->fig[a->fig].conds & C_STRENGTHEN) != 0 || a->stage;
 	dis = (s->fig[a->fig].conds & C_MUDDLE) != 0 ||
 	    (a->ranged && fig_adjacent(s, a->fig, t));
 	mode = adv - dis;
-	n = draw_attack(g, deck_for(g, a->fig), mode, v, out, drawn, &nd);
+	n = draw_attack(g, deck_of(g, a->fig), mode, v, out, drawn, &nd);
 	for (i = 0; i < n; i++) {
 		const struct modc *m = &modc[out[i]];
 
@@ -160,8 +148,10 @@ atk_step(struct game *g)
 	if (v < 0)
 		v = 0;
 	shield = fig_shield(g, t);
-	if (s->fig[t].kind == F_CHAR)
+	if (s->fig[t].kind == F_CHAR) {
 		shield += ward(g, char_of(g, t));
+		shield += item_ward(g, char_of(g, t));
+	}
 	shield -= a->pierce;
 	if (shield < 0)
 		shield = 0;
@@ -481,14 +471,7 @@ monster_move(struct game *g, int f, int F, const struct prof *p, int mp)
 	w = evb("monster_move");
 	refd_mpw_kint(w, "fig", f);
 	refd_mpw_kint(w, "focus", F);
-	refd_mpw_karray(w, "path");
-	for (i = n - 1; i >= 0; i--) {
-		refd_mpw_array(w);
-		refd_mpw_int(w, s->hex[path[i]].q);
-		refd_mpw_int(w, s->hex[path[i]].r);
-		refd_mpw_end(w);
-	}
-	refd_mpw_end(w);
+	write_path(s, w, path, n, 1);
 	ev(g, REFD_SEAT_PUBLIC, w);
 	for (i = n - 1; i >= 0; i--) {
 		s->fig[f].q = s->hex[path[i]].q;
@@ -1072,23 +1055,37 @@ char_end_turn(struct game *g, int ci)
 		}
 	}
 	end_fig_turn(g, f);
+	c->bonus_move = c->bonus_attack = c->bonus_stun = c->bonus_adv = 0;
 	if (victory_met(g))
 		s->victory = 1;
 }
 
-static int
-popcount(int x)
-{
-	int n = 0;
-
-	while (x) {
-		n += x & 1;
-		x >>= 1;
-	}
-	return n;
-}
+#define popcount(x) __builtin_popcount((unsigned)(x))
 
 /* ----- the round ----- */
+
+/* This round's turn order as an "order" array member of w. */
+void
+write_order(const struct game *g, refd_mpw *w)
+{
+	const struct dg *s = &g->s;
+	int i;
+
+	refd_mpw_karray(w, "order");
+	for (i = 0; i < s->nord; i++) {
+		refd_mpw_map(w);
+		if (s->ord[i].kind == O_CHAR)
+			refd_mpw_kint(w, "seat", s->ord[i].idx);
+		else if (s->ord[i].kind == O_SUMMON)
+			refd_mpw_kint(w, "summon", s->ord[i].idx);
+		else
+			refd_mpw_kstr(w, "monster",
+			    g->c->type[s->ord[i].idx].name);
+		refd_mpw_kint(w, "init", s->ord[i].init);
+		refd_mpw_end(w);
+	}
+	refd_mpw_end(w);
+}
 
 static void
 reveal(struct game *g)
@@ -1178,26 +1175,127 @@ reveal(struct game *g)
 		refd_mpw_end(w);
 	}
 	refd_mpw_end(w);
-	refd_mpw_karray(w, "order");
-	for (i = 0; i < s->nord; i++) {
-		refd_mpw_map(w);
-		if (s->ord[i].kind == O_CHAR)
-			refd_mpw_kint(w, "seat", s->ord[i].idx);
-		else if (s->ord[i].kind == O_SUMMON)
-			refd_mpw_kint(w, "summon", s->ord[i].idx);
-		else
-			refd_mpw_kstr(w, "monster",
-			    g->c->type[s->ord[i].idx].name);
-		refd_mpw_kint(w, "init", s->ord[i].init);
-		refd_mpw_end(w);
-	}
-	refd_mpw_end(w);
+	write_order(g, w);
 	ev(g, REFD_SEAT_PUBLIC, w);
 	s->phase = PH_TURN;
 	s->cur = 0;
 	s->ct = CT_START;
 	for (i = 0; i < s->nch; i++)
 		g->dirty |= DIRTY_HAND(i);
+	s->tie_from = 0;
+	tie_find(g);
+}
+
+/*
+ * Ties the players settle (§4.3): characters with equal initiatives on
+ * both cards (or two long rests), or monster types with the same
+ * initiative.  A unit is a character with its summons, or a type.
+ */
+void
+tie_find(struct game *g)
+{
+	struct dg *s = &g->s;
+	int k, m, j, nch;
+	refd_mpw *w;
+
+	s->tie_active = 0;
+	for (k = s->tie_from; k < s->nord; k = m) {
+		const struct ordent *e = &s->ord[k];
+		int kind = e->kind == O_TYPE ? 2 : 1;
+
+		for (m = k + 1; m < s->nord; m++) {
+			const struct ordent *f = &s->ord[m];
+
+			if (f->init != e->init || (f->kind == O_TYPE) !=
+			    (kind == 2) || (kind == 1 &&
+			    f->init2 / 1000 != e->init2 / 1000))
+				break;
+		}
+		s->tie_n = 0;
+		nch = 0;
+		for (j = k; j < m; j++)
+			if (kind == 2 || s->ord[j].kind == O_CHAR) {
+				nch++;
+				s->tie_unit[s->tie_n++] = j + 1;
+			}
+		if (nch < 2 || s->tie_n > 4)
+			continue;
+		s->tie_active = 1;
+		s->tie_start = k;
+		s->tie_kind = kind;
+		s->tie_seat = 0;
+		for (j = 0; j < s->nch; j++)
+			if (!s->ch[j].exhausted) {
+				s->tie_seat = j;
+				break;
+			}
+		if (kind == 1)
+			for (j = k; j < m; j++)
+				if (s->ord[j].kind == O_CHAR) {
+					s->tie_seat = s->ord[j].idx;
+					break;
+				}
+		w = evb("order_tie");
+		refd_mpw_kint(w, "seat", s->tie_seat);
+		refd_mpw_karray(w, "tied");
+		for (j = 0; j < s->tie_n; j++) {
+			const struct ordent *u = &s->ord[s->tie_unit[j] - 1];
+
+			if (u->kind == O_CHAR)
+				refd_mpw_int(w, u->idx);
+			else
+				refd_mpw_str(w, g->c->type[u->idx].name);
+		}
+		refd_mpw_end(w);
+		ev(g, REFD_SEAT_PUBLIC, w);
+		return;
+	}
+}
+
+/* Every order of the tied units, in lexicographic order. */
+int
+tie_perms(const struct game *g, int32_t perms[][4], int max)
+{
+	int n = g->s.tie_n, a, b, c, d, cnt = 0;
+
+	for (a = 0; a < n; a++)
+		for (b = 0; b < n; b++)
+			for (c = 0; c < (n > 2 ? n : 1); c++)
+				for (d = 0; d < (n > 3 ? n : 1); d++) {
+					int p[4] = { a, b, c, d }, i, j, ok = 1;
+
+					for (i = 0; i < n; i++)
+						for (j = 0; j < i; j++)
+							ok &= p[i] != p[j];
+					if (!ok || cnt >= max)
+						continue;
+					memcpy(perms[cnt++], p, sizeof(p));
+				}
+	return cnt;
+}
+
+void
+tie_apply(struct game *g, const int32_t *perm)
+{
+	struct dg *s = &g->s;
+	struct ordent tmp[MAXORD];
+	int i, j, n = 0, start = s->tie_start;
+	refd_mpw *w;
+
+	for (i = 0; i < s->tie_n; i++) {
+		int u = perm[i];
+		int from = u == 0 ? start : s->tie_unit[u - 1];
+		int to = s->tie_unit[u];
+
+		for (j = from; j < to; j++)
+			tmp[n++] = s->ord[j];
+	}
+	memcpy(&s->ord[start], tmp, (size_t)n * sizeof(tmp[0]));
+	s->tie_from = start + n;
+	w = evb("order");
+	write_order(g, w);
+	ev(g, REFD_SEAT_PUBLIC, w);
+	tie_find(g);
 }
 
 static int
@@ -1277,9 +1375,10 @@ end_round(struct game *g)
 			for (k = 0; k < s->ad_nd[d]; k++)
 				s->ad_c[d][s->ad_n[d]++] = s->ad_d[d][k];
 			s->ad_nd[d] = 0;
-			if (s->ad_n[d] > 1)
-				H->shuffle(g->ctx, s->ad_c[d], (size_t)s->ad_n[d],
-				    sizeof(int32_t), "monster ability deck");
+			if (s->ad_n[d] > 1 && H->shuffle(g->ctx, s->ad_c[d],
+			    (size_t)s->ad_n[d], sizeof(int32_t),
+			    "monster ability deck") != REFD_OK && g->err == 0)
+				g->err = REFD_ESCRIPT;
 			s->ad_shuffle[d] = 0;
 			g->dirty |= DIRTY_AD;
 		}
@@ -1442,7 +1541,7 @@ dg_advance(struct game *g)
 			start_round(g);
 			continue;
 		}
-		if (s->phase != PH_TURN)
+		if (s->phase != PH_TURN || s->tie_active)
 			return;
 		if (s->cur >= s->nord) {
 			end_round(g);
@@ -1590,7 +1689,13 @@ char_attack(struct game *g, int ci, const struct ability *a, const int *tg,
 	k->active = 1;
 	k->fig = s->ch[ci].fig;
 	k->by_char = ci;
-	k->value = a->value + bonus;
+	k->value = a->value + bonus + s->ch[ci].bonus_attack;
+	k->stage = s->ch[ci].bonus_adv;
+	if (s->ch[ci].bonus_stun)
+		bconds |= C_STUN;
+	s->ch[ci].bonus_attack = 0;
+	s->ch[ci].bonus_adv = 0;
+	s->ch[ci].bonus_stun = 0;
 	k->range = a->range;
 	k->ranged = a->range > 0 && !a->grey;
 	k->pierce = a->pierce;

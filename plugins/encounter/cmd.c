@@ -17,7 +17,8 @@ const char *const cmd_name[C_NCMD] = {
 	"total_defense", "delay", "stand_up", "drop_prone", "trip",
 	"bull_rush", "disarm", "sunder", "grapple", "grapple_damage",
 	"escape", "feint", "aid", "coup_de_grace", "stabilize", "end_turn",
-	"aoo", "counter", "follow", "act", "wait"
+	"aoo", "counter", "follow", "act", "wait", "ready", "fire", "crawl",
+	"minimum_move", "cast", "overrun", "avoid"
 };
 
 static int
@@ -141,6 +142,8 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 		c->mode = 2;
 	else
 		bad = 1;
+	snprintf(c->spell, sizeof(c->spell), "%s",
+	    refd_mpv_get_str(r, "spell", ""));
 	t = refd_mpv_get_str(r, "item", "weapon");
 	if (strcmp(t, "weapon") == 0)
 		c->item = 0;
@@ -466,7 +469,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		return rej(y, REFD_EFINISHED, "R001-81", "the fight is over");
 	if (s->pk != PK_NONE) {
 		static const int want[] = { 0, C_AOO, C_COUNTER, C_FOLLOW,
-			C_ACT };
+			C_ACT, C_FIRE, C_AVOID };
 
 		if (seat != prompt_seat(s))
 			return rej(y, REFD_ENOTYOURTURN, "R001-70",
@@ -481,7 +484,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		return REFD_OK;
 	}
 	if (c->t == C_AOO || c->t == C_COUNTER || c->t == C_FOLLOW ||
-	    c->t == C_ACT || c->t == C_WAIT)
+	    c->t == C_ACT || c->t == C_WAIT || c->t == C_FIRE ||
+	    c->t == C_AVOID)
 		return rej(y, REFD_EPHASE, "R001-70",
 		    "there is no prompt to answer");
 	a = active(s);
@@ -830,6 +834,153 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			    "%s is not in melee with %s", nm(s, c->ally),
 			    T->d.name);
 		return REFD_OK;
+	case C_CAST: {
+		const struct spell *sp;
+
+		for (c->si = 0; c->si < MAXSP; c->si++)
+			if (A->d.uses[c->si] > 0 &&
+			    strcmp(A->d.sp[c->si].name, c->spell) == 0)
+				break;
+		if (c->si == MAXSP)
+			return rej(y, REFD_ERESOURCE, "R001-61",
+			    "%s has no cast of '%.30s' left", A->d.name,
+			    c->spell);
+		sp = &A->d.sp[c->si];
+		if (sp->time == 2 ? s->qcast : s->cast)
+			return rej(y, REFD_ERESOURCE, "R001-61",
+			    "one spell per round, plus one quickened spell");
+		if (sp->time == 0 && !can_std(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-04",
+			    "%s has no standard action left this turn",
+			    A->d.name);
+		if (sp->time == 1 && !can_full(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-61",
+			    "this spell takes the whole turn");
+		if (t < 0 || T->dead)
+			return rej(y, REFD_ENOTARGET, "R001-61",
+			    "name a living \"target\"");
+		if (sp->effect == 0 && t == a)
+			return rej(y, REFD_ENOTARGET, "R001-61",
+			    "%s would not harm itself", A->d.name);
+		if (sp->range == 0) {
+			if (cdist(A, T) > (natreach(A) > 0 ? natreach(A) : 0))
+				return rej(y, REFD_ERANGE, "R001-61",
+				    "'%s' is a touch spell: %s is out of reach",
+				    sp->name, T->d.name);
+		} else if (cdist(A, T) > sp->range) {
+			return rej(y, REFD_ERANGE, "R001-61",
+			    "%s is %d squares away: '%s' reaches %d",
+			    T->d.name, cdist(A, T), sp->name, sp->range);
+		}
+		if (t != a && !has_loe(s, a, t))
+			return rej(y, REFD_ENOTARGET, "R001-37",
+			    "no line of effect to %s", T->d.name);
+		return REFD_OK;
+	}
+	case C_OVERRUN: {
+		int dx, dy, bx, by, np;
+
+		if ((rc = movement_ok(s, A, y)) != REFD_OK)
+			return rc;
+		if (s->overrun)
+			return rej(y, REFD_EILLEGAL, "R001-57",
+			    "one overrun attempt per round");
+		if (!can_std(s, A) || s->mv >= 1 || s->fa ||
+		    restricted(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-57",
+			    "an overrun needs a move action and a standard "
+			    "action");
+		if (t < 0 || t == a || T->dead || T->side == A->side)
+			return rej(y, REFD_ENOTARGET, "R001-57",
+			    "overrun an enemy");
+		if (space_n(A) != 1 || space_n(T) != 1)
+			return rej(y, REFD_EILLEGAL, "R001-57",
+			    "overrun is only supported between 1-square "
+			    "creatures");
+		if (cdist(A, T) != 1)
+			return rej(y, REFD_ERANGE, "R001-57",
+			    "%s must be adjacent", T->d.name);
+		if ((rc = size_gap_ok(s, a, t, "overrun", "R001-57", y)) !=
+		    REFD_OK)
+			return rc;
+		dx = T->x - A->x;
+		dy = T->y - A->y;
+		bx = T->x + dx;
+		by = T->y + dy;
+		if (bx < 0 || by < 0 || bx >= s->w || by >= s->h ||
+		    !free_at(s, a, bx, by) ||
+		    step_cost(s, a, T->x, T->y, bx, by, 0, &np, 0) < 0 ||
+		    (s->sq[T->y][T->x] & SQ_WALL))
+			return rej(y, REFD_ENOPATH, "R001-57",
+			    "the square beyond %s, (%d,%d), is not open",
+			    T->d.name, bx, by);
+		if (2 * (dx != 0 && dy != 0 ? 2 : 1) > speed_of(A) + 1)
+			return rej(y, REFD_ENOPATH, "R001-57",
+			    "not enough movement to pass through");
+		c->x = bx;
+		c->y = by;
+		return REFD_OK;
+	}
+	case C_READY:
+		if (!can_std(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-45",
+			    "readying takes a standard action");
+		if (A->grap)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is grappling", A->d.name);
+		if (t < 0 || t == a || T->dead || T->side == A->side)
+			return rej(y, REFD_ENOTARGET, "R001-45",
+			    "ready an attack against an enemy");
+		if (!armed(A))
+			return rej(y, REFD_EILLEGAL, "R001-45",
+			    "%s has no melee weapon to ready", A->d.name);
+		return REFD_OK;
+	case C_CRAWL:
+	case C_MINMOVE: {
+		int np;
+
+		if (A->grap)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is grappling and cannot move", A->d.name);
+		if (c->t == C_CRAWL) {
+			if (!A->prone)
+				return rej(y, REFD_EILLEGAL, "R001-71",
+				    "only a prone creature crawls");
+			if (!can_move(s, A))
+				return rej(y, REFD_ERESOURCE, "R001-04",
+				    "crawling takes a move action");
+			if (s->step5)
+				return rej(y, REFD_EILLEGAL, "R001-06",
+				    "%s took a 5-foot step this round",
+				    A->d.name);
+		} else {
+			if ((rc = movement_ok(s, A, y)) != REFD_OK)
+				return rc;
+			if (s->moved || !can_full(s, A))
+				return rej(y, REFD_ERESOURCE, "R001-72",
+				    "the minimum move takes the whole turn");
+			if (speed_of(A) == 0)
+				return rej(y, REFD_EILLEGAL, "R001-72",
+				    "%s cannot move", A->d.name);
+		}
+		if (!c->has_to)
+			return rej(y, REFD_EBADCMD, "R001-70",
+			    "give \"to\": [x, y]");
+		if (c->x < 0 || c->y < 0 || c->x >= s->w || c->y >= s->h ||
+		    step_cost(s, a, A->x, A->y, c->x, c->y, 0, &np, 0) < 0)
+			return rej(y, REFD_ENOPATH, c->t == C_CRAWL ? "R001-71" :
+			    "R001-72", "(%d,%d) is not an open adjacent square",
+			    c->x, c->y);
+		if (!free_at(s, a, c->x, c->y))
+			return rej(y, REFD_ENOPATH, "R001-09",
+			    "(%d,%d) is occupied", c->x, c->y);
+		c->npath = 2;
+		c->px[0] = A->x;
+		c->py[0] = A->y;
+		c->px[1] = c->x;
+		c->py[1] = c->y;
+		return REFD_OK;
+	}
 	case C_STAB:
 		if (!can_std(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-04",
@@ -957,6 +1108,7 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 			s->std = s->mv = s->full = s->moved = s->step5 = 0;
 			s->diag = s->sq_moved = s->fa = s->fa_main = 0;
 			s->fa_off = s->fa_conv = s->attacks = s->std_dis = 0;
+			s->cast = s->qcast = s->overrun = 0;
 			s->aoo_taken = 0;
 			c->delaying = 0;
 			if (c->dead || (s->surprise && !c->aware)) {
@@ -966,6 +1118,7 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 			c->flat = 0;
 			c->fdef = c->tdef = c->charged = c->ran = 0;
 			c->aoo_used = 0;
+			c->ready_vs = -1;
 			c->aid_mode = 0;
 			c->aid_ally = c->aid_enemy = -1;
 			w = refd_mpw_create();
@@ -1085,17 +1238,86 @@ aoo_queue(struct st *s, int m, int only, int skip_mask)
 
 static int finish_act(refd_ctx *ctx, struct st *s);
 
+/* m threatened by t when standing at (x, y). */
+static int
+threat_at(struct st *s, int t, int m, int x, int y)
+{
+	struct cr *M = &s->c[m];
+	int ox = M->x, oy = M->y, r;
+
+	M->x = x;
+	M->y = y;
+	r = threatens(s, t, m);
+	M->x = ox;
+	M->y = oy;
+	return r;
+}
+
+/* Readied attacks whose trigger (m comes within reach) just became true
+ * as m entered its square from (px, py) (1.8, D001-52). */
+static int
+ready_queue(struct st *s, int m, int px, int py)
+{
+	int i, r;
+
+	s->nq = 0;
+	s->qi = 0;
+	for (i = 0; i < s->norder + s->nc; i++) {
+		r = i < s->norder ? s->order[i] : i - s->norder;
+		if (i >= s->norder && in_order(s, r))
+			continue;
+		if (s->c[r].ready_vs != m || !able(&s->c[r]) || s->c[r].grap)
+			continue;
+		if (threatens(s, r, m) && !threat_at(s, r, m, px, py))
+			s->q[s->nq++] = r;
+	}
+	if (s->nq > 0)
+		s->pk = PK_READY;
+	return s->nq;
+}
+
+/* May t still attack m for the pending opportunity?  A crawler provokes
+ * from enemies threatening its origin or destination (D001-21). */
+static int
+aoo_still(struct st *s, int t, int m)
+{
+	int r;
+
+	if (can_aoo(s, t, m))
+		return 1;
+	if (s->k.kind != K_ACT || s->k.act != C_CRAWL)
+		return 0;
+	r = 0;
+	{
+		struct cr *M = &s->c[m];
+		int ox = M->x, oy = M->y;
+
+		M->x = s->k.px[1];
+		M->y = s->k.py[1];
+		r = can_aoo(s, t, m);
+		M->x = ox;
+		M->y = oy;
+	}
+	return r;
+}
+
 /* Movement along s->k's path, pausing at each threatened exit. */
 static int
 run_move(refd_ctx *ctx, struct st *s)
 {
 	struct cont *k = &s->k;
-	int a = k->who, rc, arrived, o;
+	int a = k->who, rc, arrived;
 	struct cr *A = &s->c[a];
 	refd_mpw *w;
 
 	for (;;) {
-		if (k->pi >= k->n - 1)
+		if (!k->rdone) {
+			k->rdone = 1;
+			if (k->pi > 0 && ready_queue(s, a, k->px[k->pi - 1],
+			    k->py[k->pi - 1]) > 0)
+				return REFD_OK;
+		}
+		if (!able(A) || A->prone || k->pi >= k->n - 1)
 			break;
 		if (!k->checked) {
 			k->checked = 1;
@@ -1109,12 +1331,12 @@ run_move(refd_ctx *ctx, struct st *s)
 		A->x = k->px[k->pi];
 		A->y = k->py[k->pi];
 		k->checked = 0;
+		k->rdone = 0;
 		s->sq_moved++;
-		o = occupant(s, A->x, A->y, a);
-		if (o < 0)
+		if (free_at(s, a, A->x, A->y))
 			k->lastok = k->pi;
 	}
-	if (occupant(s, A->x, A->y, a) >= 0) {
+	if (!free_at(s, a, A->x, A->y)) {
 		A->x = k->px[k->lastok];
 		A->y = k->py[k->lastok];
 	}
@@ -1299,6 +1521,206 @@ unarmed_damage(refd_ctx *ctx, struct st *s, int a, int t)
 	return deal(ctx, s, t, sum, 1, 0);
 }
 
+/* Concentration (7.2): d20 + skill >= dc, else the spell is lost. */
+static int
+concentrate(refd_ctx *ctx, struct st *s, int a, int dc, const char *why,
+    int *ok)
+{
+	int rc, r;
+	refd_mpw *w;
+
+	if ((rc = roll(ctx, 20, "concentration", &r)) != REFD_OK)
+		return rc;
+	*ok = r + s->c[a].d.concentration >= dc;
+	w = refd_mpw_create();
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "type", "concentration");
+	refd_mpw_kstr(w, "who", nm(s, a));
+	refd_mpw_kstr(w, "why", why);
+	refd_mpw_kint(w, "roll", r);
+	refd_mpw_kint(w, "total", r + s->c[a].d.concentration);
+	refd_mpw_kint(w, "dc", dc);
+	refd_mpw_kbool(w, "success", *ok);
+	refd_mpw_end(w);
+	return emitw(ctx, w);
+}
+
+static int
+best_mental(const struct cr *c)
+{
+	int a = mod(c->d.intl), b = mod(c->d.wis), d = mod(c->d.cha);
+
+	return a > b ? (a > d ? a : d) : (b > d ? b : d);
+}
+
+/* The spell's effect (7.1, 7.2). */
+static int
+spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
+{
+	struct cr *A = &s->c[a], *T = &s->c[t];
+	int rc, v, j, amt = sp->bonus;
+	refd_mpw *w;
+
+	if (sp->attack) {
+		struct weapon wp;
+		struct atk r;
+
+		memset(&wp, 0, sizeof(wp));
+		snprintf(wp.name, sizeof(wp.name), "%s", sp->name);
+		wp.nd = sp->nd;
+		wp.sd = sp->sd;
+		wp.threat = 20;
+		wp.mult = 2;
+		wp.dtype = DT_B;
+		wp.nostr = 1;
+		wp.plus = sp->bonus;
+		wp.nonlethal = sp->nonlethal;
+		wp.ranged = sp->attack == 1 ? 2 : 0;
+		wp.incr = sp->range > 0 ? sp->range : 1;
+		return attack(ctx, s, a, t, &wp, A_TOUCH |
+		    (sp->attack == 1 ? A_RANGED : 0), 0, 0, &r);
+	}
+	for (j = 0; j < sp->nd; j++) {
+		if ((rc = roll(ctx, (uint32_t)sp->sd, sp->effect ? "healing" :
+		    "damage", &v)) != REFD_OK)
+			return rc;
+		amt += v;
+	}
+	if (sp->effect == 1) {
+		const char *before = state_name(T);
+
+		T->hp += amt;
+		if (T->hp > T->d.hp)
+			T->hp = T->d.hp;
+		T->nl -= amt;	/* D001-17 */
+		if (T->nl < 0)
+			T->nl = 0;
+		if (T->hp < 0)
+			T->stable = 1;	/* magic healing stabilizes */
+		w = refd_mpw_create();
+		refd_mpw_map(w);
+		refd_mpw_kstr(w, "type", "heal");
+		refd_mpw_kstr(w, "target", T->d.name);
+		refd_mpw_kint(w, "amount", amt);
+		refd_mpw_end(w);
+		if ((rc = emitw(ctx, w)) != REFD_OK)
+			return rc;
+		if (strcmp(before, state_name(T)) != 0)
+			return ev_state(ctx, s, t);
+		return REFD_OK;
+	}
+	if (sp->save) {
+		int base = sp->save == 1 ? T->d.fort : (sp->save == 2 ?
+		    T->d.ref : T->d.will);
+		int abil = sp->save == 1 ? T->d.con : (sp->save == 2 ?
+		    T->d.dex : T->d.wis);
+		int dc = 10 + sp->level + best_mental(A), tot, ok;
+
+		if ((rc = roll(ctx, 20, "save", &v)) != REFD_OK)
+			return rc;
+		tot = v + base + mod(abil);
+		if (sp->save == 2 && cover_vs(s, a, t, 0))
+			tot += 2;	/* cover's Reflex bonus (5.1.6) */
+		ok = v != 1 && (v == 20 || tot >= dc);
+		w = refd_mpw_create();
+		refd_mpw_map(w);
+		refd_mpw_kstr(w, "type", "save");
+		refd_mpw_kstr(w, "who", T->d.name);
+		refd_mpw_kstr(w, "save", sp->save == 1 ? "fort" :
+		    (sp->save == 2 ? "ref" : "will"));
+		refd_mpw_kint(w, "dc", dc);
+		refd_mpw_kint(w, "roll", v);
+		refd_mpw_kint(w, "total", tot);
+		refd_mpw_kbool(w, "success", ok);
+		refd_mpw_end(w);
+		if ((rc = emitw(ctx, w)) != REFD_OK)
+			return rc;
+		if (ok)
+			amt = sp->half ? amt / 2 : 0;
+	}
+	w = refd_mpw_create();
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "type", "spell_damage");
+	refd_mpw_kstr(w, "target", T->d.name);
+	refd_mpw_kint(w, "damage", amt);
+	if (sp->nonlethal)
+		refd_mpw_kbool(w, "nonlethal", 1);
+	refd_mpw_end(w);
+	if ((rc = emitw(ctx, w)) != REFD_OK)
+		return rc;
+	if (amt > 0)
+		return deal(ctx, s, t, amt, sp->nonlethal, sp->nonlethal ? 0 :
+		    amt);
+	return REFD_OK;
+}
+
+/* The overrunner passes to the square beyond the defender. */
+static int
+pass_through(refd_ctx *ctx, struct st *s, int a)
+{
+	struct cr *A = &s->c[a];
+	refd_mpw *w;
+
+	A->x = s->k.px[1];
+	A->y = s->k.py[1];
+	s->sq_moved += 2;
+	w = refd_mpw_create();
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "type", "move");
+	refd_mpw_kstr(w, "who", A->d.name);
+	refd_mpw_karray(w, "to");
+	refd_mpw_int(w, A->x);
+	refd_mpw_int(w, A->y);
+	refd_mpw_end(w);
+	refd_mpw_kint(w, "squares", 2);
+	refd_mpw_end(w);
+	return emitw(ctx, w);
+}
+
+/* Overrun step 2-4 (5.14): avoided, or blocked with Str checks. */
+static int
+overrun_block(refd_ctx *ctx, struct st *s, int avoid)
+{
+	struct cont *k = &s->k;
+	int a = k->who, t = k->target, rc, ra, rd, win, ma, md;
+	struct cr *A = &s->c[a], *T = &s->c[t];
+
+	k->kind = K_NONE;
+	if (!able(A))
+		return settle(ctx, s);
+	if (avoid) {
+		s->std = 0;	/* D001-41: an avoided overrun is no action */
+		if ((rc = ev_simple(ctx, "overrun_avoided", s, t, a)) !=
+		    REFD_OK || (rc = pass_through(ctx, s, a)) != REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	}
+	ma = mod(A->d.str) + 4 * A->d.size;
+	md = (able(T) ? better_sd(T) : -5) + 4 * T->d.size + stability(T);
+	if ((rc = opposed(ctx, ma, md, "overrun", &ra, &rd, &win)) != REFD_OK)
+		return rc;
+	if ((rc = ev_check(ctx, "overrun", s, a, t, ra, ra + ma, rd, rd + md,
+	    win)) != REFD_OK)
+		return rc;
+	if (win) {
+		T->prone = 1;
+		if ((rc = pass_through(ctx, s, a)) != REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	}
+	/* The defender may knock the attacker down: Str vs Str-or-Dex. */
+	ma = mod(T->d.str) + 4 * T->d.size;
+	md = better_sd(A) + 4 * A->d.size;
+	if ((rc = opposed(ctx, ma, md, "overrun", &ra, &rd, &win)) != REFD_OK)
+		return rc;
+	if ((rc = ev_check(ctx, "overrun_knockdown", s, t, a, ra, ra + ma,
+	    rd, rd + md, win)) != REFD_OK)
+		return rc;
+	if (win)
+		A->prone = 1;
+	return settle(ctx, s);
+}
+
 static int
 finish_act(refd_ctx *ctx, struct st *s)
 {
@@ -1319,6 +1741,46 @@ finish_act(refd_ctx *ctx, struct st *s)
 		if ((rc = attack(ctx, s, a, t, &w, k->flags, k->pen, 0, &r)) !=
 		    REFD_OK)
 			return rc;
+		break;
+	case C_OVERRUN:
+		if (!able(T) || (A->d.feats & F_IOVR)) {
+			k->kind = K_ACT;
+			return overrun_block(ctx, s, 0);
+		}
+		k->kind = K_ACT;
+		s->pk = PK_AVOID;
+		s->q[0] = t;
+		s->nq = 1;
+		s->qi = 0;
+		return REFD_OK;
+	case C_CAST: {
+		const struct spell *sp = &A->d.sp[k->pen];
+		int ok = 1;
+
+		if (k->hurt > 0 && (rc = concentrate(ctx, s, a, 10 + k->hurt +
+		    sp->level, "damaged while casting", &ok)) != REFD_OK)
+			return rc;
+		if (ok && (rc = spell_effect(ctx, s, a, t, sp)) != REFD_OK)
+			return rc;
+		break;
+	}
+	case C_CRAWL:
+		if (free_at(s, a, k->px[1], k->py[1])) {
+			refd_mpw *ev = refd_mpw_create();
+
+			A->x = k->px[1];
+			A->y = k->py[1];
+			refd_mpw_map(ev);
+			refd_mpw_kstr(ev, "type", "crawl");
+			refd_mpw_kstr(ev, "who", A->d.name);
+			refd_mpw_karray(ev, "to");
+			refd_mpw_int(ev, A->x);
+			refd_mpw_int(ev, A->y);
+			refd_mpw_end(ev);
+			refd_mpw_end(ev);
+			if ((rc = emitw(ctx, ev)) != REFD_OK)
+				return rc;
+		}
 		break;
 	case C_STAND:
 		A->prone = 0;
@@ -1406,6 +1868,11 @@ finish_act(refd_ctx *ctx, struct st *s)
 			return rc;
 		if (act == C_DISARM) {
 			if (win) {
+				/* Unarmed, the attacker takes it (5.8). */
+				if (A->d.w[0].unarmed && !A->d.w[0].natural) {
+					A->d.w[0] = T->d.w[0];
+					A->whp = T->whp;
+				}
 				unarmed_weapon(&T->d.w[0], T->d.size);
 				break;
 			}
@@ -1597,14 +2064,42 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 				s->c[who].aoo_used++;
 				if (s->k.kind == K_MOVE)
 					s->aoo_taken |= 1 << who;
-				if ((rc = attack(ctx, s, who, m, &w, A_AOO, 0,
-				    0, &r)) != REFD_OK)
-					return rc;
-				s->k.hurt += r.dmg;
+				if (s->k.kind == K_ACT && s->k.act == C_BULL &&
+				    who != s->k.target && s->k.target >= 0) {
+					/* 25 % redirection while the two share
+					 * the space (5.6, R001-79). */
+					int d20, d100;
+					refd_mpw *ev;
+
+					if ((rc = roll(ctx, 20, "attack", &d20)) !=
+					    REFD_OK ||
+					    (rc = roll(ctx, 100, "redirection",
+					    &d100)) != REFD_OK)
+						return rc;
+					ev = refd_mpw_create();
+					refd_mpw_map(ev);
+					refd_mpw_kstr(ev, "type", "redirection");
+					refd_mpw_kint(ev, "roll", d100);
+					refd_mpw_kbool(ev, "redirected", d100 <= 25);
+					refd_mpw_end(ev);
+					if ((rc = emitw(ctx, ev)) != REFD_OK)
+						return rc;
+					if ((rc = attack(ctx, s, who, d100 <= 25 ?
+					    s->k.target : m, &w, A_AOO, 0, d20,
+					    &r)) != REFD_OK)
+						return rc;
+					if (d100 > 25)
+						s->k.hurt += r.dmg;
+				} else {
+					if ((rc = attack(ctx, s, who, m, &w, A_AOO,
+					    0, 0, &r)) != REFD_OK)
+						return rc;
+					s->k.hurt += r.dmg;
+				}
 			}
 			s->qi++;
 			while (s->qi < s->nq && (!able(&s->c[m]) ||
-			    !can_aoo(s, s->q[s->qi], m)))
+			    !aoo_still(s, s->q[s->qi], m)))
 				s->qi++;
 			if (s->qi < s->nq)
 				return REFD_OK;
@@ -1654,6 +2149,48 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			    c->take)) != REFD_OK)
 				return rc;
 			return settle(ctx, s);
+		}
+		case PK_AVOID:
+			s->pk = PK_NONE;
+			return overrun_block(ctx, s, c->take);
+		case PK_READY: {
+			struct weapon w;
+			struct atk r;
+			int m = s->k.who, p, mi, i;
+
+			if (c->take) {
+				melee_weapon(&s->c[who], &w);
+				s->c[who].ready_vs = -1;
+				if ((rc = ev_simple(ctx, "ready_fires", s, who,
+				    m)) != REFD_OK)
+					return rc;
+				if ((rc = attack(ctx, s, who, m, &w, 0, 0, 0,
+				    &r)) != REFD_OK)
+					return rc;
+				/* Its place moves just before the mover. */
+				for (p = 0; p < s->norder &&
+				    s->order[p] != who; p++)
+					;
+				mi = s->cur;
+				if (p < s->norder) {
+					for (i = p; i < s->norder - 1; i++)
+						s->order[i] = s->order[i + 1];
+					if (p < mi)
+						mi--;
+					for (i = s->norder - 1; i > mi; i--)
+						s->order[i] = s->order[i - 1];
+					s->order[mi] = who;
+					s->cur = mi + 1;
+				}
+			}
+			s->qi++;
+			while (s->qi < s->nq && (!able(&s->c[m]) ||
+			    s->c[s->q[s->qi]].ready_vs != m))
+				s->qi++;
+			if (s->qi < s->nq)
+				return REFD_OK;
+			s->pk = PK_NONE;
+			return resume(ctx, s);
 		}
 		default: {	/* PK_DELAY */
 			int p, pos, i;
@@ -1844,6 +2381,121 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		s->full = 1;
 		s->attacks++;
 		return begin_act(ctx, s, C_CDG, a, t, 0, 0, 1);
+	case C_CAST: {
+		const struct spell *sp = &A->d.sp[c->si];
+		refd_mpw *w;
+		int ok = 1;
+
+		A->d.uses[c->si]--;
+		if (sp->time == 2) {
+			s->qcast = 1;
+		} else {
+			s->cast = 1;
+			if (sp->time == 1)
+				s->full = 1;
+			else
+				use_std(s, A);
+		}
+		w = refd_mpw_create();
+		refd_mpw_map(w);
+		refd_mpw_kstr(w, "type", "cast");
+		refd_mpw_kstr(w, "who", A->d.name);
+		refd_mpw_kstr(w, "spell", sp->name);
+		refd_mpw_kstr(w, "target", nm(s, t));
+		if (c->defensive)
+			refd_mpw_kbool(w, "defensive", 1);
+		refd_mpw_end(w);
+		if ((rc = emitw(ctx, w)) != REFD_OK)
+			return rc;
+		if (A->grap && (rc = concentrate(ctx, s, a, 20 + sp->level,
+		    "grappled", &ok)) != REFD_OK)
+			return rc;
+		if (ok && c->defensive && (rc = concentrate(ctx, s, a,
+		    15 + sp->level, "defensive casting", &ok)) != REFD_OK)
+			return rc;
+		if (!ok)
+			return settle(ctx, s);
+		return begin_act(ctx, s, C_CAST, a, t, 0, c->si,
+		    c->defensive ? 0 : 1);
+	}
+	case C_OVERRUN:
+		s->overrun = 1;
+		s->mv++;
+		s->moved = 1;
+		use_std(s, A);
+		s->attacks++;
+		memset(&s->k, 0, sizeof(s->k));
+		s->k.kind = K_ACT;
+		s->k.act = C_OVERRUN;
+		s->k.who = a;
+		s->k.target = t;
+		s->k.px[1] = c->x;
+		s->k.py[1] = c->y;
+		/* Entering the defender's space provokes from it (5.14). */
+		if (aoo_queue(s, a, t, 0) > 0)
+			return REFD_OK;
+		return finish_act(ctx, s);
+	case C_READY: {
+		refd_mpw *w;
+
+		use_std(s, A);
+		A->ready_vs = t;
+		if ((rc = ev_simple(ctx, "ready", s, a, -1)) != REFD_OK)
+			return rc;
+		w = refd_mpw_create();
+		refd_mpw_map(w);
+		refd_mpw_kstr(w, "type", "ready");
+		refd_mpw_kstr(w, "who", A->d.name);
+		refd_mpw_kstr(w, "target", nm(s, t));
+		refd_mpw_kstr(w, "trigger", "comes within reach");
+		refd_mpw_end(w);
+		if (w == NULL || refd_mpw_error(w)) {
+			refd_mpw_destroy(w);
+			return REFD_ENOMEM;
+		}
+		rc = enc_host->emit(ctx, A->side, refd_mpw_data(w),
+		    refd_mpw_len(w));
+		refd_mpw_destroy(w);
+		if (rc != REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	}
+	case C_MINMOVE:
+		s->full = 1;
+		return start_move(ctx, s, a, c, MV_MOVE, 0);
+	case C_CRAWL: {
+		int i, n, extra[MAXC], ne = 0;
+
+		if (s->fa) {
+			s->fa = 0;
+			s->full = 0;
+			s->std = 1;
+			s->mv = 1;
+			s->fa_conv = 1;
+		} else {
+			s->mv++;
+		}
+		memset(&s->k, 0, sizeof(s->k));
+		s->k.kind = K_ACT;
+		s->k.act = C_CRAWL;
+		s->k.who = a;
+		s->k.target = -1;
+		s->k.px[1] = c->x;
+		s->k.py[1] = c->y;
+		/* Enemies threatening the destination only, then all. */
+		for (i = 0; i < s->nc; i++)
+			if (!can_aoo(s, i, a) && aoo_still(s, i, a))
+				extra[ne++] = i;
+		n = aoo_queue(s, a, -1, 0);
+		for (i = 0; i < ne; i++)
+			s->q[n++] = extra[i];
+		s->nq = n;
+		if (n > 0) {
+			s->pk = PK_AOO;
+			return REFD_OK;
+		}
+		return finish_act(ctx, s);
+	}
 	case C_STAB:
 		use_std(s, A);
 		return begin_act(ctx, s, C_STAB, a, t, 0, 0, 1);
@@ -1962,12 +2614,15 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 		refd_mpw_kbool(w, "defensive", 1);
 	if (c->off)
 		refd_mpw_kbool(w, "off", 1);
-	if (c->t == C_AOO || c->t == C_COUNTER || c->t == C_FOLLOW)
+	if (c->t == C_AOO || c->t == C_COUNTER || c->t == C_FOLLOW ||
+	    c->t == C_FIRE || c->t == C_AVOID)
 		refd_mpw_kbool(w, "take", c->take);
 	if (c->t == C_CHARGE && c->kind == C_BULL)
 		refd_mpw_kstr(w, "kind", "bull_rush");
 	if (c->t == C_AID)
 		refd_mpw_kstr(w, "mode", c->mode == 1 ? "attack" : "ac");
+	if (c->t == C_CAST)
+		refd_mpw_kstr(w, "spell", c->spell);
 	refd_mpw_end(w);
 	refd_mpw_kstr(w, "label", label);
 	refd_mpw_end(w);
@@ -2073,6 +2728,27 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			c.take = 0;
 			put_cmd(s, w, &c, "Stay in place (push 1 square)");
 			break;
+		case PK_AVOID:
+			blank(&c, C_AVOID);
+			c.take = 1;
+			snprintf(label, sizeof(label), "%s lets %s pass",
+			    nm(s, s->q[s->qi]), nm(s, s->k.who));
+			put_cmd(s, w, &c, label);
+			c.take = 0;
+			snprintf(label, sizeof(label), "%s blocks %s",
+			    nm(s, s->q[s->qi]), nm(s, s->k.who));
+			put_cmd(s, w, &c, label);
+			break;
+		case PK_READY:
+			blank(&c, C_FIRE);
+			c.take = 1;
+			snprintf(label, sizeof(label),
+			    "%s fires its readied attack at %s",
+			    nm(s, s->q[s->qi]), nm(s, s->k.who));
+			put_cmd(s, w, &c, label);
+			c.take = 0;
+			put_cmd(s, w, &c, "Hold the readied attack");
+			break;
 		default:
 			blank(&c, C_ACT);
 			snprintf(label, sizeof(label), "%s acts now",
@@ -2109,6 +2785,16 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 	list_moves(s, seat, w, C_WITHDRAW);
 	for (y = A->y - 1; y <= A->y + 1; y++)
 		for (x = A->x - 1; x <= A->x + 1; x++) {
+			blank(&c, C_CRAWL);
+			c.has_to = 1;
+			c.x = x;
+			c.y = y;
+			snprintf(label, sizeof(label), "Crawl to (%d,%d)", x, y);
+			try_cmd(s, seat, w, &c, label);
+			c.t = C_MINMOVE;
+			snprintf(label, sizeof(label),
+			    "Minimum move (full round) to (%d,%d)", x, y);
+			try_cmd(s, seat, w, &c, label);
 			blank(&c, C_STEP);
 			c.has_to = 1;
 			c.x = x;
@@ -2130,15 +2816,16 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 		}
 	for (t = 0; t < s->nc; t++) {
 		static const int per[] = { C_ATTACK, C_FULL, C_TRIP, C_BULL,
-			C_DISARM, C_SUNDER, C_GRAPPLE, C_FEINT, C_CDG, C_STAB };
+			C_DISARM, C_SUNDER, C_GRAPPLE, C_FEINT, C_CDG, C_STAB,
+			C_READY, C_OVERRUN };
 		static const char *const verb[] = { "Attack", "Full attack",
 			"Trip", "Bull rush", "Disarm", "Sunder the weapon of",
 			"Grapple", "Feint against", "Coup de grace on",
-			"Stabilize" };
+			"Stabilize", "Ready an attack on", "Overrun" };
 
 		if (t == a || s->c[t].dead)
 			continue;
-		for (i = 0; i < 10; i++) {
+		for (i = 0; i < 12; i++) {
 			blank(&c, per[i]);
 			c.target = t;
 			snprintf(label, sizeof(label), "%s %s", verb[i], nm(s, t));
@@ -2182,6 +2869,21 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 					if (g_dist(x - cc.x, y - cc.y) <= 2)
 						try_cmd(s, seat, w, &c, label);
 				}
+		}
+		for (i = 0; i < MAXSP; i++) {
+			if (A->d.uses[i] <= 0)
+				continue;
+			blank(&c, C_CAST);
+			c.target = t;
+			snprintf(c.spell, sizeof(c.spell), "%s", A->d.sp[i].name);
+			snprintf(label, sizeof(label), "Cast %s on %s",
+			    A->d.sp[i].name, nm(s, t));
+			try_cmd(s, seat, w, &c, label);
+			c.defensive = 1;
+			snprintf(label, sizeof(label),
+			    "Cast %s on %s defensively", A->d.sp[i].name,
+			    nm(s, t));
+			try_cmd(s, seat, w, &c, label);
 		}
 		for (al = 0; al < s->nc; al++) {
 			if (al == a || al == t || s->c[al].side != A->side)

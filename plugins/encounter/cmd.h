@@ -8,7 +8,8 @@ enum {
 	C_MOVE, C_STEP, C_ATTACK, C_FULL, C_CHARGE, C_RUN, C_WITHDRAW,
 	C_TDEF, C_DELAY, C_STAND, C_PRONE, C_TRIP, C_BULL, C_DISARM,
 	C_SUNDER, C_GRAPPLE, C_GDMG, C_ESCAPE, C_FEINT, C_AID, C_CDG,
-	C_STAB, C_END, C_AOO, C_COUNTER, C_FOLLOW, C_ACT, C_WAIT, C_NCMD
+	C_STAB, C_END, C_AOO, C_COUNTER, C_FOLLOW, C_ACT, C_WAIT, C_READY,
+	C_FIRE, C_CRAWL, C_MINMOVE, C_CAST, C_OVERRUN, C_AVOID, C_NCMD
 };
 
 struct cmd {
@@ -19,6 +20,8 @@ struct cmd {
 	int defensive, nonlethal, lethal, off, take, kind;
 	int mode;		/* aid: 1 attack, 2 AC */
 	int item;		/* sunder: 0 weapon, 1 armor, 2 shield */
+	char spell[NAMEL];	/* cast: the spell's name */
+	int si;			/* cast: its slot, set by the check */
 };
 
 extern const char *const cmd_name[C_NCMD];

@@ -173,7 +173,7 @@ static const char *const featname[NFEATS] = {
 	"combat_reflexes", "improved_unarmed_strike", "improved_trip",
 	"improved_bull_rush", "improved_disarm", "improved_sunder",
 	"improved_feint", "precise_shot", "two_weapon_fighting", "run",
-	"uncanny_dodge"
+	"uncanny_dodge", "improved_overrun"
 };
 
 const char *
@@ -268,6 +268,9 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 		{ "heal", offsetof(struct cdef, heal), -20, 50 },
 		{ "reach", offsetof(struct cdef, reach), 0, 4 },
 		{ "concealment", offsetof(struct cdef, conceal), 0, 100 },
+		{ "caster_level", offsetof(struct cdef, caster_level), 0, 20 },
+		{ "concentration", offsetof(struct cdef, concentration), -10,
+		    50 },
 	};
 	static const struct {
 		const char *key;
@@ -277,6 +280,9 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 		{ "humanoid", offsetof(struct cdef, humanoid) },
 		{ "crit_immune", offsetof(struct cdef, crit_immune) },
 		{ "dwarf", offsetof(struct cdef, dwarf) },
+		{ "fast_movement", offsetof(struct cdef, fast) },
+		{ "flying", offsetof(struct cdef, fly) },
+		{ "incorporeal", offsetof(struct cdef, incorporeal) },
 	};
 	size_t i;
 	int j;
@@ -337,6 +343,29 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 				return fail(err, elen, file, item, k,
 				    "unknown feat");
 			d->feats |= 1 << j;
+		}
+		return 0;
+	}
+	if (strcmp(k, "spells") == 0) {
+		if (refd_mpv_type(x) != REFD_MP_MAP || refd_mpv_len(x) > MAXSP)
+			return fail(err, elen, file, item, k,
+			    "expected an object of at most 4 spell: casts");
+		memset(d->sp, 0, sizeof(d->sp));
+		memset(d->uses, 0, sizeof(d->uses));
+		for (i = 0; i < refd_mpv_len(x); i++) {
+			const char *sn = refd_mpv_cstr(refd_mpv_key_at(x, i), "");
+
+			for (j = 0; j < c->nsp; j++)
+				if (strcmp(c->sp[j].name, sn) == 0)
+					break;
+			if (j == c->nsp)
+				return fail(err, elen, file, item, k,
+				    "no such spell in spells.json");
+			d->sp[i] = c->sp[j];
+			if (get_int(refd_mpv_val_at(x, i), 1, 20,
+			    &d->uses[i]) != 0)
+				return fail(err, elen, file, item, k,
+				    "casts must be 1..20");
 		}
 		return 0;
 	}
@@ -486,6 +515,69 @@ parse_map(refd_mpv v, const char *name, struct mapdef *m, char *err,
 	return 0;
 }
 
+static int
+parse_spell(refd_mpv v, const char *name, struct spell *sp, char *err,
+    size_t elen)
+{
+	static const char *const times[] = { "standard", "full_round", "free" };
+	static const char *const effects[] = { "damage", "heal" };
+	static const char *const attacks[] = { "none", "ranged_touch",
+		"melee_touch" };
+	static const char *const saves[] = { "none", "fort", "ref", "will" };
+	const char *F = "spells.json";
+	size_t i;
+	int j, bad;
+
+	memset(sp, 0, sizeof(*sp));
+	snprintf(sp->name, sizeof(sp->name), "%s", name);
+	if (refd_mpv_type(v) != REFD_MP_MAP)
+		return fail(err, elen, F, name, "-", "expected an object");
+	for (i = 0; i < refd_mpv_len(v); i++) {
+		const char *k = refd_mpv_cstr(refd_mpv_key_at(v, i), "");
+		refd_mpv x = refd_mpv_val_at(v, i);
+
+		bad = 0;
+#define ENUMF(key, tab, dst)						\
+		if (strcmp(k, key) == 0) {					\
+			bad = -1;						\
+			for (j = 0; j < (int)(sizeof(tab) / sizeof(tab[0])); j++) \
+				if (refd_mpv_streq(x, tab[j])) {		\
+					dst = j;				\
+					bad = 0;				\
+				}						\
+		} else
+		ENUMF("time", times, sp->time)
+		ENUMF("effect", effects, sp->effect)
+		ENUMF("attack", attacks, sp->attack)
+		ENUMF("save", saves, sp->save)
+		if (strcmp(k, "level") == 0)
+			bad = get_int(x, 0, 9, &sp->level);
+		else if (strcmp(k, "range") == 0)
+			bad = get_int(x, 0, 100, &sp->range);
+		else if (strcmp(k, "half") == 0)
+			bad = get_bool(x, &sp->half);
+		else if (strcmp(k, "nonlethal") == 0)
+			bad = get_bool(x, &sp->nonlethal);
+		else if (strcmp(k, "bonus") == 0)
+			bad = get_int(x, 0, 100, &sp->bonus);
+		else if (strcmp(k, "dice") == 0)
+			bad = parse_dice(refd_mpv_cstr(x, ""), &sp->nd, &sp->sd);
+		else if (strcmp(k, "doc") == 0)
+			bad = refd_mpv_type(x) == REFD_MP_STR ? 0 : -1;
+		else
+			return fail(err, elen, F, name, k, "unknown field");
+#undef ENUMF
+		if (bad)
+			return fail(err, elen, F, name, k, "invalid value");
+	}
+	if (sp->nd == 0)
+		return fail(err, elen, F, name, "dice", "missing");
+	if (sp->attack == 2 && sp->range != 0)
+		return fail(err, elen, F, name, "range",
+		    "a melee touch spell has range 0");
+	return 0;
+}
+
 int
 parse_content(refd_mpv root, struct content *c, char *err, size_t elen)
 {
@@ -509,6 +601,28 @@ parse_content(refd_mpv root, struct content *c, char *err, size_t elen)
 		snprintf(err, elen, "maps.json: expected an object of at "
 		    "most %d maps", MAXMAPS);
 		return -1;
+	}
+	{
+		refd_mpv ss = refd_mpv_get(root, "spells");
+
+		if (refd_mpv_ok(ss) && (refd_mpv_type(ss) != REFD_MP_MAP ||
+		    refd_mpv_len(ss) > MAXSPC)) {
+			snprintf(err, elen, "spells.json: expected an object of "
+			    "at most %d spells", MAXSPC);
+			return -1;
+		}
+		for (i = 0; i < refd_mpv_len(ss); i++) {
+			const char *n = refd_mpv_cstr(refd_mpv_key_at(ss, i),
+			    "?");
+
+			if (strlen(n) >= NAMEL)
+				return fail(err, elen, "spells.json", n, "-",
+				    "name too long");
+			if (parse_spell(refd_mpv_val_at(ss, i), n,
+			    &c->sp[c->nsp], err, elen) != 0)
+				return -1;
+			c->nsp++;
+		}
 	}
 	for (i = 0; i < refd_mpv_len(ws); i++) {
 		const char *n = refd_mpv_cstr(refd_mpv_key_at(ws, i), "?");

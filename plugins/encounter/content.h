@@ -21,6 +21,8 @@ struct content {
 	int nd;
 	struct mapdef m[MAXMAPS];
 	int nm;
+	struct spell sp[MAXSPC];
+	int nsp;
 };
 
 void unarmed_weapon(struct weapon *w, int size);

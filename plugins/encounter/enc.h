@@ -35,9 +35,10 @@ enum {
 	F_PS = 1 << 7,		/* Precise Shot */
 	F_TWF = 1 << 8,
 	F_RUN = 1 << 9,
-	F_UD = 1 << 10		/* uncanny dodge */
+	F_UD = 1 << 10,		/* uncanny dodge */
+	F_IOVR = 1 << 11	/* Improved Overrun */
 };
-#define NFEATS 11
+#define NFEATS 12
 
 /* Map square flags. */
 enum {
@@ -67,6 +68,22 @@ struct weapon {
 	int32_t composite, sling, crossbow, nonlethal, natural, unarmed;
 	int32_t hardness, ihp;	/* as an item */
 	int32_t enh;		/* attack bonus */
+	int32_t nostr, plus;	/* spells: no Strength, flat damage */
+};
+
+#define MAXSP 4		/* spells a creature knows */
+#define MAXSPC 16	/* spells in the content */
+
+struct spell {
+	char name[NAMEL];
+	int32_t level;
+	int32_t time;		/* 0 standard, 1 full round, 2 free (quickened) */
+	int32_t range;		/* squares; 0: touch */
+	int32_t effect;		/* 0 damage, 1 heal */
+	int32_t attack;		/* 0 none, 1 ranged touch, 2 melee touch */
+	int32_t save;		/* 0 none, 1 Fortitude, 2 Reflex, 3 Will */
+	int32_t half;		/* a save halves the damage (else negates) */
+	int32_t nd, sd, bonus, nonlethal;
 };
 
 struct cdef {
@@ -77,10 +94,14 @@ struct cdef {
 	int32_t armor, shield, natural, deflect, maxdex, armor_type;
 	int32_t hp, init, fort, ref, will;
 	int32_t feats, legs, stable, humanoid, crit_immune, sneak, dwarf;
+	int32_t fast, fly, incorporeal;	/* +2 squares; movement modes */
 	int32_t bluff, sense, heal;
 	int32_t reach;		/* natural reach, -1: by size */
 	int32_t conceal;	/* miss chance against every attack, percent */
 	struct weapon w[2];	/* main hand, off hand (nd 0: none) */
+	int32_t caster_level, concentration;
+	struct spell sp[MAXSP];
+	int32_t uses[MAXSP];	/* casts left; 0: the slot is empty */
 };
 
 struct cr {
@@ -96,6 +117,7 @@ struct cr {
 	int32_t aid_ally, aid_enemy, aid_mode;	/* -1: none; 1 attack, 2 AC */
 	int32_t grap;		/* grapple partner + 1, 0: none */
 	int32_t wmain, whp;	/* holds its main weapon; its hit points */
+	int32_t ready_vs;	/* readied attack on this creature, -1 */
 };
 
 /* A paused action (waiting for attacks of opportunity or a prompt). */
@@ -108,11 +130,12 @@ struct cont {
 	int32_t kind, mode, act;
 	int32_t who, target, ally, flags, margin, hurt;
 	int32_t px[MAXPATH], py[MAXPATH], n, pi, checked, lastok;
-	int32_t allow, pen;
+	int32_t allow, pen, rdone;
 };
 
 /* Prompts. */
-enum { PK_NONE, PK_AOO, PK_COUNTER, PK_FOLLOW, PK_DELAY };
+enum { PK_NONE, PK_AOO, PK_COUNTER, PK_FOLLOW, PK_DELAY, PK_READY,
+	PK_AVOID };
 
 struct st {
 	uint32_t magic, size;
@@ -126,7 +149,7 @@ struct st {
 	int32_t max_rounds, range_pen, over, winner;
 	/* The active creature's turn. */
 	int32_t std, mv, full, moved, step5, diag, sq_moved;
-	int32_t fa, fa_main, fa_off, fa_conv, attacks;
+	int32_t fa, fa_main, fa_off, fa_conv, attacks, cast, qcast, overrun;
 	int32_t std_dis;	/* a standard action done while disabled */
 	/* Prompt and paused action. */
 	int32_t pk, q[MAXC], nq, qi, dnext;

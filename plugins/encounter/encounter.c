@@ -96,6 +96,22 @@ static const struct {
 	{ { { "take", "bool" } }, "prompt: follow the bull-rushed creature" },
 	{ { { NULL, NULL } }, "prompt: a delaying creature acts now" },
 	{ { { NULL, NULL } }, "prompt: a delaying creature keeps waiting" },
+	{ { { "target", "creature name" } },
+	    "standard action: ready an attack on the target for when it "
+	    "comes within reach" },
+	{ { { "take", "bool" } }, "prompt: fire the readied attack" },
+	{ { { "to", "[x, y]" } },
+	    "move action while prone: crawl 1 square (provokes)" },
+	{ { { "to", "[x, y]" } },
+	    "full-round action: move 1 square whatever the cost" },
+	{ { { "spell", "spell name" }, { "target", "creature name" },
+	    { "defensive", "bool: cast defensively" } },
+	    "cast a spell (provokes unless cast defensively)" },
+	{ { { "target", "creature name" } },
+	    "overrun an adjacent foe: move through its space to the square "
+	    "beyond (a move and a standard action)" },
+	{ { { "take", "bool" } },
+	    "prompt: avoid the overrun (true) or block it (false)" },
 };
 
 static int
@@ -383,7 +399,7 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			cdef_defaults(&c->d, name);
 		}
 		c->side = -1;
-		c->feint_vs = c->aid_ally = c->aid_enemy = -1;
+		c->feint_vs = c->aid_ally = c->aid_enemy = c->ready_vs = -1;
 		c->aware = 1;
 		for (k = 0; k < refd_mpv_len(e); k++) {
 			const char *key = refd_mpv_cstr(refd_mpv_key_at(e, k),
@@ -580,7 +596,7 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 	refd_mpw *w = refd_mpw_create();
 	int i, x, y;
 	static const char *const pkn[] = { "none", "aoo", "counter", "follow",
-		"delay" };
+		"delay", "ready", "avoid" };
 
 	refd_mpw_map(w);
 	refd_mpw_kint(w, "round", s->round);
@@ -642,8 +658,22 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 			refd_mpw_kint(w, "nonlethal", c->nl);
 			refd_mpw_kint(w, "initiative", c->init);
 			refd_mpw_kbool(w, "delaying", c->delaying);
+			if (c->ready_vs >= 0)
+				refd_mpw_kstr(w, "readied_against",
+				    s->c[c->ready_vs].d.name);
 			refd_mpw_kint(w, "weapon_hp", c->whp);
 			refd_mpw_kint(w, "ac", ac_vs(s, i, -1, 0));
+			{
+				int k;
+
+				refd_mpw_kmap(w, "spells");
+				for (k = 0; k < MAXSP; k++)
+					if (c->d.sp[k].name[0] != '\0')
+						refd_mpw_kint(w,
+						    c->d.sp[k].name,
+						    c->d.uses[k]);
+				refd_mpw_end(w);
+			}
 		}
 		refd_mpw_end(w);
 	}
@@ -691,7 +721,7 @@ sane(const struct st *s)
 	if (s->magic != ENC_MAGIC || s->size != sizeof(*s) || s->nc < 2 ||
 	    s->nc > MAXC || s->norder < 1 || s->norder > s->nc ||
 	    s->cur < 0 || s->cur >= s->norder || s->w < 2 || s->w > MAXM ||
-	    s->h < 2 || s->h > MAXM || s->pk < PK_NONE || s->pk > PK_DELAY ||
+	    s->h < 2 || s->h > MAXM || s->pk < PK_NONE || s->pk > PK_AVOID ||
 	    s->nq < 0 || s->nq > MAXC || s->qi < 0 ||
 	    (s->pk != PK_NONE && s->qi >= s->nq) || s->k.n < 0 ||
 	    s->k.n > MAXPATH || s->k.who < 0 || s->k.who >= s->nc ||
@@ -714,6 +744,7 @@ sane(const struct st *s)
 		    c->feint_vs < -1 || c->feint_vs >= s->nc ||
 		    c->aid_ally < -1 || c->aid_ally >= s->nc ||
 		    c->aid_enemy < -1 || c->aid_enemy >= s->nc ||
+		    c->ready_vs < -1 || c->ready_vs >= s->nc ||
 		    c->d.w[0].sd < 1 || c->d.w[0].incr < 0 ||
 		    (c->d.w[0].ranged && c->d.w[0].incr < 1))
 			return 0;

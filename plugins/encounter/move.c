@@ -87,6 +87,24 @@ step_cost(const struct st *s, int a, int x, int y, int nx, int ny, int par,
 
 	if ((dx == 0 && dy == 0) || dx < -1 || dx > 1 || dy < -1 || dy > 1)
 		return -1;
+	if (A->d.incorporeal) {
+		/* Ignores every obstacle and terrain (4.3). */
+		int i0, j0;
+
+		for (i0 = 0; i0 < n; i0++)
+			for (j0 = 0; j0 < n; j0++)
+				if (nx + i0 < 0 || ny + j0 < 0 ||
+				    nx + i0 >= s->w || ny + j0 >= s->h)
+					return -1;
+		crowded(s, a, nx, ny, n, allies_block, &b);
+		if (b)
+			return -1;
+		*npar = par;
+		if (dx == 0 || dy == 0)
+			return 1;
+		*npar = !par;
+		return par ? 2 : 1;
+	}
 	if (!fits(s, nx, ny, n))
 		return -1;
 	crowded(s, a, nx, ny, n, allies_block, &b);
@@ -133,6 +151,8 @@ step_cost(const struct st *s, int a, int x, int y, int nx, int ny, int par,
 				obst |= (s->sq[sy][sx] & SQ_OBST) != 0;
 			}
 		k = diff + obst + lowe;
+		if (A->d.fly)
+			k = 0;	/* flyers ignore all but blocking obstacles */
 	}
 	*npar = par;
 	if (dx == 0 || dy == 0)

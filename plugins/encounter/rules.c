@@ -73,6 +73,8 @@ speed_of(const struct cr *c)
 	static const int from[] = { 4, 6, 8, 10, 12 }, to[] = { 3, 4, 6, 7, 8 };
 	int sp = c->d.speed, i;
 
+	if (c->d.fast && c->d.armor_type < 3)
+		sp += 2;	/* barbarian fast movement, before armour */
 	if (c->d.armor_type >= 2 && !c->d.dwarf) {
 		for (i = 0; i < 5; i++)
 			if (from[i] == sp)
@@ -185,6 +187,24 @@ in_space(const struct cr *c, int x, int y)
 	return x >= c->x && x < c->x + n && y >= c->y && y < c->y + n;
 }
 
+/*
+ * A low obstacle at square(s) (x1, y1) / (x2, y2) gives cover only to a
+ * target within 6 squares of it, and not against an attacker strictly
+ * closer to it than the target (5.1.4).
+ */
+static int
+low_counts(const struct st *s, int a, int t, int x1, int y1, int x2, int y2)
+{
+	const struct cr *A = &s->c[a], *T = &s->c[t];
+	int dt1 = g_space_dist(T->x, T->y, space_n(T), x1, y1, 1);
+	int dt2 = g_space_dist(T->x, T->y, space_n(T), x2, y2, 1);
+	int da1 = g_space_dist(A->x, A->y, space_n(A), x1, y1, 1);
+	int da2 = g_space_dist(A->x, A->y, space_n(A), x2, y2, 1);
+	int dt = dt1 < dt2 ? dt1 : dt2, da = da1 < da2 ? da1 : da2;
+
+	return dt <= 6 && !(da < dt);
+}
+
 static int
 f_sq(const void *u, int x, int y)
 {
@@ -201,6 +221,9 @@ f_sq(const void *u, int x, int y)
 	case 0:
 		return (fl & SQ_WALL) != 0;
 	case 1:
+		if (fl & SQ_WALL)
+			return 1;
+		return (fl & SQ_OBST) && low_counts(s, f->a, f->t, x, y, x, y);
 	case 2:
 		return (fl & (SQ_WALL | SQ_OBST)) != 0;
 	default:
@@ -218,7 +241,12 @@ f_edge(const void *u, int x, int y, int h)
 	if (x < 0 || y < 0 || x > s->w || y > s->h || f->mode == 3)
 		return 0;
 	fl = h ? s->eh[y][x] : s->ev[y][x];
-	return f->mode == 0 ? (fl & E_WALL) != 0 : fl != 0;
+	if (f->mode == 0 || (fl & E_WALL))
+		return (fl & E_WALL) != 0;
+	if (fl && f->mode == 1)	/* the two squares bordering the edge */
+		return low_counts(s, f->a, f->t, h ? x : x - 1, h ? y - 1 : y,
+		    x, y);
+	return fl != 0;
 }
 
 static int
@@ -543,8 +571,6 @@ can_aoo(const struct st *s, int t, int m)
 		return 0;
 	if (cover_vs(s, t, m, 1))
 		return 0;
-	if (conceal_vs(s, t, m, 1) >= 50)
-		return 0;
 	return 1;
 }
 
@@ -611,6 +637,8 @@ str_dmg(const struct cr *a, const struct weapon *w, int off)
 {
 	int m = mod(a->d.str);
 
+	if (w->nostr)
+		return w->plus;
 	if (w->ranged == 2) {
 		if (w->sling)
 			return m;

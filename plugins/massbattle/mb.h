@@ -18,7 +18,7 @@
 #define MAXCARD 16
 #define MAXORDER 16
 #define MAXW 4
-#define MAXPSPELL 8
+#define MAXPSPELL 12
 #define MAXM 64
 #define MAXU 32
 #define MAXINST 48
@@ -32,28 +32,32 @@ enum kind { K_TROOPER = 0, K_SOLO, K_WARJACK, K_WARCASTER };
 enum role { R_GRUNT = 0, R_LEADER, R_OFFICER, R_SB, R_ATTACH, R_SOLO,
 	R_WARJACK, R_WARCASTER };
 enum tgt { T_ANY = 0, T_ENEMY_TROOPER, T_FRIENDLY, T_SELF, T_OWN_JACK,
-	T_UNIT, T_ENEMY };
-enum okind { O_RUN = 0, O_CHARGE };
+	T_UNIT, T_ENEMY, T_LIVING, T_ENEMY_NONTROOPER };
+enum okind { O_RUN = 0, O_CHARGE, O_RIDEBY };
 
 struct weapon {
 	char name[NAMEL];
-	int32_t melee, pow, rng, rof, reach, open_fist;
+	int32_t melee, pow, rng, rof, reach, open_fist, system;
 };
 
 struct profile {
 	char key[NAMEL], name[NAMEL];
 	int32_t kind, cat, r, spd, mat, rat, def, arm, cmd, focus, boxes;
 	int32_t heavy, arc_node, commander, fearless, terrifying, cra, cma;
+	int32_t cavalry;
 	int32_t points, nw, nspells, feat;
 	int32_t spells[MAXPSPELL];
 	int32_t norders, orders[4];
+	int32_t grid[6];		/* warjack damage grid columns, 0: none */
 	struct weapon w[MAXW];
 };
 
 struct spell {
 	char key[NAMEL], name[NAMEL];
 	int32_t cost, rng, pow, aoe, upkeep, off, tgt;
-	int32_t def, arm, mat, round, fire, kd;
+	int32_t def, arm, mat, round, fire, kd, ctrl, ctrl_x2;
+	int32_t dice, auto_hit;		/* attack dice added; automatic hit */
+	int32_t animus, control;
 };
 
 struct order {
@@ -118,12 +122,15 @@ struct model {
 	int32_t x, y, z, fx, fy, r, cat;
 	int32_t marked, focus, alloc, flags, lock_turn, feat_used, bg;
 	int32_t mv, acted, atk[MAXW], bought, ctarget, cdist, ax, ay;
+	int32_t gm[6];			/* marked boxes per grid column */
+	int32_t owner, bg0;		/* original side and battlegroup */
 };
 
 struct unit {
 	int32_t alive, id, side, card, uc, designated, weapon_crew;
 	int32_t order, act, start_n, mc_turn, fleeing, fleeing0;
 	int32_t need, norders, orders[4];
+	int32_t terror;			/* 1: a terror check is owed */
 	int32_t sbx, sby;		/* where the lost SB stood */
 	int32_t lx, ly;			/* where the lost Leader stood */
 };
@@ -137,7 +144,7 @@ struct inst {
 };
 
 enum pk { P_NONE = 0, P_PROMOTE, P_DESIGNATE, P_SBREP, P_REROLL,
-	P_FREESTRIKE, P_DAMAGE, P_FIRST };
+	P_FREESTRIKE, P_DAMAGE, P_FIRST, P_CMDER };
 enum cons { C_FLEE_UNIT = 1, C_FLEE_MODEL, C_RALLY_UNIT, C_RALLY_MODEL };
 
 struct prompt {
@@ -158,6 +165,7 @@ struct state {
 	int32_t x0, y0, x1, y1, test_hooks, promo_lock_act, premeasure;
 	int32_t massive;		/* option massive_casualties [ASM-15] */
 	int32_t army[2];		/* sealed army choice + 1, 0: none yet */
+	int32_t ncloud, cloud[8][3];	/* cloud effects: x, y, radius */
 	int32_t cur;			/* current unit or -1 */
 	int32_t eoa, eoa_idx;		/* end of activation in progress */
 	int32_t winner, reason;		/* winner side, -1 draw */

@@ -119,7 +119,7 @@ static const char *const bases[] = { "", "small", "medium", "large",
 	"huge" };
 static const int32_t radius[] = { 0, 591, 787, 984, 2362 };
 static const char *const tgts[] = { "any", "enemy_trooper", "friendly",
-	"self", "own_warjack", "unit", "enemy" };
+	"self", "own_warjack", "unit", "enemy", "living", "enemy_independent" };
 
 int32_t
 mb_radius(int cat)
@@ -145,17 +145,17 @@ load_orders(struct cl *l, struct content *c, refd_mpv f)
 	for (i = 0; i < refd_mpv_len(f) && !l->bad; i++) {
 		struct order *o = &c->o[c->no];
 		refd_mpv v = refd_mpv_val_at(f, i);
-		static const char *const ok[] = { "run", "charge" };
+		static const char *const ok[] = { "run", "charge", "ride_by" };
 
 		if (c->no >= MAXORDER) {
 			badf(l, "orders", "(file)", "(root)", "too many orders");
 			return;
 		}
 		key_of(f, i, o->key);
-		o->kind = str_enum(refd_mpv_get(v, "kind"), ok, 2, -1);
+		o->kind = str_enum(refd_mpv_get(v, "kind"), ok, 3, -1);
 		if (o->kind < 0)
 			badf(l, "orders", o->key, "kind",
-			    "expected \"run\" or \"charge\"");
+			    "expected \"run\", \"charge\" or \"ride_by\"");
 		c->no++;
 	}
 }
@@ -234,7 +234,7 @@ load_spells(struct cl *l, struct content *c, refd_mpv f)
 		x = refd_mpv_get(v, "off");
 		s->off = refd_mpv_streq(x, "*") ? 2 :
 		    geti(l, v, "spells", k, "off", 0, 1, 0);
-		s->tgt = str_enum(refd_mpv_get(v, "target"), tgts, 7, T_ANY);
+		s->tgt = str_enum(refd_mpv_get(v, "target"), tgts, 9, T_ANY);
 		if (s->tgt < 0)
 			badf(l, "spells", k, "target", "unknown target kind");
 		s->def = geti(l, v, "spells", k, "def", -5, 5, 0);
@@ -243,6 +243,21 @@ load_spells(struct cl *l, struct content *c, refd_mpv f)
 		s->round = geti(l, v, "spells", k, "one_round", 0, 1, 0);
 		s->fire = geti(l, v, "spells", k, "fire", 0, 1, 0);
 		s->kd = geti(l, v, "spells", k, "knockdown", 0, 1, 0);
+		s->ctrl = geti(l, v, "spells", k, "ctrl", -5, 10, 0);
+		s->ctrl_x2 = geti(l, v, "spells", k, "ctrl_x2", 0, 1, 0);
+		s->dice = geti(l, v, "spells", k, "dice", -1, 2, 0);
+		s->auto_hit = geti(l, v, "spells", k, "auto_hit", 0, 1, 0);
+		s->animus = geti(l, v, "spells", k, "animus", 0, 1, 0);
+		s->control = geti(l, v, "spells", k, "control", 0, 1, 0);
+		if (s->control && s->tgt != T_ENEMY_NONTROOPER)
+			badf(l, "spells", k, "control", "a control spell targets "
+			    "enemy_independent models");
+		if (s->animus && (s->upkeep || s->off))
+			badf(l, "spells", k, "animus", "an animus is neither an "
+			    "upkeep nor an offensive spell");
+		if (s->aoe == -2 && s->off)
+			badf(l, "spells", k, "aoe", "an AOE CTRL spell must be "
+			    "non-offensive in this engine");
 		if (s->rng == -1 && s->off)
 			badf(l, "spells", k, "off", "a SELF spell cannot be "
 			    "offensive");
@@ -301,6 +316,7 @@ load_profiles(struct cl *l, struct content *c, refd_mpv f)
 		p->terrifying = geti(l, v, "profiles", k, "terrifying", 0, 1, 0);
 		p->cra = geti(l, v, "profiles", k, "cra", 0, 1, 0);
 		p->cma = geti(l, v, "profiles", k, "cma", 0, 1, 0);
+		p->cavalry = geti(l, v, "profiles", k, "cavalry", 0, 1, 0);
 		p->points = geti(l, v, "profiles", k, "points", 0, 100, 1);
 		if (p->kind == K_WARCASTER && p->focus == 0)
 			badf(l, "profiles", k, "focus",
@@ -328,9 +344,31 @@ load_profiles(struct cl *l, struct content *c, refd_mpv f)
 			w->reach = geti(l, wv, "profiles", k, "reach", 0, 1, 0);
 			w->open_fist = geti(l, wv, "profiles", k, "open_fist",
 			    0, 1, 0);
+			w->system = geti(l, wv, "profiles", k, "system", 0, 6, 0);
 			if (!w->melee && w->rng == 0)
 				badf(l, "profiles", k, "weapons.rng",
 				    "a ranged weapon needs a range");
+		}
+		{
+			refd_mpv gv = refd_mpv_get(v, "grid");
+			int32_t tot = 0;
+
+			if (refd_mpv_ok(gv) && (refd_mpv_type(gv) != REFD_MP_ARRAY ||
+			    refd_mpv_len(gv) != 6 || p->kind != K_WARJACK))
+				badf(l, "profiles", k, "grid", "a warjack's grid is "
+				    "six column sizes");
+			for (j = 0; !l->bad && j < refd_mpv_len(gv); j++) {
+				int64_t x;
+
+				if (refd_mpv_int(refd_mpv_at(gv, j), &x) != 0 ||
+				    x < 1 || x > 10)
+					badf(l, "profiles", k, "grid",
+					    "columns hold 1 to 10 boxes");
+				else
+					tot += p->grid[j] = (int32_t)x;
+			}
+			if (tot > 0)
+				p->boxes = tot;
 		}
 		if (!l->bad)
 			name_list(l, refd_mpv_get(v, "spells"), "profiles", k,

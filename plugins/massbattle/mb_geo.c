@@ -107,6 +107,14 @@ melee_with(const struct g *g, const struct model *a, const struct model *b)
 int
 los(const struct g *g, const struct model *o, const struct model *t)
 {
+	return los_f(g, o, mfc(o), t);
+}
+
+/* Line of sight with the origin facing f (a charger turns first). */
+int
+los_f(const struct g *g, const struct model *o, cont_pt f,
+    const struct model *t)
+{
 	int i, j, ok;
 
 	if (o == t)
@@ -114,7 +122,7 @@ los(const struct g *g, const struct model *o, const struct model *t)
 	for (i = 0; i < CONT_NSAMPLES; i++) {
 		cont_pt sp = cont_sample(mpt(t), t->r, i);
 
-		if (!cont_in_front_point(mpt(o), mfc(o), sp))
+		if (!cont_in_front_point(mpt(o), f, sp))
 			continue;
 		ok = 1;
 		for (j = 0; j < g->s->nm && ok; j++) {
@@ -132,6 +140,16 @@ los(const struct g *g, const struct model *o, const struct model *t)
 					continue;
 			}
 			if (cont_seg_passes_over(mpt(o), sp, mpt(b), b->r))
+				ok = 0;
+		}
+		for (j = 0; j < g->s->ncloud && ok; j++) {
+			cont_pt cc;
+
+			cc.x = g->s->cloud[j][0];
+			cc.y = g->s->cloud[j][1];
+			if (!cont_overlap(cc, g->s->cloud[j][2], mpt(t), t->r) &&
+			    cont_seg_passes_over(mpt(o), sp, cc,
+			    g->s->cloud[j][2]))
 				ok = 0;
 		}
 		if (ok)
@@ -218,10 +236,25 @@ focus_stat(const struct g *g, const struct model *m)
 	return prof(g, m)->focus;
 }
 
+/* Control area radius: 2 x FOCUS inches, plus increases, then doubled
+ * once if any effect doubles it (R003-52). */
 int32_t
 ctrl_mils(const struct g *g, const struct model *m)
 {
-	return 2 * focus_stat(g, m) * INCH;
+	int32_t r = 2 * focus_stat(g, m) * INCH, x2 = 0;
+	int i;
+
+	for (i = 0; i < MAXINST; i++) {
+		const struct inst *in = &g->s->in[i];
+
+		if (!in->on || in->model != (int32_t)(m - g->s->m))
+			continue;
+		r += g->c->sp[in->spell].ctrl * INCH;
+		x2 |= g->c->sp[in->spell].ctrl_x2;
+	}
+	if (r < 0)
+		r = 0;
+	return x2 ? 2 * r : r;
 }
 
 int32_t
@@ -234,9 +267,19 @@ def_eff(const struct g *g, const struct model *t, const struct model *a,
 	v = (t->flags & (F_KD | F_STAT)) ? 5 : prof(g, t)->def;
 	v += d;
 	if (ranged) {
+		int cl = (t->flags & F_CONCEAL) != 0, j;
+
+		for (j = 0; j < g->s->ncloud; j++) {
+			cont_pt cc;
+
+			cc.x = g->s->cloud[j][0];
+			cc.y = g->s->cloud[j][1];
+			if (cont_overlap(cc, g->s->cloud[j][2], mpt(t), t->r))
+				cl = 1;
+		}
 		if (t->flags & F_COVER)
 			v += 4;
-		else if (t->flags & F_CONCEAL)
+		else if (cl)
 			v += 2;
 		if (a != NULL && t->z - a->z >= 1000)
 			v += 2;

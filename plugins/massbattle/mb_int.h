@@ -47,6 +47,8 @@ int engaging(const struct g *, const struct model *);
 int in_melee(const struct g *, const struct model *);
 int melee_with(const struct g *, const struct model *, const struct model *);
 int los(const struct g *, const struct model *, const struct model *);
+int los_f(const struct g *, const struct model *, cont_pt,
+    const struct model *);
 int is_trooper(const struct g *, const struct model *);
 const struct model *uc_of(const struct g *, const struct model *);
 int in_formation(const struct g *, const struct model *);
@@ -70,6 +72,8 @@ void mb_advance(struct g *);
 void mb_start_game(struct g *);
 void mb_deploy(struct g *);
 int mb_legal(struct g *, uint32_t seat, refd_mpw *w);
+
+int weapon_disabled(const struct g *, const struct model *, int wi);
 
 /* events */
 refd_mpw *ev(struct g *, const char *type);

@@ -186,6 +186,18 @@ moves(struct lw *l, const struct model *m)
 	}
 }
 
+static int
+best_melee_idx(const struct g *g, const struct model *m)
+{
+	const struct profile *p = prof(g, m);
+	int i;
+
+	for (i = 0; i < p->nw; i++)
+		if (p->w[i].melee)
+			return i;
+	return 0;
+}
+
 static void
 actions(struct lw *l, const struct model *m)
 {
@@ -233,6 +245,101 @@ actions(struct lw *l, const struct model *m)
 			refd_mpw_kint(l->c, "target", t->id);
 			snprintf(lab, sizeof(lab), "%s #%d: cast %s on %s #%d",
 			    mname(g, m), m->id, sp->name, mname(g, t), t->id);
+			cend_raw(l, lab);
+		}
+	}
+	if (p->kind == K_WARJACK) {
+		static const char *const pk[] = { "headbutt", "slam", "push",
+			"trample", "head_lock", "weapon_lock", "throw",
+			"two_hand_throw" };
+
+		for (i = 0; i < S->nm; i++) {
+			const struct model *t = &S->m[i];
+
+			if (!t->alive || t->side == m->side ||
+			    !in_mrange(g, m, t))
+				continue;
+			for (k = 0; k < 8; k++) {
+				cbegin(l, "power_attack");
+				refd_mpw_kint(l->c, "model", m->id);
+				refd_mpw_kstr(l->c, "kind", pk[k]);
+				refd_mpw_kint(l->c, "target", t->id);
+				snprintf(lab, sizeof(lab), "%s #%d: %s %s #%d",
+				    mname(g, m), m->id, pk[k], mname(g, t),
+				    t->id);
+				cend_raw(l, lab);
+			}
+		}
+	}
+	if ((p->cra || p->cma) && S->u[m->unit].uc >= 0) {
+		for (k = 0; k < 2; k++)
+			for (i = 0; i < S->nm; i++) {
+				const struct model *t = &S->m[i];
+				int j, nw = 0;
+
+				if (!t->alive || t->side == m->side)
+					continue;
+				cbegin(l, "combined");
+				refd_mpw_kstr(l->c, "kind", k ? "melee" :
+				    "ranged");
+				refd_mpw_kint(l->c, "primary", m->id);
+				refd_mpw_kint(l->c, "target", t->id);
+				refd_mpw_karray(l->c, "with");
+				for (j = 0; j < S->nm; j++) {
+					const struct model *o = &S->m[j];
+
+					if (o == m || !o->alive || o->unit != m->unit ||
+					    !(k ? prof(g, o)->cma : prof(g, o)->cra))
+						continue;
+					if (k ? !in_mrange(g, o, t) :
+					    !los(g, o, t))
+						continue;
+					refd_mpw_int(l->c, o->id);
+					nw++;
+				}
+				refd_mpw_end(l->c);
+				snprintf(lab, sizeof(lab), "combined %s attack led "
+				    "by #%d on %s #%d", k ? "melee" : "ranged",
+				    m->id, mname(g, t), t->id);
+				if (nw > 0)
+					cend_raw(l, lab);
+				else
+					refd_mpw_destroy(l->c);
+			}
+	}
+	if (p->cavalry && m->mv == MV_NONE) {
+		int e = nearest_enemy(g, m);
+		int32_t mr = melee_range(g, m);
+
+		if (e >= 0 && mr >= 0) {
+			const struct model *t = &S->m[e];
+			int64_t d = cont_seg_len(mpt(m), mpt(t)) - mr - m->r -
+			    t->r + 50;
+			cont_pt st, bk;
+
+			if (d < 0)
+				d = 0;
+			st = cont_point_along(mpt(m), mpt(t), d);
+			bk = cont_point_along(st, mpt(m), 1000);
+			if (d == 0)
+				bk.x += 1000;
+			cbegin(l, "ride_by");
+			refd_mpw_kint(l->c, "model", m->id);
+			refd_mpw_karray(l->c, "path");
+			refd_mpw_array(l->c);
+			refd_mpw_int(l->c, st.x);
+			refd_mpw_int(l->c, st.y);
+			refd_mpw_end(l->c);
+			refd_mpw_array(l->c);
+			refd_mpw_int(l->c, bk.x);
+			refd_mpw_int(l->c, bk.y);
+			refd_mpw_end(l->c);
+			refd_mpw_end(l->c);
+			refd_mpw_kint(l->c, "stop", 1);
+			refd_mpw_kint(l->c, "weapon", best_melee_idx(g, m));
+			refd_mpw_kint(l->c, "target", t->id);
+			snprintf(lab, sizeof(lab), "%s #%d: ride by %s #%d",
+			    mname(g, m), m->id, mname(g, t), t->id);
 			cend_raw(l, lab);
 		}
 	}
@@ -341,6 +448,19 @@ mb_legal(struct g *g, uint32_t seat, refd_mpw *out)
 			simple(&l, "free_strike", "yes", 1, lab);
 			simple(&l, "free_strike", "yes", 0, "no free strike");
 			break;
+		case P_CMDER:
+			simple(&l, "use_commander", "model", 0, "use the model's "
+			    "own CMD");
+			for (i = 0; i < S->nm; i++)
+				if (S->m[i].alive && S->m[i].side == p->seat &&
+				    prof(g, &S->m[i])->commander) {
+					snprintf(lab, sizeof(lab), "use the CMD of "
+					    "%s #%d", mname(g, &S->m[i]),
+					    S->m[i].id);
+					simple(&l, "use_commander", "model",
+					    S->m[i].id, lab);
+				}
+			break;
 		case P_DAMAGE:
 			simple(&l, "damage", "boost", 1, "boost the damage roll "
 			    "(1 focus)");
@@ -415,9 +535,9 @@ mb_legal(struct g *g, uint32_t seat, refd_mpw *out)
 		{
 			const struct unit *u = &S->u[S->cur];
 			static const char *const std[] = { "none", "run",
-				"charge" };
+				"charge", "ride_by" };
 
-			for (i = 0; i < 3; i++) {
+			for (i = 0; i < 4; i++) {
 				cbegin(&l, "order");
 				refd_mpw_kint(l.c, "unit", u->id);
 				refd_mpw_kstr(l.c, "order", std[i]);
@@ -441,6 +561,15 @@ mb_legal(struct g *g, uint32_t seat, refd_mpw *out)
 				continue;
 			moves(&l, m);
 			actions(&l, m);
+			if (S->u[S->cur].uc >= 0 && i != S->u[S->cur].uc) {
+				cbegin(&l, "measure");
+				refd_mpw_kint(l.c, "from",
+				    S->m[S->u[S->cur].uc].id);
+				refd_mpw_kint(l.c, "to", m->id);
+				snprintf(lab, sizeof(lab), "measure from the "
+				    "commander to #%d", m->id);
+				cend_raw(&l, lab);
+			}
 		}
 		simple(&l, "end_activation", NULL, 0, "end the activation");
 		break;

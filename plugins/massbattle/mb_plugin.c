@@ -65,6 +65,17 @@ static const char *const cmd_doc[][3] = {
 	{ "reroll", "yes", "standard bearer reroll of a failed check" },
 	{ "free_strike", "yes", "strike the model leaving your melee range" },
 	{ "damage", "boost", "roll the damage, boosted (1 focus) or not" },
+	{ "use_commander", "model", "before a command check: use a friendly "
+	    "Commander's CMD (its id) or the model's own (0)" },
+	{ "power_attack", "model, kind, target", "a warjack's power attack "
+	    "for 1 focus" },
+	{ "ride_by", "model, path, stop, weapon, target", "a cavalry "
+	    "trooper under a ride-by order advances, attacks at path point "
+	    "stop, and goes on" },
+	{ "combined", "kind, primary, with, target", "combined ranged or "
+	    "melee attack of troopers of one unit" },
+	{ "measure", "from, to", "edge-to-edge distance, where measuring is "
+	    "allowed" },
 	{ "test_attack", "hits", "test hook: [[model, damage], ...] as one "
 	    "attack" },
 	{ "test_check", "unit", "test hook: a unit-wide command check" },
@@ -105,6 +116,13 @@ mb_describe(refd_ctx *ctx, void *pdata)
 	refd_mpw_kstr(w, "doc", "\"sealed\": each seat submits an army list "
 	    "from armies.json unseen; or two list names; instead of units");
 	refd_mpw_end(w);
+	refd_mpw_kmap(w, "clouds");
+	refd_mpw_kstr(w, "type", "array");
+	refd_mpw_kstr(w, "doc", "cloud effects [x, y, diameter inches]: "
+	    "concealment inside, LOS through them blocked");
+	refd_mpw_end(w);
+	opt(w, "premeasure", "bool", 0, "allow measure between any two "
+	    "models at any time");
 	opt(w, "massive_casualties", "bool", 1, "a unit losing half its "
 	    "models in a turn checks once [ASM-15]");
 	opt(w, "check_deployment", "bool", 1, "units must start in formation");
@@ -192,6 +210,7 @@ mb_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	s->first = (int32_t)refd_mpv_get_int(root, "first", -1);
 	s->test_hooks = refd_mpv_get_bool(root, "test_hooks", 0);
 	s->massive = refd_mpv_get_bool(root, "massive_casualties", 1);
+	s->premeasure = refd_mpv_get_bool(root, "premeasure", 0);
 	s->x0 = 0;
 	s->y0 = 0;
 	s->x1 = s->y1 = 48000;
@@ -212,6 +231,32 @@ mb_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		s->y0 = (int32_t)v[1];
 		s->x1 = (int32_t)v[2];
 		s->y1 = (int32_t)v[3];
+	}
+	tb = refd_mpv_get(root, "clouds");
+	if (refd_mpv_ok(tb)) {
+		if (refd_mpv_type(tb) != REFD_MP_ARRAY || refd_mpv_len(tb) > 8) {
+			refd_mp_free(d);
+			return bad_setup_(ctx, mt, "clouds: at most 8 [x, y, "
+			    "diameter in inches]");
+		}
+		for (i = 0; i < refd_mpv_len(tb); i++) {
+			refd_mpv cv = refd_mpv_at(tb, i);
+			int64_t v[3];
+
+			for (k = 0; k < 3; k++)
+				if (refd_mpv_int(refd_mpv_at(cv, (size_t)k), &v[k]) ||
+				    v[k] < -100000 || v[k] > 100000)
+					break;
+			if (k < 3 || v[2] < 1 || v[2] > 10) {
+				refd_mp_free(d);
+				return bad_setup_(ctx, mt, "clouds: [x, y, diameter "
+				    "1..10 inches]");
+			}
+			s->cloud[i][0] = (int32_t)v[0];
+			s->cloud[i][1] = (int32_t)v[1];
+			s->cloud[i][2] = (int32_t)v[2] * 500;
+			s->ncloud++;
+		}
 	}
 	if (s->turn_limit < 1 || s->turn_limit > 50 || s->first < -1 ||
 	    s->first > 1) {
@@ -524,6 +569,10 @@ mb_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	g.s = s;
 	g.c = c;
 	for (k = 0; k < s->nm; k++) {
+		s->m[k].owner = s->m[k].side;
+		s->m[k].bg0 = s->m[k].bg;
+	}
+	for (k = 0; k < s->nm; k++) {
 		const struct model *m = &s->m[k];
 
 		if (m->x < s->x0 || m->x > s->x1 || m->y < s->y0 ||
@@ -638,7 +687,8 @@ phase_name(int p)
 }
 
 static const char *const pnames[] = { "", "promote", "designate",
-	"sb_replace", "reroll", "free_strike", "damage", "choose_first" };
+	"sb_replace", "reroll", "free_strike", "damage", "choose_first",
+	"use_commander" };
 static const char *const mvn[] = { "none", "advance", "run", "charge",
 	"forfeit", "failed_charge" };
 
@@ -685,6 +735,9 @@ mb_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_kbool(w, "alive", m->alive);
 		if (m->alive) {
 			refd_mpw_kint(w, "side", m->side);
+			refd_mpw_kint(w, "owner", m->owner);
+			refd_mpw_kint(w, "battlegroup", m->bg >= 0 ?
+			    g.s->m[m->bg].id : 0);
 			refd_mpw_kint(w, "unit", g.s->u[m->unit].id);
 			refd_mpw_kstr(w, "role", roles[m->role]);
 			refd_mpw_kint(w, "x", m->x);
@@ -698,6 +751,14 @@ mb_view(refd_ctx *ctx, const void *state, int32_t seat)
 			refd_mpw_kint(w, "damage", m->marked);
 			refd_mpw_kint(w, "boxes", boxes(&g, m));
 			refd_mpw_kint(w, "focus", m->focus);
+			if (g.c->p[m->prof].grid[0] > 0) {
+				int k;
+
+				refd_mpw_karray(w, "grid");
+				for (k = 0; k < 6; k++)
+					refd_mpw_int(w, m->gm[k]);
+				refd_mpw_end(w);
+			}
 			refd_mpw_kint(w, "def", def_eff(&g, m, NULL, 0));
 			refd_mpw_kint(w, "arm", arm_eff(&g, m));
 			refd_mpw_kbool(w, "in_formation", in_formation(&g, m));

@@ -12,6 +12,7 @@
 #define ORD_NONE (-2)
 #define ORD_RUN 1000
 #define ORD_CHARGE 1001
+#define ORD_RIDEBY 1002
 
 /* ---- events and dice ---- */
 
@@ -103,6 +104,12 @@ is_jack_or_caster(const struct g *g, const struct model *m)
 
 	return k == K_WARJACK || k == K_WARCASTER;
 }
+
+static int any_attack(const struct model *m);
+static void inst_off(struct g *g, int i);
+static int near_terror(const struct g *g, const struct model *m);
+static void terror_check(struct g *g, int ui);
+static int terror_gate(struct g *g);
 
 /* ---- prompts ---- */
 
@@ -250,13 +257,52 @@ check_roll(struct g *g, int ui, int mi, int32_t target, const char *why,
  * the checking model's unit with mi >= 0 for an individual check.  A
  * failure the Standard Bearer may reroll becomes a prompt.
  */
+static const char *const check_why[] = { "out of formation", "rally",
+	"massive casualties", "terror", "test" };
+
+static int
+why_code(const char *why)
+{
+	int i;
+
+	for (i = 0; i < 5; i++)
+		if (strcmp(check_why[i], why) == 0)
+			return i;
+	return 4;
+}
+
+/* Does friendly Commander c reach the checking unit (ui) or model? */
+static int
+commander_reaches(const struct g *g, const struct model *c, int ui,
+    const struct model *self)
+{
+	int j;
+
+	if (!c->alive || !prof(g, c)->commander || c == self)
+		return 0;
+	for (j = 0; j < S->nm; j++) {
+		const struct model *m = &S->m[j];
+
+		if (!m->alive || m->side != c->side)
+			continue;
+		if (ui >= 0 ? m->unit != ui : m != self)
+			continue;
+		if (cont_within(mpt(c), c->r, mpt(m), m->r,
+		    (int64_t)cmd_stat(g, c) * INCH))
+			return 1;
+	}
+	return 0;
+}
+
+static void do_check(struct g *g, int ui, int mi, int32_t target, int cons,
+    const char *why);
+
 static void
 command_check(struct g *g, int ui, int mi, int cons, const char *why)
 {
-	const struct model *sb, *m = mi >= 0 ? &S->m[mi] : NULL;
+	const struct model *m = mi >= 0 ? &S->m[mi] : NULL;
 	const struct model *c;
 	int32_t target;
-	int pass;
 
 	if (mi >= 0) {
 		if (prof(g, m)->fearless)
@@ -264,15 +310,35 @@ command_check(struct g *g, int ui, int mi, int cons, const char *why)
 		target = cmd_stat(g, m);
 		if (!in_formation(g, m))
 			target -= 2;
-		target = best_cmd(g, -1, m, target);
+		if (best_cmd(g, -1, m, target) > target) {
+			push_prompt(g, P_CMDER, m->side, ui, mi, target, cons);
+			S->pr[S->npr - 1].c = why_code(why);
+			return;
+		}
 	} else {
 		if (S->u[ui].uc < 0)
 			return;
 		c = &S->m[S->u[ui].uc];
 		if (prof(g, c)->fearless)
 			return;
-		target = best_cmd(g, ui, NULL, cmd_stat(g, c));
+		target = cmd_stat(g, c);
+		if (best_cmd(g, ui, NULL, target) > target) {
+			push_prompt(g, P_CMDER, S->u[ui].side, ui, -1, target,
+			    cons);
+			S->pr[S->npr - 1].c = why_code(why);
+			return;
+		}
 	}
+	do_check(g, ui, mi, target, cons, why);
+}
+
+static void
+do_check(struct g *g, int ui, int mi, int32_t target, int cons,
+    const char *why)
+{
+	const struct model *sb, *m = mi >= 0 ? &S->m[mi] : NULL;
+	int pass;
+
 	pass = check_roll(g, mi >= 0 ? -1 : ui, mi, target, why, 0);
 	if (!pass && ui >= 0 && (sb = sb_of(g, ui)) != NULL &&
 	    in_formation(g, sb) && (m == NULL || in_formation(g, m))) {
@@ -280,6 +346,51 @@ command_check(struct g *g, int ui, int mi, int cons, const char *why)
 		return;
 	}
 	consequence(g, ui, mi, cons, pass);
+}
+
+/* ---- control changes and battlegroups (6.1, R003-49) ---- */
+
+/* Give model ti (a warjack or warcaster alone in its unit) to side. */
+static void
+set_control(struct g *g, int ti, int side)
+{
+	struct model *t = &S->m[ti];
+	int j;
+	refd_mpw *w;
+
+	t->side = side;
+	S->u[t->unit].side = side;
+	if (prof(g, t)->kind == K_WARJACK) {
+		t->bg = -1;
+		if (side == t->owner && t->bg0 >= 0 && S->m[t->bg0].alive &&
+		    S->m[t->bg0].side == t->owner)
+			t->bg = t->bg0;
+	}
+	if (prof(g, t)->kind == K_WARCASTER)
+		for (j = 0; j < S->nm; j++) {
+			struct model *k = &S->m[j];
+
+			if (j == ti || k->bg0 != ti || !k->alive ||
+			    k->side != k->owner)
+				continue;
+			k->bg = side == t->owner ? ti : -1;
+		}
+	w = ev(g, "control");
+	refd_mpw_kint(w, "model", t->id);
+	refd_mpw_kint(w, "side", side);
+	ev_emit(g, w);
+}
+
+/* Switch an instance off, undoing a change of control. */
+static void
+inst_off(struct g *g, int i)
+{
+	struct inst in = S->in[i];
+
+	memset(&S->in[i], 0, sizeof(S->in[i]));
+	if (in.on && g->c->sp[in.spell].control && in.model >= 0 &&
+	    S->m[in.model].alive && S->m[in.model].side != S->m[in.model].owner)
+		set_control(g, in.model, S->m[in.model].owner);
 }
 
 /* ---- removal, succession (3.4-3.9, 7.4) ---- */
@@ -292,7 +403,7 @@ end_instances_on(struct g *g, int mi)
 	for (i = 0; i < MAXINST; i++)
 		if (S->in[i].on && (S->in[i].model == mi ||
 		    S->in[i].caster == mi))
-			memset(&S->in[i], 0, sizeof(S->in[i]));
+			inst_off(g, i);
 }
 
 static int
@@ -571,7 +682,7 @@ side_points(const struct g *g, int side)
 	int i, p = 0;
 
 	for (i = 0; i < S->nm; i++)
-		if (S->m[i].alive && S->m[i].side == side)
+		if (S->m[i].alive && S->m[i].owner == side)
 			p += prof(g, &S->m[i])->points;
 	return p;
 }
@@ -605,7 +716,7 @@ check_victory(struct g *g)
 		for (i = 0; i < S->nm; i++) {
 			const struct model *m = &S->m[i];
 
-			if (m->side != side)
+			if (m->owner != side)
 				continue;
 			any += m->alive;
 			if (prof(g, m)->kind == K_WARCASTER) {
@@ -763,7 +874,7 @@ start_turn(struct g *g)
 	for (i = 0; i < MAXINST; i++)
 		if (S->in[i].on && S->in[i].side == S->active &&
 		    g->c->sp[S->in[i].spell].round)
-			memset(&S->in[i], 0, sizeof(S->in[i]));
+			inst_off(g, i);
 	for (i = 0; i < S->nm; i++) {
 		struct model *m = &S->m[i];
 
@@ -834,9 +945,48 @@ mb_start_game(struct g *g)
 
 /* ---- damage and attacks (7.1-7.8) ---- */
 
+/* Damage on a warjack grid [ASM-33]: a d6 picks the column, boxes fill
+ * down the column and spill to the next one (6 -> 1). */
+static void
+grid_damage(struct g *g, struct model *t, int32_t dmg)
+{
+	const struct profile *p = prof(g, t);
+	int col = d6(g, "damage location") - 1, n;
+	refd_mpw *w = ev(g, "grid");
+
+	refd_mpw_kint(w, "model", t->id);
+	refd_mpw_kint(w, "column", col + 1);
+	ev_emit(g, w);
+	for (n = 0; n < 6 && dmg > 0; n++, col = (col + 1) % 6)
+		while (dmg > 0 && t->gm[col] < p->grid[col]) {
+			t->gm[col]++;
+			dmg--;
+		}
+}
+
+int
+weapon_disabled(const struct g *g, const struct model *m, int wi)
+{
+	const struct profile *p = prof(g, m);
+	int c = p->w[wi].system;
+
+	return c > 0 && p->grid[c - 1] > 0 && m->gm[c - 1] >= p->grid[c - 1];
+}
+
 static void
 apply_damage(struct g *g, struct model *t, int32_t dmg)
 {
+	if (prof(g, t)->grid[0] > 0 && dmg > 0) {
+		int i;
+
+		grid_damage(g, t, dmg);
+		t->marked = 0;
+		for (i = 0; i < 6; i++)
+			t->marked += t->gm[i];
+		if (t->marked >= boxes(g, t))
+			t->flags |= F_DYING;
+		return;
+	}
 	t->marked += dmg;
 	if (t->marked >= boxes(g, t)) {
 		t->marked = boxes(g, t);
@@ -880,7 +1030,10 @@ enum akind { A_MELEE = 0, A_RANGED, A_MAGIC };
 struct atk {
 	int att, org, tgt, kind, spell, boost, bonus, free_strike, charge;
 	int32_t pow, rng;
+	int power;		/* power attack kind + 1, 0 for none */
 };
+
+static void power_effect(struct g *g, struct atk *a);
 
 /* Apply a hit spell's effects (and upkeep slot rules, 8.10). */
 static void apply_spell(struct g *g, int caster, int spell, int ti);
@@ -969,13 +1122,17 @@ attack_roll(struct g *g, struct atk *a, int redirected)
 {
 	struct model *at = &S->m[a->att], *t = &S->m[a->tgt];
 	struct model *o = &S->m[a->org];
-	int d[4], n = 2 + a->boost, sum, all1 = 1, all6 = 1, i, hit;
+	int d[5], n = 2 + a->boost, sum, all1 = 1, all6 = 1, i, hit;
 	int32_t stat, mod = a->bonus, def;
 	cont_pt st;
 	refd_mpw *w;
 
-	if (n > 4)
-		n = 4;
+	if (a->spell >= 0)
+		n += g->c->sp[a->spell].dice;
+	if (n < 1)
+		n = 1;
+	if (n > 5)
+		n = 5;
 	sum = roll_n(g, n, a->kind == A_MAGIC ? "magic attack" :
 	    a->kind == A_MELEE ? "melee attack" : "ranged attack", d);
 	for (i = 0; i < n; i++) {
@@ -1087,7 +1244,14 @@ resolve_attack(struct g *g, struct atk *a, int32_t aoe_r)
 		post_attack(g);
 		return;
 	}
-	hit = attack_roll(g, a, 0);
+	if (a->spell >= 0 && g->c->sp[a->spell].auto_hit) {
+		w = ev(g, "direct_hit");
+		refd_mpw_kint(w, "target", t->id);
+		refd_mpw_kstr(w, "why", "automatic hit");
+		ev_emit(g, w);
+		hit = 1;
+	} else
+		hit = attack_roll(g, a, 0);
 	if (!hit && aoe_r == 0 && a->kind != A_MELEE && in_melee(g, t)) {
 		n = combat_candidates(g, a->tgt, a->att, c);
 		if (n > 0) {
@@ -1111,6 +1275,8 @@ resolve_attack(struct g *g, struct atk *a, int32_t aoe_r)
 	if (hit) {
 		if (a->spell >= 0)
 			apply_spell(g, a->att, a->spell, a->tgt);
+		if (a->power)
+			power_effect(g, a);
 		hit_damage(g, a, aoe_r);
 		return;
 	}
@@ -1177,6 +1343,12 @@ spell_target_ok(const struct g *g, int caster, int spell, int org, int ti,
 	    t->bg != caster))
 		*why = "this spell must target a warjack of the caster's "
 		    "battlegroup";
+	else if (sp->tgt == T_ENEMY_NONTROOPER && (t->side == c->side ||
+	    is_trooper(g, t)))
+		*why = "this spell must target an enemy warjack, warcaster or solo";
+	else if (sp->tgt == T_LIVING && prof(g, t)->kind == K_WARJACK)
+		*why = "this spell must target a living model (warjacks are "
+		    "Constructs)";
 	else if (sp->tgt == T_UNIT && !is_trooper(g, t))
 		*why = "this spell must target a trooper (target unit)";
 	return *why == NULL;
@@ -1191,7 +1363,7 @@ end_inst(struct g *g, int i, const char *why)
 	refd_mpw_kint(w, "caster", S->m[S->in[i].caster].id);
 	refd_mpw_kstr(w, "why", why);
 	ev_emit(g, w);
-	memset(&S->in[i], 0, sizeof(S->in[i]));
+	inst_off(g, i);
 }
 
 static void
@@ -1206,8 +1378,21 @@ apply_spell(struct g *g, int caster, int spell, int ti)
 		t->flags |= F_FIRE;
 	if (sp->kd)
 		t->flags |= F_KD;
-	if (!sp->def && !sp->arm && !sp->mat && !sp->upkeep)
+	if (!sp->def && !sp->arm && !sp->mat && !sp->upkeep && !sp->ctrl &&
+	    !sp->ctrl_x2 && !sp->animus && !sp->control)
 		return;
+	if (sp->animus)
+		for (i = 0; i < MAXINST; i++) {
+			struct inst *in = &S->in[i];
+
+			if (!in->on || !g->c->sp[in->spell].animus ||
+			    in->side != S->m[caster].side)
+				continue;
+			if (in->model == ti || (in->unit >= 0 &&
+			    in->unit == t->unit) || (unitwide &&
+			    in->model >= 0 && S->m[in->model].unit == t->unit))
+				end_inst(g, i, "replaced");
+		}
 	if (sp->upkeep) {
 		int friendly = S->m[caster].side == t->side;
 
@@ -1239,6 +1424,8 @@ apply_spell(struct g *g, int caster, int spell, int ti)
 	S->in[slot].upkeep = sp->upkeep;
 	S->in[slot].turn = S->turn;
 	S->in[slot].kept = 1;
+	if (sp->control && !unitwide && t->side != S->m[caster].side)
+		set_control(g, ti, S->m[caster].side);
 	w = ev(g, "spell_effect");
 	refd_mpw_kstr(w, "spell", sp->key);
 	if (unitwide)
@@ -1313,6 +1500,8 @@ order_kind(const struct g *g, int32_t o)
 		return O_RUN;
 	if (o == ORD_CHARGE)
 		return O_CHARGE;
+	if (o == ORD_RIDEBY)
+		return O_RIDEBY;
 	if (o >= 0 && o < g->c->no)
 		return g->c->o[o].kind;
 	return -1;
@@ -1591,6 +1780,7 @@ c_activate(struct g *g, refd_mpv c)
 		return 0;
 	S->cur = ui;
 	u->order = -1;
+	u->terror = 0;
 	u->fleeing0 = u->fleeing;
 	w = ev(g, "activate");
 	refd_mpw_kint(w, "unit", u->id);
@@ -1675,6 +1865,8 @@ c_order(struct g *g, refd_mpv c)
 		o = ORD_RUN;
 	else if (strcmp(on, "charge") == 0)
 		o = ORD_CHARGE;
+	else if (strcmp(on, "ride_by") == 0)
+		o = ORD_RIDEBY;
 	else {
 		for (i = 0; i < u->norders; i++)
 			if (strcmp(g->c->o[u->orders[i]].key, on) == 0)
@@ -1840,6 +2032,15 @@ c_move(struct g *g, refd_mpv c)
 	if (m->acted || m->atk[0] || m->atk[1] || m->atk[2] || m->atk[3])
 		REJ(g, REFD_EILLEGAL, "R003-14", "%s #%d has acted: its movement "
 		    "is over", mname(g, m), m->id);
+	if (is_trooper(g, m))
+		for (i = 0; i < S->nm; i++)
+			if (S->m[i].alive && S->m[i].unit == m->unit &&
+			    (any_attack(&S->m[i]) ||
+			    (S->m[i].flags & F_CASTNOW)))
+				REJ(g, REFD_EILLEGAL, "R003-14", "%s #%d has "
+				    "attacked: unit %d's movement is over",
+				    mname(g, &S->m[i]), S->m[i].id,
+				    S->u[m->unit].id);
 	if ((m->flags & F_KD) && md != MV_FORFEIT)
 		REJ(g, REFD_EILLEGAL, "R003-44", "%s #%d is knocked down and "
 		    "cannot move", mname(g, m), m->id);
@@ -1885,7 +2086,6 @@ c_move(struct g *g, refd_mpv c)
 	allow = (int64_t)prof(g, m)->spd * INCH * (md == MV_RUN ? 2 : 1);
 	if (md == MV_CHARGE) {
 		int64_t id, need, lo, hi, mr;
-		struct model tmp;
 
 		if (arg_int(g, c, "target", 0, 99999, &id))
 			return g->code;
@@ -1897,14 +2097,7 @@ c_move(struct g *g, refd_mpv c)
 		if (mr < 0)
 			REJ(g, REFD_EILLEGAL, "R003-32", "%s #%d has no melee "
 			    "weapon to charge with", mname(g, m), m->id);
-		tmp = *m;
-		{
-			cont_pt f = dir_to(mpt(m), mpt(&S->m[ti]));
-
-			tmp.fx = (int32_t)f.x;
-			tmp.fy = (int32_t)f.y;
-		}
-		if (!los(g, &tmp, &S->m[ti]))
+		if (!los_f(g, m, dir_to(mpt(m), mpt(&S->m[ti])), &S->m[ti]))
 			REJ(g, REFD_ENOTARGET, "R003-32", "%s #%d has no line of "
 			    "sight to %s #%d", mname(g, m), m->id,
 			    mname(g, &S->m[ti]), S->m[ti].id);
@@ -2042,6 +2235,14 @@ c_move(struct g *g, refd_mpv c)
 	}
 	ev_emit(g, w);
 	queue_free_strikes(g, mi, was);
+	if (trooper && S->u[m->unit].terror == 0 && near_terror(g, m))
+		S->u[m->unit].terror = 1;
+	for (i = 0; i < S->nm; i++)
+		if (S->m[i].alive && S->m[i].unit == m->unit &&
+		    S->m[i].mv == MV_NONE)
+			break;
+	if (i == S->nm)
+		terror_check(g, m->unit);
 	return 0;
 }
 
@@ -2101,6 +2302,9 @@ c_attack(struct g *g, refd_mpv c, int bought)
 	wp = &prof(g, m)->w[wi];
 	if (may_act(g, mi) || attack_lock(g, m))
 		return g->code;
+	if (weapon_disabled(g, m, (int)wi))
+		REJ(g, REFD_EILLEGAL, "R003-46", "%s #%d's %s is disabled (its "
+		    "grid system is crippled)", mname(g, m), m->id, wp->name);
 	if (t->side == m->side)
 		REJ(g, REFD_ENOTARGET, "R003-72", "attack an enemy model");
 	if (bought) {
@@ -2146,6 +2350,8 @@ c_attack(struct g *g, refd_mpv c, int bought)
 			    t->id);
 	}
 	if (g->dry)
+		return 0;
+	if (terror_gate(g))
 		return 0;
 	if (m->mv == MV_NONE) {
 		m->mv = MV_FORFEIT;
@@ -2251,6 +2457,8 @@ c_cast(struct g *g, refd_mpv c)
 		    mname(g, t), t->id);
 	if (g->dry)
 		return 0;
+	if (terror_gate(g))
+		return 0;
 	spend(m, s->cost + (int)boost);
 	m->flags |= F_CASTNOW;
 	w = ev(g, "cast");
@@ -2268,6 +2476,26 @@ c_cast(struct g *g, refd_mpv c)
 	rng = s->rng == -1 ? 0 : s->rng == -2 ? ctrl_mils(g, m) :
 	    s->rng * INCH;
 	off = spell_offensive(g, mi, sp, ti);
+	if (s->aoe == -2 && !off) {
+		int done[MAXU];
+
+		memset(done, 0, sizeof(done));
+		for (i = 0; i < S->nm; i++) {
+			struct model *o = &S->m[i];
+
+			if (!o->alive || !cont_within(mpt(m), m->r, mpt(o), o->r,
+			    ctrl_mils(g, m)))
+				continue;
+			if (is_trooper(g, o)) {
+				if (done[o->unit])
+					continue;
+				done[o->unit] = 1;
+			}
+			apply_spell(g, mi, sp, i);
+		}
+		post_attack(g);
+		return 0;
+	}
 	if (!off) {
 		if (ti == org || cont_within(mpt(&S->m[org]), S->m[org].r,
 		    mpt(t), t->r, rng))
@@ -2317,6 +2545,8 @@ c_feat(struct g *g, refd_mpv c)
 		    "activation");
 	if (g->dry)
 		return 0;
+	if (terror_gate(g))
+		return 0;
 	m->feat_used = 1;
 	m->flags |= F_FEATNOW;
 	for (i = 0; i < MAXINST; i++)
@@ -2363,6 +2593,8 @@ c_heal(struct g *g, refd_mpv c)
 		    "heal", mname(g, m), m->marked);
 	if (g->dry)
 		return 0;
+	if (terror_gate(g))
+		return 0;
 	spend(m, (int)n);
 	m->marked -= (int32_t)n;
 	{
@@ -2385,6 +2617,7 @@ c_end_activation(struct g *g, refd_mpv c)
 		REJ(g, REFD_EPHASE, "R003-31", "no unit is activating");
 	if (g->dry)
 		return 0;
+	terror_gate(g);
 	S->eoa = 1;
 	S->eoa_idx = 0;
 	return 0;
@@ -2613,6 +2846,36 @@ c_damage(struct g *g, refd_mpv c)
 	return 0;
 }
 
+static int
+c_use_commander(struct g *g, refd_mpv c)
+{
+	int64_t id;
+	int ci = -1;
+	struct prompt p;
+	int32_t target;
+
+	if (prompt_is(g, P_CMDER, "R003-38", "choice of CMD") ||
+	    arg_int(g, c, "model", 0, 99999, &id))
+		return g->code;
+	p = S->pr[0];
+	target = p.a;
+	if (id != 0) {
+		ci = find_model(g, id);
+		if (ci < 0 || S->m[ci].side != p.seat ||
+		    !commander_reaches(g, &S->m[ci], p.model >= 0 ? -1 : p.unit,
+		    p.model >= 0 ? &S->m[p.model] : NULL))
+			REJ(g, REFD_ENOTARGET, "R003-38", "#%lld is not a friendly "
+			    "Commander whose command range reaches the checking "
+			    "models", (long long)id);
+		target = cmd_stat(g, &S->m[ci]);
+	}
+	if (g->dry)
+		return 0;
+	pop_prompt(g);
+	do_check(g, p.unit, p.model, target, p.b, check_why[p.c]);
+	return 0;
+}
+
 /* ---- test hooks (setup "test_hooks": true) ---- */
 
 static int
@@ -2670,6 +2933,443 @@ c_test_check(struct g *g, refd_mpv c)
 	return 0;
 }
 
+/* ---- power attacks (5.7) and combined attacks (7.5) ---- */
+
+enum pa { PA_HEADBUTT = 1, PA_SLAM, PA_PUSH, PA_TRAMPLE, PA_HEADLOCK,
+	PA_WEAPONLOCK, PA_THROW, PA_DTHROW };
+static const char *const pa_names[] = { "", "headbutt", "slam", "push",
+	"trample", "head_lock", "weapon_lock", "throw", "two_hand_throw" };
+
+static int
+open_fists(const struct g *g, const struct model *m)
+{
+	const struct profile *p = prof(g, m);
+	int i, n = 0;
+
+	for (i = 0; i < p->nw; i++)
+		n += p->w[i].melee && p->w[i].open_fist &&
+		    !weapon_disabled(g, m, i);
+	return n;
+}
+
+static int
+any_attack(const struct model *m)
+{
+	return m->atk[0] || m->atk[1] || m->atk[2] || m->atk[3];
+}
+
+static int
+c_power_attack(struct g *g, refd_mpv c)
+{
+	int mi, ti, k, wi;
+	const char *kn = refd_mpv_get_str(c, "kind", "");
+	struct model *m, *t;
+	struct atk a;
+
+	if (arg_model(g, c, "model", &mi) || own_active(g, mi, "R003-46") ||
+	    arg_model(g, c, "target", &ti))
+		return g->code;
+	m = &S->m[mi];
+	t = &S->m[ti];
+	for (k = 1; k <= PA_DTHROW; k++)
+		if (strcmp(kn, pa_names[k]) == 0)
+			break;
+	if (k > PA_DTHROW)
+		REJ(g, REFD_EBADCMD, "R003-46", "\"kind\" is headbutt, slam, "
+		    "push, trample, head_lock, weapon_lock, throw or "
+		    "two_hand_throw");
+	if (prof(g, m)->kind != K_WARJACK)
+		REJ(g, REFD_EILLEGAL, "R003-46", "only warjacks make power "
+		    "attacks");
+	if (k == PA_TRAMPLE && !prof(g, m)->heavy)
+		REJ(g, REFD_EILLEGAL, "R003-46", "only a heavy warjack "
+		    "tramples");
+	if ((k == PA_HEADLOCK || k == PA_WEAPONLOCK || k == PA_THROW) &&
+	    open_fists(g, m) < 1)
+		REJ(g, REFD_EILLEGAL, "R003-46", "%s needs a working Open Fist",
+		    kn);
+	if (k == PA_DTHROW && open_fists(g, m) < 2)
+		REJ(g, REFD_EILLEGAL, "R003-46", "a two-hand throw needs two "
+		    "working Open Fists");
+	if (may_act(g, mi) || attack_lock(g, m))
+		return g->code;
+	if (any_attack(m) || (m->flags & F_CHARGED))
+		REJ(g, REFD_EILLEGAL, "R003-46", "a power attack is the whole "
+		    "combat action: %s #%d has already attacked or charged",
+		    mname(g, m), m->id);
+	if (t->side == m->side)
+		REJ(g, REFD_ENOTARGET, "R003-46", "power attacks target an "
+		    "enemy model");
+	if (!in_mrange(g, m, t))
+		REJ(g, REFD_ERANGE, "R003-45", "%s #%d is not in the melee "
+		    "range of %s #%d", mname(g, t), t->id, mname(g, m), m->id);
+	if (m->focus < 1)
+		REJ(g, REFD_ERESOURCE, "R003-33", "a power attack costs 1 focus "
+		    "and %s #%d has none", mname(g, m), m->id);
+	if (g->dry)
+		return 0;
+	if (terror_gate(g))
+		return 0;
+	spend(m, 1);
+	if (m->mv == MV_NONE)
+		m->mv = MV_FORFEIT;
+	for (wi = 0; wi < MAXW; wi++)
+		m->atk[wi] = 5;
+	memset(&a, 0, sizeof(a));
+	a.att = a.org = mi;
+	a.tgt = ti;
+	a.kind = A_MELEE;
+	a.spell = -1;
+	a.power = k;
+	wi = best_melee(g, m);
+	a.pow = (k == PA_PUSH || k == PA_HEADLOCK || k == PA_WEAPONLOCK ||
+	    wi < 0) ? -1 : prof(g, m)->w[wi].pow;
+	{
+		refd_mpw *w = ev(g, "power_attack");
+
+		refd_mpw_kint(w, "model", m->id);
+		refd_mpw_kstr(w, "kind", kn);
+		refd_mpw_kint(w, "target", t->id);
+		ev_emit(g, w);
+	}
+	resolve_attack(g, &a, 0);
+	return 0;
+}
+
+/* First weapon of the kind (melee or ranged) still unused, or -1. */
+static int
+free_weapon(const struct g *g, const struct model *m, int melee)
+{
+	const struct profile *p = prof(g, m);
+	int i;
+
+	for (i = 0; i < p->nw; i++)
+		if (p->w[i].melee == melee && m->atk[i] < (melee ? 1 :
+		    p->w[i].rof))
+			return i;
+	return -1;
+}
+
+static int
+c_combined(struct g *g, refd_mpv c)
+{
+	refd_mpv ws = refd_mpv_get(c, "with");
+	int pm, ti, i, j, n = 0, melee, part[MAXM], wpn[MAXM];
+	const char *kn = refd_mpv_get_str(c, "kind", "");
+	struct atk a;
+	refd_mpw *w;
+
+	melee = strcmp(kn, "melee") == 0;
+	if (!melee && strcmp(kn, "ranged") != 0)
+		REJ(g, REFD_EBADCMD, "R003-73", "\"kind\" is ranged or melee");
+	if (arg_model(g, c, "primary", &pm) || own_active(g, pm, "R003-73") ||
+	    arg_model(g, c, "target", &ti))
+		return g->code;
+	if (refd_mpv_type(ws) != REFD_MP_ARRAY || refd_mpv_len(ws) < 1 ||
+	    refd_mpv_len(ws) > 10)
+		REJ(g, REFD_EBADCMD, "R003-73", "\"with\" lists 1 to 10 other "
+		    "participants");
+	part[n++] = pm;
+	for (i = 0; i < (int)refd_mpv_len(ws); i++) {
+		int64_t id;
+		int x;
+
+		if (refd_mpv_int(refd_mpv_at(ws, (size_t)i), &id) != 0 ||
+		    (x = find_model(g, id)) < 0 || !S->m[x].alive)
+			REJ(g, REFD_ENOTARGET, "R003-73", "participant %d is not "
+			    "a model in play", i + 1);
+		for (j = 0; j < n; j++)
+			if (part[j] == x)
+				REJ(g, REFD_EBADCMD, "R003-73", "#%lld is listed "
+				    "twice", (long long)id);
+		part[n++] = x;
+	}
+	if (S->m[ti].side == S->m[pm].side)
+		REJ(g, REFD_ENOTARGET, "R003-73", "attack an enemy model");
+	if (!melee && in_melee(g, &S->m[ti]))
+		REJ(g, REFD_ENOTARGET, "R003-73", "a combined ranged attack "
+		    "cannot target a model in melee");
+	for (j = 0; j < n; j++) {
+		struct model *m = &S->m[part[j]];
+
+		if (m->unit != S->m[pm].unit || !is_trooper(g, m) ||
+		    !(melee ? prof(g, m)->cma : prof(g, m)->cra))
+			REJ(g, REFD_EILLEGAL, "R003-73", "%s #%d is not a trooper "
+			    "of this unit with Combined %s Attack", mname(g, m),
+			    m->id, melee ? "Melee" : "Ranged");
+		if (may_act(g, part[j]) || attack_lock(g, m))
+			return g->code;
+		if ((wpn[j] = free_weapon(g, m, melee)) < 0 || any_attack(m))
+			REJ(g, REFD_EILLEGAL, "R003-73", "%s #%d has made its "
+			    "attack", mname(g, m), m->id);
+		if (melee && !in_mrange(g, m, &S->m[ti]))
+			REJ(g, REFD_ERANGE, "R003-73", "%s #%d is not in the "
+			    "melee range of %s #%d", mname(g, &S->m[ti]),
+			    S->m[ti].id, mname(g, m), m->id);
+		if (!melee && ((m->flags & F_CHARGED) || in_melee(g, m) ||
+		    !los(g, m, &S->m[ti])))
+			REJ(g, REFD_ENOTARGET, "R003-73", "%s #%d cannot shoot "
+			    "at %s #%d (in melee, charged or no line of sight)",
+			    mname(g, m), m->id, mname(g, &S->m[ti]),
+			    S->m[ti].id);
+	}
+	if (g->dry)
+		return 0;
+	if (terror_gate(g))
+		return 0;
+	w = ev(g, "combined_attack");
+	refd_mpw_kstr(w, "kind", kn);
+	refd_mpw_karray(w, "participants");
+	for (j = 0; j < n; j++) {
+		struct model *m = &S->m[part[j]];
+
+		if (m->mv == MV_NONE) {
+			m->mv = MV_FORFEIT;
+			if (!melee)
+				m->flags |= F_AIM;
+		}
+		m->atk[wpn[j]] = 5;
+		refd_mpw_int(w, m->id);
+	}
+	refd_mpw_end(w);
+	ev_emit(g, w);
+	memset(&a, 0, sizeof(a));
+	a.att = a.org = pm;
+	a.tgt = ti;
+	a.kind = melee ? A_MELEE : A_RANGED;
+	a.spell = -1;
+	a.pow = prof(g, &S->m[pm])->w[wpn[0]].pow + n;
+	a.rng = prof(g, &S->m[pm])->w[wpn[0]].rng * INCH;
+	a.bonus = n + ((!melee && (S->m[pm].flags & F_AIM)) ? 2 : 0);
+	if (melee && S->m[pm].ctarget == ti)
+		S->m[pm].ctarget = -1;
+	resolve_attack(g, &a, 0);
+	return 0;
+}
+
+/* ---- terror (R003-15, ASM-17) ---- */
+
+static int
+near_terror(const struct g *g, const struct model *m)
+{
+	int i;
+
+	for (i = 0; i < S->nm; i++) {
+		const struct model *e = &S->m[i];
+
+		if (e->alive && e->side != m->side && prof(g, e)->terrifying &&
+		    (in_mrange(g, e, m) || in_mrange(g, m, e)))
+			return 1;
+	}
+	return 0;
+}
+
+/* The unit's deferred terror check, once its movement is over. */
+static void
+terror_check(struct g *g, int ui)
+{
+	if (ui < 0 || S->u[ui].terror != 1)
+		return;
+	S->u[ui].terror = 2;
+	if (!S->u[ui].fleeing)
+		command_check(g, ui, -1, C_FLEE_UNIT, "terror");
+}
+
+/* ---- measuring (R003-04) ---- */
+
+static int
+c_measure(struct g *g, refd_mpv c)
+{
+	int a, b, ok = 0;
+	const struct model *ma, *mb;
+	refd_mpw *w;
+
+	if (arg_model(g, c, "from", &a) || arg_model(g, c, "to", &b))
+		return g->code;
+	ma = &S->m[a];
+	mb = &S->m[b];
+	if (S->premeasure)
+		ok = 1;
+	else if (S->cur >= 0 && ma->unit == S->cur && mb->unit == S->cur &&
+	    S->u[S->cur].uc == a && ma->side == g->seat)
+		ok = 1;
+	else if (ma->side == g->seat && focus_stat(g, ma) > 0)
+		ok = 2;
+	if (!ok)
+		REJ(g, REFD_EILLEGAL, "R003-04", "measuring is allowed from a "
+		    "unit commander to its own troopers during the unit's "
+		    "activation, or across your own model's control area (or "
+		    "with premeasure)");
+	if (g->dry)
+		return 0;
+	w = ev(g, "measure");
+	refd_mpw_kint(w, "from", ma->id);
+	refd_mpw_kint(w, "to", mb->id);
+	if (ok == 2) {
+		int in = cont_within(mpt(ma), ma->r, mpt(mb), mb->r,
+		    ctrl_mils(g, ma));
+
+		refd_mpw_kbool(w, "in_control_area", in);
+		if (in)
+			refd_mpw_kint(w, "edge", cont_edge_dist(mpt(ma), ma->r,
+			    mpt(mb), mb->r));
+	} else {
+		refd_mpw_kint(w, "edge", cont_edge_dist(mpt(ma), ma->r,
+		    mpt(mb), mb->r));
+	}
+	ev_emit_to(g, g->seat, w);
+	return 0;
+}
+
+/* Power attack results [ENG: mechanics outside the excerpt, simplified]. */
+static void
+power_effect(struct g *g, struct atk *a)
+{
+	struct model *m = &S->m[a->att], *t = &S->m[a->tgt];
+	refd_mpw *w;
+	int who;
+
+	if (a->power == PA_HEADBUTT || a->power == PA_SLAM ||
+	    a->power == PA_THROW || a->power == PA_DTHROW)
+		t->flags |= F_KD;
+	if (a->power == PA_PUSH) {
+		cont_pt away, to;
+
+		away.x = 2 * t->x - m->x;
+		away.y = 2 * t->y - m->y;
+		to = cont_point_along(mpt(t), away, 1000);
+		if (in_table(g, to) && seg_clear(g, a->tgt, mpt(t), to, &who)) {
+			t->x = (int32_t)to.x;
+			t->y = (int32_t)to.y;
+		}
+	}
+	w = ev(g, "power_effect");
+	refd_mpw_kint(w, "target", t->id);
+	refd_mpw_kbool(w, "knocked_down", (t->flags & F_KD) != 0);
+	refd_mpw_kint(w, "x", t->x);
+	refd_mpw_kint(w, "y", t->y);
+	ev_emit(g, w);
+}
+
+/* A declared action ends the unit's movement step: an owed terror check
+ * comes first; if the unit flees or a reroll is pending the action is
+ * not made.  Returns 1 when the action must not go ahead. */
+static int
+terror_gate(struct g *g)
+{
+	if (S->cur < 0 || S->u[S->cur].terror != 1)
+		return 0;
+	terror_check(g, S->cur);
+	return S->npr > 0 || S->u[S->cur].fleeing;
+}
+
+/* ---- cavalry ride-by attack (R003-17) [ENG: mechanics simplified] ---- */
+
+static int
+c_ride_by(struct g *g, refd_mpv c)
+{
+	int mi, ti, n = 1, k, who, i;
+	int64_t stop, wi;
+	struct model *m, *t;
+	cont_pt pts[MAXPATH], f;
+	int32_t mr;
+	int was[MAXM];
+	struct atk a;
+	refd_mpw *w;
+
+	if (arg_model(g, c, "model", &mi) || own_active(g, mi, "R003-17"))
+		return g->code;
+	m = &S->m[mi];
+	if (!prof(g, m)->cavalry)
+		REJ(g, REFD_EILLEGAL, "R003-17", "%s #%d is not cavalry",
+		    mname(g, m), m->id);
+	if (!(m->flags & F_ORDERED) ||
+	    order_kind(g, S->u[m->unit].order) != O_RIDEBY)
+		REJ(g, REFD_EILLEGAL, "R003-17", "%s #%d needs a ride-by order",
+		    mname(g, m), m->id);
+	if (m->mv != MV_NONE || any_attack(m))
+		REJ(g, REFD_EILLEGAL, "R003-14", "%s #%d has already moved or "
+		    "attacked", mname(g, m), m->id);
+	if (may_act(g, mi) || attack_lock(g, m))
+		return g->code;
+	pts[0] = mpt(m);
+	if (parse_path(g, c, pts, &n) ||
+	    arg_int(g, c, "stop", 1, MAXPATH - 1, &stop) ||
+	    arg_int(g, c, "weapon", 0, MAXW - 1, &wi) ||
+	    arg_model(g, c, "target", &ti))
+		return g->code;
+	t = &S->m[ti];
+	if (stop >= n)
+		REJ(g, REFD_EBADCMD, "R003-17", "\"stop\" is the index of a "
+		    "path point (1 .. %d)", n - 1);
+	if (wi >= prof(g, m)->nw || !prof(g, m)->w[wi].melee ||
+	    weapon_disabled(g, m, (int)wi))
+		REJ(g, REFD_EBADCMD, "R003-17", "a ride-by attack uses a "
+		    "working melee weapon");
+	if (t->side == m->side)
+		REJ(g, REFD_ENOTARGET, "R003-17", "attack an enemy model");
+	if (cont_path_len(pts, n) > (int64_t)prof(g, m)->spd * INCH)
+		REJ(g, REFD_ENOPATH, "R003-32", "a ride-by is a full advance of "
+		    "at most %d\"", prof(g, m)->spd);
+	for (k = 1; k < n; k++) {
+		if (!in_table(g, pts[k]))
+			REJ(g, REFD_ENOPATH, "R003-03", "path point %d is off the "
+			    "table", k);
+		if (!seg_clear(g, mi, pts[k - 1], pts[k], &who))
+			REJ(g, REFD_ENOPATH, "R003-03", "the path crosses the base "
+			    "of %s #%d", mname(g, &S->m[who]), S->m[who].id);
+	}
+	mr = melee_range(g, m);
+	f = dir_to(pts[stop], mpt(t));
+	if (mr < 0 || !cont_within(pts[stop], m->r, mpt(t), t->r, mr) ||
+	    !cont_partly_in_front(pts[stop], f, mpt(t), t->r))
+		REJ(g, REFD_ERANGE, "R003-17", "%s #%d is not in melee range "
+		    "from the stop at (%lld,%lld)", mname(g, t), t->id,
+		    (long long)pts[stop].x, (long long)pts[stop].y);
+	if (g->dry)
+		return 0;
+	if (terror_gate(g))
+		return 0;
+	for (i = 0; i < S->nm; i++)
+		was[i] = S->m[i].alive && S->m[i].side != m->side &&
+		    in_mrange(g, &S->m[i], m);
+	m->x = (int32_t)pts[stop].x;
+	m->y = (int32_t)pts[stop].y;
+	m->fx = (int32_t)f.x;
+	m->fy = (int32_t)f.y;
+	m->mv = MV_ADV;
+	m->atk[wi] = 5;
+	m->acted = 1;
+	w = ev(g, "ride_by");
+	refd_mpw_kint(w, "model", m->id);
+	refd_mpw_kint(w, "x", m->x);
+	refd_mpw_kint(w, "y", m->y);
+	ev_emit(g, w);
+	memset(&a, 0, sizeof(a));
+	a.att = a.org = mi;
+	a.tgt = ti;
+	a.kind = A_MELEE;
+	a.spell = -1;
+	a.pow = prof(g, m)->w[wi].pow;
+	resolve_attack(g, &a, 0);
+	if (m->alive && !(m->flags & F_DYING) && n - 1 > stop) {
+		f = dir_to(pts[n - 2], pts[n - 1]);
+		m->x = (int32_t)pts[n - 1].x;
+		m->y = (int32_t)pts[n - 1].y;
+		m->fx = (int32_t)f.x;
+		m->fy = (int32_t)f.y;
+	}
+	w = ev(g, "move");
+	refd_mpw_kint(w, "model", m->id);
+	refd_mpw_kstr(w, "mode", "ride_by");
+	refd_mpw_kint(w, "x", m->x);
+	refd_mpw_kint(w, "y", m->y);
+	refd_mpw_kint(w, "length", cont_path_len(pts, n));
+	ev_emit(g, w);
+	queue_free_strikes(g, mi, was);
+	return 0;
+}
+
 /* ---- sealed army lists ---- */
 
 static void
@@ -2723,6 +3423,8 @@ deploy_army(struct g *g, int side, const struct army *a)
 			m->ctarget = -1;
 			m->bg = g->c->p[am->prof].kind == K_WARCASTER ? S->nm :
 			    am->bg >= 0 ? base + am->bg : -1;
+			m->owner = side;
+			m->bg0 = m->bg;
 			if (m->role == R_OFFICER)
 				u->uc = S->nm;
 			if (m->role == R_LEADER && (u->uc < 0 ||
@@ -2812,6 +3514,7 @@ static const struct cmdent cmds[] = {
 	{ "reroll", P_REROLL, c_reroll },
 	{ "free_strike", P_FREESTRIKE, c_free_strike },
 	{ "damage", P_DAMAGE, c_damage },
+	{ "use_commander", P_CMDER, c_use_commander },
 	{ "allocate", 0, c_allocate },
 	{ "upkeep", 0, c_upkeep },
 	{ "shake", 0, c_shake },
@@ -2825,6 +3528,10 @@ static const struct cmdent cmds[] = {
 	{ "cast", 0, c_cast },
 	{ "feat", 0, c_feat },
 	{ "heal", 0, c_heal },
+	{ "power_attack", 0, c_power_attack },
+	{ "combined", 0, c_combined },
+	{ "ride_by", 0, c_ride_by },
+	{ "measure", 0, c_measure },
 	{ "end_activation", 0, c_end_activation },
 	{ "end_turn", 0, c_end_turn },
 	{ "test_attack", 0, c_test_attack },
@@ -2866,7 +3573,7 @@ mb_command(struct g *g, uint32_t seat, refd_mpv c)
 	if (S->npr > 0 && e->prompt != S->pr[0].kind) {
 		static const char *const pn[] = { "", "promote", "designate",
 			"sb_replace", "reroll", "free_strike", "damage",
-			"choose_first" };
+			"choose_first", "use_commander" };
 
 		REJ(g, REFD_EPHASE, "R003-25", "answer the pending '%s' "
 		    "decision first", pn[S->pr[0].kind]);

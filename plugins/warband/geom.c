@@ -146,6 +146,21 @@ melee_reach(const struct state *s, const struct content *c,
 	return 0;
 }
 
+/* Squares counted through walls (effects that need no line of sight):
+ * the Chebyshev distance between the nearest squares (R004-48). */
+int
+cheb_dist(const struct content *c, const struct unit *a,
+    const struct unit *t)
+{
+	int za = usize(c, a), zt = usize(c, t), dx, dy;
+
+	dx = t->x > a->x + za - 1 ? t->x - (a->x + za - 1) :
+	    (a->x > t->x + zt - 1 ? a->x - (t->x + zt - 1) : 0);
+	dy = t->y > a->y + za - 1 ? t->y - (a->y + za - 1) :
+	    (a->y > t->y + zt - 1 ? a->y - (t->y + zt - 1) : 0);
+	return dx > dy ? dx : dy;
+}
+
 /* Steps around walls from a's squares to the nearest square of t. */
 int
 wall_dist(const struct state *s, const struct content *c,
@@ -294,7 +309,7 @@ blocker(const struct state *s, const struct content *c, int attacker,
 	id = unit_at(s, c, x, y);
 	if (id == 0 || id == attacker || id == target)
 		return 0;
-	return s->u[id - 1].ctrl != s->u[attacker - 1].ctrl;
+	return ENEMY(s, s->u[id - 1].ctrl, s->u[attacker - 1].ctrl);
 }
 
 static int

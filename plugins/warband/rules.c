@@ -18,11 +18,12 @@
 	(snprintf((e)->msg, sizeof((e)->msg), __VA_ARGS__), (e)->code = (c),   \
 	    (e)->rule = (r), -1)
 
-enum { C_ORDER, C_DEPLOY, C_END_DEPLOY, C_ACTIVATE, C_END_ACT, C_END_PHASE,
+enum { C_CMD, C_ORDER, C_DEPLOY, C_END_DEPLOY, C_ACTIVATE, C_END_ACT, C_END_PHASE,
 	C_MOVE, C_ATTACK, C_PLAY, C_POWER, C_GRAB, C_AVOID, C_PASS, C_COWER,
 	C_TRIGGER, C_PATH, C_PICK, C_N };
 
-static const char *const cmdname[C_N] = { "deploy_order", "deploy",
+static const char *const cmdname[C_N] = { "choose_commander",
+	"deploy_order", "deploy",
 	"end_deploy", "activate", "end_activation", "end_phase", "move",
 	"attack", "play", "power", "grab", "avoid", "pass", "cower", "trigger",
 	"path", "pick" };
@@ -35,7 +36,7 @@ struct cmd {
 
 /* Kinds of decision owed. */
 enum { K_NONE, K_COWER, K_TRIG, K_PATH, K_WIN, K_PICK, K_ORDER, K_SETUP,
-	K_FREE };
+	K_FREE, K_CMD };
 
 /* Movement modes. */
 enum { MV_MOVE, MV_SHIFT, MV_SLIDE };
@@ -63,6 +64,9 @@ ev(struct g *g, int32_t seat, const char *type, ...)
 		if (strcmp(k, "order") == 0)
 			refd_mpw_kstr(w, k, v >= 0 && v < g->c->nod ?
 			    g->c->od[v].id : NULL);
+		else if (strcmp(k, "commander") == 0)
+			refd_mpw_kstr(w, k, v >= 0 && v < g->c->nkd ?
+			    g->c->kd[v].id : NULL);
 		else if (strcmp(k, "creature") == 0)
 			refd_mpw_kstr(w, k, v >= 0 && v < g->c->ncd ?
 			    g->c->cd[v].id : NULL);
@@ -138,8 +142,8 @@ adj_enemy(struct g *g, int id)
 	int i;
 
 	for (i = 1; i <= s->nunits; i++)
-		if (alive(s, i) && i != id && s->u[i - 1].ctrl !=
-		    s->u[id - 1].ctrl && adjacent(s, g->c, &s->u[id - 1],
+		if (alive(s, i) && i != id && ENEMY(s, s->u[i - 1].ctrl,
+		    s->u[id - 1].ctrl) && adjacent(s, g->c, &s->u[id - 1],
 		    &s->u[i - 1]))
 			return i;
 	return 0;
@@ -226,11 +230,19 @@ game_over(struct g *g, int reason)
 	s->trig_n = s->trig_i = 0;
 	s->pathp = 0;
 	s->ntq = 0;
-	/* R004-56: excluded seats, then Morale, then printed levels. */
+	/* R004-56, R004-58: excluded seats (or teams), then Morale, then
+	 * printed levels; ties are draws.  Without teams each seat is its
+	 * own team. */
 	for (i = 0; i < s->nseats; i++) {
-		int m = s->seat[i].morale, l = levels(g, i, 1);
+		int m = 0, l = 0, j, out = 0;
 
-		if (s->seat[i].disq)
+		for (j = 0; j < s->nseats; j++)
+			if (s->team[j] == s->team[i]) {
+				m += s->seat[j].morale;
+				l += levels(g, j, 1);
+				out |= s->seat[j].disq;
+			}
+		if (out)
 			continue;
 		if (!have || m > best || (m == best && l > bl)) {
 			best = m;
@@ -287,6 +299,31 @@ refill(struct g *g, int seat)
 	}
 }
 
+/* Setup draws: starting order hand and creature hand (R004-04). */
+void
+deal_hands(struct g *g)
+{
+	struct state *s = g->s;
+	int i, k;
+
+	for (k = 0; k < s->nseats; k++) {
+		const struct kdef *kd = &g->c->kd[s->seat[k].cmd];
+		int32_t cc;
+
+		for (i = 0; i < kd->ohand; i++)
+			if (refd_deck_draw_into(&s->odeck[k], &s->ohand[k],
+			    &cc) == REFD_OK)
+				ev(g, k, "drew_order_card", "order", cc, NULL);
+		for (i = 0; i < kd->chand; i++)
+			if (refd_deck_draw_into(&s->cdeck[k], &s->chand[k],
+			    &cc) == REFD_OK)
+				ev(g, k, "drew_creature_card", "creature", cc,
+				    NULL);
+		ev(g, REFD_SEAT_PUBLIC, "dealt", "seat", k, "orders",
+		    s->ohand[k].n, "creatures", s->chand[k].n, NULL);
+	}
+}
+
 void
 commit_all(struct g *g)
 {
@@ -326,7 +363,8 @@ adj_enemy_at(struct g *g, int mover, int seat, int x, int y)
 	tmp.x = x;
 	tmp.y = y;
 	for (i = 1; i <= s->nunits; i++)
-		if (alive(s, i) && i != mover && s->u[i - 1].ctrl != seat &&
+		if (alive(s, i) && i != mover && ENEMY(s, s->u[i - 1].ctrl,
+		    seat) &&
 		    adjacent(s, g->c, &tmp, &s->u[i - 1]))
 			return 1;
 	return 0;
@@ -344,7 +382,7 @@ fp_occupied(struct g *g, int mover, int seat, int x, int y)
 			int o = unit_at(s, g->c, x + i, y + j);
 
 			if (o && o != mover)
-				r |= s->u[o - 1].ctrl != seat ? 2 : 1;
+				r |= ENEMY(s, s->u[o - 1].ctrl, seat) ? 2 : 1;
 		}
 	return r;
 }
@@ -403,6 +441,14 @@ mv_rules(struct g *g, int mover, int mode, int n, struct mv *m)
 		m->ign_stop = 1;
 		m->pass_enemy = mode == MV_SLIDE;
 	}
+}
+
+/* Movement mode of a stack item waiting for its path. */
+static int
+pmode(const struct item *it)
+{
+	return it->kind == IT_SLIDE ? MV_SLIDE : it->kind == IT_MOVE ?
+	    MV_MOVE : MV_SHIFT;
 }
 
 static int
@@ -609,40 +655,71 @@ do_path(struct g *g, int mover, int mode, const int *px, const int *py,
 	return 1;
 }
 
-/* After a move or shift: hazard (mandatory) is pushed, then optional
- * Snap triggers are offered (R004-26, A33). */
+/* After a move or shift: the triggers it caused wait in APNAP order
+ * (R004-26): the active seat's first, then the others in seating order,
+ * so the non-active seats' triggers resolve first.  A mandatory hazard
+ * (entry 0) is pushed when its turn comes; an optional Snap is offered
+ * to its controller (A33). */
+static void
+add_trig(struct state *s, int src, int mover)
+{
+	if (s->trig_n < MAXTQ) {
+		s->trig[s->trig_n][0] = src;
+		s->trig[s->trig_n][1] = mover;
+		s->trig_n++;
+	}
+}
+
+static int
+trig_seat(const struct state *s, int k)
+{
+	int src = s->trig[k][0], m = s->trig[k][1];
+
+	return s->u[(src ? src : m) - 1].ctrl;
+}
+
 static void
 move_triggers(struct g *g, int mover, int haz, int snap_ok)
 {
 	struct state *s = g->s;
-	struct item it;
-	int i;
+	int i, k, n0 = s->trig_n;
 
-	if (haz && alive(s, mover)) {
-		memset(&it, 0, sizeof(it));
-		it.kind = IT_HAZARD;
-		it.seat = s->u[mover - 1].ctrl;
-		it.target = mover;
-		it.card = -1;
-		it.dmg = 10;
-		push(g, &it);
-	}
-	if (!snap_ok)
-		return;
-	for (i = 1; i <= s->nunits && s->trig_n < MAXTQ; i++) {
+	if (haz && alive(s, mover))
+		add_trig(s, 0, mover);
+	for (i = 1; snap_ok && i <= s->nunits; i++) {
 		const struct unit *h = &s->u[i - 1];
 
 		if (alive(s, i) && CD(g, h)->power == PW_SNAP && !h->tapped &&
-		    h->ctrl != s->u[mover - 1].ctrl &&
-		    adjacent(s, g->c, h, &s->u[mover - 1])) {
-			s->trig[s->trig_n][0] = i;
-			s->trig[s->trig_n][1] = mover;
-			s->trig_n++;
-		}
+		    ENEMY(s, h->ctrl, s->u[mover - 1].ctrl) &&
+		    adjacent(s, g->c, h, &s->u[mover - 1]))
+			add_trig(s, i, mover);
 	}
-	if (s->trig_n > 0)
-		ev(g, REFD_SEAT_PUBLIC, "trigger_offered", "unit", s->trig[0][0],
-		    "target", mover, NULL);
+	/* Stable sort by seat, starting from the active seat. */
+	for (i = n0 + 1; i < s->trig_n; i++)
+		for (k = i; k > n0 && (trig_seat(s, k - 1) - s->active +
+		    s->nseats) % s->nseats > (trig_seat(s, k) - s->active +
+		    s->nseats) % s->nseats; k--) {
+			int32_t t0 = s->trig[k][0], t1 = s->trig[k][1];
+
+			s->trig[k][0] = s->trig[k - 1][0];
+			s->trig[k][1] = s->trig[k - 1][1];
+			s->trig[k - 1][0] = t0;
+			s->trig[k - 1][1] = t1;
+		}
+}
+
+static void
+push_hazard(struct g *g, int mover)
+{
+	struct item it;
+
+	memset(&it, 0, sizeof(it));
+	it.kind = IT_HAZARD;
+	it.seat = g->s->u[mover - 1].ctrl;
+	it.target = mover;
+	it.card = -1;
+	it.dmg = 10;
+	push(g, &it);
 }
 
 /* ---------------------------------------------------------- deployment */
@@ -705,7 +782,7 @@ owed(const struct state *s, int *seat)
 		*seat = s->u[s->q[s->qi].unit - 1].ctrl;
 		return K_COWER;
 	}
-	if (s->trig_i < s->trig_n) {
+	if (s->trig_i < s->trig_n && s->trig[s->trig_i][0] > 0) {
 		*seat = s->u[s->trig[s->trig_i][0] - 1].ctrl;
 		return K_TRIG;
 	}
@@ -722,6 +799,16 @@ owed(const struct state *s, int *seat)
 		return K_PICK;
 	}
 	switch (s->phase) {
+	case PH_CMD: {
+		int i;
+
+		for (i = 0; i < s->nseats; i++)
+			if (!s->seat[i].chose) {
+				*seat = i;
+				return K_CMD;
+			}
+		return K_NONE;
+	}
 	case PH_ORDER:
 		*seat = s->chooser;
 		return K_ORDER;
@@ -741,6 +828,16 @@ pending_seats(const struct state *s)
 {
 	int seat;
 
+	if (s->phase == PH_CMD && !s->over) {
+		uint64_t m = 0;
+		int i;
+
+		/* Every seat that has not chosen owes its choice. */
+		for (i = 0; i < s->nseats; i++)
+			if (!s->seat[i].chose)
+				m |= (uint64_t)1 << i;
+		return m;
+	}
 	if (owed(s, &seat) == K_NONE || seat < 0)
 		return 0;
 	return (uint64_t)1 << seat;
@@ -798,6 +895,9 @@ check_timing(struct g *g, int seat, int id, int type, int k, struct err *e)
 			return FAIL(e, REFD_EILLEGAL, "R004-19",
 			    "E_TAPPED: %s is tapped", uname(g, id));
 	} else if (type == OT_MINOR) {
+		if (k != K_WIN && k != K_FREE)
+			return FAIL(e, REFD_EPHASE, "R004-21",
+			    "E_TIMING: answer the open decision first");
 		if (s->phase != PH_ACTIVATION || seat != s->active ||
 		    s->act_unit != id)
 			return FAIL(e, REFD_EILLEGAL, "R004-21",
@@ -814,7 +914,21 @@ check_timing(struct g *g, int seat, int id, int type, int k, struct err *e)
 	return 0;
 }
 
-/* Attack legality at declaration (R004-46, R004-47). */
+/* Within range squares: around walls and in sight, or counted through
+ * walls without sight for effects that say so (R004-48). */
+static int
+in_reach(struct g *g, int a, int t, int range, int nolos)
+{
+	struct state *s = g->s;
+
+	if (nolos)
+		return cheb_dist(g->c, &s->u[a - 1], &s->u[t - 1]) <= range;
+	return wall_dist(s, g->c, &s->u[a - 1], &s->u[t - 1]) <= range &&
+	    los(s, g->c, a, t);
+}
+
+/* Attack legality (R004-46, R004-47): check_reach 1 at declaration, 2 at
+ * resolution (a shooter next to an enemy is not re-checked, A44). */
 static int
 check_attack(struct g *g, int id, int target, int ranged, int range,
     int needs_stat, int check_reach, struct err *e)
@@ -836,7 +950,7 @@ check_attack(struct g *g, int id, int target, int ranged, int range,
 	if (needs_stat && CD(g, a)->ranged == 0)
 		return FAIL(e, REFD_EILLEGAL, "R004-47",
 		    "E_NO_RANGED: %s has no ranged attack", uname(g, id));
-	if (adj_enemy(g, id))
+	if (check_reach != 2 && adj_enemy(g, id))
 		return FAIL(e, REFD_EILLEGAL, "R004-47",
 		    "E_ADJACENT_ENEMY: %s is next to an enemy (%s) and cannot "
 		    "shoot", uname(g, id), uname(g, adj_enemy(g, id)));
@@ -968,7 +1082,8 @@ check_play(struct g *g, int seat, const struct cmd *c, int k, struct err *e)
 			    "adjacent to %s", uname(g, c->unit));
 		return 0;
 	case OE_CONTROL:
-		if (!alive(s, c->target) || s->u[c->target - 1].ctrl == seat ||
+		if (!alive(s, c->target) ||
+		    !ENEMY(s, s->u[c->target - 1].ctrl, seat) ||
 		    CD(g, &s->u[c->target - 1])->level > 2)
 			return FAIL(e, REFD_ENOTARGET, "R004-64",
 			    "the target must be an enemy of printed level 2 "
@@ -982,6 +1097,17 @@ check_play(struct g *g, int seat, const struct cmd *c, int k, struct err *e)
 			    "E_NO_LOS: %s cannot see the target",
 			    uname(g, c->unit));
 		return 0;
+	case OE_HEAL_ALLY:
+		if (!alive(s, c->target) || c->target == c->unit ||
+		    ENEMY(s, s->u[c->target - 1].ctrl, seat))
+			return FAIL(e, REFD_ENOTARGET, "R004-24",
+			    "%s needs another allied creature", o->name);
+		if (!in_reach(g, c->unit, c->target, o->range, o->nolos))
+			return FAIL(e, REFD_ERANGE, "R004-48",
+			    "E_RANGE: %s is beyond %d squares%s",
+			    uname(g, c->target), o->range, o->nolos ? "" :
+			    " or out of sight");
+		return 0;
 	case OE_HEAL:
 		if (s->u[c->unit - 1].dmg == 0)
 			return FAIL(e, REFD_EILLEGAL, "R004-61",
@@ -990,6 +1116,32 @@ check_play(struct g *g, int seat, const struct cmd *c, int k, struct err *e)
 	default:
 		return 0;
 	}
+}
+
+static int cmd_check(struct g *g, uint32_t seatu, const struct cmd *c,
+    struct err *e);
+
+/* Could seat deploy any creature of its hand now? */
+static int
+can_deploy(struct g *g, int seat)
+{
+	struct state *s = g->s;
+	struct cmd c;
+	struct err e;
+	int i;
+
+	memset(&c, 0, sizeof(c));
+	c.type = C_DEPLOY;
+	for (i = 0; i < g->c->ncd; i++) {
+		if (refd_deck_find(&s->chand[seat], i) < 0)
+			continue;
+		c.card = i;
+		for (c.y = 0; c.y < s->h; c.y++)
+			for (c.x = 0; c.x < s->w; c.x++)
+				if (cmd_check(g, (uint32_t)seat, &c, &e) == 0)
+					return 1;
+	}
+	return 0;
 }
 
 static int
@@ -1005,10 +1157,22 @@ cmd_check(struct g *g, uint32_t seatu, const struct cmd *c, struct err *e)
 	    s->phase == PH_DEPLOY)
 		return FAIL(e, REFD_EPHASE, "R004-09",
 		    "E_TIMING: no orders in the Deploy phase");
+	if (k == K_CMD) {
+		if (c->type != C_CMD)
+			return FAIL(e, REFD_EPHASE, "R004-02",
+			    "choose your commander first");
+		if (s->seat[seat].chose)
+			return FAIL(e, REFD_ENOTYOURTURN, "R004-02",
+			    "you have already chosen your commander");
+		return 0;
+	}
 	if (who != seat)
 		return FAIL(e, REFD_ENOTYOURTURN, "R004-23",
 		    "it is seat %d's decision now, not yours", who);
 	switch (c->type) {
+	case C_CMD:
+		return FAIL(e, REFD_EPHASE, "R004-02",
+		    "commanders are already chosen");
 	case C_COWER: {
 		const struct dmgq *q = &s->q[s->qi];
 		int cost = q->amount / 10, m = s->seat[seat].morale;
@@ -1034,8 +1198,7 @@ cmd_check(struct g *g, uint32_t seatu, const struct cmd *c, struct err *e)
 			return FAIL(e, REFD_EPHASE, "R004-40",
 			    "no movement is waiting for a path");
 		return check_path(g, it->kind == IT_SLIDE ? it->target :
-		    it->actor, it->kind == IT_SLIDE ? MV_SLIDE : MV_SHIFT,
-		    it->n, c->px, c->py, c->np, e);
+		    it->actor, pmode(it), it->n, c->px, c->py, c->np, e);
 	}
 	case C_PASS:
 		if (k != K_WIN)
@@ -1090,7 +1253,7 @@ cmd_check(struct g *g, uint32_t seatu, const struct cmd *c, struct err *e)
 		if (k != K_SETUP)
 			return FAIL(e, REFD_EPHASE, "R004-06",
 			    "E_TIMING: not your starting deployment");
-		if (s->ndeployed < 1)
+		if (s->ndeployed < 1 && can_deploy(g, seat))
 			return FAIL(e, REFD_EILLEGAL, "R004-06",
 			    "E_MUST_DEPLOY_ONE: deploy at least one creature");
 		return 0;
@@ -1381,6 +1544,12 @@ exec_play(struct g *g, int seat, const struct cmd *c)
 		it.dmg = o->dmg;
 		it.target = c->unit;
 		break;
+	case OE_HEAL_ALLY:
+		it.kind = IT_HEAL;
+		it.dmg = o->dmg;
+		it.range = o->range;
+		it.ref = o->nolos;
+		break;
 	case OE_CONTROL:
 		it.kind = IT_CONTROL;
 		it.range = o->range;
@@ -1402,6 +1571,32 @@ cmd_exec(struct g *g, int seat, const struct cmd *c)
 	it.card = -1;
 	it.actor = c->unit;
 	switch (c->type) {
+	case C_CMD: {
+		char z[32];
+		uint8_t b = (uint8_t)c->card;
+
+		s->seat[seat].chose = c->card + 1;
+		snprintf(z, sizeof(z), "commander.%d", seat);
+		H->commit(g->ctx, z, seat, &b, 1);
+		ev(g, REFD_SEAT_PUBLIC, "commander_chosen", "seat", seat, NULL);
+		for (i = 0; i < s->nseats; i++)
+			if (!s->seat[i].chose)
+				return;
+		/* Reveal together; then Morale, Leadership, hands. */
+		for (i = 0; i < s->nseats; i++) {
+			const struct kdef *kd;
+
+			s->seat[i].cmd = s->seat[i].chose - 1;
+			kd = &g->c->kd[s->seat[i].cmd];
+			s->seat[i].morale = kd->morale - (s->first_game ? 3 : 0);
+			s->seat[i].lead = kd->lead;
+			ev(g, REFD_SEAT_PUBLIC, "commander", "seat", i,
+			    "commander", s->seat[i].cmd, NULL);
+		}
+		s->phase = PH_ORDER;
+		deal_hands(g);
+		break;
+	}
 	case C_ORDER:
 		s->first = c->yes ? s->chooser :
 		    (s->chooser + s->nseats - 1) % s->nseats;
@@ -1542,10 +1737,9 @@ cmd_exec(struct g *g, int seat, const struct cmd *c)
 		int mover = p.kind == IT_SLIDE ? p.target : p.actor, haz;
 
 		s->pathp = 0;
-		haz = do_path(g, mover, p.kind == IT_SLIDE ? MV_SLIDE :
-		    MV_SHIFT, c->px, c->py, c->np);
+		haz = do_path(g, mover, pmode(&p), c->px, c->py, c->np);
 		ev(g, REFD_SEAT_PUBLIC, "resolved", "origin", p.origin, NULL);
-		move_triggers(g, mover, haz, p.kind == IT_SHIFT && c->np > 0);
+		move_triggers(g, mover, haz, p.kind != IT_SLIDE && c->np > 0);
 		finish_resolution(g, &p);
 		break;
 	}
@@ -1615,7 +1809,7 @@ cmd_exec(struct g *g, int seat, const struct cmd *c)
 				for (j = 0; j < s->nseats; j++)
 					if (g->c->kd[s->seat[j].cmd].power ==
 					    CP_GRIM_TALLY &&
-					    U(g, dead[i])->ctrl != j) {
+					    ENEMY(s, U(g, dead[i])->ctrl, j)) {
 						s->seat[j].lead++;
 						ev(g, REFD_SEAT_PUBLIC,
 						    "leadership", "seat", j,
@@ -1721,8 +1915,14 @@ resolve_top(struct g *g)
 	switch (it.kind) {
 	case IT_MOVE:
 		if (check_path(g, it.actor, MV_MOVE, 0, it.px, it.py, it.npath,
-		    &e) != 0)
-			return fizzle(g, &it, "path");
+		    &e) != 0) {
+			/* The state changed: ask for a new path (3.5.4). */
+			s->pend = it;
+			s->pathp = 1;
+			ev(g, REFD_SEAT_PUBLIC, "path_prompt", "seat", it.seat,
+			    "unit", it.actor, "n", 0, NULL);
+			return;
+		}
 		haz = do_path(g, it.actor, MV_MOVE, it.px, it.py, it.npath);
 		ev(g, REFD_SEAT_PUBLIC, "resolved", "origin", it.origin, NULL);
 		move_triggers(g, it.actor, haz, 1);
@@ -1742,8 +1942,10 @@ resolve_top(struct g *g)
 	case IT_ATTACK: {
 		int dmg;
 
+		/* Target validity again; the shooter's adjacency to an
+		 * enemy is not re-checked (A44). */
 		if (!tgt_ok || check_attack(g, it.actor, it.target, it.ranged,
-		    it.range, 0, 1, &e) != 0)
+		    it.range, 0, 2, &e) != 0)
 			return fizzle(g, &it, "target");
 		if (it.ranged)
 			dmg = it.dmg ? it.dmg : CD(g, a)->ranged;
@@ -1789,7 +1991,8 @@ resolve_top(struct g *g)
 		break;
 	case IT_HEAL:
 	case IT_MEND:
-		if (!tgt_ok)
+		if (!tgt_ok || (it.range > 0 && !in_reach(g, it.actor,
+		    it.target, it.range, it.ref)))
 			return fizzle(g, &it, "target");
 		{
 			struct unit *t = U(g, it.target);
@@ -1936,8 +2139,17 @@ advance(struct g *g)
 			const int h = s->trig[s->trig_i][0];
 			const int m = s->trig[s->trig_i][1];
 
-			if (alive(s, h) && alive(s, m) && !s->u[h - 1].tapped)
+			if (h == 0) {
+				s->trig_i++;
+				if (alive(s, m))
+					push_hazard(g, m);
+				continue;
+			}
+			if (alive(s, h) && alive(s, m) && !s->u[h - 1].tapped) {
+				ev(g, REFD_SEAT_PUBLIC, "trigger_offered",
+				    "unit", h, "target", m, NULL);
 				return;
+			}
 			s->trig_i++;
 			continue;
 		}
@@ -2110,6 +2322,18 @@ cmd_parse(struct g *g, refd_mpv m, struct cmd *c, struct err *e)
 			    "%s needs an integer \"%s\"", cmdname[t], k);      \
 	} while (0)
 	switch (t) {
+	case C_CMD: {
+		const char *id = refd_mpv_cstr(refd_mpv_get(m, "commander"),
+		    NULL);
+
+		for (c->card = 0; id != NULL && c->card < g->c->nkd; c->card++)
+			if (strcmp(g->c->kd[c->card].id, id) == 0)
+				break;
+		if (id == NULL || c->card >= g->c->nkd)
+			return FAIL(e, REFD_EILLEGAL, "R004-02",
+			    "no such commander");
+		break;
+	}
 	case C_ORDER:
 		if (refd_mpv_bool(refd_mpv_get(m, "first"), &b))
 			return FAIL(e, REFD_EBADCMD, NULL,
@@ -2228,6 +2452,9 @@ put_cmd(struct g *g, refd_mpw *w, const struct cmd *c, const char *label)
 	refd_mpw_kmap(w, "cmd");
 	refd_mpw_kstr(w, "type", cmdname[c->type]);
 	switch (c->type) {
+	case C_CMD:
+		refd_mpw_kstr(w, "commander", g->c->kd[c->card].id);
+		break;
 	case C_ORDER:
 		refd_mpw_kbool(w, "first", c->yes);
 		break;
@@ -2307,19 +2534,17 @@ static void
 legal_paths(struct g *g, uint32_t seat, refd_mpw *w, struct cmd *c,
     int mover, int mode, int n)
 {
-	static struct dest d;	/* only read by this call */
 	struct dest dd;
 	char label[96];
 	int i;
 
-	(void)d;
 	find_path(g, mover, mode, n, -1, -1, NULL, NULL, NULL, &dd);
 	for (i = 0; i < dd.n; i++) {
 		if (find_path(g, mover, mode, n, dd.x[i], dd.y[i], c->px,
 		    c->py, &c->np, NULL) != 0)
 			continue;
 		snprintf(label, sizeof(label), "%s %s to (%d,%d)",
-		    c->type == C_MOVE ? "Move" : "Shift or slide",
+		    c->type == C_MOVE ? "Move" : "Path:",
 		    uname(g, mover), dd.x[i], dd.y[i]);
 		try_cmd(g, seat, w, c, label);
 	}
@@ -2333,7 +2558,7 @@ legal_plays(struct g *g, uint32_t seat, refd_mpw *w, int card, int unit)
 	const struct odef *o = &g->c->od[card];
 	struct cmd c;
 	char label[128];
-	int t, i, needs_target;
+	int t, i, needs_target, pass;
 
 	memset(&c, 0, sizeof(c));
 	c.type = C_PLAY;
@@ -2343,9 +2568,10 @@ legal_plays(struct g *g, uint32_t seat, refd_mpw *w, int card, int unit)
 	needs_target = o->effect == OE_MELEE || o->effect == OE_MELEE_ATTACH ||
 	    o->effect == OE_SHIFT_MELEE || o->effect == OE_RANGED_BOOST ||
 	    o->effect == OE_RANGED_PIN || o->effect == OE_RANGED_FIXED ||
-	    o->effect == OE_SLIDE || o->effect == OE_CONTROL;
+	    o->effect == OE_SLIDE || o->effect == OE_CONTROL ||
+	    o->effect == OE_HEAL_ALLY;
 	/* Assist: none, or every adjacent untapped creature that can. */
-	for (int pass = 0; pass < 2; pass++) {
+	for (pass = 0; pass < 2; pass++) {
 		c.na = 0;
 		if (pass == 1) {
 			for (i = 1; i <= s->nunits && c.na < 8; i++)
@@ -2378,19 +2604,11 @@ legal_plays(struct g *g, uint32_t seat, refd_mpw *w, int card, int unit)
 			    t ? uname(g, t) : "", c.na ? " (assisted)" : "");
 			try_cmd(g, seat, w, &c, label);
 		}
-		if (pass == 0) {
-			struct err e;
-
-			c.target = needs_target ? 0 : 0;
-			/* Try the assisted form only when the card is not
-			 * playable alone. */
-			c.na = 0;
-			if (cur_level(g, &s->u[unit - 1]) >= o->level ||
-			    (o->aff_kw && (CD(g, &s->u[unit - 1])->kw &
-			    o->aff_kw)))
-				break;
-			(void)e;
-		}
+		/* The assisted form is listed only when the level alone is
+		 * not enough. */
+		if (pass == 0 && (cur_level(g, &s->u[unit - 1]) >= o->level ||
+		    (o->aff_kw && (CD(g, &s->u[unit - 1])->kw & o->aff_kw))))
+			break;
 	}
 }
 
@@ -2403,6 +2621,8 @@ legal_list(struct g *g, uint32_t seat, refd_mpw *w)
 	int who, k = owed(s, &who), i, j, t;
 
 	refd_mpw_array(w);
+	if (k == K_CMD && seat < (uint32_t)s->nseats && !s->seat[seat].chose)
+		who = (int)seat;
 	if (who != (int)seat || k == K_NONE) {
 		refd_mpw_end(w);
 		return 0;
@@ -2434,8 +2654,7 @@ legal_list(struct g *g, uint32_t seat, refd_mpw *w)
 		c.np = 0;
 		try_cmd(g, seat, w, &c, "Stay in place");
 		legal_paths(g, seat, w, &c, s->pend.kind == IT_SLIDE ?
-		    s->pend.target : s->pend.actor, s->pend.kind == IT_SLIDE ?
-		    MV_SLIDE : MV_SHIFT, s->pend.n);
+		    s->pend.target : s->pend.actor, pmode(&s->pend), s->pend.n);
 		break;
 	case K_PICK:
 		c.type = C_PICK;
@@ -2448,6 +2667,15 @@ legal_list(struct g *g, uint32_t seat, refd_mpw *w)
 			c.unit = s->tq[i];
 			snprintf(label, sizeof(label), "Resolve the effect on "
 			    "%s next", uname(g, c.unit));
+			try_cmd(g, seat, w, &c, label);
+		}
+		break;
+	case K_CMD:
+		c.type = C_CMD;
+		for (i = 0; i < g->c->nkd; i++) {
+			c.card = i;
+			snprintf(label, sizeof(label), "Choose %s",
+			    g->c->kd[i].name);
 			try_cmd(g, seat, w, &c, label);
 		}
 		break;

@@ -68,6 +68,8 @@ w_describe(refd_ctx *ctx, void *pdata)
 	static const char *none[] = { NULL };
 	static const char *unit[] = { "unit", "int", NULL };
 	static const char *order[] = { "first", "bool", NULL };
+	static const char *choose[] = { "commander", "str: commander id",
+		NULL };
 	static const char *deploy[] = { "card", "str: creature card id",
 		"x", "int", "y", "int", NULL };
 	static const char *move[] = { "unit", "int", "path",
@@ -103,9 +105,18 @@ w_describe(refd_ctx *ctx, void *pdata)
 	    "(default true)");
 	opt(w, "check_bands", "bool", "R004-01: refuse illegal bands "
 	    "(default true)");
+	opt(w, "choose_commanders", "bool", "seats choose their commanders "
+	    "as hidden commands (default false: the setup names them)");
+	opt(w, "first_game", "bool", "R004-63: half-box bands (6 creatures, "
+	    "18 orders), Morale - 3, known chests (default false)");
+	opt(w, "teams", "[int] or \"pairs\"", "R004-58: team number per "
+	    "seat (equal sizes), or pairs of alternate seats; default: "
+	    "free-for-all");
 	opt(w, "test", "map", "a scripted position (see refd-warband(7))");
 	refd_mpw_end(w);
 	refd_mpw_kmap(w, "commands");
+	command(w, "choose_commander", choose, "choose your commander "
+	    "(hidden until every seat has chosen)");
 	command(w, "deploy_order", order, "the chosen seat deploys first or "
 	    "second");
 	command(w, "deploy", deploy, "deploy a creature from your hand");
@@ -198,11 +209,19 @@ int_field(refd_mpv v, const char *k, int dflt, int lo, int hi, int *out)
 }
 
 static int
-load_map(struct mapdef *m, refd_mpv v, const char **field)
+load_map(const struct content *c, struct mapdef *m, refd_mpv v,
+    const char **field, char *msg, size_t n)
 {
 	refd_mpv rows = refd_mpv_get(v, "rows"), e;
 	size_t y, x, i;
 
+	msg[0] = '\0';
+	if (refd_mpv_ok(refd_mpv_get(v, "layout"))) {
+		*field = "layout";
+		if (tiles_assemble(c, refd_mpv_get(v, "layout"), m, msg, n))
+			return -1;
+		goto chests;
+	}
 	memset(m->flags, 0, sizeof(m->flags));
 	memset(m->start, 0, sizeof(m->start));
 	memset(m->hw, 0, sizeof(m->hw));
@@ -261,6 +280,7 @@ load_map(struct mapdef *m, refd_mpv v, const char **field)
 			(i ? m->vw : m->hw)[b * (MAXW + 1) + a] = 1;
 		}
 	}
+chests:
 	*field = "chests";
 	m->nchest = 0;
 	e = refd_mpv_get(v, "chests");
@@ -288,7 +308,7 @@ w_content_load(refd_ctx *ctx, void *pdata, const uint8_t *bytes, size_t len,
 	struct content *c;
 	size_t i, j;
 	const char *field;
-	char id[64];
+	char id[64], tmsg[200];
 
 	(void)pdata;
 	if (d == NULL)
@@ -392,7 +412,8 @@ w_content_load(refd_ctx *ctx, void *pdata, const uint8_t *bytes, size_t len,
 		static const char *const eff[] = { "melee", "shift_melee",
 			"ranged_boost", "prevent", "melee_attach", "boost",
 			"slide", "ranged_fixed", "promote", "circle",
-			"ranged_pin", "sidestep", "heal", "control" };
+			"ranged_pin", "sidestep", "heal", "control",
+			"heal_ally" };
 		const char *p;
 		int k;
 
@@ -433,6 +454,7 @@ w_content_load(refd_ctx *ctx, void *pdata, const uint8_t *bytes, size_t len,
 			return bad(ctx, c, d, "orders", id, "effect",
 			    "unknown effect");
 		x->effect = k;
+		x->nolos = refd_mpv_get_bool(v, "no_los", 0);
 		p = refd_mpv_cstr(refd_mpv_get(v, "requires"), NULL);
 		if (p != NULL && (x->req_kw = kwbit(c, p)) < 0)
 			return bad(ctx, c, d, "orders", id, "requires",
@@ -522,6 +544,12 @@ w_content_load(refd_ctx *ctx, void *pdata, const uint8_t *bytes, size_t len,
 		}
 		c->nband++;
 	}
+	/* tiles.json (optional) */
+	if (tiles_load(c, refd_mpv_get(root, "tiles"), tmsg, sizeof(tmsg))) {
+		H->free(ctx, c);
+		refd_mp_free(d);
+		return H->reject(ctx, REFD_ECONTENT, NULL, tmsg);
+	}
 	/* maps.json */
 	f = refd_mpv_get(root, "maps");
 	if (refd_mpv_type(f) != REFD_MP_MAP || refd_mpv_len(f) == 0 ||
@@ -534,10 +562,11 @@ w_content_load(refd_ctx *ctx, void *pdata, const uint8_t *bytes, size_t len,
 		snprintf(id, sizeof(id), "%s",
 		    refd_mpv_cstr(refd_mpv_key_at(f, i), "?"));
 		snprintf(m->id, sizeof(m->id), "%s", id);
-		if (load_map(m, refd_mpv_val_at(f, i), &field))
-			return bad(ctx, c, d, "maps", id, field,
-			    "rows of . X ~ ^ O M T 1-4, equal widths 2..24; "
-			    "walls [x, y]; chests 1..3");
+		if (load_map(c, m, refd_mpv_val_at(f, i), &field, tmsg,
+		    sizeof(tmsg)))
+			return bad(ctx, c, d, "maps", id, field, tmsg[0] ?
+			    tmsg : "rows of . X ~ ^ O M T 1-4, equal widths "
+			    "2..24; walls [x, y]; chests 1..3");
 		c->nmap++;
 	}
 	refd_mp_free(d);
@@ -726,7 +755,7 @@ w_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	struct mapdef tmp;
 	const struct mapdef *m = NULL;
 	const char *field;
-	int i, k, rc;
+	int i, k, rc, choose;
 	uint32_t pick;
 	char msg[200];
 
@@ -756,9 +785,10 @@ w_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	s->nseats = (int)nseats;
 	mv = refd_mpv_get(root, "map");
 	if (refd_mpv_type(mv) == REFD_MP_MAP) {
-		if (load_map(&tmp, mv, &field)) {
-			snprintf(msg, sizeof(msg), "setup map: field '%s' is "
-			    "not valid", field);
+		if (load_map(c, &tmp, mv, &field, msg, sizeof(msg))) {
+			if (msg[0] == '\0')
+				snprintf(msg, sizeof(msg), "setup map: field "
+				    "'%s' is not valid", field);
 			return setup_err(&g, d, msg);
 		}
 		m = &tmp;
@@ -777,6 +807,47 @@ w_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	memcpy(s->start, m->start, sizeof(s->start));
 	memcpy(s->hw, m->hw, sizeof(s->hw));
 	memcpy(s->vw, m->vw, sizeof(s->vw));
+	for (k = 0; k < s->nseats; k++)
+		s->team[k] = k;
+	if (refd_mpv_ok(refd_mpv_get(root, "teams"))) {
+		refd_mpv tv = refd_mpv_get(root, "teams");
+		int cnt[MAXSEAT] = { 0 }, nt = 0;
+		int64_t x;
+
+		if (refd_mpv_streq(tv, "pairs")) {
+			/* Seats 0, 2, ... against seats 1, 3, ... */
+			if (s->nseats % 2)
+				return setup_err(&g, d, "R004-58: \"pairs\" "
+				    "needs an even number of seats");
+			for (k = 0; k < s->nseats; k++) {
+				s->team[k] = k % 2;
+				cnt[k % 2]++;
+			}
+		} else if (refd_mpv_len(tv) != (size_t)s->nseats)
+			return setup_err(&g, d, "teams: one team number per "
+			    "seat, or \"pairs\"");
+		for (k = 0; k < s->nseats && !refd_mpv_streq(tv, "pairs");
+		    k++) {
+			if (refd_mpv_int(refd_mpv_at(tv, (size_t)k), &x) ||
+			    x < 0 || x >= s->nseats)
+				return setup_err(&g, d, "teams: team numbers "
+				    "are 0 .. seats-1");
+			s->team[k] = (int)x;
+			cnt[x]++;
+		}
+		for (k = 0; k < s->nseats; k++)
+			if (cnt[k] > 0) {
+				if (nt > 0 && cnt[k] != cnt[s->team[0]])
+					return setup_err(&g, d, "R004-58: "
+					    "teams must have the same size");
+				nt++;
+			}
+		if (nt < 2)
+			return setup_err(&g, d, "R004-58: at least two teams");
+		s->teams = 1;
+	}
+	s->first_game = refd_mpv_get_bool(root, "first_game", 0);
+	choose = refd_mpv_get_bool(root, "choose_commanders", 0);
 	s->max_rounds = (int)refd_mpv_get_int(root, "max_rounds", 8);
 	s->cower_to_zero = refd_mpv_get_bool(root, "cower_to_zero", 1);
 	if (s->max_rounds < 1 || s->max_rounds > 200)
@@ -787,12 +858,15 @@ w_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		st->cmd = name_list(refd_mpv_get(root, "commanders"), k,
 		    c->kd[0].id, sizeof(c->kd[0]), c->nkd,
 		    c->kd[k % c->nkd].id);
+		if (choose)
+			st->cmd = k % c->nkd;	/* replaced by the choice */
 		st->band = name_list(refd_mpv_get(root, "bands"), k,
 		    c->band[0].id, sizeof(c->band[0]), c->nband,
 		    c->band[k % c->nband].id);
 		if (st->cmd < 0 || st->band < 0)
 			return setup_err(&g, d, "unknown commander or band");
-		st->morale = c->kd[st->cmd].morale;
+		/* First-game mode: starting Morale - 3 (R004-63). */
+		st->morale = c->kd[st->cmd].morale - (s->first_game ? 3 : 0);
 		st->lead = c->kd[st->cmd].lead;
 		refd_deck_init(&s->odeck[k]);
 		refd_deck_init(&s->ohand[k]);
@@ -817,15 +891,26 @@ w_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		*out = s;
 		return REFD_OK;
 	}
+	for (k = 0; k < s->nseats; k++) {
+		for (i = 0; i < MAXSQ; i++)
+			if (s->start[i] == k + 1)
+				break;
+		if (i == MAXSQ)
+			return setup_err(&g, d, "the map has no start area for "
+			    "every seat");
+	}
 	/* Band building (R004-01). */
 	if (refd_mpv_get_bool(root, "check_bands", 1))
 		for (k = 0; k < s->nseats; k++) {
 			const struct band *b = &c->band[s->seat[k].band];
 			int n;
 
-			if (b->nc < 12 || b->no < 30)
-				return setup_err(&g, d, "R004-01: a band needs "
-				    "at least 12 creatures and 30 orders");
+			if (s->first_game ? (b->nc < 6 || b->no < 18) :
+			    (b->nc < 12 || b->no < 30))
+				return setup_err(&g, d, s->first_game ?
+				    "R004-63: a first-game half box has 6 "
+				    "creatures and 18 orders" : "R004-01: a band "
+				    "needs at least 12 creatures and 30 orders");
 			for (i = 0; i < c->ncd; i++) {
 				for (n = 0, rc = 0; rc < b->nc; rc++)
 					n += b->c[rc] == i;
@@ -890,25 +975,11 @@ w_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		return rc;
 	}
 	s->chooser = (int)pick;
-	s->phase = PH_ORDER;
+	s->phase = choose ? PH_CMD : PH_ORDER;
 	ev(&g, REFD_SEAT_PUBLIC, "start", "seats", s->nseats, "chooser",
 	    s->chooser, NULL);
-	for (k = 0; k < s->nseats; k++) {
-		const struct kdef *kd = &c->kd[s->seat[k].cmd];
-		int32_t cc;
-
-		for (i = 0; i < kd->ohand; i++)
-			if (refd_deck_draw_into(&s->odeck[k], &s->ohand[k],
-			    &cc) == REFD_OK)
-				ev(&g, k, "drew_order_card", "order", cc, NULL);
-		for (i = 0; i < kd->chand; i++)
-			if (refd_deck_draw_into(&s->cdeck[k], &s->chand[k],
-			    &cc) == REFD_OK)
-				ev(&g, k, "drew_creature_card", "creature", cc,
-				    NULL);
-		ev(&g, REFD_SEAT_PUBLIC, "dealt", "seat", k, "orders",
-		    s->ohand[k].n, "creatures", s->chand[k].n, NULL);
-	}
+	if (s->phase == PH_ORDER)
+		deal_hands(&g);
 	commit_all(&g);
 	if (g.rc != REFD_OK) {
 		H->free(ctx, s);
@@ -993,7 +1064,7 @@ ids(refd_mpw *w, const char *k, const struct refd_deck *d,
 }
 
 static const char *const phname[] = { "deploy_order", "setup", "refresh",
-	"activation", "deploy", "cleanup", "over" };
+	"activation", "deploy", "cleanup", "over", "commanders" };
 
 static int
 w_view(refd_ctx *ctx, const void *state, int32_t seat)
@@ -1039,7 +1110,12 @@ w_view(refd_ctx *ctx, const void *state, int32_t seat)
 	refd_mpw_karray(w, "seats");
 	for (i = 0; i < s->nseats; i++) {
 		refd_mpw_map(w);
-		refd_mpw_kstr(w, "commander", g.c->kd[s->seat[i].cmd].id);
+		refd_mpw_kstr(w, "commander", s->phase != PH_CMD ?
+		    g.c->kd[s->seat[i].cmd].id : seat == i && s->seat[i].chose ?
+		    g.c->kd[s->seat[i].chose - 1].id : NULL);
+		if (s->phase == PH_CMD)
+			refd_mpw_kbool(w, "chose", s->seat[i].chose != 0);
+		refd_mpw_kint(w, "team", s->team[i]);
 		refd_mpw_kint(w, "morale", s->seat[i].morale);
 		refd_mpw_kint(w, "leadership", s->seat[i].lead);
 		refd_mpw_kint(w, "order_hand", s->ohand[i].n);
@@ -1103,6 +1179,9 @@ w_view(refd_ctx *ctx, const void *state, int32_t seat)
 			refd_mpw_kint(w, "x", i % MAXW);
 			refd_mpw_kint(w, "y", i / MAXW);
 			refd_mpw_kbool(w, "chest", s->chest[i] > 0);
+			/* First-game chests are known (R004-63). */
+			if (s->first_game && s->chest[i] > 0)
+				refd_mpw_kint(w, "value", s->chest[i]);
 			refd_mpw_kint(w, "tokens", s->treasure[i]);
 			refd_mpw_end(w);
 		}

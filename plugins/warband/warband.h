@@ -44,7 +44,8 @@ enum { OT_STD, OT_MINOR, OT_IMM };
 /* Order effects. */
 enum { OE_MELEE, OE_SHIFT_MELEE, OE_RANGED_BOOST, OE_PREVENT,
 	OE_MELEE_ATTACH, OE_BOOST, OE_SLIDE, OE_RANGED_FIXED, OE_PROMOTE,
-	OE_CIRCLE, OE_RANGED_PIN, OE_SIDESTEP, OE_HEAL, OE_CONTROL };
+	OE_CIRCLE, OE_RANGED_PIN, OE_SIDESTEP, OE_HEAL, OE_CONTROL,
+	OE_HEAL_ALLY };
 /* Commander powers. */
 enum { CP_NONE, CP_QUARTERMASTER, CP_GRIM_TALLY };
 
@@ -57,6 +58,7 @@ struct cdef {
 struct odef {
 	char id[8], name[32];
 	int level, abil, type, req_kw, aff_kw, effect, dmg, range, shift;
+	int nolos;		/* range counted through walls, no sight */
 };
 
 struct kdef {
@@ -78,8 +80,22 @@ struct mapdef {
 	int nchest, chest[8];
 };
 
+#define MAXTILE 16
+#define TILEW 12
+
+/* A battlefield tile (R004-08): rows as in maps.json, with S for the
+ * start area of the tile's owner, and the N E S W sides, 'o' open or
+ * 'w' walled. */
+struct tiledef {
+	char id[16];
+	int large, w, h;
+	char rows[TILEW][TILEW + 1];
+	char sides[5];
+};
+
 struct content {
-	int ncd, nod, nkd, nband, nmap, nkw;
+	int ncd, nod, nkd, nband, nmap, nkw, ntile;
+	struct tiledef tile[MAXTILE];
 	struct cdef cd[MAXCDEF];
 	struct odef od[MAXODEF];
 	struct kdef kd[MAXCMD];
@@ -118,10 +134,10 @@ struct shield {
 };
 
 enum { PH_ORDER, PH_SETUP, PH_REFRESH, PH_ACTIVATION, PH_DEPLOY,
-	PH_CLEANUP, PH_OVER };
+	PH_CLEANUP, PH_OVER, PH_CMD };
 
 struct seatst {
-	int32_t cmd, band, morale, lead, deployed, disq, ohand_n0;
+	int32_t cmd, band, morale, lead, deployed, disq, chose;
 };
 
 struct state {
@@ -136,7 +152,8 @@ struct state {
 	int32_t trig_n, trig_i;		/* optional triggers (snap) */
 	int32_t pathp;			/* 1: a path prompt is open */
 	int32_t over, winners, reason;
-	int32_t nunits;
+	int32_t nunits, teams;
+	int32_t team[MAXSEAT];
 	uint8_t flags[MAXSQ], start[MAXSQ];
 	uint8_t hw[MAXE], vw[MAXE];
 	int32_t chest[MAXSQ], treasure[MAXSQ];
@@ -152,6 +169,9 @@ struct state {
 	struct refd_deck cdeck[MAXSEAT], chand[MAXSEAT], grave[MAXSEAT];
 };
 
+/* Are seats a and b enemies (different teams)? */
+#define ENEMY(s, a, b) ((s)->team[(a)] != (s)->team[(b)])
+
 #define STATE_MAGIC 0x57424e44
 #define STATE_VERSION 1
 
@@ -160,6 +180,8 @@ int sq_valid(const struct state *s, int x, int y);
 int step_ok(const struct state *s, int ax, int ay, int bx, int by);
 int fp_step_ok(const struct state *s, int size, int ax, int ay, int bx,
     int by);
+int cheb_dist(const struct content *c, const struct unit *a,
+    const struct unit *t);
 int wall_dist(const struct state *s, const struct content *c,
     const struct unit *a, const struct unit *t);
 int adjacent(const struct state *s, const struct content *c,
@@ -192,6 +214,11 @@ struct err {
 
 extern const struct refd_host *H;
 
+/* tiles.c */
+int tiles_load(struct content *c, refd_mpv f, char *msg, size_t n);
+int tiles_assemble(const struct content *c, refd_mpv layout,
+    struct mapdef *m, char *msg, size_t n);
+
 /* rules.c */
 int ev(struct g *g, int32_t seat, const char *type, ...);
 int is_ap_turn(const struct state *s);
@@ -201,6 +228,7 @@ uint64_t pending_seats(const struct state *s);
 void advance(struct g *g);
 int start_game(struct g *g);
 void commit_all(struct g *g);
+void deal_hands(struct g *g);
 int cur_level(const struct g *g, const struct unit *u);
 const char *uname(const struct g *g, int id);
 

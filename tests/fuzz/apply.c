@@ -12,8 +12,8 @@
  *                               that seat's legal list, so that mutations
  *                               can play deep into a game
  *
- * (u16 big-endian.)  After every step: pending, legal and view for every
- * seat and the spectators, and the result.  A rejected command must leave
+ * (u16 big-endian.)  After every step: pending, legal for the seats that
+ * owe a decision, views for every seat and the spectators, and the result.  A rejected command must leave
  * the state unchanged (its hash), or the target aborts.
  */
 #include "fuzz.h"
@@ -69,9 +69,12 @@ look(struct game *g)
 	uint32_t s;
 
 	call_init(&c);
-	(void)game_pending(g, &pend, &c);
+	if (game_pending(g, &pend, &c) != REFD_OK)
+		pend = 0;
 	for (s = 0; s < g->nseats; s++) {
-		(void)game_legal(g, s, &c);
+		/* Legal lists can be long: only for the seats that owe. */
+		if (s < 64 && (pend >> s) & 1)
+			(void)game_legal(g, s, &c);
 		(void)game_view(g, (int32_t)s, &c);
 	}
 	(void)game_view(g, REFD_SEAT_PUBLIC, &c);

@@ -4,8 +4,9 @@
 # plugins' content, logs of played matches and the regression inputs in
 # tests/fuzz/regress/.  The protocol and log targets run with the duel
 # plugin; content, create and apply with each plugin in FUZZ_PLUGINS
-# (default: every plugin built in BUILD/plugins).  A crash leaves its
-# input in BUILD/fuzz-crashes/ and makes the run fail.
+# (default: every plugin built in BUILD/plugins).  FUZZ_TARGETS picks
+# targets (default: all).  A crash leaves its input in BUILD/fuzz-crashes/
+# and makes the run fail.
 set -u
 B=$1
 S=${FUZZ_SECONDS:-30}
@@ -48,13 +49,17 @@ fuzz() {
 	fi
 }
 
-fuzz envelope envelope
-fuzz op op
-fuzz log log
-for p in $FUZZ_PLUGINS; do
-	fuzz content "content-$p" "$p"
-	fuzz create "create-$p" "$p"
-	fuzz apply "apply-$p" "$p"
+for t in ${FUZZ_TARGETS:-envelope op log content create apply}; do
+	case $t in
+	envelope|op|log)
+		fuzz "$t" "$t" ;;
+	content|create|apply)
+		for p in $FUZZ_PLUGINS; do
+			fuzz "$t" "$t-$p" "$p"
+		done ;;
+	*)
+		echo "fuzz: unknown target '$t'" >&2; exit 2 ;;
+	esac
 done
 if [ -n "$failed" ]; then
 	echo "fuzz: crashes in:$failed; inputs in $crashes/; reproduce with" >&2

@@ -1,6 +1,7 @@
 # Hidden-information audit, for every ruleset whose descriptor says it has
 # hidden information (REFD_PF_HIDDEN), among the built plugins and the
-# "good" fixture (tests/plugins/fixture.c, a game of secret numbers):
+# "good" and "sealed" fixtures (tests/plugins/fixture.c, a game of secret
+# numbers, and sealed bids):
 #
 #  - seeded games through the daemon: the event stream (PUB) carries only
 #    public events; each seat's events are the public ones and its own
@@ -8,13 +9,15 @@
 #    token; after the end, the log verifies;
 #  - refctl check-plugin, which re-deals one seat's hidden data at every
 #    step and checks that no other seat's view, nor the spectators', nor
-#    any event they then receive changes (tests/conformance.t checks that
-#    it catches the leaky fixtures);
+#    any event they then receive changes, and for sealed choices
+#    (REFD_PF_SEALED_SETUP) that a seat's choice shows nowhere else while
+#    another seat still owes one;
 #  - the leaky fixture faults are caught, so the audit would catch them.
 use strict;
 use warnings;
 use Test::More;
 use File::Temp qw(tempdir);
+
 
 use Refd;
 
@@ -26,7 +29,8 @@ my $PF_HIDDEN = 1 << 1;
 my $tmp = tempdir('refd-audit-XXXXXX', TMPDIR => 1, CLEANUP => 1);
 mkdir("$tmp/plugins") && mkdir("$tmp/rulesets") or die;
 chmod(0755, $tmp, "$tmp/plugins");
-for my $so (glob("$b/plugins/*.so"), "$b/tests/plugins/good.so") {
+for my $so (glob("$b/plugins/*.so"), "$b/tests/plugins/good.so",
+    "$b/tests/plugins/sealed.so") {
 	(my $n = $so) =~ s{.*/}{};
 	symlink($so, "$tmp/plugins/$n") or die;
 	$n =~ s/\.so$//;
@@ -40,6 +44,13 @@ my $c = $d->client;
 my $pk = $c->ok('pubkey')->{pubkey};
 my @hidden = grep { $_->{flags} & $PF_HIDDEN } @{ $c->ok('rulesets') };
 ok(scalar(grep { $_->{name} eq 'good' } @hidden), 'the fixture is audited');
+ok(scalar(grep { $_->{name} eq 'sealed' } @hidden), 'the sealed fixture too');
+# Setups for the fixtures (the rulesets use their scenarios).
+my %setup = (sealed => { sealed => Data::MessagePack::true() });
+open(my $sj, '>', "$tmp/sealed.json") or die;
+print $sj qq({"sealed": true}\n);
+close($sj);
+my %check_setup = (sealed => "$tmp/sealed.json");
 note('rulesets with hidden information: ' . join(', ', map { $_->{name} } @hidden));
 
 my $sub = $d->subscriber('');
@@ -78,6 +89,7 @@ for my $r (@hidden) {
 		my %create = (ruleset => $name, seats => $nseats);
 		$create{scenario} = $r->{scenarios}[($g - 1) % @{ $r->{scenarios} }]
 		    if @{ $r->{scenarios} };
+		$create{setup} = $setup{$name} if $setup{$name};
 		my $cr = $c->ok('create', %create) or next;
 		my $id = $cr->{match};
 		$ruleset_of{$id} = $name;
@@ -161,21 +173,28 @@ for my $r (@hidden) {
 	my $so = "$tmp/plugins/$r->{name}.so";
 	my ($st, $out) = Refd::run_prog($refctl, 'check-plugin', $so,
 	    '--content', "$tmp/rulesets/$r->{name}", '--games', 20,
-	    '--seed', 11);
+	    '--seed', 11, $check_setup{ $r->{name} } ?
+	    ('--setup', $check_setup{ $r->{name} }) : ());
 	is($st, 0, "check-plugin $r->{name}: no view or event depends on "
 	    . 'another seat\'s hidden data') or diag($out);
 	my ($n) = $out =~ /\((\d+) with the next command's events\)/;
 	ok(($n // 0) > 0 || $out =~ /no redeal op/,
 	    "check-plugin $r->{name}: " . ($n // 0) . ' event checks made');
+	diag("$r->{name}: hidden information but no redeal op: its views and "
+	    . 'events are not audited') if $out =~ /no redeal op/;
+	my ($sc) = $out =~ /(\d+) sealed choices/;
+	ok($sc > 0, "check-plugin $r->{name}: $sc sealed choices checked")
+	    if $r->{flags} & (1 << 2);
 }
-for my $f (qw(leak leak_event)) {
+for my $f (qw(leak leak_event leak_sealed)) {
+	my $fx = $f eq 'leak_sealed' ? 'sealed' : 'faulty';
 	open(my $fh, '>', "$tmp/$f.json") or die;
-	print $fh qq({"fault": "$f"}\n);
+	print $fh qq({"fault": "$f", "sealed": true}\n);
 	close($fh);
 	my ($st, $out) = Refd::run_prog($refctl, 'check-plugin',
-	    "$b/tests/plugins/faulty.so", '--setup', "$tmp/$f.json",
+	    "$b/tests/plugins/$fx.so", '--setup', "$tmp/$f.json",
 	    '--games', 8);
 	is($st, 1, "the leaky fixture ($f) fails the audit");
-	like($out, qr/hidden/, "and the failure names hidden data");
+	like($out, qr/hidden|the choice shows/, 'and the failure names the leak');
 }
 done_testing;
