@@ -608,7 +608,12 @@ spawn(struct worker *w, char *why, size_t whylen)
 		return -1;
 	}
 	if (pid == 0) {
-		/* Die with refd; leave its signals and its descriptors. */
+		/*
+		 * Die with refd, and only then: a SIGTERM or SIGINT for the
+		 * whole process group (a service manager stopping refd,
+		 * Ctrl-C) must not kill the workers under a refd that still
+		 * finishes its loop turn.  Leave refd's descriptors.
+		 */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(0);
@@ -616,10 +621,10 @@ spawn(struct worker *w, char *why, size_t whylen)
 		sigemptyset(&sa.sa_mask);
 		sa.sa_handler = SIG_IGN;
 		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
 		sigaction(SIGHUP, &sa, NULL);
 		sigaction(SIGPIPE, &sa, NULL);
 		sa.sa_handler = SIG_DFL;
-		sigaction(SIGTERM, &sa, NULL);
 		sigaction(SIGCHLD, &sa, NULL);
 		/* Out of memory, the kernel kills a worker, not refd. */
 		if ((oom = open("/proc/self/oom_score_adj", O_WRONLY |

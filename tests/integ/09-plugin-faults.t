@@ -261,6 +261,11 @@ undef $c;
 my $rpid = $d3->pid;
 my @kids = children($rpid);
 is(scalar(@kids), 2, 'two plugins, two workers');
+kill('TERM', @kids);
+kill('INT', @kids);
+Time::HiRes::sleep(0.3);
+is(scalar(grep { -e "/proc/$_" && !zombie($_) } @kids), 2,
+    'workers ignore SIGTERM and SIGINT (a stop of the process group)');
 $d3->stop('KILL');
 my $left = @kids;
 for (1 .. 100) {
