@@ -86,7 +86,7 @@ UNIT_SRCS := $(wildcard tests/unit/*.c) $(wildcard tests/abi/*.c) $(wildcard tes
 UNIT_BINS := $(patsubst tests/%.c,$(B)/tests/%,$(UNIT_SRCS))
 FIXTURES := good good_old_minor bad_magic newer_major newer_minor size_too_big \
 	no_entry init_fails name_mismatch unknown_cap faulty size_lies entry_function rollback wild_ops \
-	sealed
+	crashes loops sealed
 FIXTURE_SOS := $(patsubst %,$(B)/tests/plugins/%.so,$(FIXTURES))
 
 PROGS := $(B)/bin/refd $(B)/bin/refctl
@@ -198,9 +198,14 @@ run: deps
 	$(MAKE) all
 	sh tests/run-demo.sh $(B)
 
-bench: all
+BENCH_BIN := $(B)/bench/refd-bench
+$(BENCH_BIN): tests/bench/bench.c $(HOST_LIB) $(SDK_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(HOST_LIB) $(SDK_LIB) $(LDFLAGS_ALL) $(LDLIBS_ALL) -lpthread
+
+bench: all $(BENCH_BIN)
 	@mkdir -p $(B)/bench
-	$(TEST_ENV) sh tests/bench/run.sh
+	$(TEST_ENV) sh tests/bench/run.sh $(BENCH_FLAGS)
 
 deps:
 	@sh tests/deps.sh

@@ -41,6 +41,8 @@ struct config {
 	uint64_t max_connection_memory;	/* request and reply bytes one
 					 * connection may hold in a turn */
 	int allow_scripted;
+	int plugin_workers;	/* run plugin code in worker processes */
+	uint32_t plugin_timeout;	/* ms per plugin op in a worker, 0: none */
 	int daemonize;
 	int verbose;
 

@@ -15,6 +15,7 @@
 
 #include "log.h"
 #include "proto.h"
+#include "worker.h"
 
 /* What went wrong, for the error map. */
 struct perr {
@@ -64,6 +65,7 @@ fail_match(struct perr *e, const struct match_err *me)
 	snprintf(e->message, sizeof(e->message), "%s",
 	    me->message[0] ? me->message : refd_strerror(e->code));
 	snprintf(e->rule, sizeof(e->rule), "%s", me->rule);
+	e->reason = me->reason;
 	return e->code;
 }
 
@@ -813,6 +815,14 @@ op_stats(struct req *r)
 	refd_mpw_kint(w, "sync_failures", (int64_t)s->sync_failures);
 	refd_mpw_kint(w, "published", (int64_t)s->published);
 	refd_mpw_kint(w, "connections", (int64_t)s->connections);
+	{
+		uint64_t started, crashed, timeouts;
+
+		worker_counts(&started, &crashed, &timeouts);
+		refd_mpw_kint(w, "plugin_workers_started", (int64_t)started);
+		refd_mpw_kint(w, "plugin_crashes", (int64_t)crashed);
+		refd_mpw_kint(w, "plugin_timeouts", (int64_t)timeouts);
+	}
 	refd_mpw_end(w);
 	return 0;
 }

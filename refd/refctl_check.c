@@ -379,6 +379,13 @@ legal_of(struct chk *k, struct game *g, uint32_t seat, struct cands *cs)
 		call_release(&c);
 		return -1;
 	}
+	if (!output_text_ok(c.out.data, c.out.len)) {
+		fail(k, "legal for seat %u: a string is not UTF-8 (refd refuses "
+		    "such a list)", seat);
+		refd_mp_free(d);
+		call_release(&c);
+		return -1;
+	}
 	n = refd_mpv_len(a);
 	for (i = 0; i < n; i++) {
 		refd_mpv it = refd_mpv_at(a, i);
@@ -707,6 +714,11 @@ views_but(struct chk *k, struct game *g, int32_t skip, size_t *len)
 			fail(k, "view for seat %d: output is not one msgpack "
 			    "map (%s)", s, rc != 0 ? refd_mp_check_str(rc) :
 			    "another value");
+			break;
+		}
+		if (!output_text_ok(c.out.data, c.out.len)) {
+			fail(k, "view for seat %d: a string is not UTF-8 (refd "
+			    "refuses such a view)", s);
 			break;
 		}
 		buf_add(&all, &s, sizeof(s));

@@ -79,6 +79,7 @@ my %caught = (
 	deep_view => qr/view for seat -?\d: output is not one msgpack map \(msgpack nested too deeply\)/,
 	undescribed => qr/legal for seat \d: command type 'jump' is not among describe's commands/,
 	nostate => qr/create with \d seats and setup .*: EPLUGINFAULT \(create returned no state\)/,
+	badutf8 => qr/view for seat -?\d: a string is not UTF-8/,
 );
 for my $f (sort keys %caught) {
 	open(my $fh, '>', "$tmp/$f.json") or die;

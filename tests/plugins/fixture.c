@@ -21,6 +21,15 @@
  *   name_mismatch   descriptor name differs from the file name
  *   unknown_cap     requires a host capability refd does not know
  *   faulty          loads, then misbehaves as its setup's "fault" asks
+ *   crashes         like good, but apply dies on the command {"type": "segv"}
+ *                   (a store through a null pointer) or {"type": "abort"}
+ *                   (abort()), view dies for seat 3 (of a four-seat match) and
+ *                   create dies for the setup {"crash": "create"}; the command
+ *                   {"type": "scribble"} writes a bogus frame to descriptor 3
+ *                   (where refd's worker talks to refd) and then plays on
+ *   loops           like good, but apply never returns from the command
+ *                   {"type": "spin"}, and emits events until the host
+ *                   refuses one for {"type": "flood"}
  *   sealed          like good, with REFD_PF_SEALED_SETUP: setup
  *                   {"sealed": true} starts with sealed bids (below)
  *
@@ -56,12 +65,18 @@
  *   nostate         create succeeds without giving a state
  *   bad_restore     restore always fails
  *   undescribed     legal lists a command type describe does not name
+ *   badutf8         apply emits an event, and view outputs a map, with a
+ *                   string that is not UTF-8
+ *   badreject       apply rejects every command with a message that is not
+ *                   UTF-8
  * and one mode that is no fault:
  *   templates       legal lists one template {"type": "add", "n":
  *                   {"min": 1, "max": 3}} instead of three commands
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <refd/mp.h>
 #include <refd/plugin.h>
@@ -77,7 +92,7 @@ enum fault {
 	F_ILLEGAL_LEGAL, F_NONDET, F_ROUNDTRIP, F_LEAK, F_ENDLESS, F_NOPENDING,
 	F_OUTPUT_IN_APPLY, F_DRAW_IN_VIEW, F_NONDET_CREATE, F_BAD_OUTPUT,
 	F_DEEP_VIEW, F_NOSTATE, F_BAD_RESTORE, F_UNDESCRIBED, F_LEAK_EVENT,
-	F_LEAK_SEALED, F_TEMPLATES
+	F_TEMPLATES, F_BADUTF8, F_BADREJECT, F_LEAK_SEALED
 };
 
 static const char *const fault_names[] = {
@@ -85,7 +100,7 @@ static const char *const fault_names[] = {
 	"illegal_legal", "nondet", "roundtrip", "leak", "endless", "nopending",
 	"output_in_apply", "draw_in_view", "nondet_create", "bad_output",
 	"deep_view", "nostate", "bad_restore", "undescribed", "leak_event",
-	"leak_sealed", "templates", NULL
+	"templates", "badutf8", "badreject", "leak_sealed", NULL
 };
 
 struct race {
@@ -231,6 +246,10 @@ r_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		return H->reject(ctx, REFD_ESETUP, NULL,
 		    "this setup needs another number of seats");
 	}
+#ifdef FIXTURE_crashes
+	if (refd_mpv_streq(refd_mpv_get(root, "crash"), "create"))
+		abort();
+#endif
 	fault = refd_mpv_get_str(root, "fault", "none");
 	for (i = 0; fault_names[i] != NULL; i++)
 		if (strcmp(fault_names[i], fault) == 0)
@@ -266,6 +285,50 @@ r_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	return REFD_OK;
 }
 
+#if defined(FIXTURE_crashes) || defined(FIXTURE_loops)
+/* The crashes and loops fixtures: die or hang on their own commands. */
+static void
+hazard(refd_mpv root)
+{
+	refd_mpv t = refd_mpv_get(root, "type");
+#ifdef FIXTURE_crashes
+	static int *volatile nowhere;
+
+	if (refd_mpv_streq(t, "segv"))
+		*nowhere = 1;
+	if (refd_mpv_streq(t, "abort"))
+		abort();
+	if (refd_mpv_streq(t, "scribble")) {
+		static const char junk[] = "\x08\0\0\0junkjunk";
+
+		if (write(3, junk, sizeof(junk) - 1) < 0) {
+			/* nobody listens */
+		}
+	}
+#else
+	volatile unsigned long spins = 0;
+
+	if (refd_mpv_streq(t, "spin"))
+		for (;;)
+			spins++;
+#endif
+}
+
+#ifdef FIXTURE_loops
+/* Emit until the host says no. */
+static int
+flood(refd_ctx *ctx)
+{
+	static const uint8_t ev[] = "\x81\xa4type\xa5" "flood";
+	int rc;
+
+	while ((rc = H->emit(ctx, REFD_SEAT_PUBLIC, ev, sizeof(ev) - 1)) ==
+	    REFD_OK)
+		;
+	return rc;
+}
+#endif
+#endif
 /* A sealed bid: "chosen" for everybody, the bids once all are in. */
 static int
 sealed_bid(refd_ctx *ctx, struct race *s, uint32_t seat, int ok, int64_t n)
@@ -322,6 +385,15 @@ r_apply(refd_ctx *ctx, void *state, uint32_t seat, const uint8_t *cmd,
 	int ok, rc;
 	refd_mpw *w;
 
+#if defined(FIXTURE_crashes) || defined(FIXTURE_loops)
+	hazard(root);
+#endif
+#ifdef FIXTURE_loops
+	if (refd_mpv_streq(refd_mpv_get(root, "type"), "flood")) {
+		refd_mp_free(d);
+		return flood(ctx);
+	}
+#endif
 	if (s->sealed == 1) {
 		ok = d != NULL && refd_mpv_streq(refd_mpv_get(root, "type"),
 		    "bid") && refd_mpv_int(refd_mpv_get(root, "n"), &n) == 0 &&
@@ -344,6 +416,9 @@ r_apply(refd_ctx *ctx, void *state, uint32_t seat, const uint8_t *cmd,
 			return H->reject(ctx, REFD_ENOTYOURTURN, "RACE-2",
 			    "not your turn");
 	}
+	if (s->fault == F_BADREJECT)
+		return H->reject(ctx, REFD_EILLEGAL, "RACE-\xff",
+		    "no adding today \xff\xfe");
 	if (!ok || n < 1 || n > 3) {
 		if (s->fault == F_DIRTY_REJECT)
 			s->rejected++;
@@ -369,6 +444,9 @@ r_apply(refd_ctx *ctx, void *state, uint32_t seat, const uint8_t *cmd,
 	if (s->fault == F_BADEVENT)
 		return H->emit(ctx, REFD_SEAT_PUBLIC, (const uint8_t *)"\x93\x01",
 		    2);
+	if (s->fault == F_BADUTF8)
+		return H->emit(ctx, REFD_SEAT_PUBLIC,
+		    (const uint8_t *)"\x81\xa4type\xa2\xc0\xaf", 9);
 	w = refd_mpw_create();
 	refd_mpw_map(w);
 	refd_mpw_kstr(w, "type", "added");
@@ -465,6 +543,10 @@ r_view(refd_ctx *ctx, const void *state, int32_t seat)
 	uint32_t x;
 	int i;
 
+#ifdef FIXTURE_crashes
+	if (seat == 3)
+		abort();
+#endif
 	if (s->fault == F_DRAW_IN_VIEW)
 		H->uniform(ctx, 2, "peek", &x);
 	if (s->fault == F_DEEP_VIEW) {
@@ -483,6 +565,8 @@ r_view(refd_ctx *ctx, const void *state, int32_t seat)
 	refd_mpw_kint(w, "target", s->target);
 	refd_mpw_kint(w, "turn", s->turn);
 	refd_mpw_kint(w, "winner", s->winner);
+	if (s->fault == F_BADUTF8)
+		refd_mpw_kstr(w, "note", "\xc0\xaf");
 	refd_mpw_karray(w, "secrets");
 	for (i = 0; i < s->nseats; i++) {
 		if (i == seat || s->fault == F_LEAK)
@@ -645,7 +729,8 @@ static const struct refd_plugin_ops ops = {
 #define CAPS (REFD_CAP_DRAWS | REFD_CAP_EVENTS)
 
 #if defined(FIXTURE_good) || defined(FIXTURE_good_old_minor) || \
-    defined(FIXTURE_init_fails) || defined(FIXTURE_faulty)
+    defined(FIXTURE_init_fails) || defined(FIXTURE_faulty) || \
+    defined(FIXTURE_crashes) || defined(FIXTURE_loops)
 REFD_PLUGIN_DEFINE(FIXTURE_NAME, "1.0.0", "a loader test fixture", 1,
     MAXSEATS, REFD_PF_HIDDEN, &ops);
 #elif defined(FIXTURE_sealed)
