@@ -255,8 +255,13 @@ healthy('clients that never read');
 	}
 	ok($games >= 2, "$games matches played while 20 subscribers never read");
 	my $rss1 = rss($d->pid);
-	ok($rss1 - $rss0 < 64 << 10, "the daemon's memory grew by "
-	    . ($rss1 - $rss0) . ' KiB, not without bound');
+	SKIP: {
+		# ASan keeps freed memory in quarantine (256 MiB).
+		skip('memory is not measured under AddressSanitizer', 1)
+		    if $ENV{REFD_SANITIZE};
+		ok($rss1 - $rss0 < 64 << 10, "the daemon's memory grew by "
+		    . ($rss1 - $rss0) . ' KiB, not without bound');
+	}
 	NanoMsg::Raw::nn_close($_) for @subs;
 	$c->ok('resign', match => $id, seat => 0, token => $tok[0]);
 }
