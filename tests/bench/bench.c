@@ -38,6 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -114,6 +116,40 @@ now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* CPU seconds of this thread: the in-process figures do not count the
+ * time other processes on a shared machine take from us. */
+static double
+cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* CPU seconds (user + system) a running process has used. */
+static double
+cpu_of(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long ut = 0, st = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return -1;
+	if (fgets(buf, sizeof(buf), f) == NULL) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	/* After "(comm)": state is field 3, utime 14, stime 15. */
+	if ((p = strrchr(buf, ')')) == NULL || sscanf(p + 2, "%*c %*d %*d "
+	    "%*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+		return -1;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
 
 static uint64_t
@@ -735,9 +771,15 @@ wm_step(struct cli *c, struct wmatch *m, double stall_p, uint64_t *nlegal,
 static int
 echo_main(const char *ep)
 {
-	int s = nn_socket(AF_SP, NN_REP);
+	int s;
 	void *msg;
 	int n;
+
+	/* Never outlive the benchmark. */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() == 1)
+		return 0;
+	s = nn_socket(AF_SP, NN_REP);
 
 	if (s < 0 || nn_bind(s, ep) < 0) {
 		fprintf(stderr, "refd-bench echo: cannot bind '%s': %s\n", ep,
@@ -935,16 +977,16 @@ rules_plugin(const char *name, json_t *arr)
 		struct rng r;
 		struct game *gm;
 
-		t0 = now();
+		t0 = cpu_now();
 		gm = rules_create(pl, g, &r, &c);
-		t_create += now() - t0;
-		t0 = now();
+		t_create += cpu_now() - t0;
+		t0 = cpu_now();
 		for (i = 0; i < tr[g].n; i++)
 			if (game_apply(gm, tr[g].seat[i], tr[g].cmd[i],
 			    tr[g].len[i], &c) != REFD_OK)
 				die("plugin '%s': game %ld: replay step %zu "
 				    "rejected", name, g, i);
-		t_apply += now() - t0;
+		t_apply += cpu_now() - t0;
 		steps += (long)tr[g].n;
 		game_destroy(gm);
 		rng_release(&r);
@@ -955,10 +997,10 @@ rules_plugin(const char *name, json_t *arr)
 		struct game *gm = rules_create(pl, g, &r, &c);
 
 		for (i = 0; i < tr[g].n; i++) {
-			t0 = now();
+			t0 = cpu_now();
 			if (game_legal(gm, tr[g].seat[i], &c) != REFD_OK)
 				die("plugin '%s': legal failed", name);
-			t_legal += now() - t0;
+			t_legal += cpu_now() - t0;
 			legal_calls++;
 			{
 				refd_mpdoc *d = refd_mp_parse(c.out.data,
@@ -1019,7 +1061,7 @@ sec_rules(void)
 	json_t *arr = json_array();
 
 	printf("\n== rules speed (in-process, check-plugin's seeded games, "
-	    "%ld per ruleset)\n", O.games);
+	    "%ld per ruleset; CPU time)\n", O.games);
 	snprintf(dir, sizeof(dir), "%s/plugins", O.build);
 	if ((d = opendir(dir)) == NULL)
 		die("cannot read '%s'", dir);
@@ -1042,7 +1084,7 @@ sec_rules(void)
 /* Section: round trip against a bare echo. */
 
 static void
-rt_policy(const char *fsync, const char *echo_ep, json_t *obj)
+rt_policy(const char *fsync, const char *echo_ep, pid_t echo, json_t *obj)
 {
 	struct daemon d;
 	struct cli c, e;
@@ -1052,6 +1094,8 @@ rt_policy(const char *fsync, const char *echo_ep, json_t *obj)
 	uint64_t seed = O.seed;
 	char name[32];
 	size_t bytes = 0;
+	double cpu_r, cpu_e;
+	uint64_t nreq = 0;
 
 	snprintf(name, sizeof(name), "rt-%s", fsync);
 	daemon_start(&d, name, fsync, NULL);
@@ -1061,6 +1105,8 @@ rt_policy(const char *fsync, const char *echo_ep, json_t *obj)
 	tr = calloc((size_t)total, sizeof(double));
 	te = calloc((size_t)total, sizeof(double));
 	wm_create(&c, &m, seed++);
+	cpu_r = cpu_of(d.pid);
+	cpu_e = cpu_of(echo);
 	while (n < total) {
 		refd_mpw *w;
 		void *rep;
@@ -1068,7 +1114,7 @@ rt_policy(const char *fsync, const char *echo_ep, json_t *obj)
 		double t0, t1;
 		int rc;
 
-		if (wm_next(&c, &m, 0, NULL) != 0) {
+		if (wm_next(&c, &m, 0, &nreq) != 0) {
 			wm_create(&c, &m, seed++);
 			continue;
 		}
@@ -1109,6 +1155,11 @@ rt_policy(const char *fsync, const char *echo_ep, json_t *obj)
 		if (rc == 1)
 			wm_create(&c, &m, seed++);
 	}
+	/* CPU per request, the daemon's and the echo's (all threads):
+	 * robust where latencies are not on a shared machine. */
+	cpu_r = (cpu_of(d.pid) - cpu_r) * 1e6 / (double)(nreq + (uint64_t)
+	    n + (uint64_t)rej);
+	cpu_e = (cpu_of(echo) - cpu_e) * 1e6 / (double)(n + rej);
 	cli_close(&c);
 	cli_close(&e);
 	daemon_stop(&d);
@@ -1122,8 +1173,12 @@ rt_policy(const char *fsync, const char *echo_ep, json_t *obj)
 	    "us  p99 %6.1f us | ratio p50 %5.2fx  p99 %5.2fx  (target %s)\n",
 	    fsync, p50r, p99r, p50e, p99e, ratio50, ratio99,
 	    strcmp(fsync, "never") == 0 ? "1.15x" : "1.5x");
-	json_object_set_new(obj, fsync, json_pack("{s:I, s:f, s:f, s:f, s:f, "
-	    "s:f, s:f, s:f, s:f}", "samples", (json_int_t)O.rt, "refd_p50_us",
+	printf("               CPU per request: refd %.1f us (legal and act; "
+	    "1 tick = %.0f us), echo %.1f us\n", cpu_r, 1e6 /
+	    (double)sysconf(_SC_CLK_TCK) / (double)O.rt, cpu_e);
+	json_object_set_new(obj, fsync, json_pack("{s:f, s:f, s:I, s:f, s:f, "
+	    "s:f, s:f, s:f, s:f, s:f, s:f}", "refd_cpu_us_per_request", cpu_r,
+	    "echo_cpu_us_per_request", cpu_e, "samples", (json_int_t)O.rt, "refd_p50_us",
 	    p50r, "refd_p99_us", p99r, "echo_p50_us", p50e, "echo_p99_us",
 	    p99e, "ratio_p50", ratio50, "ratio_p99", ratio99, "target",
 	    strcmp(fsync, "never") == 0 ? 1.15 : 1.5, "mean_request_bytes",
@@ -1162,8 +1217,8 @@ sec_rt(void)
 	if (posix_spawn(&echo, self, NULL, NULL, av, environ) != 0)
 		die("cannot start the echo server");
 	json_object_set_new(obj, "ruleset", json_string(O.ruleset));
-	rt_policy("never", ep, obj);
-	rt_policy("always", ep, obj);
+	rt_policy("never", ep, echo, obj);
+	rt_policy("always", ep, echo, obj);
 	kill(echo, SIGTERM);
 	waitpid(echo, NULL, 0);
 	json_object_set_new(J, "round_trip", obj);
@@ -1289,10 +1344,11 @@ sec_tp(void)
 /* Section: verification speed. */
 
 static int
-run_wait(char *const *av, const char *out)
+run_wait(char *const *av, const char *out, double *cpu)
 {
 	pid_t pid;
 	int st;
+	struct rusage ru;
 	posix_spawn_file_actions_t fa;
 
 	posix_spawn_file_actions_init(&fa);
@@ -1302,8 +1358,10 @@ run_wait(char *const *av, const char *out)
 	if (posix_spawn(&pid, av[0], &fa, NULL, av, environ) != 0)
 		die("cannot run '%s'", av[0]);
 	posix_spawn_file_actions_destroy(&fa);
-	if (waitpid(pid, &st, 0) != pid)
+	if (wait4(pid, &st, 0, &ru) != pid)
 		return -1;
+	*cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	    (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
@@ -1314,7 +1372,7 @@ sec_verify(void)
 	struct cli c;
 	struct wmatch m;
 	uint64_t seed = O.seed + 99, recs = 0, nlegal = 0;
-	double live_act = 0, live_wall = 0, vt = 0;
+	double live_act = 0, live_wall = 0, vt = 0, vcpu = 0, rcpu0, rcpu;
 	long nmatches = 0, cmds = 0;
 	char refctl[PATH_MAX], pkhex[2 * EVLOG_PK_LEN + 1], err[256];
 	uint8_t pk[EVLOG_PK_LEN];
@@ -1332,8 +1390,9 @@ sec_verify(void)
 	if (matchset_read_pubkey(d.state, pk, err, sizeof(err)) != 0)
 		die("cannot read the daemon's key: %s", err);
 	sodium_bin2hex(pkhex, sizeof(pkhex), pk, sizeof(pk));
+	rcpu0 = cpu_of(d.pid);
 	while (recs < (uint64_t)O.verify_records) {
-		double t0 = now(), dt, tv;
+		double t0 = now(), dt, tv, cpu = 0;
 		int rc, rej;
 		refd_mpdoc *doc;
 		refd_mpw *w;
@@ -1389,8 +1448,9 @@ sec_verify(void)
 		av[4] = pkhex;
 		av[5] = NULL;
 		tv = now();
-		rc = run_wait(av, outp);
+		rc = run_wait(av, outp, &cpu);
 		vt += now() - tv;
+		vcpu += cpu;
 		if (rc != 0)
 			die("refctl verify '%s' failed (exit %d); see %s", logp,
 			    rc, outp);
@@ -1399,6 +1459,7 @@ sec_verify(void)
 		memcpy(lastav, av, sizeof(av));
 		lastav[2] = lastlog;
 	}
+	rcpu = cpu_of(d.pid) - rcpu0;
 	refd_mpw_destroy(m.cmd);
 	cli_close(&c);
 	daemon_stop(&d);
@@ -1411,11 +1472,17 @@ sec_verify(void)
 	    "takes %.1f%% of playing (acts only), %.1f%% of wall (target "
 	    "< 2%%)\n", recs / vt, cmds / live_act, 100 * vt / live_act,
 	    100 * vt / live_wall);
+	printf("  CPU: refctl verify %.3f s (%.1f us per record), refd %.3f s "
+	    "while playing (%.1f us per request): %.1f%%\n", vcpu,
+	    vcpu * 1e6 / (double)recs, rcpu, rcpu * 1e6 / (double)(cmds +
+	    nlegal), 100 * vcpu / rcpu);
 	json_object_set_new(obj, "ruleset", json_string(O.ruleset));
 	json_object_set_new(obj, "matches", json_integer(nmatches));
 	json_object_set_new(obj, "records", json_integer((json_int_t)recs));
 	json_object_set_new(obj, "commands", json_integer(cmds));
 	json_object_set_new(obj, "verify_s", json_real(vt));
+	json_object_set_new(obj, "verify_cpu_s", json_real(vcpu));
+	json_object_set_new(obj, "refd_play_cpu_s", json_real(rcpu));
 	json_object_set_new(obj, "play_acts_s", json_real(live_act));
 	json_object_set_new(obj, "play_wall_s", json_real(live_wall));
 	json_object_set_new(obj, "verify_records_per_s", json_real(recs / vt));
@@ -1478,7 +1545,8 @@ static void
 gen_report(void *arg, const char *line)
 {
 	(void)arg;
-	fprintf(stderr, "refd-bench: recovery generator: %s\n", line);
+	if (strstr(line, "created the signing key") == NULL)
+		fprintf(stderr, "refd-bench: recovery generator: %s\n", line);
 }
 
 static void
@@ -1499,6 +1567,7 @@ sec_recover(void)
 	uint64_t rng = O.seed;
 	double t0, gen;
 	long rss;
+	double rcpu;
 	json_t *obj = json_object();
 
 	printf("\n== recovery: restart over %ld unfinished '%s' matches of %ld "
@@ -1619,6 +1688,7 @@ sec_recover(void)
 	printf("  written in %.1f s (%ld commands in-process, %ld matches "
 	    "ended early and stay finished)\n", gen, cmds, finished);
 	daemon_start(&d, "recover", "never", state);
+	rcpu = cpu_of(d.pid);
 	cli_open(&c, d.cmd, 60000);
 	w = req_begin(&c, "stats");
 	r = req_call(&c, w, &doc, 0, NULL);
@@ -1629,15 +1699,16 @@ sec_recover(void)
 	rss = rss_kib(d.pid);
 	cli_close(&c);
 	daemon_stop(&d);
-	printf("  refd ready after %.2f s (target < 10 s); resident %ld KiB, "
-	    "%.1f KiB per recovered match\n", d.ready_s, rss,
-	    (double)rss / (double)(O.rec_matches + finished));
+	printf("  refd ready after %.2f s (target < 10 s; %.2f s of CPU); "
+	    "resident %ld KiB, %.1f KiB per recovered match\n", d.ready_s,
+	    rcpu, rss, (double)rss / (double)(O.rec_matches + finished));
 	json_object_set_new(obj, "ruleset", json_string(O.ruleset));
 	json_object_set_new(obj, "unfinished", json_integer(O.rec_matches));
 	json_object_set_new(obj, "finished", json_integer(finished));
 	json_object_set_new(obj, "commands_each", json_integer(O.rec_cmds));
 	json_object_set_new(obj, "generate_s", json_real(gen));
 	json_object_set_new(obj, "ready_s", json_real(d.ready_s));
+	json_object_set_new(obj, "ready_cpu_s", json_real(rcpu));
 	json_object_set_new(obj, "rss_kib", json_integer(rss));
 	json_object_set_new(obj, "target_s", json_real(10));
 	json_object_set_new(J, "recovery", obj);
@@ -1845,6 +1916,7 @@ main(int argc, char **argv)
 	if (sodium_init() < 0)
 		die("libsodium failed to start");
 	signal(SIGPIPE, SIG_IGN);
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	mkdirs(O.work);
 	J = json_object();
 	Jcmds = json_array();
