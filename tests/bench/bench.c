@@ -96,16 +96,45 @@ static uint32_t Nseats;		/* of a match with Setup or Scenario */
 
 /* Utilities. */
 
+/* Daemons and helpers running now: die() stops them. */
+static pid_t Kids[8];
+
+static void
+kid_add(pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(Kids) / sizeof(Kids[0]); i++)
+		if (Kids[i] == 0) {
+			Kids[i] = pid;
+			return;
+		}
+}
+
+static void
+kid_del(pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(Kids) / sizeof(Kids[0]); i++)
+		if (Kids[i] == pid)
+			Kids[i] = 0;
+}
+
 static void
 die(const char *fmt, ...)
 {
 	va_list ap;
+	size_t i;
 
 	fprintf(stderr, "refd-bench: ");
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	for (i = 0; i < sizeof(Kids) / sizeof(Kids[0]); i++)
+		if (Kids[i] > 0)
+			kill(Kids[i], SIGTERM);
 	exit(1);
 }
 
@@ -129,27 +158,33 @@ cpu_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* CPU seconds (user + system) a running process has used. */
+/* CPU seconds a running process has used, all its threads (nanosecond
+ * schedstat; live threads only, so read it while they run). */
 static double
 cpu_of(pid_t pid)
 {
-	char path[64], buf[1024], *p;
-	unsigned long ut = 0, st = 0;
+	char path[PATH_MAX];
+	unsigned long long ns, sum = 0;
+	struct dirent *de;
+	DIR *d;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	if ((f = fopen(path, "r")) == NULL)
+	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
+	if ((d = opendir(path)) == NULL)
 		return -1;
-	if (fgets(buf, sizeof(buf), f) == NULL) {
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/task/%s/schedstat",
+		    (long)pid, de->d_name);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		if (fscanf(f, "%llu", &ns) == 1)
+			sum += ns;
 		fclose(f);
-		return -1;
 	}
-	fclose(f);
-	/* After "(comm)": state is field 3, utime 14, stime 15. */
-	if ((p = strrchr(buf, ')')) == NULL || sscanf(p + 2, "%*c %*d %*d "
-	    "%*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
-		return -1;
-	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+	closedir(d);
+	return (double)sum / 1e9;
 }
 
 static uint64_t
@@ -446,6 +481,7 @@ daemon_start(struct daemon *d, const char *name, const char *fsync,
 	t0 = now();
 	if (posix_spawn(&d->pid, refd, &fa, NULL, av, environ) != 0)
 		die("cannot start '%s': %s", refd, strerror(errno));
+	kid_add(d->pid);
 	posix_spawn_file_actions_destroy(&fa);
 	/* Ready when it answers hello. */
 	cli_open(&c, d->cmd, 600000);
@@ -470,6 +506,7 @@ daemon_stop(struct daemon *d)
 	if (d->pid <= 0)
 		return;
 	kill(d->pid, SIGTERM);
+	kid_del(d->pid);
 	if (waitpid(d->pid, &st, 0) == d->pid && (!WIFEXITED(st) ||
 	    WEXITSTATUS(st) != 0))
 		die("refd (%s) did not stop cleanly (status %d); see "
@@ -1083,6 +1120,40 @@ sec_rules(void)
 
 /* Section: round trip against a bare echo. */
 
+/* The floor under fsync always: append a record-sized frame and
+ * fdatasync it, on the file system of the state directory. */
+static void
+fsync_floor(const char *dir, size_t bytes, json_t *obj)
+{
+	char path[PATH_MAX + 16];
+	uint8_t buf[4096];
+	double v[400], t0;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "%s/fsync-probe", dir);
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND,
+	    0600)) < 0)
+		die("cannot create '%s'", path);
+	memset(buf, 0x5a, sizeof(buf));
+	if (bytes > sizeof(buf))
+		bytes = sizeof(buf);
+	for (i = 0; i < 400; i++) {
+		t0 = now();
+		if (write(fd, buf, bytes) != (ssize_t)bytes || fdatasync(fd) != 0)
+			die("cannot write '%s'", path);
+		v[i] = (now() - t0) * 1e6;
+	}
+	close(fd);
+	unlink(path);
+	printf("               the file system's floor: append %zu bytes + "
+	    "fdatasync p50 %.1f us  p99 %.1f us\n", bytes, pct(v, 400, 0.5),
+	    pct(v, 400, 0.99));
+	json_object_set_new(obj, "fdatasync_p50_us", json_real(pct(v, 400,
+	    0.5)));
+	json_object_set_new(obj, "fdatasync_p99_us", json_real(pct(v, 400,
+	    0.99)));
+}
+
 static void
 rt_policy(const char *fsync, const char *echo_ep, pid_t echo, json_t *obj)
 {
@@ -1173,9 +1244,8 @@ rt_policy(const char *fsync, const char *echo_ep, pid_t echo, json_t *obj)
 	    "us  p99 %6.1f us | ratio p50 %5.2fx  p99 %5.2fx  (target %s)\n",
 	    fsync, p50r, p99r, p50e, p99e, ratio50, ratio99,
 	    strcmp(fsync, "never") == 0 ? "1.15x" : "1.5x");
-	printf("               CPU per request: refd %.1f us (legal and act; "
-	    "1 tick = %.0f us), echo %.1f us\n", cpu_r, 1e6 /
-	    (double)sysconf(_SC_CLK_TCK) / (double)O.rt, cpu_e);
+	printf("               CPU per request: refd %.1f us (legal and act "
+	    "requests), echo %.1f us\n", cpu_r, cpu_e);
 	json_object_set_new(obj, fsync, json_pack("{s:f, s:f, s:I, s:f, s:f, "
 	    "s:f, s:f, s:f, s:f, s:f, s:f}", "refd_cpu_us_per_request", cpu_r,
 	    "echo_cpu_us_per_request", cpu_e, "samples", (json_int_t)O.rt, "refd_p50_us",
@@ -1185,6 +1255,8 @@ rt_policy(const char *fsync, const char *echo_ep, pid_t echo, json_t *obj)
 	    (double)bytes / (double)n));
 	free(tr);
 	free(te);
+	if (strcmp(fsync, "always") == 0)
+		fsync_floor(d.state, 300, json_object_get(obj, fsync));
 }
 
 static void
@@ -1216,10 +1288,12 @@ sec_rt(void)
 	record_cmd("echo", av);
 	if (posix_spawn(&echo, self, NULL, NULL, av, environ) != 0)
 		die("cannot start the echo server");
+	kid_add(echo);
 	json_object_set_new(obj, "ruleset", json_string(O.ruleset));
 	rt_policy("never", ep, echo, obj);
 	rt_policy("always", ep, echo, obj);
 	kill(echo, SIGTERM);
+	kid_del(echo);
 	waitpid(echo, NULL, 0);
 	json_object_set_new(J, "round_trip", obj);
 	record_section("rt");
