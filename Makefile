@@ -26,7 +26,14 @@ STATEDIR ?= /var/lib/refd
 
 CC ?= cc
 CXX ?= c++
-ifeq ($(SANITIZE),1)
+FUZZ_CC ?= clang
+ifeq ($(FUZZ),1)
+# make fuzz: clang with libFuzzer's coverage, ASan and UBSan, in build/fuzz.
+B ?= build/fuzz
+CC = $(FUZZ_CC)
+SANFLAGS = -fsanitize=address,undefined,fuzzer-no-link -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+OPT = -O1 -g
+else ifeq ($(SANITIZE),1)
 B ?= build/san
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 OPT = -O1 -g
@@ -41,6 +48,12 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 WARN = -Wall -Wextra -Werror -Wno-format-truncation
+ifeq ($(FUZZ),1)
+# clang: no -Wformat-truncation; plugins leave the sanitizer runtime's
+# symbols to the program.
+WARN = -Wall -Wextra -Werror
+PLUGIN_FUZZFLAGS = -Wno-unknown-warning-option -Wl,-z,undefs
+endif
 CFLAGS_ALL = -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(SANFLAGS) -Isdk/include -Irefd $(PKG_CFLAGS) \
 	-DREFD_VERSION='"$(VERSION)"' $(CFLAGS)
 PIC_CFLAGS = -std=c99 -D_GNU_SOURCE $(OPT) $(WARN) $(SANFLAGS) -fPIC -fvisibility=hidden -Isdk/include $(CFLAGS)
@@ -72,15 +85,24 @@ CONTENT_STAMP := $(B)/rulesets/.stamp
 UNIT_SRCS := $(wildcard tests/unit/*.c) $(wildcard tests/abi/*.c) $(wildcard tests/scenarios/*.c)
 UNIT_BINS := $(patsubst tests/%.c,$(B)/tests/%,$(UNIT_SRCS))
 FIXTURES := good good_old_minor bad_magic newer_major newer_minor size_too_big \
-	no_entry init_fails name_mismatch unknown_cap faulty size_lies entry_function rollback wild_ops
+	no_entry init_fails name_mismatch unknown_cap faulty size_lies entry_function rollback wild_ops \
+	crashes loops sealed
 FIXTURE_SOS := $(patsubst %,$(B)/tests/plugins/%.so,$(FIXTURES))
 
 PROGS := $(B)/bin/refd $(B)/bin/refctl
 
+# Fuzz targets (tests/fuzz/): linked with libFuzzer by `make fuzz`, and
+# with tests/fuzz/replay.c into $(B)/tests/fuzz/ so that make check replays
+# the seed and regression inputs.
+FUZZ_TARGETS := envelope op log content create apply
+FUZZ_BINS := $(patsubst %,$(B)/fuzz/%,$(FUZZ_TARGETS))
+FUZZ_REPLAYS := $(patsubst %,$(B)/tests/fuzz/%,$(FUZZ_TARGETS))
+FUZZ_DEPS := tests/fuzz/fuzz.h tests/fuzz/daemon.h $(B)/obj/host/refctl_verify.o $(HOST_LIB) $(SDK_LIB)
+
 # A duel that behaves differently, for the verifier's tests.
 DEVIANT_SO := $(B)/tests/plugins/deviant/duel.so
 
-all: $(PROGS) $(PLUGINS) $(CONTENT_STAMP) $(UNIT_BINS) $(FIXTURE_SOS) $(DEVIANT_SO) \
+all: $(PROGS) $(PLUGINS) $(CONTENT_STAMP) $(UNIT_BINS) $(FIXTURE_SOS) $(DEVIANT_SO) $(FUZZ_REPLAYS) \
 	$(B)/bench/refd-bench
 
 $(B)/obj/sdk/%.o: sdk/lib/%.c $(wildcard sdk/include/refd/*.h)
@@ -114,13 +136,14 @@ $(B)/bin/refctl: $(REFCTL_OBJS) $(HOST_LIB) $(SDK_LIB)
 $(B)/plugins/%.so: $$(wildcard plugins/%/*.c) $$(wildcard plugins/%/*.h) $(SDK_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(PIC_CFLAGS) -Iplugins/$* -shared -Wl,-z,defs -o $@ $(wildcard plugins/$*/*.c) \
-		$(SDK_LIB) $(SANFLAGS) -lmsgpackc
+		$(SDK_LIB) $(SANFLAGS) $(PLUGIN_FUZZFLAGS) -lmsgpackc
 	chmod go-w $@
 
 # The example plugin is built with its own five-line Makefile.
 $(B)/plugins/duel.so: sdk/examples/duel/duel.c sdk/refd-plugin.mk $(SDK_LIB)
-	$(MAKE) -s -C sdk/examples/duel REFD_SDK=$(abspath sdk) REFD_SDKLIB=$(abspath $(B)/lib) \
-		OUT=$(abspath $(B)/plugins) EXTRA_CFLAGS="$(SANFLAGS)" EXTRA_LDFLAGS="$(SANFLAGS)"
+	$(MAKE) -s -C sdk/examples/duel CC="$(CC)" REFD_SDK=$(abspath sdk) REFD_SDKLIB=$(abspath $(B)/lib) \
+		OUT=$(abspath $(B)/plugins) EXTRA_CFLAGS="$(SANFLAGS) $(PLUGIN_FUZZFLAGS)" \
+		EXTRA_LDFLAGS="$(SANFLAGS) $(PLUGIN_FUZZFLAGS)"
 
 $(CONTENT_STAMP): $(shell find rulesets sdk/examples/duel/content -type f 2>/dev/null)
 	@mkdir -p $(B)/rulesets
@@ -132,6 +155,16 @@ $(CONTENT_STAMP): $(shell find rulesets sdk/examples/duel/content -type f 2>/dev
 $(B)/tests/%: tests/%.c tests/tap.h $(HOST_LIB) $(SDK_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itests -o $@ $< $(HOST_LIB) $(SDK_LIB) $(LDFLAGS_ALL) $(LDLIBS_ALL)
+
+$(FUZZ_REPLAYS): $(B)/tests/fuzz/%: tests/fuzz/%.c tests/fuzz/replay.c $(FUZZ_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests/fuzz -o $@ $< tests/fuzz/replay.c $(B)/obj/host/refctl_verify.o \
+		$(HOST_LIB) $(SDK_LIB) $(LDFLAGS_ALL) $(LDLIBS_ALL)
+
+$(FUZZ_BINS): $(B)/fuzz/%: tests/fuzz/%.c $(FUZZ_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests/fuzz -fsanitize=fuzzer -o $@ $< $(B)/obj/host/refctl_verify.o \
+		$(HOST_LIB) $(SDK_LIB) $(LDFLAGS_ALL) $(LDLIBS_ALL)
 
 # good_old_minor is built against the frozen 1.0 headers in tests/abi/v1.0.
 $(B)/tests/plugins/good_old_minor.so: FIXTURE_INC = -Itests/abi/v1.0
@@ -178,6 +211,15 @@ bench: all
 deps:
 	@sh tests/deps.sh
 
+# Build the fuzz targets with clang into build/fuzz and run each for
+# FUZZ_SECONDS (default 30); see tests/fuzz/README.md.
+fuzz:
+	@sh tests/deps.sh fuzz
+	$(MAKE) FUZZ=1 fuzz-build
+	sh tests/fuzz/run.sh build/fuzz
+
+fuzz-build: $(PLUGINS) $(CONTENT_STAMP) $(FUZZ_BINS)
+
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(DATADIR)/rulesets \
 		$(DESTDIR)$(INCDIR)/refd $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(DATADIR)/sdk \
@@ -199,4 +241,4 @@ install: all
 clean:
 	rm -rf build
 
-.PHONY: all check run bench deps install clean fuzz
+.PHONY: all check run bench deps install clean fuzz fuzz-build

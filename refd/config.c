@@ -50,7 +50,11 @@ static const struct opt opts[] = {
 	{ "rate-limit", T_U32, O(rate_limit), 0, 10000000 },
 	{ "rate-burst", T_U32, O(rate_burst), 1, 10000000 },
 	{ "max-batch", T_U32, O(max_batch), 1, 65536 },
+	{ "max-connection-memory", T_SIZE, O(max_connection_memory), 1024,
+	    (uint64_t)1 << 40 },
 	{ "allow-scripted-dice", T_BOOL, O(allow_scripted), 0, 0 },
+	{ "plugin-workers", T_BOOL, O(plugin_workers), 0, 0 },
+	{ "plugin-timeout", T_U32, O(plugin_timeout), 0, 3600000 },
 	{ "daemonize", T_BOOL, O(daemonize), 0, 0 },
 	{ "verbose", T_BOOL, O(verbose), 0, 0 },
 };
@@ -179,7 +183,10 @@ config_init(struct config *c, char *err, size_t errlen)
 	c->rate_limit = 1000;
 	c->rate_burst = 2000;
 	c->max_batch = 256;
+	c->max_connection_memory = 64 << 20;
 	c->allow_scripted = 0;
+	c->plugin_workers = 1;
+	c->plugin_timeout = 2000;
 	return 0;
 }
 
@@ -444,7 +451,11 @@ config_dump(const struct config *c, FILE *f)
 	fprintf(f, "rate-limit %" PRIu32 "\n", c->rate_limit);
 	fprintf(f, "rate-burst %" PRIu32 "\n", c->rate_burst);
 	fprintf(f, "max-batch %" PRIu32 "\n", c->max_batch);
+	fprintf(f, "max-connection-memory %" PRIu64 "\n",
+	    c->max_connection_memory);
 	fprintf(f, "allow-scripted-dice %s\n", c->allow_scripted ? "yes" : "no");
+	fprintf(f, "plugin-workers %s\n", c->plugin_workers ? "yes" : "no");
+	fprintf(f, "plugin-timeout %" PRIu32 "\n", c->plugin_timeout);
 	fprintf(f, "daemonize %s\n", c->daemonize ? "yes" : "no");
 	fprintf(f, "verbose %s\n", c->verbose ? "yes" : "no");
 }

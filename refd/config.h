@@ -38,7 +38,11 @@ struct config {
 	uint32_t rate_limit;	/* requests per second per connection, 0: off */
 	uint32_t rate_burst;
 	uint32_t max_batch;	/* requests per loop turn */
+	uint64_t max_connection_memory;	/* request and reply bytes one
+					 * connection may hold in a turn */
 	int allow_scripted;
+	int plugin_workers;	/* run plugin code in worker processes */
+	uint32_t plugin_timeout;	/* ms per plugin op in a worker, 0: none */
 	int daemonize;
 	int verbose;
 

@@ -17,6 +17,7 @@
 
 #include "refd/mp.h"
 #include "engine.h"
+#include "worker.h"
 
 enum op_kind {
 	OPK_INIT = 1,
@@ -29,6 +30,17 @@ enum op_kind {
 };
 
 static int finish_call(struct call *c, int rc);
+
+/*
+ * What one op may ask of the host: a plugin stuck in a loop that emits,
+ * draws, commits or outputs is stopped here, before it exhausts memory
+ * (a loop that calls nothing is for plugin-timeout, see worker.h).
+ */
+#define OP_MAX_EVENTS 100000
+#define OP_MAX_EVENT_BYTES ((size_t)16 << 20)
+#define OP_MAX_DRAWS 1000000
+#define OP_MAX_COMMITS 10000
+#define OP_MAX_OUTPUT ((size_t)64 << 20)
 
 struct refd_ctx {
 	struct call *call;
@@ -88,11 +100,13 @@ call_reset(struct call *c)
 	for (i = 0; i < c->ncm; i++)
 		free(c->cm[i].data);
 	c->nev = c->ndr = c->ncm = 0;
+	c->ev_bytes = 0;
 	buf_reset(&c->out);
 	c->reject_code = 0;
 	c->reject_rule[0] = '\0';
 	c->reject_msg[0] = '\0';
 	c->fault[0] = '\0';
+	c->fault_reason = NULL;
 }
 
 void
@@ -137,7 +151,7 @@ rng_init_script(struct rng *r, const int64_t *vals, size_t n)
 	return 0;
 }
 
-static int
+int
 rng_copy(struct rng *dst, const struct rng *src)
 {
 	*dst = *src;
@@ -289,6 +303,124 @@ h_log(refd_ctx *ctx, int level, const char *msg)
 		    msg != NULL ? msg : "");
 }
 
+/* Whether s[0..n) is well-formed UTF-8 (no overlongs, no surrogates). */
+static int
+utf8_ok(const uint8_t *s, size_t n)
+{
+	size_t i = 0, k, j;
+	uint32_t cp;
+
+	while (i < n) {
+		if (s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if (s[i] >= 0xc2 && s[i] <= 0xdf) {
+			k = 1;
+			cp = s[i] & 0x1f;
+		} else if (s[i] >= 0xe0 && s[i] <= 0xef) {
+			k = 2;
+			cp = s[i] & 0x0f;
+		} else if (s[i] >= 0xf0 && s[i] <= 0xf4) {
+			k = 3;
+			cp = s[i] & 0x07;
+		} else {
+			return 0;
+		}
+		if (n - i <= k)
+			return 0;
+		for (j = 1; j <= k; j++) {
+			if ((s[i + j] & 0xc0) != 0x80)
+				return 0;
+			cp = cp << 6 | (s[i + j] & 0x3f);
+		}
+		if ((k == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+		    (k == 3 && (cp < 0x10000 || cp > 0x10ffff)))
+			return 0;
+		i += k + 1;
+	}
+	return 1;
+}
+
+/* Whether every string in v, map keys included, is UTF-8. */
+static int
+strings_ok(refd_mpv v)
+{
+	const char *s;
+	size_t n, i;
+
+	switch (refd_mpv_type(v)) {
+	case REFD_MP_STR:
+		return refd_mpv_str(v, &s, &n) == 0 &&
+		    utf8_ok((const uint8_t *)s, n);
+	case REFD_MP_ARRAY:
+		for (i = 0; i < refd_mpv_len(v); i++)
+			if (!strings_ok(refd_mpv_at(v, i)))
+				return 0;
+		return 1;
+	case REFD_MP_MAP:
+		for (i = 0; i < refd_mpv_len(v); i++)
+			if (!strings_ok(refd_mpv_key_at(v, i)) ||
+			    !strings_ok(refd_mpv_val_at(v, i)))
+				return 0;
+		return 1;
+	default:
+		return 1;
+	}
+}
+
+int
+output_text_ok(const uint8_t *b, size_t len)
+{
+	refd_mpdoc *d = refd_mp_parse(b, len);
+	int ok = d != NULL && strings_ok(refd_mp_root(d));
+
+	refd_mp_free(d);
+	return ok;
+}
+
+/*
+ * What is wrong with an event for clients in any language, or NULL: it
+ * must be one msgpack map (nesting at most 16) with string keys, and
+ * every string UTF-8.
+ */
+const char *
+event_fault(const uint8_t *ev, size_t len)
+{
+	refd_mpdoc *d;
+	refd_mpv root;
+	const char *why = NULL;
+	size_t i;
+
+	if (ev == NULL || refd_mp_check(ev, len, 16) != 0 ||
+	    ((ev[0] & 0xf0) != 0x80 && ev[0] != 0xde && ev[0] != 0xdf))
+		return "event is not one msgpack map";
+	if ((d = refd_mp_parse(ev, len)) == NULL)
+		return "event is not one msgpack map";
+	root = refd_mp_root(d);
+	for (i = 0; i < refd_mpv_len(root) && why == NULL; i++)
+		if (refd_mpv_type(refd_mpv_key_at(root, i)) != REFD_MP_STR)
+			why = "event has a key that is not a string";
+	if (why == NULL && !strings_ok(root))
+		why = "event has a string that is not UTF-8";
+	refd_mp_free(d);
+	return why;
+}
+
+/* Replace every non-ASCII byte of s by '?' when s is not UTF-8 (a cut
+ * multi-byte character at the end included). */
+static void
+ascii_unless_utf8(char *s)
+{
+	size_t n = strlen(s);
+
+	if (utf8_ok((const uint8_t *)s, n))
+		return;
+	for (; *s; s++)
+		if ((uint8_t)*s >= 0x80)
+			*s = '?';
+}
+
 static int
 h_reject(refd_ctx *ctx, int code, const char *rule, const char *message)
 {
@@ -302,6 +434,9 @@ h_reject(refd_ctx *ctx, int code, const char *rule, const char *message)
 		    rule != NULL ? rule : "");
 		snprintf(c->reject_msg, sizeof(c->reject_msg), "%s",
 		    message != NULL ? message : refd_strerror(code));
+		/* They go to clients as msgpack strings: UTF-8 only. */
+		ascii_unless_utf8(c->reject_rule);
+		ascii_unless_utf8(c->reject_msg);
 	}
 	return code;
 }
@@ -317,6 +452,10 @@ record_draw(refd_ctx *ctx, uint32_t kind, uint32_t bound, const char *why,
 	if (ctx->rng == NULL || (ctx->op != OPK_CREATE && ctx->op != OPK_APPLY &&
 	    ctx->op != OPK_REDEAL)) {
 		fault(ctx, "draw outside create, apply or redeal");
+		return REFD_EPLUGINFAULT;
+	}
+	if (c->ndr >= OP_MAX_DRAWS) {
+		fault(ctx, "more than 1000000 draws in one op");
 		return REFD_EPLUGINFAULT;
 	}
 	rc = rng_draw(ctx->rng, kind, bound, &idx, out);
@@ -380,6 +519,7 @@ h_shuffle(refd_ctx *ctx, void *base, size_t n, size_t size, const char *why)
 static int
 h_emit(refd_ctx *ctx, int32_t seat, const uint8_t *ev, size_t len)
 {
+	const char *why;
 	struct call *c = ctx->call;
 	struct event *e;
 
@@ -391,9 +531,13 @@ h_emit(refd_ctx *ctx, int32_t seat, const uint8_t *ev, size_t len)
 		fault(ctx, "event for an impossible seat");
 		return REFD_EPLUGINFAULT;
 	}
-	if (ev == NULL || refd_mp_check(ev, len, 16) != 0 ||
-	    ((ev[0] & 0xf0) != 0x80 && ev[0] != 0xde && ev[0] != 0xdf)) {
-		fault(ctx, "event is not one msgpack map");
+	if (c->nev >= OP_MAX_EVENTS || len > OP_MAX_EVENT_BYTES - c->ev_bytes) {
+		fault(ctx, "more than 100000 events or 16 MiB of events in one "
+		    "op");
+		return REFD_EPLUGINFAULT;
+	}
+	if ((why = event_fault(ev, len)) != NULL) {
+		fault(ctx, why);
 		return REFD_EPLUGINFAULT;
 	}
 	if (c->nev == c->cap_ev) {
@@ -411,6 +555,7 @@ h_emit(refd_ctx *ctx, int32_t seat, const uint8_t *ev, size_t len)
 		return REFD_ENOMEM;
 	memcpy(e->bytes, ev, len);
 	e->len = len;
+	c->ev_bytes += len;
 	e->seat = seat;
 	c->nev++;
 	return REFD_OK;
@@ -423,9 +568,31 @@ h_output(refd_ctx *ctx, const uint8_t *bytes, size_t len)
 		fault(ctx, "output during apply");
 		return REFD_EPLUGINFAULT;
 	}
+	if (len > OP_MAX_OUTPUT - ctx->call->out.len) {
+		fault(ctx, "more than 64 MiB of output in one op");
+		return REFD_EPLUGINFAULT;
+	}
 	if (buf_add(&ctx->call->out, bytes, len) != 0)
 		return REFD_ENOMEM;
 	return REFD_OK;
+}
+
+void
+rng_seal(const struct rng *r, uint64_t n, const uint8_t *data, size_t len,
+    uint8_t salt[16], uint8_t hash[ENG_HASH_LEN])
+{
+	crypto_generichash_state st;
+	uint8_t in[8];
+	int i;
+
+	/* Salt: keyed by the match seed, so nobody can predict it. */
+	for (i = 0; i < 8; i++)
+		in[i] = (uint8_t)(n >> (8 * i));
+	crypto_generichash(salt, 16, in, sizeof(in), r->key, sizeof(r->key));
+	crypto_generichash_init(&st, NULL, 0, ENG_HASH_LEN);
+	crypto_generichash_update(&st, salt, 16);
+	crypto_generichash_update(&st, data, len);
+	crypto_generichash_final(&st, hash, ENG_HASH_LEN);
 }
 
 static int
@@ -434,14 +601,14 @@ h_commit(refd_ctx *ctx, const char *zone, int32_t seat, const uint8_t *data,
 {
 	struct call *c = ctx->call;
 	struct commitment *m;
-	crypto_generichash_state st;
-	uint8_t in[8];
-	uint64_t n;
-	int i;
 
 	if (ctx->rng == NULL || (ctx->op != OPK_CREATE && ctx->op != OPK_APPLY &&
 	    ctx->op != OPK_REDEAL) || zone == NULL) {
 		fault(ctx, "commitment outside create or apply");
+		return REFD_EPLUGINFAULT;
+	}
+	if (c->ncm >= OP_MAX_COMMITS) {
+		fault(ctx, "more than 10000 commitments in one op");
 		return REFD_EPLUGINFAULT;
 	}
 	if (c->ncm == c->cap_cm) {
@@ -457,16 +624,8 @@ h_commit(refd_ctx *ctx, const char *zone, int32_t seat, const uint8_t *data,
 	memset(m, 0, sizeof(*m));
 	snprintf(m->zone, sizeof(m->zone), "%s", zone);
 	m->seat = seat;
-	/* Salt: keyed by the match seed, so nobody can predict it. */
-	n = ctx->rng->salt_counter++;
-	for (i = 0; i < 8; i++)
-		in[i] = (uint8_t)(n >> (8 * i));
-	crypto_generichash(m->salt, sizeof(m->salt), in, sizeof(in),
-	    ctx->rng->key, sizeof(ctx->rng->key));
-	crypto_generichash_init(&st, NULL, 0, ENG_HASH_LEN);
-	crypto_generichash_update(&st, m->salt, sizeof(m->salt));
-	crypto_generichash_update(&st, data, len);
-	crypto_generichash_final(&st, m->hash, ENG_HASH_LEN);
+	rng_seal(ctx->rng, ctx->rng->salt_counter++, data, len, m->salt,
+	    m->hash);
 	m->data = malloc(len ? len : 1);
 	if (m->data == NULL)
 		return REFD_ENOMEM;
@@ -972,6 +1131,7 @@ plugin_close(struct plugin *pl)
 
 	if (pl == NULL)
 		return;
+	worker_detach(pl);
 	if (pl->content_h != NULL && pl->ops.content_free != NULL)
 		pl->ops.content_free(pl->pdata, pl->content_h);
 	if (pl->initialized && pl->ops.fini != NULL)
@@ -1017,7 +1177,7 @@ finish_call(struct call *c, int rc)
 	return rc;
 }
 
-static int
+int
 game_new(struct plugin *pl, uint32_t nseats, const struct rng *rng,
     size_t memlimit, struct game **out)
 {
@@ -1054,6 +1214,9 @@ game_create(struct plugin *pl, const uint8_t *setup, size_t len,
 		    pl->desc->min_seats, pl->desc->max_seats, nseats);
 		return REFD_ESETUP;
 	}
+	if (pl->worker != NULL)
+		return worker_game_create(pl, 0, setup, len, nseats, rng,
+		    memlimit, out, c);
 	rc = game_new(pl, nseats, rng, memlimit, &g);
 	if (rc != REFD_OK)
 		return rc;
@@ -1087,6 +1250,9 @@ game_restore(struct plugin *pl, const uint8_t *bytes, size_t len,
 
 	call_reset(c);
 	*out = NULL;
+	if (pl->worker != NULL)
+		return worker_game_create(pl, 1, bytes, len, nseats, rng,
+		    memlimit, out, c);
 	rc = game_new(pl, nseats, rng, memlimit, &g);
 	if (rc != REFD_OK)
 		return rc;
@@ -1112,6 +1278,10 @@ game_destroy(struct game *g)
 
 	if (g == NULL)
 		return;
+	if (g->pl->worker != NULL) {
+		worker_game_destroy(g);
+		return;
+	}
 	if (g->state != NULL) {
 		call_init(&c);
 		ctx_for(&ctx, g, &c, OPK_QUERY);
@@ -1128,6 +1298,11 @@ game_serialize(struct game *g, struct call *c)
 	refd_ctx ctx;
 
 	call_reset(c);
+	if (g->pl->worker != NULL && g->snap != NULL)
+		return buf_add(&c->out, g->snap, g->snap_len) == 0 ? REFD_OK :
+		    REFD_ENOMEM;
+	if (g->pl->worker != NULL)
+		return worker_game_op(g, WOP_SERIALIZE, 0, NULL, 0, NULL, c);
 	ctx_for(&ctx, g, c, OPK_QUERY);
 	return finish_call(c, g->pl->ops.serialize(&ctx, g->state));
 }
@@ -1149,6 +1324,9 @@ game_apply(struct game *g, uint32_t seat, const uint8_t *cmd, size_t len,
 		    "seat %u does not exist", seat);
 		return REFD_ESEAT;
 	}
+	if (g->pl->worker != NULL)
+		return worker_game_op(g, WOP_APPLY, (int32_t)seat, cmd, len,
+		    NULL, c);
 	if (g->pl->desc->flags & REFD_PF_ROLLBACK) {
 		rc = game_serialize(g, c);
 		if (rc != REFD_OK)
@@ -1193,6 +1371,7 @@ game_apply(struct game *g, uint32_t seat, const uint8_t *cmd, size_t len,
 			for (i = 0; i < c->ncm; i++)
 				free(c->cm[i].data);
 			c->nev = c->ndr = c->ncm = 0;
+			c->ev_bytes = 0;
 		}
 	}
 	free(snap);
@@ -1207,6 +1386,9 @@ game_legal(struct game *g, uint32_t seat, struct call *c)
 	call_reset(c);
 	if (seat >= g->nseats)
 		return REFD_ESEAT;
+	if (g->pl->worker != NULL)
+		return worker_game_op(g, WOP_LEGAL, (int32_t)seat, NULL, 0, NULL,
+		    c);
 	ctx_for(&ctx, g, c, OPK_QUERY);
 	return finish_call(c, g->pl->ops.legal(&ctx, g->state, seat));
 }
@@ -1218,6 +1400,8 @@ game_pending(struct game *g, uint64_t *seats, struct call *c)
 
 	call_reset(c);
 	*seats = 0;
+	if (g->pl->worker != NULL)
+		return worker_game_op(g, WOP_PENDING, 0, NULL, 0, seats, c);
 	ctx_for(&ctx, g, c, OPK_QUERY);
 	return finish_call(c, g->pl->ops.pending(&ctx, g->state, seats));
 }
@@ -1230,6 +1414,8 @@ game_view(struct game *g, int32_t seat, struct call *c)
 	call_reset(c);
 	if (seat != REFD_SEAT_PUBLIC && (seat < 0 || (uint32_t)seat >= g->nseats))
 		return REFD_ESEAT;
+	if (g->pl->worker != NULL)
+		return worker_game_op(g, WOP_VIEW, seat, NULL, 0, NULL, c);
 	ctx_for(&ctx, g, c, OPK_QUERY);
 	return finish_call(c, g->pl->ops.view(&ctx, g->state, seat));
 }
@@ -1241,6 +1427,11 @@ game_result(struct game *g, struct call *c)
 	int rc;
 
 	call_reset(c);
+	if (g->pl->worker != NULL && g->res_known)
+		return buf_add(&c->out, g->res_out, g->res_len) == 0 ?
+		    g->res_rc : REFD_ENOMEM;
+	if (g->pl->worker != NULL)
+		return worker_game_op(g, WOP_RESULT, 0, NULL, 0, NULL, c);
 	ctx_for(&ctx, g, c, OPK_QUERY);
 	rc = g->pl->ops.result(&ctx, g->state);
 	if (c->fault[0] != '\0')
@@ -1256,6 +1447,9 @@ game_redeal(struct game *g, uint32_t seat, struct call *c)
 	call_reset(c);
 	if (g->pl->ops.redeal == NULL)
 		return REFD_EOPS;
+	if (g->pl->worker != NULL)
+		return worker_game_op(g, WOP_REDEAL, (int32_t)seat, NULL, 0,
+		    NULL, c);
 	ctx_for(&ctx, g, c, OPK_REDEAL);
 	return finish_call(c, g->pl->ops.redeal(&ctx, g->state, seat));
 }

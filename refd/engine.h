@@ -45,6 +45,8 @@ struct plugin {
 
 	uint8_t *describe;	/* msgpack from the describe op */
 	size_t describe_len;
+
+	struct worker *worker;	/* NULL: games run in this process */
 };
 
 /* One draw as recorded in the log. */
@@ -100,7 +102,9 @@ struct call {
 	int reject_code;
 	char reject_rule[24];
 	char reject_msg[512];
+	size_t ev_bytes;	/* sum of the events' lengths */
 	char fault[256];	/* host-detected plugin misbehaviour */
+	const char *fault_reason;	/* "crash", "timeout" or NULL */
 };
 
 struct game {
@@ -110,6 +114,18 @@ struct game {
 	struct rng rng;
 	struct memacct mem;
 	uint64_t step_budget;	/* reserved */
+
+	/* Games of a plugin with a worker (worker.h): the state lives in
+	 * the worker; snap is its latest serialization, kept to rebuild the
+	 * state in a new worker after a crash. */
+	uint64_t handle;	/* the worker's name for the state */
+	uint64_t gen;		/* which worker run holds it */
+	uint8_t *snap;		/* NULL: not known */
+	size_t snap_len;
+	int res_known;		/* res_* hold result's answer for the state */
+	int res_rc;
+	uint8_t *res_out;
+	size_t res_len;
 };
 
 /* Plugins. */
@@ -132,11 +148,15 @@ void call_reset(struct call *c);
 void call_release(struct call *c);
 
 /* Draw source. */
+int rng_copy(struct rng *dst, const struct rng *src);
 void rng_init_seed(struct rng *r, const uint8_t key[32]);
 int rng_init_script(struct rng *r, const int64_t *vals, size_t n);
 void rng_release(struct rng *r);
 int rng_draw(struct rng *r, uint32_t kind, uint32_t bound, uint64_t *index,
     uint32_t *value);
+/* Salt number n of r and the commitment hash of data under it. */
+void rng_seal(const struct rng *r, uint64_t n, const uint8_t *data, size_t len,
+    uint8_t salt[16], uint8_t hash[ENG_HASH_LEN]);
 
 /*
  * Games.  Each op resets *c and fills it.  Return REFD_OK or a negative
@@ -149,6 +169,9 @@ int game_restore(struct plugin *pl, const uint8_t *bytes, size_t len,
     uint32_t nseats, const struct rng *rng, size_t memlimit,
     struct game **out, struct call *c);
 void game_destroy(struct game *g);
+/* A game object without a state (for worker.c). */
+int game_new(struct plugin *pl, uint32_t nseats, const struct rng *rng,
+    size_t memlimit, struct game **out);
 int game_apply(struct game *g, uint32_t seat, const uint8_t *cmd, size_t len,
     struct call *c);
 int game_legal(struct game *g, uint32_t seat, struct call *c);
@@ -158,6 +181,13 @@ int game_result(struct game *g, struct call *c);
 int game_serialize(struct game *g, struct call *c);
 int game_redeal(struct game *g, uint32_t seat, struct call *c);
 int game_state_hash(struct game *g, uint8_t out[ENG_HASH_LEN]);
+
+/* What makes an event unfit for clients (not one msgpack map of depth at
+ * most 16, a key that is not a string, a string that is not UTF-8), or
+ * NULL when it is fine. */
+const char *event_fault(const uint8_t *ev, size_t len);
+/* Whether b is one msgpack value whose strings are all UTF-8. */
+int output_text_ok(const uint8_t *b, size_t len);
 
 const char *refd_strerror(int code);
 const char *refd_errname(int code);

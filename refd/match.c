@@ -76,6 +76,7 @@ struct match {
 	size_t result_len;
 	int broken;
 	char broken_why[256];
+	uint32_t plugin_faults;	/* crashes and timeouts in a row */
 
 	struct commitment *cm;	/* every commitment made, for the openings */
 	size_t ncm, cap_cm;
@@ -126,6 +127,7 @@ fail(struct match_err *e, int code, const char *fmt, ...)
 	if (e != NULL) {
 		e->code = code;
 		e->rule[0] = '\0';
+		e->reason = NULL;
 		va_start(ap, fmt);
 		vsnprintf(e->message, sizeof(e->message), fmt, ap);
 		va_end(ap);
@@ -146,6 +148,13 @@ report(struct matchset *ms, const char *fmt, ...)
 		ms->report(ms->report_arg, line);
 }
 
+/*
+ * A match whose plugin crashed or timed out this many times in a row (no
+ * accepted command between) is suspended until refd restarts: each of
+ * those can hold the daemon up for plugin-timeout.
+ */
+#define MATCH_PLUGIN_FAULTS 3
+
 /* The plugin's rejection (or fault) as a match error. */
 static int
 fail_call(struct match *m, struct match_err *e, int rc, const struct call *c,
@@ -162,10 +171,21 @@ fail_call(struct match *m, struct match_err *e, int rc, const struct call *c,
 		return fail(e, REFD_ELIMIT, "%s: %s needs more than "
 		    "max-match-memory (%zu bytes)", who, what,
 		    m->ms->cfg.max_match_memory);
-	if (rc == REFD_EPLUGINFAULT)
-		return fail(e, REFD_EPLUGINFAULT, "%s: ruleset '%s' misbehaved "
-		    "in %s: %s", who, m->pl->name, what,
+	if (rc == REFD_EPLUGINFAULT) {
+		if (m->path != NULL && c->fault_reason != NULL &&
+		    ++m->plugin_faults == MATCH_PLUGIN_FAULTS)
+			report(m->ms, "match '%s': suspended after %u crashes "
+			    "or timeouts of ruleset '%s' in a row (last in %s: "
+			    "%s)", m->id, m->plugin_faults, m->pl->name, what,
+			    c->fault);
+		fail(e, REFD_EPLUGINFAULT, "%s: ruleset '%s' misbehaved in %s: "
+		    "%s", who, m->pl->name, what,
 		    c->fault[0] ? c->fault : "no reason given");
+		if (e != NULL)
+			e->reason = c->fault_reason != NULL ? c->fault_reason :
+			    "fault";
+		return rc;
+	}
 	if (rc == REFD_ESCRIPT)
 		return fail(e, REFD_ESCRIPT, "%s: %s: scripted dice exhausted "
 		    "or out of range (%zu given)", who, what, m->ndice);
@@ -573,6 +593,47 @@ host_result(struct match *m, int32_t loser, const char *reason,
 	return rc;
 }
 
+/*
+ * Room the closing records need after one more record with the call c:
+ * a checkpoint and the final record of a match ended by max-log-bytes,
+ * whose openings include c's new commitments, plus some slack for a
+ * result larger than the host's (a resignation's winners).  A command is
+ * refused when its record would not leave this room, so that the log of
+ * a match ended by the limit stays within max-log-bytes.
+ */
+#define CLOSING_SLACK 256
+
+static size_t
+closing_reserve(struct match *m, const struct call *c)
+{
+	refd_mpw *w = refd_mpw_create();
+	struct buf rb;
+	size_t n = CLOSING_SLACK, i;
+
+	buf_init(&rb);
+	if (w == NULL || host_result(m, -1, "the log reached max-log-bytes",
+	    &rb) != REFD_OK) {
+		refd_mpw_destroy(w);
+		buf_release(&rb);
+		return m->ms->cfg.max_log_bytes;	/* refuse: no room known */
+	}
+	evlog_enc_checkpoint(w, m->log.nrec + 1, m->log.last, m->seq + 1);
+	n += refd_mpw_len(w) + EVLOG_FRAME_OVERHEAD;
+	refd_mpw_reset(w);
+	evlog_enc_final(w, m->log.nrec + 2, m->seq + 2, m->log.last, "limit",
+	    -1, "the log reached max-log-bytes", rb.data, rb.len,
+	    m->server_seed, m->cm, m->ncm, evlog_now());
+	n += refd_mpw_len(w) + EVLOG_FRAME_OVERHEAD;
+	/* Each new opening: zone, seat, salt, hash and data. */
+	for (i = 0; c != NULL && i < c->ncm; i++)
+		n += c->cm[i].len + sizeof(c->cm[i].zone) + 128;
+	if (refd_mpw_error(w))
+		n = m->ms->cfg.max_log_bytes;
+	refd_mpw_destroy(w);
+	buf_release(&rb);
+	return n;
+}
+
 /* After an accepted step: is the game over?  Then write the final. */
 static int
 check_over(struct match *m, int *over)
@@ -694,6 +755,20 @@ check_usable(struct match *m, struct match_err *e)
 		return fail(e, REFD_ELOGIO, "match '%s': its log failed (%s); "
 		    "restart refd to recover it", m->id, m->broken_why);
 	return REFD_OK;
+}
+
+/* Refuse to run the plugin for a match it failed too often. */
+static int
+check_plugin(struct match *m, struct match_err *e)
+{
+	if (m->plugin_faults < MATCH_PLUGIN_FAULTS)
+		return REFD_OK;
+	fail(e, REFD_EPLUGINFAULT, "match '%s': suspended after %u crashes or "
+	    "timeouts of ruleset '%s' in a row; resign or abort it, or restart "
+	    "refd to try again", m->id, m->plugin_faults, m->pl->name);
+	if (e != NULL)
+		e->reason = "suspended";
+	return REFD_EPLUGINFAULT;
 }
 
 /* Matchset. */
@@ -1318,6 +1393,7 @@ reload(struct match *m)
 		set_broken(m, why);
 		return;
 	}
+	nm->plugin_faults = m->plugin_faults;
 	/* Keep unpublished events for the PUB socket. */
 	match_events_clear(nm);
 	free(nm->pub);
@@ -1392,6 +1468,8 @@ match_act(struct match *m, uint32_t seat, const char *token,
 	    m->log.size + len >= m->ms->cfg.max_log_bytes)
 		return fail(e, REFD_ELIMIT, "match '%s': the log would pass "
 		    "max-log-bytes (%zu)", m->id, m->ms->cfg.max_log_bytes);
+	if ((rc = check_plugin(m, e)) != REFD_OK)
+		return rc;
 	call_init(&c);
 	rc = game_apply(m->g, seat, cmd, len, &c);
 	if (rc != REFD_OK) {
@@ -1410,8 +1488,8 @@ match_act(struct match *m, uint32_t seat, const char *token,
 	evlog_enc_step(m->ms->w, m->log.nrec, m->seq + 1, m->log.last,
 	    (int32_t)seat, cmd_id, cmd, len, &c, sh);
 	if (m->ms->cfg.max_log_bytes != 0 && m->log.size +
-	    refd_mpw_len(m->ms->w) + EVLOG_FRAME_OVERHEAD >
-	    m->ms->cfg.max_log_bytes) {
+	    refd_mpw_len(m->ms->w) + EVLOG_FRAME_OVERHEAD +
+	    closing_reserve(m, &c) > m->ms->cfg.max_log_bytes) {
 		struct buf rb;
 
 		/* Undo the command by reloading, then end the match. */
@@ -1438,6 +1516,7 @@ match_act(struct match *m, uint32_t seat, const char *token,
 		    m->id, refd_strerror(rc));
 	}
 	m->seq++;
+	m->plugin_faults = 0;
 	res->seq = m->seq;
 	x = idem_add(m, seat, cmd_id, cmd, len, m->seq);
 	if (keep_commits(m, &c) != REFD_OK ||
@@ -1541,11 +1620,17 @@ match_legal(struct match *m, uint32_t seat, const char *token,
 		return buf_add(out, &empty, 1) == 0 ? REFD_OK :
 		    fail(e, REFD_ENOMEM, "out of memory");
 	}
+	if ((rc = check_plugin(m, e)) != REFD_OK)
+		return rc;
 	call_init(&c);
 	rc = game_legal(m->g, seat, &c);
 	if (rc == REFD_OK && (c.out.len == 0 ||
 	    refd_mp_check(c.out.data, c.out.len, 0) != 0)) {
 		snprintf(c.fault, sizeof(c.fault), "legal gave no msgpack value");
+		rc = REFD_EPLUGINFAULT;
+	} else if (rc == REFD_OK && !output_text_ok(c.out.data, c.out.len)) {
+		snprintf(c.fault, sizeof(c.fault), "legal gave a string that is "
+		    "not UTF-8");
 		rc = REFD_EPLUGINFAULT;
 	}
 	if (rc != REFD_OK)
@@ -1592,13 +1677,18 @@ match_view(struct match *m, int32_t seat, const char *token, struct buf *out,
 	}
 	if (!m->started)
 		return not_started(m, e);
-	if ((rc = materialize(m, e)) != REFD_OK)
+	if ((rc = materialize(m, e)) != REFD_OK ||
+	    (!m->finished && (rc = check_plugin(m, e)) != REFD_OK))
 		return rc;
 	call_init(&c);
 	rc = game_view(m->g, seat, &c);
 	if (rc == REFD_OK && (c.out.len == 0 ||
 	    refd_mp_check(c.out.data, c.out.len, 0) != 0)) {
 		snprintf(c.fault, sizeof(c.fault), "view gave no msgpack value");
+		rc = REFD_EPLUGINFAULT;
+	} else if (rc == REFD_OK && !output_text_ok(c.out.data, c.out.len)) {
+		snprintf(c.fault, sizeof(c.fault), "view gave a string that is "
+		    "not UTF-8");
 		rc = REFD_EPLUGINFAULT;
 	}
 	if (rc != REFD_OK)
@@ -1620,6 +1710,8 @@ match_pending(struct match *m, uint64_t *seats, struct match_err *e)
 		return not_started(m, e);
 	if (m->finished)
 		return REFD_OK;
+	if ((rc = check_plugin(m, e)) != REFD_OK)
+		return rc;
 	call_init(&c);
 	rc = game_pending(m->g, seats, &c);
 	if (rc != REFD_OK)

@@ -63,6 +63,12 @@ struct match_err {
 	int code;
 	char rule[24];
 	char message[512];
+	/* REFD_EPLUGINFAULT: "crash", "timeout" (the plugin's worker died or
+	 * overran plugin-timeout), "fault" (it misused the host table) or
+	 * "suspended" (three crashes or timeouts in a row: the match no
+	 * longer runs the plugin until refd restarts); else NULL.  A static
+	 * string. */
+	const char *reason;
 };
 
 /*

@@ -15,6 +15,7 @@
 
 #include "log.h"
 #include "proto.h"
+#include "worker.h"
 
 /* What went wrong, for the error map. */
 struct perr {
@@ -64,6 +65,7 @@ fail_match(struct perr *e, const struct match_err *me)
 	snprintf(e->message, sizeof(e->message), "%s",
 	    me->message[0] ? me->message : refd_strerror(e->code));
 	snprintf(e->rule, sizeof(e->rule), "%s", me->rule);
+	e->reason = me->reason;
 	return e->code;
 }
 
@@ -243,6 +245,10 @@ op_hello(struct req *r)
 	refd_mpw_kint(w, "max_matches", c->max_matches);
 	refd_mpw_kint(w, "rate_limit", c->rate_limit);
 	refd_mpw_kint(w, "rate_burst", c->rate_burst);
+	refd_mpw_kint(w, "max_connection_memory",
+	    (int64_t)c->max_connection_memory);
+	refd_mpw_kint(w, "max_match_memory", (int64_t)c->max_match_memory);
+	refd_mpw_kint(w, "max_log_bytes", (int64_t)c->max_log_bytes);
 	refd_mpw_end(w);
 	refd_mpw_karray(w, "publish");
 	for (i = 0; i < r->p->npublish; i++)
@@ -800,6 +806,7 @@ op_stats(struct req *r)
 	refd_mpw_kint(w, "commands", (int64_t)s->commands);
 	refd_mpw_kint(w, "rejected", (int64_t)s->rejected);
 	refd_mpw_kint(w, "rate_limited", (int64_t)s->rate_limited);
+	refd_mpw_kint(w, "conn_limited", (int64_t)s->conn_limited);
 	refd_mpw_kint(w, "too_big", (int64_t)s->too_big);
 	refd_mpw_kint(w, "malformed", (int64_t)s->malformed);
 	refd_mpw_kint(w, "turns", (int64_t)s->turns);
@@ -808,6 +815,14 @@ op_stats(struct req *r)
 	refd_mpw_kint(w, "sync_failures", (int64_t)s->sync_failures);
 	refd_mpw_kint(w, "published", (int64_t)s->published);
 	refd_mpw_kint(w, "connections", (int64_t)s->connections);
+	{
+		uint64_t started, crashed, timeouts;
+
+		worker_counts(&started, &crashed, &timeouts);
+		refd_mpw_kint(w, "plugin_workers_started", (int64_t)started);
+		refd_mpw_kint(w, "plugin_crashes", (int64_t)crashed);
+		refd_mpw_kint(w, "plugin_timeouts", (int64_t)timeouts);
+	}
 	refd_mpw_end(w);
 	return 0;
 }
@@ -913,8 +928,8 @@ parse_for_id(const struct proto *p, const uint8_t *req, size_t len,
 }
 
 void
-proto_error(struct proto *p, const uint8_t *req, size_t len, int code,
-    const char *message, struct buf *reply)
+proto_error_limit(struct proto *p, const uint8_t *req, size_t len, int code,
+    const char *message, int64_t limit, int64_t got, struct buf *reply)
 {
 	struct perr e;
 	refd_mpv id;
@@ -922,9 +937,18 @@ proto_error(struct proto *p, const uint8_t *req, size_t len, int code,
 
 	perr_init(&e);
 	e.code = code;
+	e.limit = limit;
+	e.got = got;
 	snprintf(e.message, sizeof(e.message), "%s", message);
 	finish(p, id, &e, NULL, reply);
 	refd_mp_free(d);
+}
+
+void
+proto_error(struct proto *p, const uint8_t *req, size_t len, int code,
+    const char *message, struct buf *reply)
+{
+	proto_error_limit(p, req, len, code, message, -1, -1, reply);
 }
 
 int

@@ -24,6 +24,7 @@ struct proto_stats {
 	uint64_t ok;
 	uint64_t errors;
 	uint64_t rate_limited;
+	uint64_t conn_limited;	/* over max-connection-memory */
 	uint64_t too_big;
 	uint64_t malformed;
 	uint64_t turns;
@@ -66,6 +67,12 @@ int proto_handle(struct proto *p, const uint8_t *req, size_t len,
  * found outside proto_handle: rate limits, sync failures, shutdown. */
 void proto_error(struct proto *p, const uint8_t *req, size_t len, int code,
     const char *message, struct buf *reply);
+
+/* proto_error for a limit: the error's detail names the limit and what
+ * the request needed. */
+void proto_error_limit(struct proto *p, const uint8_t *req, size_t len,
+    int code, const char *message, int64_t limit, int64_t got,
+    struct buf *reply);
 
 /* Forget the matches touched in this turn. */
 void proto_turn_done(struct proto *p);

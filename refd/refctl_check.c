@@ -24,7 +24,13 @@
  *    draws in both;
  *  - for REFD_PF_HIDDEN plugins with a redeal op: re-dealing one seat's
  *    hidden data leaves every other seat's view and the spectators' view
- *    unchanged;
+ *    unchanged, and the chosen command then gives every other seat and
+ *    the spectators the same events (public and private), unless their
+ *    view after it differs too (the command revealed the data);
+ *  - for REFD_PF_SEALED_SETUP plugins: while two or more seats owe a
+ *    decision, a seat's choice (the chosen command or another it lists)
+ *    changes no other observer's view or events as long as another seat
+ *    still owes a decision;
  *  - views, legal lists and results are well-formed msgpack, every listed
  *    command has a "type" that describe's "commands" names (when describe
  *    names any), and describe's "seats" match the descriptor;
@@ -80,7 +86,7 @@ struct opts {
 
 struct stats {
 	long games, finished, steps, legal_ok, illegal_ok, roundtrips;
-	long redeals, templates, replays, fails;
+	long redeals, event_checks, sealed_checks, templates, replays, fails;
 	/* Every create's and chosen command's outcome, in order: equal for
 	 * two runs with the same options, whatever the process. */
 	crypto_generichash_state digest;
@@ -369,6 +375,13 @@ legal_of(struct chk *k, struct game *g, uint32_t seat, struct cands *cs)
 		fail(k, "legal for seat %u: output is not one msgpack array "
 		    "(%s)", seat, crc != 0 ? refd_mp_check_str(crc) :
 		    "another value");
+		refd_mp_free(d);
+		call_release(&c);
+		return -1;
+	}
+	if (!output_text_ok(c.out.data, c.out.len)) {
+		fail(k, "legal for seat %u: a string is not UTF-8 (refd refuses "
+		    "such a list)", seat);
 		refd_mp_free(d);
 		call_release(&c);
 		return -1;
@@ -703,6 +716,11 @@ views_but(struct chk *k, struct game *g, int32_t skip, size_t *len)
 			    "another value");
 			break;
 		}
+		if (!output_text_ok(c.out.data, c.out.len)) {
+			fail(k, "view for seat %d: a string is not UTF-8 (refd "
+			    "refuses such a view)", s);
+			break;
+		}
 		buf_add(&all, &s, sizeof(s));
 		buf_add(&all, &c.out.len, sizeof(c.out.len));
 		buf_add(&all, c.out.data, c.out.len);
@@ -711,9 +729,13 @@ views_but(struct chk *k, struct game *g, int32_t skip, size_t *len)
 	return buf_detach(&all, len);
 }
 
-/* Re-deal one seat's hidden data on a copy: nobody else's view moves. */
-static void
-check_hidden(struct chk *k, struct game *g)
+/*
+ * Re-deal one seat's hidden data on a copy: nobody else's view moves.
+ * Returns the re-dealt copy (owned by the caller) and its seat, for
+ * check_hidden_events, or NULL.
+ */
+static struct game *
+check_hidden(struct chk *k, struct game *g, uint32_t *seat_out)
 {
 	struct game *g2;
 	uint8_t *a, *b;
@@ -722,9 +744,10 @@ check_hidden(struct chk *k, struct game *g)
 	struct call c;
 	int rc;
 
+	*seat_out = seat;
 	g2 = copy_game(k, g, "for a redeal");
 	if (g2 == NULL)
-		return;
+		return NULL;
 	/* Let the copy draw from elsewhere in the stream. */
 	g2->rng.counter += 1 + (next_u64(&k->prng) & 0xffff);
 	a = views_but(k, g2, (int32_t)seat, &na);
@@ -768,7 +791,193 @@ check_hidden(struct chk *k, struct game *g)
 	}
 	call_release(&c);
 	free(a);
-	game_destroy(g2);
+	if (k->failed) {
+		game_destroy(g2);
+		return NULL;
+	}
+	return g2;
+}
+
+/* The events of c that observer o (a seat, or REFD_SEAT_PUBLIC) receives:
+ * the public ones and o's private ones, framed, in order. */
+static uint8_t *
+events_for(const struct call *c, int32_t o, size_t *len)
+{
+	struct buf b;
+	size_t i;
+
+	buf_init(&b);
+	for (i = 0; i < c->nev; i++) {
+		if (c->ev[i].seat != REFD_SEAT_PUBLIC && c->ev[i].seat != o)
+			continue;
+		buf_add(&b, &c->ev[i].seat, sizeof(c->ev[i].seat));
+		buf_add(&b, &c->ev[i].len, sizeof(c->ev[i].len));
+		buf_add(&b, c->ev[i].bytes, c->ev[i].len);
+	}
+	return buf_detach(&b, len);
+}
+
+static int
+same_view(struct game *a, struct game *b, int32_t o)
+{
+	struct call c;
+	uint8_t *x;
+	size_t nx = 0;
+	int same;
+
+	call_init(&c);
+	if (game_view(a, o, &c) != REFD_OK) {
+		call_release(&c);
+		return 0;
+	}
+	x = buf_detach(&c.out, &nx);
+	same = game_view(b, o, &c) == REFD_OK && c.out.len == nx &&
+	    memcmp(c.out.data, x, nx) == 0;
+	free(x);
+	call_release(&c);
+	return same;
+}
+
+/*
+ * Events must not carry hidden data either.  gr is g with seat x's hidden
+ * data re-dealt (check_hidden); both take the chosen command with the
+ * same draws from here on.  An observer other than x (a seat, or the
+ * spectators) who receives different events in the two games must also
+ * see the difference in its view after the command: then the command
+ * revealed it (a card played face up); otherwise an event leaked it.
+ */
+static void
+check_hidden_events(struct chk *k, struct game *g, struct game *gr,
+    uint32_t x, uint32_t seat, const uint8_t *cb, size_t cn)
+{
+	struct game *g1 = copy_game(k, g, "for the event check");
+	struct call c1, c2;
+	int32_t o;
+
+	if (g1 == NULL)
+		return;
+	gr->rng.counter = g->rng.counter;
+	gr->rng.salt_counter = g->rng.salt_counter;
+	call_init(&c1);
+	call_init(&c2);
+	/* A command the re-deal made illegal (x's own, usually) tells
+	 * nothing here. */
+	if (game_apply(g1, seat, cb, cn, &c1) == REFD_OK &&
+	    game_apply(gr, seat, cb, cn, &c2) == REFD_OK) {
+		for (o = REFD_SEAT_PUBLIC; o < (int32_t)g->nseats &&
+		    !k->failed; o++) {
+			uint8_t *e1, *e2;
+			size_t n1 = 0, n2 = 0;
+
+			if (o == (int32_t)x)
+				continue;
+			e1 = events_for(&c1, o, &n1);
+			e2 = events_for(&c2, o, &n2);
+			if ((n1 != n2 || memcmp(e1, e2, n1) != 0) &&
+			    same_view(g1, gr, o)) {
+				char who[32];
+
+				if (o == REFD_SEAT_PUBLIC)
+					snprintf(who, sizeof(who),
+					    "the spectators");
+				else
+					snprintf(who, sizeof(who), "seat %d",
+					    (int)o);
+				fail(k, "seat %u: %s: the events %s receive "
+				    "depend on seat %u's hidden data (a redeal "
+				    "changes them) while %s view does not "
+				    "show it: an event leaks hidden "
+				    "information", seat, show(cb, cn), who, x,
+				    o == REFD_SEAT_PUBLIC ? "their" : "its");
+			}
+			free(e1);
+			free(e2);
+		}
+		if (!k->failed)
+			k->st->event_checks++;
+	}
+	call_release(&c1);
+	call_release(&c2);
+	game_destroy(g1);
+}
+
+/*
+ * Sealed choices (REFD_PF_SEALED_SETUP): while two or more seats owe a
+ * decision, the choice of one must not show in anybody else's view or
+ * events until no other seat owes one any more.  The chosen command and
+ * another listed command of the same seat are applied to two copies; when
+ * another seat still owes a decision after it, every other observer must
+ * see the same in both.
+ */
+static void
+check_sealed(struct chk *k, struct game *g, const struct cands *cs,
+    const struct cand *ch, const uint8_t *cb, size_t cn, uint64_t pending)
+{
+	const struct cand *alt = NULL;
+	struct game *ga, *gb;
+	struct call ca, cbc, cp;
+	uint64_t after = 0;
+	size_t i;
+	int32_t o;
+
+	if ((pending & (pending - 1)) == 0)
+		return;		/* one seat owes a decision: nothing sealed */
+	for (i = 0; i < cs->n && alt == NULL; i++)
+		if (!cs->v[i].tmpl && cs->v[i].seat == ch->seat &&
+		    (cs->v[i].n != cn || memcmp(cs->v[i].b, cb, cn) != 0))
+			alt = &cs->v[i];
+	if (alt == NULL)
+		return;
+	ga = copy_game(k, g, "for the sealed-choice check");
+	gb = copy_game(k, g, "for the sealed-choice check");
+	call_init(&ca);
+	call_init(&cbc);
+	call_init(&cp);
+	if (ga != NULL && gb != NULL &&
+	    game_apply(ga, ch->seat, cb, cn, &ca) == REFD_OK &&
+	    game_apply(gb, alt->seat, alt->b, alt->n, &cbc) == REFD_OK &&
+	    game_pending(ga, &after, &cp) == REFD_OK &&
+	    (after & ~((uint64_t)1 << ch->seat)) != 0) {
+		for (o = REFD_SEAT_PUBLIC; o < (int32_t)g->nseats &&
+		    !k->failed; o++) {
+			uint8_t *e1, *e2;
+			size_t n1 = 0, n2 = 0;
+			int same_ev;
+
+			if (o == (int32_t)ch->seat)
+				continue;
+			e1 = events_for(&ca, o, &n1);
+			e2 = events_for(&cbc, o, &n2);
+			same_ev = n1 == n2 && memcmp(e1, e2, n1) == 0;
+			free(e1);
+			free(e2);
+			if (!same_ev || !same_view(ga, gb, o)) {
+				char other[200], who[32];
+
+				snprintf(other, sizeof(other), "%s",
+				    show(alt->b, alt->n));
+				if (o == REFD_SEAT_PUBLIC)
+					snprintf(who, sizeof(who),
+					    "the spectators'");
+				else
+					snprintf(who, sizeof(who), "seat %d's",
+					    (int)o);
+				fail(k, "seat %u: sealed choice %s: %s %s "
+				    "differ from those after %s while another "
+				    "seat still owes a decision: the choice "
+				    "shows before every seat has chosen",
+				    ch->seat, show(cb, cn), who,
+				    same_ev ? "view" : "events", other);
+			}
+		}
+		if (!k->failed)
+			k->st->sealed_checks++;
+	}
+	call_release(&ca);
+	call_release(&cbc);
+	call_release(&cp);
+	game_destroy(ga);
+	game_destroy(gb);
 }
 
 static int
@@ -910,9 +1119,10 @@ play(struct chk *k, const uint8_t *setup, size_t setup_len, uint32_t *nseatsp,
     int probe)
 {
 	uint32_t nseats = *nseatsp;
-	struct game *g = NULL, *g2;
+	struct game *g = NULL, *g2, *gr = NULL;
 	struct cands cs = { NULL, 0, 0 };
 	struct trace t;
+	uint32_t redealt = 0;
 	struct call c, c2;
 	struct rng r;
 	uint8_t key[32], dg[ENG_HASH_LEN], dg2[ENG_HASH_LEN];
@@ -1035,8 +1245,9 @@ play(struct chk *k, const uint8_t *setup, size_t setup_len, uint32_t *nseatsp,
 			check_illegal(k, g, &cs, pending);
 		if (!k->failed && (k->pl->desc->flags & REFD_PF_HIDDEN) &&
 		    k->pl->ops.redeal != NULL)
-			check_hidden(k, g);
+			gr = check_hidden(k, g, &redealt);
 		if (k->failed) {
+			game_destroy(gr);
 			game_destroy(g2);
 			break;
 		}
@@ -1059,12 +1270,21 @@ play(struct chk *k, const uint8_t *setup, size_t setup_len, uint32_t *nseatsp,
 				refd_mpw_destroy(w);
 				fail(k, "cannot instantiate template %s",
 				    show(ch->b, ch->n));
+				game_destroy(gr);
 				game_destroy(g2);
 				break;
 			}
 			cb = refd_mpw_data(w);
 			cn = refd_mpw_len(w);
 		}
+		if (gr != NULL) {
+			check_hidden_events(k, g, gr, redealt, ch->seat, cb,
+			    cn);
+			game_destroy(gr);
+			gr = NULL;
+		}
+		if (!k->failed && (k->pl->desc->flags & REFD_PF_SEALED_SETUP))
+			check_sealed(k, g, &cs, ch, cb, cn, pending);
 
 		rc = game_apply(g, ch->seat, cb, cn, &c);
 		rc2 = game_apply(g2, ch->seat, cb, cn, &c2);
@@ -1426,10 +1646,12 @@ cmd_check_plugin(int argc, char **argv)
 	}
 	printf("check-plugin: %s %s: %ld games (%ld finished), %ld steps, "
 	    "%ld listed commands accepted, %ld illegal commands rejected, "
-	    "%ld round trips, %ld redeals, %ld replays, %ld templates seen; "
+	    "%ld round trips, %ld redeals (%ld with the next command's "
+	    "events), %ld sealed choices, %ld replays, %ld templates seen; "
 	    "%ld failure%s\n", pl->name, pl->desc->version, st.games,
 	    st.finished, st.steps, st.legal_ok, st.illegal_ok, st.roundtrips,
-	    st.redeals, st.replays, st.templates, st.fails,
+	    st.redeals, st.event_checks, st.sealed_checks, st.replays,
+	    st.templates, st.fails,
 	    st.fails == 1 ? "" : "s");
 	refd_mp_free(desc);
 	free(setup);

@@ -22,6 +22,7 @@
 #include "log.h"
 #include "match.h"
 #include "server.h"
+#include "worker.h"
 
 static volatile sig_atomic_t stop_flag;
 
@@ -168,7 +169,8 @@ load_plugins(const struct config *cfg, struct registry *reg)
 			refused++;
 			continue;
 		}
-		if (reg->pl == NULL) {
+		if (reg->pl == NULL || (cfg->plugin_workers &&
+		    plugin_isolate(pl, cfg->plugin_timeout) != REFD_OK)) {
 			plugin_close(pl);
 			continue;
 		}

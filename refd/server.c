@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <nanomsg/nn.h>
@@ -18,13 +19,16 @@
 #include "proto.h"
 #include "server.h"
 
-/* Per-connection token bucket, keyed by the nanomsg pipe id (the first
- * four bytes of a raw REP backtrace). */
+/* Per-connection token bucket and memory of the current turn, keyed by
+ * the nanomsg pipe id (the first four bytes of a raw REP backtrace). */
 struct conn {
 	uint32_t pipe;
 	double tokens;
 	double last;		/* monotonic seconds */
 	int warned;
+	uint64_t turn;		/* the turn `bytes` counts */
+	uint64_t bytes;		/* requests and replies held in that turn */
+	int mem_warned;
 };
 
 /* A request of the current turn, waiting for its reply to be sent. */
@@ -46,6 +50,7 @@ struct server {
 	struct pend *pend;
 	size_t npend;
 	double last_prune;
+	uint64_t turnno;
 };
 
 static double
@@ -62,9 +67,20 @@ bind_all(int sock, char *const *eps, size_t n, const char *what, char *err,
     size_t errlen)
 {
 	size_t i;
+	mode_t old;
+	int rc;
 
 	for (i = 0; i < n; i++) {
-		if (nn_bind(sock, eps[i]) < 0) {
+		/*
+		 * An ipc socket file only the daemon's user may connect to:
+		 * libnanomsg (1.1.5) aborts the whole process on a malformed
+		 * ipc frame, so ipc is for trusted local clients; untrusted
+		 * ones use tcp://, which survives any bytes.
+		 */
+		old = umask(077);
+		rc = nn_bind(sock, eps[i]);
+		umask(old);
+		if (rc < 0) {
 			snprintf(err, errlen, "%s '%s': cannot bind: %s%s", what,
 			    eps[i], nn_strerror(nn_errno()),
 			    nn_errno() == EADDRINUSE ? "; is another refd "
@@ -175,6 +191,9 @@ conn_get(struct server *s, uint32_t pipe, double now)
 	n->tokens = s->cfg->rate_burst;
 	n->last = now;
 	n->warned = 0;
+	n->turn = 0;
+	n->bytes = 0;
+	n->mem_warned = 0;
 	s->proto.st.connections = s->nconns;
 	return n;
 }
@@ -196,16 +215,15 @@ conn_prune(struct server *s, double now)
 	s->proto.st.connections = s->nconns;
 }
 
-/* 1 when the connection may send this request. */
+/* 1 when the connection (NULL: untracked) may send this request. */
 static int
-rate_ok(struct server *s, uint32_t pipe, double now)
+rate_ok(struct server *s, struct conn *c, double now)
 {
-	struct conn *c;
+	uint32_t pipe;
 
-	if (s->cfg->rate_limit == 0)
+	if (s->cfg->rate_limit == 0 || c == NULL)
 		return 1;
-	if ((c = conn_get(s, pipe, now)) == NULL)
-		return 1;
+	pipe = c->pipe;
 	c->tokens += (now - c->last) * s->cfg->rate_limit;
 	if (c->tokens > s->cfg->rate_burst)
 		c->tokens = s->cfg->rate_burst;
@@ -252,6 +270,50 @@ pipe_of(void *control)
 		    (uint32_t)d[2] << 8 | (uint32_t)d[3];
 	}
 	return 0;
+}
+
+/*
+ * 1 when the connection may hold `more` bytes more in this turn (its
+ * requests and the replies to them wait until the turn's sync), under
+ * max-connection-memory.  Counts them when it may.
+ */
+static int
+mem_ok(struct server *s, struct conn *c, size_t more)
+{
+	if (c == NULL)
+		return 1;
+	if (c->turn != s->turnno) {
+		c->turn = s->turnno;
+		c->bytes = 0;
+	}
+	if (c->bytes + more > s->cfg->max_connection_memory) {
+		if (!c->mem_warned)
+			log_warn("connection %08" PRIx32 ": over "
+			    "max-connection-memory (%" PRIu64 " bytes in one "
+			    "turn); refusing its requests", c->pipe,
+			    s->cfg->max_connection_memory);
+		c->mem_warned = 1;
+		return 0;
+	}
+	c->bytes += more;
+	return 1;
+}
+
+static void
+mem_error(struct server *s, struct pend *p, struct conn *c, size_t need,
+    const char *what)
+{
+	char msg[256];
+
+	s->proto.st.conn_limited++;
+	snprintf(msg, sizeof(msg), "%s of %zu bytes would make this connection "
+	    "hold more than %" PRIu64 " bytes in one turn "
+	    "(max-connection-memory); send fewer or smaller requests at once",
+	    what, need, s->cfg->max_connection_memory);
+	buf_reset(&p->reply);
+	proto_error_limit(&s->proto, p->msg, p->len, REFD_ELIMIT, msg,
+	    (int64_t)s->cfg->max_connection_memory,
+	    (int64_t)((c != NULL ? c->bytes : 0) + need), &p->reply);
 }
 
 /* Receive one request without blocking: 1, 0 when none, -1 on error. */
@@ -350,8 +412,10 @@ turn(struct server *s, int shutting_down)
 	int rc, fatal = 0;
 
 	s->npend = 0;
+	s->turnno++;
 	while (s->npend < s->cfg->max_batch) {
 		struct pend *p = &s->pend[s->npend];
+		struct conn *c;
 
 		rc = recv_one(s, p);
 		if (rc < 0)
@@ -359,20 +423,27 @@ turn(struct server *s, int shutting_down)
 		if (rc <= 0)
 			break;
 		s->npend++;
+		c = conn_get(s, pipe_of(p->control), now);
 		if (shutting_down) {
 			s->proto.st.requests++;
 			proto_error(&s->proto, p->msg, p->len, REFD_ESHUTDOWN,
 			    "refd is shutting down; retry later", &p->reply);
-		} else if (!rate_ok(s, pipe_of(p->control), now)) {
+		} else if (!rate_ok(s, c, now)) {
 			s->proto.st.requests++;
 			s->proto.st.rate_limited++;
 			proto_error(&s->proto, p->msg, p->len, REFD_ERATE,
 			    "too many requests from this connection; slow "
 			    "down (rate-limit)", &p->reply);
+		} else if (!mem_ok(s, c, p->len)) {
+			s->proto.st.requests++;
+			mem_error(s, p, c, p->len, "a request");
 		} else {
 			p->wrote = proto_handle(&s->proto, p->msg, p->len,
 			    &p->reply);
 			wrote += p->wrote;
+			/* A reply that changed nothing may be refused. */
+			if (!mem_ok(s, c, p->reply.len) && !p->wrote)
+				mem_error(s, p, c, p->reply.len, "a reply");
 		}
 	}
 	/* Group commit: one sync for the whole turn. */

@@ -57,7 +57,7 @@ for my $so (@plugins) {
 my $fx = "$b/tests/plugins";
 my ($rc, $out) = run($refctl, 'check-plugin', "$fx/good.so", '--games', 50);
 is($rc, 0, 'good fixture passes') or diag($out);
-like($out, qr/50 games \(50 finished\).* \d+ redeals, 50 replays/,
+like($out, qr/50 games \(50 finished\).* \d+ redeals \(\d+ with the next command.s events\), \d+ sealed choices, 50 replays/,
     'good fixture: every game finished, was re-dealt and replayed');
 
 my $tmp = tempdir(CLEANUP => 1);
@@ -70,6 +70,7 @@ my %caught = (
 	nondet_create => qr/replay with the same seed: create gave different events/,
 	roundtrip => qr/restore\(serialize\(state\)\) shows a different view/,
 	leak => qr/redeal of seat \d's hidden data changed (the spectators'|seat \d's) view/,
+	leak_event => qr/the events (the spectators|seat \d) receive depend on seat \d's hidden data .* an event leaks hidden information/,
 	endless => qr/the game did not end within 300 steps/,
 	nopending => qr/pending is empty while the game is not over/,
 	output_in_apply => qr/EPLUGINFAULT \(output during apply\)/,
@@ -78,6 +79,7 @@ my %caught = (
 	deep_view => qr/view for seat -?\d: output is not one msgpack map \(msgpack nested too deeply\)/,
 	undescribed => qr/legal for seat \d: command type 'jump' is not among describe's commands/,
 	nostate => qr/create with \d seats and setup .*: EPLUGINFAULT \(create returned no state\)/,
+	badutf8 => qr/view for seat -?\d: a string is not UTF-8/,
 );
 for my $f (sort keys %caught) {
 	open(my $fh, '>', "$tmp/$f.json") or die;

@@ -2,13 +2,29 @@
 # deps.sh - `make deps`: check the Debian packages the build and the tests
 # need; as root with apt-get, install the missing ones (and check again),
 # otherwise print the exact apt-get line and fail.
+# `deps.sh fuzz` (make fuzz) checks only what the fuzz targets need beyond
+# that: clang and its libFuzzer runtime (Debian 12: clang, libclang-rt-14-dev).
 missing=""
+mode=${1:-build}
 need() { # need PACKAGE TEST...
 	pkg=$1; shift
 	if ! "$@" >/dev/null 2>&1; then missing="$missing $pkg"; fi
 }
+fuzzer_links() {
+	t=$(mktemp -d) || return 1
+	printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n)\n{ (void)d; (void)n; return 0; }\n' >"$t/f.c"
+	${FUZZ_CC:-clang} -fsanitize=fuzzer,address,undefined -o "$t/f" "$t/f.c"
+	rc=$?
+	rm -rf "$t"
+	return $rc
+}
 check() {
 	missing=""
+	if [ "$mode" = fuzz ]; then
+		need clang sh -c "command -v ${FUZZ_CC:-clang}"
+		need libclang-rt-14-dev fuzzer_links
+		return
+	fi
 	need build-essential sh -c 'command -v cc && command -v c++ && command -v make && command -v ar'
 	need pkg-config sh -c 'command -v pkg-config'
 	need libnanomsg-dev pkg-config --exists nanomsg

@@ -55,10 +55,14 @@ sub new {
 		'fsync' => 'always',
 		%{ $o{conf} // {} },
 	);
+	# listen_also => [endpoints]: listen there too (e.g. on tcp://).
+	$conf{listen} = [$conf{listen}, @{ $o{listen_also} }] if $o{listen_also};
 	$self->{conffile} = "$dir/refd.conf";
 	open(my $f, '>', $self->{conffile}) or croak "refd.conf: $!";
 	print $f "# written by tests/lib/Refd.pm\n";
-	print $f "$_ $conf{$_}\n" for sort keys %conf;
+	for my $k (sort keys %conf) {
+		print $f "$k $_\n" for ref $conf{$k} ? @{ $conf{$k} } : $conf{$k};
+	}
 	close($f);
 	$self->start(@{ $o{args} // [] }) unless $o{no_start};
 	return $self;
@@ -144,6 +148,52 @@ sub DESTROY {
 	}
 	require File::Path;
 	File::Path::remove_tree($self->{dir});
+}
+
+# refctl verify every match log in the state directory with the daemon's
+# public key (hex): a list of [file, exit status, output].  $more, when
+# given, returns more arguments for a log (--plugin, --content) from its
+# match id.  Close every nanomsg socket of the test first: refctl runs in
+# a fork.
+sub verify_logs {
+	my ($self, $pubkey, $more) = @_;
+	my @r;
+	for my $f (sort glob("$self->{state}/matches/*.log")) {
+		my ($id) = $f =~ m{([^/]+)\.log$};
+		my ($st, $out) = run_prog(bin('refctl'), 'verify', $f,
+		    '--pubkey', $pubkey, $more ? $more->($id) : ());
+		push @r, [$f, $st, $out];
+	}
+	return @r;
+}
+
+# Deep equality of two decoded msgpack values.
+sub same {
+	my ($a, $b) = @_;
+	return $MP->pack($a) eq $MP->pack($b);
+}
+
+# Run Perl code in a new process (fork, then exec at once: no nanomsg in
+# the child before exec), with tests/lib on @INC and @ARGV = @args; its
+# standard output is collected by reap_perl.
+sub spawn_perl {
+	my ($code, @args) = @_;
+	my $lib = $INC{'Refd.pm'} =~ s{/Refd\.pm$}{}r;
+	my $pid = open(my $f, '-|') // croak "fork: $!";
+	if ($pid == 0) {
+		exec($^X, "-I$lib", '-e', $code, @args) or die "exec: $!";
+	}
+	return { pid => $pid, f => $f };
+}
+
+# Wait for a spawn_perl process: [exit status, output].
+sub reap_perl {
+	my ($p) = @_;
+	my $f = $p->{f};
+	local $/;
+	my $out = <$f> // '';
+	close($f);
+	return [$? >> 8, $out];
 }
 
 # Run a refd command line (not the daemon): (exit status, output).

@@ -21,6 +21,17 @@
  *   name_mismatch   descriptor name differs from the file name
  *   unknown_cap     requires a host capability refd does not know
  *   faulty          loads, then misbehaves as its setup's "fault" asks
+ *   crashes         like good, but apply dies on the command {"type": "segv"}
+ *                   (a store through a null pointer) or {"type": "abort"}
+ *                   (abort()), view dies for seat 3 (of a four-seat match) and
+ *                   create dies for the setup {"crash": "create"}; the command
+ *                   {"type": "scribble"} writes a bogus frame to descriptor 3
+ *                   (where refd's worker talks to refd) and then plays on
+ *   loops           like good, but apply never returns from the command
+ *                   {"type": "spin"}, and emits events until the host
+ *                   refuses one for {"type": "flood"}
+ *   sealed          like good, with REFD_PF_SEALED_SETUP: setup
+ *                   {"sealed": true} starts with sealed bids (below)
  *
  * The game: "race": seats take turns adding 1, 2 or 3 to a shared total;
  * whoever brings it to "target" (default 10) or beyond wins.  Each seat
@@ -28,6 +39,10 @@
  * to its owner, so the game has hidden information and a redeal op.
  * Every add also rolls a d6 "omen" that is reported but decides nothing.
  * Setup {"need_seats": N} refuses any other seat count (ESETUP).
+ * Setup {"sealed": true} opens with sealed bids: every seat owes a
+ * {"type": "bid", "n": 1..3} at once; the public stream says only who has
+ * chosen, and when all are in the bids are revealed and added to the
+ * total.
  *
  * Faults (setup {"fault": NAME}) for checker and hostile-input tests:
  *   badevent        apply emits bytes that are not a msgpack map
@@ -38,6 +53,8 @@
  *   nondet          events depend on a global counter
  *   roundtrip       serialize drops the turn
  *   leak            a seat's view shows the other seats' secrets
+ *   leak_event      the public "added" event gives the next seat's secret
+ *   leak_sealed     the public "chosen" event gives the sealed bid
  *   endless         the total never grows, the game never ends
  *   nopending       pending names nobody while the game goes on
  *   output_in_apply apply calls host->output
@@ -48,12 +65,18 @@
  *   nostate         create succeeds without giving a state
  *   bad_restore     restore always fails
  *   undescribed     legal lists a command type describe does not name
+ *   badutf8         apply emits an event, and view outputs a map, with a
+ *                   string that is not UTF-8
+ *   badreject       apply rejects every command with a message that is not
+ *                   UTF-8
  * and one mode that is no fault:
  *   templates       legal lists one template {"type": "add", "n":
  *                   {"min": 1, "max": 3}} instead of three commands
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <refd/mp.h>
 #include <refd/plugin.h>
@@ -68,15 +91,16 @@ enum fault {
 	F_NONE, F_BADEVENT, F_DIRTY_REJECT, F_EMIT_ON_REJECT, F_ACCEPT_GARBAGE,
 	F_ILLEGAL_LEGAL, F_NONDET, F_ROUNDTRIP, F_LEAK, F_ENDLESS, F_NOPENDING,
 	F_OUTPUT_IN_APPLY, F_DRAW_IN_VIEW, F_NONDET_CREATE, F_BAD_OUTPUT,
-	F_DEEP_VIEW, F_NOSTATE, F_BAD_RESTORE, F_UNDESCRIBED, F_TEMPLATES
+	F_DEEP_VIEW, F_NOSTATE, F_BAD_RESTORE, F_UNDESCRIBED, F_LEAK_EVENT,
+	F_TEMPLATES, F_BADUTF8, F_BADREJECT, F_LEAK_SEALED
 };
 
 static const char *const fault_names[] = {
 	"none", "badevent", "dirty_reject", "emit_on_reject", "accept_garbage",
 	"illegal_legal", "nondet", "roundtrip", "leak", "endless", "nopending",
 	"output_in_apply", "draw_in_view", "nondet_create", "bad_output",
-	"deep_view", "nostate", "bad_restore", "undescribed", "templates",
-	NULL
+	"deep_view", "nostate", "bad_restore", "undescribed", "leak_event",
+	"templates", "badutf8", "badreject", "leak_sealed", NULL
 };
 
 struct race {
@@ -88,6 +112,8 @@ struct race {
 	int64_t fault;
 	int64_t rejected;	/* dirty_reject's damage */
 	int64_t secret[MAXSEATS];
+	int64_t sealed;		/* 1: bidding, 2: bids revealed, 0: none */
+	int64_t bid[MAXSEATS];	/* 0: not yet */
 };
 
 static const struct refd_host *H;
@@ -150,6 +176,12 @@ r_describe(refd_ctx *ctx, void *pdata)
 	refd_mpw_end(w);
 	refd_mpw_kstr(w, "doc", "add n to the total");
 	refd_mpw_end(w);
+	refd_mpw_kmap(w, "bid");
+	refd_mpw_kmap(w, "args");
+	refd_mpw_kstr(w, "n", "int 1..3");
+	refd_mpw_end(w);
+	refd_mpw_kstr(w, "doc", "sealed bid, added when all are in");
+	refd_mpw_end(w);
 	refd_mpw_end(w);
 	refd_mpw_end(w);
 	return put(ctx, w, 0, 0);
@@ -207,12 +239,17 @@ r_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	s->nseats = nseats;
 	s->winner = -1;
 	s->target = refd_mpv_get_int(root, "target", 10);
+	s->sealed = refd_mpv_get_bool(root, "sealed", 0) ? 1 : 0;
 	if (refd_mpv_get_int(root, "need_seats", nseats) != nseats) {
 		H->free(ctx, s);
 		refd_mp_free(d);
 		return H->reject(ctx, REFD_ESETUP, NULL,
 		    "this setup needs another number of seats");
 	}
+#ifdef FIXTURE_crashes
+	if (refd_mpv_streq(refd_mpv_get(root, "crash"), "create"))
+		abort();
+#endif
 	fault = refd_mpv_get_str(root, "fault", "none");
 	for (i = 0; fault_names[i] != NULL; i++)
 		if (strcmp(fault_names[i], fault) == 0)
@@ -248,6 +285,94 @@ r_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	return REFD_OK;
 }
 
+#if defined(FIXTURE_crashes) || defined(FIXTURE_loops)
+/* The crashes and loops fixtures: die or hang on their own commands. */
+static void
+hazard(refd_mpv root)
+{
+	refd_mpv t = refd_mpv_get(root, "type");
+#ifdef FIXTURE_crashes
+	static int *volatile nowhere;
+
+	if (refd_mpv_streq(t, "segv"))
+		*nowhere = 1;
+	if (refd_mpv_streq(t, "abort"))
+		abort();
+	if (refd_mpv_streq(t, "scribble")) {
+		static const char junk[] = "\x08\0\0\0junkjunk";
+
+		if (write(3, junk, sizeof(junk) - 1) < 0) {
+			/* nobody listens */
+		}
+	}
+#else
+	volatile unsigned long spins = 0;
+
+	if (refd_mpv_streq(t, "spin"))
+		for (;;)
+			spins++;
+#endif
+}
+
+#ifdef FIXTURE_loops
+/* Emit until the host says no. */
+static int
+flood(refd_ctx *ctx)
+{
+	static const uint8_t ev[] = "\x81\xa4type\xa5" "flood";
+	int rc;
+
+	while ((rc = H->emit(ctx, REFD_SEAT_PUBLIC, ev, sizeof(ev) - 1)) ==
+	    REFD_OK)
+		;
+	return rc;
+}
+#endif
+#endif
+/* A sealed bid: "chosen" for everybody, the bids once all are in. */
+static int
+sealed_bid(refd_ctx *ctx, struct race *s, uint32_t seat, int ok, int64_t n)
+{
+	refd_mpw *w;
+	int64_t i, left = 0;
+	int rc;
+
+	if ((int64_t)seat >= s->nseats || s->bid[seat] != 0)
+		return H->reject(ctx, REFD_ENOTYOURTURN, "RACE-4",
+		    "you have bid already");
+	if (!ok || n < 1 || n > 3)
+		return H->reject(ctx, ok ? REFD_ERANGE : REFD_EBADCMD, "RACE-5",
+		    "send {\"type\": \"bid\", \"n\": 1, 2 or 3}");
+	s->bid[seat] = n;
+	w = refd_mpw_create();
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "type", "chosen");
+	refd_mpw_kint(w, "seat", seat);
+	if (s->fault == F_LEAK_SEALED)
+		refd_mpw_kint(w, "n", n);
+	refd_mpw_end(w);
+	if ((rc = put(ctx, w, REFD_SEAT_PUBLIC, 1)) != REFD_OK)
+		return rc;
+	for (i = 0; i < s->nseats; i++)
+		left += s->bid[i] == 0;
+	if (left > 0)
+		return REFD_OK;
+	s->sealed = 2;
+	w = refd_mpw_create();
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "type", "bids");
+	refd_mpw_karray(w, "bids");
+	for (i = 0; i < s->nseats; i++) {
+		refd_mpw_int(w, s->bid[i]);
+		s->total += s->bid[i];
+	}
+	refd_mpw_end(w);
+	refd_mpw_end(w);
+	if (s->total >= s->target)
+		s->winner = 0;
+	return put(ctx, w, REFD_SEAT_PUBLIC, 1);
+}
+
 static int
 r_apply(refd_ctx *ctx, void *state, uint32_t seat, const uint8_t *cmd,
     size_t len)
@@ -260,6 +385,22 @@ r_apply(refd_ctx *ctx, void *state, uint32_t seat, const uint8_t *cmd,
 	int ok, rc;
 	refd_mpw *w;
 
+#if defined(FIXTURE_crashes) || defined(FIXTURE_loops)
+	hazard(root);
+#endif
+#ifdef FIXTURE_loops
+	if (refd_mpv_streq(refd_mpv_get(root, "type"), "flood")) {
+		refd_mp_free(d);
+		return flood(ctx);
+	}
+#endif
+	if (s->sealed == 1) {
+		ok = d != NULL && refd_mpv_streq(refd_mpv_get(root, "type"),
+		    "bid") && refd_mpv_int(refd_mpv_get(root, "n"), &n) == 0 &&
+		    refd_mpv_len(root) == 2;
+		refd_mp_free(d);
+		return sealed_bid(ctx, s, seat, ok, n);
+	}
 	ok = d != NULL && refd_mpv_streq(refd_mpv_get(root, "type"), "add") &&
 	    refd_mpv_int(refd_mpv_get(root, "n"), &n) == 0 &&
 	    refd_mpv_len(root) == 2;
@@ -275,6 +416,9 @@ r_apply(refd_ctx *ctx, void *state, uint32_t seat, const uint8_t *cmd,
 			return H->reject(ctx, REFD_ENOTYOURTURN, "RACE-2",
 			    "not your turn");
 	}
+	if (s->fault == F_BADREJECT)
+		return H->reject(ctx, REFD_EILLEGAL, "RACE-\xff",
+		    "no adding today \xff\xfe");
 	if (!ok || n < 1 || n > 3) {
 		if (s->fault == F_DIRTY_REJECT)
 			s->rejected++;
@@ -300,6 +444,9 @@ r_apply(refd_ctx *ctx, void *state, uint32_t seat, const uint8_t *cmd,
 	if (s->fault == F_BADEVENT)
 		return H->emit(ctx, REFD_SEAT_PUBLIC, (const uint8_t *)"\x93\x01",
 		    2);
+	if (s->fault == F_BADUTF8)
+		return H->emit(ctx, REFD_SEAT_PUBLIC,
+		    (const uint8_t *)"\x81\xa4type\xa2\xc0\xaf", 9);
 	w = refd_mpw_create();
 	refd_mpw_map(w);
 	refd_mpw_kstr(w, "type", "added");
@@ -309,6 +456,8 @@ r_apply(refd_ctx *ctx, void *state, uint32_t seat, const uint8_t *cmd,
 	refd_mpw_kint(w, "omen", omen);
 	if (s->fault == F_NONDET)
 		refd_mpw_kint(w, "count", ++nondet_counter);
+	if (s->fault == F_LEAK_EVENT)
+		refd_mpw_kint(w, "hint", s->secret[s->turn]);
 	refd_mpw_end(w);
 	return put(ctx, w, REFD_SEAT_PUBLIC, 1);
 }
@@ -326,7 +475,21 @@ r_legal(refd_ctx *ctx, const void *state, uint32_t seat)
 		return H->output(ctx, (const uint8_t *)"\x93\x01", 2);
 	}
 	refd_mpw_array(w);
-	if (s->winner < 0 && (int64_t)seat == s->turn &&
+	if (s->sealed == 1 && (int64_t)seat < s->nseats &&
+	    s->bid[seat] == 0) {
+		for (n = 1; n <= 3; n++) {
+			refd_mpw_map(w);
+			refd_mpw_kmap(w, "cmd");
+			refd_mpw_kstr(w, "type", "bid");
+			refd_mpw_kint(w, "n", n);
+			refd_mpw_end(w);
+			snprintf(label, sizeof(label), "Bid %d", n);
+			refd_mpw_kstr(w, "label", label);
+			refd_mpw_end(w);
+		}
+	} else if (s->sealed == 1) {
+		/* nothing while the others bid */
+	} else if (s->winner < 0 && (int64_t)seat == s->turn &&
 	    s->fault == F_TEMPLATES) {
 		refd_mpw_map(w);
 		refd_mpw_kmap(w, "template");
@@ -360,9 +523,15 @@ r_pending(refd_ctx *ctx, const void *state, uint64_t *seats)
 {
 	const struct race *s = state;
 
+	int i;
+
 	(void)ctx;
 	*seats = s->winner >= 0 || s->fault == F_NOPENDING ? 0 :
 	    (uint64_t)1 << s->turn;
+	if (s->sealed == 1 && s->winner < 0)
+		for (i = 0, *seats = 0; i < s->nseats; i++)
+			if (s->bid[i] == 0)
+				*seats |= (uint64_t)1 << i;
 	return REFD_OK;
 }
 
@@ -374,6 +543,10 @@ r_view(refd_ctx *ctx, const void *state, int32_t seat)
 	uint32_t x;
 	int i;
 
+#ifdef FIXTURE_crashes
+	if (seat == 3)
+		abort();
+#endif
 	if (s->fault == F_DRAW_IN_VIEW)
 		H->uniform(ctx, 2, "peek", &x);
 	if (s->fault == F_DEEP_VIEW) {
@@ -392,6 +565,8 @@ r_view(refd_ctx *ctx, const void *state, int32_t seat)
 	refd_mpw_kint(w, "target", s->target);
 	refd_mpw_kint(w, "turn", s->turn);
 	refd_mpw_kint(w, "winner", s->winner);
+	if (s->fault == F_BADUTF8)
+		refd_mpw_kstr(w, "note", "\xc0\xaf");
 	refd_mpw_karray(w, "secrets");
 	for (i = 0; i < s->nseats; i++) {
 		if (i == seat || s->fault == F_LEAK)
@@ -400,6 +575,17 @@ r_view(refd_ctx *ctx, const void *state, int32_t seat)
 			refd_mpw_nil(w);
 	}
 	refd_mpw_end(w);
+	if (s->sealed) {
+		/* Own bid, everybody's once revealed; who has bid. */
+		refd_mpw_karray(w, "bids");
+		for (i = 0; i < s->nseats; i++) {
+			if (i == seat || s->sealed == 2)
+				refd_mpw_int(w, s->bid[i]);
+			else
+				refd_mpw_bool(w, s->bid[i] != 0);
+		}
+		refd_mpw_end(w);
+	}
 	refd_mpw_end(w);
 	return put(ctx, w, 0, 0);
 }
@@ -441,6 +627,9 @@ r_serialize(refd_ctx *ctx, const void *state)
 	refd_mpw_int(w, s->rejected);
 	for (i = 0; i < s->nseats; i++)
 		refd_mpw_int(w, s->secret[i]);
+	refd_mpw_int(w, s->sealed);
+	for (i = 0; i < s->nseats; i++)
+		refd_mpw_int(w, s->bid[i]);
 	refd_mpw_end(w);
 	return put(ctx, w, 0, 0);
 }
@@ -477,6 +666,11 @@ r_restore(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *b,
 		bad = 1;
 	for (i = 0; !bad && i < s->nseats; i++)
 		NEXT(s->secret[i]);
+	if (!bad && p < refd_mpv_len(a)) {
+		NEXT(s->sealed);
+		for (i = 0; !bad && i < s->nseats; i++)
+			NEXT(s->bid[i]);
+	}
 #undef NEXT
 	refd_mp_free(d);
 	if (bad) {
@@ -535,9 +729,13 @@ static const struct refd_plugin_ops ops = {
 #define CAPS (REFD_CAP_DRAWS | REFD_CAP_EVENTS)
 
 #if defined(FIXTURE_good) || defined(FIXTURE_good_old_minor) || \
-    defined(FIXTURE_init_fails) || defined(FIXTURE_faulty)
+    defined(FIXTURE_init_fails) || defined(FIXTURE_faulty) || \
+    defined(FIXTURE_crashes) || defined(FIXTURE_loops)
 REFD_PLUGIN_DEFINE(FIXTURE_NAME, "1.0.0", "a loader test fixture", 1,
     MAXSEATS, REFD_PF_HIDDEN, &ops);
+#elif defined(FIXTURE_sealed)
+REFD_PLUGIN_DEFINE(FIXTURE_NAME, "1.0.0", "a loader test fixture", 1,
+    MAXSEATS, REFD_PF_HIDDEN | REFD_PF_SEALED_SETUP, &ops);
 #elif defined(FIXTURE_rollback)
 REFD_PLUGIN_DEFINE(FIXTURE_NAME, "1.0.0", "a loader test fixture", 1,
     MAXSEATS, REFD_PF_HIDDEN | REFD_PF_ROLLBACK, &ops);

@@ -1,0 +1,230 @@
+/*
+ * board.c - the dungeon map: hexes, walls, doors, range, line of sight and
+ * monster travel costs (spec §1, §12.4).
+ */
+#include <string.h>
+
+#include "dg.h"
+
+const char *const cond_name[NCOND] = { "poison", "wound", "immobilize",
+	"disarm", "stun", "muddle", "invisible", "strengthen", "bless",
+	"curse" };
+const char *const elem_name[NELEM] = { "fire", "ice", "air", "earth",
+	"light", "dark" };
+
+int
+hex_at(const struct dg *s, int q, int r)
+{
+	if (q + Q0 < 0 || q + Q0 >= GQ || r + R0 < 0 || r + R0 >= GR)
+		return -1;
+	return s->grid[q + Q0][r + R0] - 1;
+}
+
+int
+fig_at(const struct dg *s, int q, int r)
+{
+	int i;
+
+	for (i = 0; i < s->nfig; i++)
+		if (s->fig[i].alive && s->fig[i].q == q && s->fig[i].r == r)
+			return i;
+	return -1;
+}
+
+/* A wall hex or a closed or locked door: blocks sight and range. */
+int
+solid(const struct dg *s, int q, int r)
+{
+	int h = hex_at(s, q, r);
+
+	return h < 0 || s->hex[h].door == DOOR_CLOSED ||
+	    s->hex[h].door == DOOR_LOCKED;
+}
+
+static int
+solid_cb(void *ud, int q, int r)
+{
+	return solid(ud, q, r);
+}
+
+int
+adjacent(const struct dg *s, int q1, int r1, int q2, int r2)
+{
+	struct refd_hex_map m = { solid_cb, NULL, (void *)(uintptr_t)s };
+
+	return refd_hex_adjacent(&m, q1, r1, q2, r2);
+}
+
+int
+los(const struct dg *s, int q1, int r1, int q2, int r2)
+{
+	struct refd_hex_map m = { solid_cb, NULL, (void *)(uintptr_t)s };
+
+	return refd_hex_los(&m, q1, r1, q2, r2, s->los);
+}
+
+/*
+ * Range: steps of a shortest chain of adjacent hexes; walls and closed
+ * doors are gone around, figures and overlays ignored (§1.4).  A closed
+ * door at either end still counts (a figure standing next to it).
+ */
+int
+range_between(const struct dg *s, int q1, int r1, int q2, int r2)
+{
+	int dist[MAXHEX], queue[MAXHEX], head = 0, tail = 0, a, b, i, d;
+
+	a = hex_at(s, q1, r1);
+	b = hex_at(s, q2, r2);
+	if (a < 0 || b < 0)
+		return 1000;
+	if (a == b)
+		return 0;
+	for (i = 0; i < s->nhex; i++)
+		dist[i] = -1;
+	dist[a] = 0;
+	queue[tail++] = a;
+	while (head < tail) {
+		int h = queue[head++];
+
+		for (d = 0; d < 6; d++) {
+			int nq = s->hex[h].q + refd_hex_dq[d];
+			int nr = s->hex[h].r + refd_hex_dr[d];
+			int n = hex_at(s, nq, nr);
+
+			if (n < 0 || dist[n] >= 0)
+				continue;
+			if (n == b && !solid(s, s->hex[h].q, s->hex[h].r)) {
+				return dist[h] + 1;
+			}
+			if (!adjacent(s, s->hex[h].q, s->hex[h].r, nq, nr))
+				continue;
+			dist[n] = dist[h] + 1;
+			queue[tail++] = n;
+		}
+	}
+	return 1000;
+}
+
+/* Character side (characters, summons) against monsters. */
+int
+enemies(const struct dg *s, int a, int b)
+{
+	int ma = s->fig[a].kind == F_MONSTER, mb = s->fig[b].kind == F_MONSTER;
+
+	return ma != mb;
+}
+
+/* Hexes of unrevealed rooms are shown as bare floor. */
+int
+visible_hex(const struct dg *s, int h)
+{
+	return (s->revealed >> s->hex[h].room) & 1;
+}
+
+/* Hex h may end a move of figure f. */
+int
+can_end(const struct dg *s, int f, int h, int flying)
+{
+	int o = fig_at(s, s->hex[h].q, s->hex[h].r);
+
+	if (o >= 0 && o != f)
+		return 0;
+	if (s->hex[h].door == DOOR_CLOSED || s->hex[h].door == DOOR_LOCKED)
+		return 0;
+	if (s->hex[h].ov == OV_OBSTACLE && !flying)
+		return 0;
+	return 1;
+}
+
+/* Entering hex h counts as a negative hex for a normal mover. */
+static int
+negative(const struct dg *s, int h)
+{
+	return s->hex[h].ov == OV_TRAP || s->hex[h].ov == OV_HAZARD;
+}
+
+/*
+ * Dijkstra of monster travel (§12.4): cost = negative hexes * 1000 + MP.
+ * Normal movers can't enter enemies (invisible ones too), obstacles,
+ * closed doors; they may pass allies.  Flyers ignore figures, obstacles
+ * and terrain.  Jumpers ignore all but walls and doors on the way.
+ */
+void
+travel(const struct dg *s, int f, int q, int r, int mode, int *cost,
+    int *prev)
+{
+	int done[MAXHEX], i, start = hex_at(s, q, r);
+
+	for (i = 0; i < s->nhex; i++) {
+		cost[i] = -1;
+		prev[i] = -1;
+		done[i] = 0;
+	}
+	if (start < 0)
+		return;
+	cost[start] = 0;
+	for (;;) {
+		int best = -1, d;
+
+		for (i = 0; i < s->nhex; i++)
+			if (!done[i] && cost[i] >= 0 &&
+			    (best < 0 || cost[i] < cost[best]))
+				best = i;
+		if (best < 0)
+			break;
+		done[best] = 1;
+		for (d = 0; d < 6; d++) {
+			int nq = s->hex[best].q + refd_hex_dq[d];
+			int nr = s->hex[best].r + refd_hex_dr[d];
+			int n = hex_at(s, nq, nr), o, c;
+
+			if (n < 0 || done[n])
+				continue;
+			if (!adjacent(s, s->hex[best].q, s->hex[best].r, nq, nr))
+				continue;
+			o = fig_at(s, nq, nr);
+			c = 1;
+			if (mode == 0) {
+				if (o >= 0 && o != f && (enemies(s, f, o) ||
+				    (s->fig[o].conds & C_INVISIBLE &&
+				    enemies(s, f, o))))
+					continue;
+				if (s->hex[n].ov == OV_OBSTACLE)
+					continue;
+				if (s->hex[n].ov == OV_DIFFICULT)
+					c = 2;
+				if (negative(s, n))
+					c += 1000;
+			}
+			c += cost[best];
+			if (cost[n] < 0 || c < cost[n]) {
+				cost[n] = c;
+				prev[n] = best;
+			}
+		}
+	}
+}
+
+/* Lay out map m in the state: hexes, doors, overlays, room monsters. */
+void
+load_map(struct dg *s, const struct mapdef *m)
+{
+	int i;
+
+	memset(s->grid, 0, sizeof(s->grid));
+	s->nhex = m->nhex;
+	for (i = 0; i < m->nhex; i++) {
+		struct hexs *h = &s->hex[i];
+
+		h->q = m->hq[i];
+		h->r = m->hr[i];
+		h->room = m->hroom[i];
+		h->ov = m->hov[i];
+		h->door = m->hdoor[i];
+		h->val = m->hval[i];
+		s->grid[h->q + Q0][h->r + R0] = i + 1;
+	}
+	s->nrmon = m->nmon;
+	memcpy(s->rmon, m->mon, sizeof(s->rmon[0]) * (size_t)m->nmon);
+	s->revealed = 1;
+}

@@ -1,0 +1,1777 @@
+/*
+ * plugin.c - the dungeon ruleset's plugin ABI: describe, content, create
+ * (setup), apply, legal, pending, view, result, serialize and restore.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "dg.h"
+#include "rules.h"
+
+const struct refd_host *H;
+
+static int
+p_init(refd_ctx *ctx, const struct refd_host *host, void **pdata)
+{
+	(void)ctx;
+	H = host;
+	*pdata = NULL;
+	return REFD_OK;
+}
+
+static int
+put(refd_ctx *ctx, refd_mpw *w)
+{
+	int rc;
+
+	if (w == NULL || refd_mpw_error(w)) {
+		refd_mpw_destroy(w);
+		return REFD_ENOMEM;
+	}
+	rc = H->output(ctx, refd_mpw_data(w), refd_mpw_len(w));
+	refd_mpw_destroy(w);
+	return rc;
+}
+
+static void
+cmd_doc(refd_mpw *w, const char *name, const char *args[], const char *doc)
+{
+	int i;
+
+	refd_mpw_kmap(w, name);
+	refd_mpw_kmap(w, "args");
+	for (i = 0; args[i] != NULL; i += 2)
+		refd_mpw_kstr(w, args[i], args[i + 1]);
+	refd_mpw_end(w);
+	refd_mpw_kstr(w, "doc", doc);
+	refd_mpw_end(w);
+}
+
+static void
+opt_doc(refd_mpw *w, const char *name, const char *type, const char *doc)
+{
+	refd_mpw_kmap(w, name);
+	refd_mpw_kstr(w, "type", type);
+	refd_mpw_kstr(w, "doc", doc);
+	refd_mpw_end(w);
+}
+
+static int
+p_describe(refd_ctx *ctx, void *pdata)
+{
+	refd_mpw *w = refd_mpw_create();
+	static const char *none[] = { NULL };
+	static const char *plan[] = { "lead", "card id (its initiative counts)",
+		"second", "card id", NULL };
+	static const char *card[] = { "card", "card id", NULL };
+	static const char *item[] = { "item", "item id", NULL };
+	static const char *create[] = { "class", "class name", "level",
+		"int 1..prosperity level", NULL };
+	static const char *trav[] = { "scenario", "map name", "mode",
+		"\"campaign\" or \"casual\"", NULL };
+	static const char *order[] = { "order", "[int]: a permutation of the "
+		"tied units", NULL };
+	static const char *play[] = { "card", "card id", "half",
+		"\"top\" or \"bottom\"", "default",
+		"bool, optional: Attack 2 / Move 2 instead", NULL };
+	static const char *to[] = { "to", "[q, r]", NULL };
+	static const char *attack[] = { "targets", "[figure ids], or",
+		"at", "[q, r] anchor of an area", "o", "int 0..11 orientation",
+		NULL };
+	static const char *target[] = { "target", "figure id", NULL };
+	static const char *dmg[] = { "take", "true: lose the hit points",
+		"hand", "card id: lose it instead", "discard",
+		"[card id, card id]: lose them instead", NULL };
+	static const char *sr[] = { "accept", "bool", NULL };
+	static const char *srk[] = { "reroll", "bool: suffer 1 damage, keep "
+		"the card, lose another at random", NULL };
+
+	(void)pdata;
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "summary", "cooperative dungeon adventure on hexes: "
+	    "sealed ability cards, refereed monster AI");
+	refd_mpw_karray(w, "seats");
+	refd_mpw_int(w, 2);
+	refd_mpw_int(w, 4);
+	refd_mpw_end(w);
+	refd_mpw_kmap(w, "options");
+	opt_doc(w, "map", "str or object", "a map of maps.json or an inline map");
+	opt_doc(w, "level", "int 0..7", "scenario level (default 1)");
+	opt_doc(w, "solo", "bool", "open-information play: +1 monster level "
+	    "and trap damage");
+	opt_doc(w, "classes", "[str]", "one class per seat");
+	opt_doc(w, "los", "str", "\"strict\" (default) or \"lenient\"");
+	opt_doc(w, "max_rounds", "int 1..99", "rounds before the scenario is "
+	    "lost (default 20)");
+	opt_doc(w, "characters", "[object]", "per seat: level, items (equipped); "
+	    "test set-ups also at, hp, conds, hand, discard, lost, active, "
+	    "deck, xp, summon");
+	opt_doc(w, "monsters", "[object]", "test set-ups: type, rank, at, "
+	    "standee, hp, conds");
+	opt_doc(w, "monster_deck", "[str]", "test set-ups: modifier cards on "
+	    "top of the monster deck");
+	opt_doc(w, "ability_decks", "{deck: [card names]}", "test set-ups: "
+	    "monster ability deck order");
+	opt_doc(w, "money", "[[q, r]]", "test set-ups: money tokens");
+	opt_doc(w, "campaign", "object", "play a campaign: prosperity, "
+	    "reputation, max_scenarios, achievements, completed, unlocked, "
+	    "characters");
+	opt_doc(w, "elements", "{element: \"strong\"|\"waning\"}",
+	    "test set-ups: element states");
+	refd_mpw_end(w);
+	refd_mpw_kmap(w, "commands");
+	cmd_doc(w, "plan", plan, "round start, sealed: the two cards you play");
+	cmd_doc(w, "rest", none, "round start, sealed: long rest (initiative 99)");
+	cmd_doc(w, "active_to_pile", card, "move one of your active cards to "
+	    "its pile");
+	cmd_doc(w, "play", play, "your turn: the card half you perform next");
+	cmd_doc(w, "move", to, "perform the current Move ability");
+	cmd_doc(w, "attack", attack, "perform the current Attack ability");
+	cmd_doc(w, "heal", target, "perform the current Heal ability");
+	cmd_doc(w, "bless", target, "perform the current Bless ability");
+	cmd_doc(w, "summon", to, "perform the current Summon ability");
+	cmd_doc(w, "recover", card, "perform the current Recover ability");
+	cmd_doc(w, "order", order, "settle an initiative tie: the tied units "
+	    "(as listed by the order_tie event) in the order they act");
+	cmd_doc(w, "create_character", create, "town: create your character");
+	cmd_doc(w, "level_up", none, "town: gain a level");
+	cmd_doc(w, "buy", item, "town: buy an item from the supply");
+	cmd_doc(w, "sell", item, "town: sell an item for half its cost");
+	cmd_doc(w, "donate", none, "town: 10 gold, 2 blesses next scenario");
+	cmd_doc(w, "travel", trav, "town, seat 0: play a scenario");
+	cmd_doc(w, "end_campaign", none, "town, seat 0: end the campaign");
+	cmd_doc(w, "use_item", item, "use one of your items in your turn");
+	cmd_doc(w, "perform", none, "perform the current ability (no choice)");
+	cmd_doc(w, "skip", none, "skip the current (beneficial) ability");
+	cmd_doc(w, "push", to, "one step of your push or pull");
+	cmd_doc(w, "damage", dmg, "answer a damage prompt");
+	cmd_doc(w, "lose", card, "long rest: the discarded card you lose");
+	cmd_doc(w, "short_rest", sr, "end of round: short rest or not");
+	cmd_doc(w, "short_rest_keep", srk, "short rest: keep the random card?");
+	refd_mpw_end(w);
+	refd_mpw_end(w);
+	return put(ctx, w);
+}
+
+static int
+p_content_load(refd_ctx *ctx, void *pdata, const uint8_t *bytes, size_t len,
+    void **out)
+{
+	struct content *c;
+	char err[256];
+
+	(void)pdata;
+	c = H->alloc(ctx, sizeof(*c));
+	if (c == NULL)
+		return REFD_ENOMEM;
+	memset(c, 0, sizeof(*c));
+	if (dg_content_parse(bytes, len, c, err, sizeof(err)) != 0) {
+		H->free(ctx, c);
+		return H->reject(ctx, REFD_ECONTENT, NULL, err);
+	}
+	*out = c;
+	return REFD_OK;
+}
+
+static void
+p_content_free(void *pdata, void *content)
+{
+	(void)pdata;
+	H->free(NULL, content);
+}
+
+/* ----- hidden zones ----- */
+
+static int
+commit_zones(struct game *g, int mask)
+{
+	struct dg *s = &g->s;
+	int32_t buf[MAXTYPES * MAXMC + 8];
+	char zone[24];
+	int i, rc, d, n;
+
+	for (i = 0; i < s->nch; i++) {
+		if (mask & DIRTY_HAND(i)) {
+			buf[0] = s->ch[i].hand;
+			buf[1] = s->ch[i].planned && s->phase == PH_PLAN ?
+			    (s->ch[i].rest ? -1 : s->ch[i].ca * 16 +
+			    s->ch[i].cb) : -2;
+			snprintf(zone, sizeof(zone), "hand.%d", i);
+			rc = H->commit(g->ctx, zone, i, (const uint8_t *)buf,
+			    2 * sizeof(int32_t));
+			if (rc != REFD_OK)
+				return rc;
+		}
+		if (mask & DIRTY_MOD(i)) {
+			snprintf(zone, sizeof(zone), "modifiers.%d", i);
+			rc = H->commit(g->ctx, zone, REFD_SEAT_PUBLIC,
+			    (const uint8_t *)s->ch[i].mod.c,
+			    (size_t)s->ch[i].mod.n * sizeof(int32_t));
+			if (rc != REFD_OK)
+				return rc;
+		}
+	}
+	if (mask & DIRTY_MDECK) {
+		rc = H->commit(g->ctx, "modifiers.monster", REFD_SEAT_PUBLIC,
+		    (const uint8_t *)s->mdeck.c,
+		    (size_t)s->mdeck.n * sizeof(int32_t));
+		if (rc != REFD_OK)
+			return rc;
+	}
+	if (mask & DIRTY_AD) {
+		n = 0;
+		for (d = 0; d < g->c->ndeck; d++) {
+			buf[n++] = s->ad_n[d];
+			for (i = 0; i < s->ad_n[d]; i++)
+				buf[n++] = s->ad_c[d][i];
+		}
+		rc = H->commit(g->ctx, "monster_abilities", REFD_SEAT_PUBLIC,
+		    (const uint8_t *)buf, (size_t)n * sizeof(int32_t));
+		if (rc != REFD_OK)
+			return rc;
+	}
+	return REFD_OK;
+}
+
+/* ----- setup ----- */
+
+static int
+card_index(const struct cclass *cl, refd_mpv v)
+{
+	int i;
+
+	for (i = 0; i < cl->ncards; i++)
+		if (refd_mpv_streq(v, cl->card[i].id))
+			return i;
+	return -1;
+}
+
+static int
+card_mask(const struct cclass *cl, refd_mpv arr, int *bad)
+{
+	size_t i;
+	int m = 0, k;
+
+	for (i = 0; i < refd_mpv_len(arr); i++) {
+		k = card_index(cl, refd_mpv_at(arr, i));
+		if (k < 0)
+			*bad = 1;
+		else
+			m |= 1 << k;
+	}
+	return m;
+}
+
+static int
+setup_fail(refd_ctx *ctx, struct game *g, refd_mpdoc *d, const char *msg)
+{
+	refd_mp_free(d);
+	H->free(ctx, g);
+	return H->reject(ctx, REFD_ESETUP, NULL, msg);
+}
+
+static int
+mod_list(refd_mpv arr, int monster, int *out, int *n)
+{
+	size_t i;
+
+	*n = 0;
+	for (i = 0; i < refd_mpv_len(arr) && i < 20; i++) {
+		int m = mod_by_name(refd_mpv_cstr(refd_mpv_at(arr, i), ""),
+		    monster);
+
+		if (m < 0)
+			return -1;
+		out[(*n)++] = m;
+	}
+	return 0;
+}
+
+static void
+shuffle_or_fail(struct game *g, int rc)
+{
+	if (rc != REFD_OK && g->err == 0)
+		g->err = rc;
+}
+
+/*
+ * Place the first room's monsters, shuffle the decks a test did not fix
+ * (§3 steps 6-14) and run the round start.
+ */
+void
+scenario_begin(struct game *g)
+{
+	struct dg *s = &g->s;
+	const struct content *c = g->c;
+	int i, k, rk = s->nch - 2 > 2 ? 2 : s->nch - 2;
+	refd_mpw *w;
+
+	for (i = 0; i < s->nrmon; i++) {
+		if (s->rmon[i].room != 0 || s->rmon[i].rank[rk] < 0)
+			continue;
+		place_monster(g, s->rmon[i].type, s->rmon[i].rank[rk],
+		    s->rmon[i].q, s->rmon[i].r, 0, 0);
+		s->rmon[i].rank[rk] = -1;
+	}
+	/* shuffles (§3 steps 10-14), unless a test fixed the order */
+	if (s->mdeck.flag == 0)
+		shuffle_or_fail(g, H->shuffle(g->ctx, s->mdeck.c, (size_t)s->mdeck.n, sizeof(int32_t),
+		    "monster modifier deck"));
+	s->mdeck.flag = 0;
+	for (i = 0; i < s->nch; i++) {
+		if (s->ch[i].mod.flag == 0)
+			shuffle_or_fail(g, H->shuffle(g->ctx, s->ch[i].mod.c, (size_t)s->ch[i].mod.n,
+			    sizeof(int32_t), "modifier deck"));
+		s->ch[i].mod.flag = 0;
+	}
+	for (k = 0; k < c->ntype; k++)
+		if (type_present(g, k) && !s->test_decks &&
+		    !s->ad_started[c->type[k].deck]) {
+			int dk = c->type[k].deck;
+
+			s->ad_started[dk] = 1;
+			shuffle_or_fail(g, H->shuffle(g->ctx, s->ad_c[dk], (size_t)s->ad_n[dk],
+			    sizeof(int32_t), "monster ability deck"));
+		}
+	if (s->test_decks)
+		for (k = 0; k < MAXTYPES; k++)
+			s->ad_started[k] = 1;
+	s->phase = PH_PLAN;
+	w = evb("setup");
+	refd_mpw_kint(w, "level", s->level);
+	refd_mpw_kint(w, "monster_level", s->mlevel);
+	refd_mpw_kint(w, "trap_damage", s->trapdmg);
+	refd_mpw_kint(w, "hazard_damage", s->hazdmg);
+	refd_mpw_kint(w, "gold_per_token", s->gold_per);
+	refd_mpw_kint(w, "bonus_xp", s->bonus_xp);
+	ev(g, REFD_SEAT_PUBLIC, w);
+	dg_advance(g);
+}
+
+static int
+p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
+    size_t len, uint32_t nseats, void **out)
+{
+	const struct content *c = content;
+	refd_mpdoc *d = refd_mp_parse(setup, len);
+	refd_mpv root = refd_mp_root(d), v, chars, mons;
+	struct game *g;
+	struct dg *s;
+	struct mapdef *m = NULL;
+	char msg[256];
+	int i, k, tops[20], ntop, rc;
+	refd_mpw *w;
+
+	(void)pdata;
+	if (d == NULL || refd_mpv_type(root) != REFD_MP_MAP) {
+		refd_mp_free(d);
+		return H->reject(ctx, REFD_ESETUP, NULL, "setup must be a map");
+	}
+	if (nseats < 2 || nseats > 4 || (int)nseats > c->nclass) {
+		refd_mp_free(d);
+		snprintf(msg, sizeof(msg), "this content supports 2 to %d "
+		    "characters, one per seat", c->nclass < 4 ? c->nclass : 4);
+		return H->reject(ctx, REFD_ESETUP, NULL, msg);
+	}
+	g = H->alloc(ctx, sizeof(*g));
+	if (g == NULL) {
+		refd_mp_free(d);
+		return REFD_ENOMEM;
+	}
+	memset(g, 0, sizeof(*g));
+	g->c = c;
+	g->ctx = ctx;
+	s = &g->s;
+	s->version = DG_VERSION;
+	s->nch = (int)nseats;
+	s->mapi = -1;
+	s->los = refd_mpv_streq(refd_mpv_get(root, "los"), "lenient") ?
+	    REFD_HEX_LOS_LENIENT : REFD_HEX_LOS_STRICT;
+	s->max_rounds = (int)refd_mpv_get_int(root, "max_rounds", 20);
+	if (refd_mpv_ok(refd_mpv_get(root, "campaign"))) {
+		if (s->max_rounds < 1 || s->max_rounds > 99)
+			return setup_fail(ctx, g, d, "max_rounds: 1..99");
+		if (camp_setup(g, refd_mpv_get(root, "campaign"), msg,
+		    sizeof(msg)) != 0)
+			return setup_fail(ctx, g, d, msg);
+		refd_mp_free(d);
+		w = evb("campaign");
+		refd_mpw_kint(w, "prosperity", s->prosperity);
+		refd_mpw_kint(w, "reputation", s->reputation);
+		ev(g, REFD_SEAT_PUBLIC, w);
+		if (g->err) {
+			rc = g->err;
+			H->free(ctx, g);
+			return rc;
+		}
+		g->ctx = NULL;
+		*out = g;
+		return REFD_OK;
+	}
+	v = refd_mpv_get(root, "map");
+	if (refd_mpv_type(v) == REFD_MP_STR || !refd_mpv_ok(v)) {
+		const char *nm = refd_mpv_cstr(v, c->map[0].name);
+
+		for (i = 0; i < c->nmap; i++)
+			if (strcmp(c->map[i].name, nm) == 0)
+				break;
+		if (i == c->nmap) {
+			snprintf(msg, sizeof(msg), "map: no map named '%s' in "
+			    "maps.json", nm);
+			return setup_fail(ctx, g, d, msg);
+		}
+		s->mapi = i;
+		m = (struct mapdef *)&c->map[i];
+	} else {
+		struct mapdef *tm = H->alloc(ctx, sizeof(*tm));
+
+		if (tm == NULL)
+			return setup_fail(ctx, g, d, "out of memory");
+		memset(tm, 0, sizeof(*tm));
+		snprintf(tm->name, sizeof(tm->name), "map");
+		if (parse_map(v, tm, c, msg, sizeof(msg)) != 0) {
+			H->free(ctx, tm);
+			return setup_fail(ctx, g, d, msg);
+		}
+		m = tm;
+	}
+	load_map(s, m);
+	s->level = (int)refd_mpv_get_int(root, "level", 1);
+	if (s->level < 0 || s->level > 7) {
+		if (s->mapi < 0)
+			H->free(ctx, m);
+		return setup_fail(ctx, g, d, "level: 0..7");
+	}
+	if (refd_mpv_get_bool(root, "solo", 0)) {
+		s->mlevel = s->level + 1 > 7 ? 7 : s->level + 1;
+		s->trapdmg = 3 + s->level;
+	} else {
+		s->mlevel = s->level;
+		s->trapdmg = 2 + s->level;
+	}
+	s->hazdmg = s->trapdmg / 2;
+	{
+		static const int gold[8] = { 2, 2, 3, 3, 4, 4, 5, 6 };
+
+		s->gold_per = gold[s->level];
+	}
+	s->bonus_xp = 4 + 2 * s->level;
+	s->los = refd_mpv_streq(refd_mpv_get(root, "los"), "lenient") ?
+	    REFD_HEX_LOS_LENIENT : REFD_HEX_LOS_STRICT;
+	s->max_rounds = (int)refd_mpv_get_int(root, "max_rounds", 20);
+	if (s->max_rounds < 1 || s->max_rounds > 99) {
+		if (s->mapi < 0)
+			H->free(ctx, m);
+		return setup_fail(ctx, g, d, "max_rounds: 1..99");
+	}
+	s->bless_supply = 10;
+	s->pcurse_supply = 10;
+	s->mcurse_supply = 10;
+	s->round = 1;
+	for (i = 0; i < MAXTYPES; i++)
+		s->ad_cur[i] = -1;
+	/* characters */
+	chars = refd_mpv_get(root, "characters");
+	for (i = 0; i < s->nch; i++) {
+		struct chr *ch = &s->ch[i];
+		refd_mpv cv = refd_mpv_at(chars, (size_t)i);
+		refd_mpv cn = refd_mpv_at(refd_mpv_get(root, "classes"),
+		    (size_t)i);
+		const struct cclass *cl;
+		struct fig *x;
+		int q = 0, r = 0, bad = 0;
+
+		ch->cls = -1;
+		for (k = 0; k < c->nclass; k++)
+			if (refd_mpv_ok(cn) ? refd_mpv_streq(cn,
+			    c->cls[k].name) : k == i)
+				ch->cls = k;
+		for (k = 0; k < i; k++)
+			if (s->ch[k].cls == ch->cls)
+				ch->cls = -1;
+		if (ch->cls < 0) {
+			if (s->mapi < 0)
+				H->free(ctx, m);
+			snprintf(msg, sizeof(msg), "classes[%d]: not a class of "
+			    "classes.json, or already taken", i);
+			return setup_fail(ctx, g, d, msg);
+		}
+		cl = &c->cls[ch->cls];
+		ch->cur_card = -1;
+		ch->fig = s->nfig;
+		x = &s->fig[s->nfig++];
+		x->alive = 1;
+		x->kind = F_CHAR;
+		x->type = ch->cls;
+		x->owner = i;
+		ch->level = (int)refd_mpv_get_int(cv, "level", 1);
+		if (ch->level < 1 || ch->level > 9)
+			bad = 1, ch->level = 1;
+		x->maxhp = cl->hp[ch->level - 1];
+		x->hp = (int)refd_mpv_get_int(cv, "hp", x->maxhp);
+		if (refd_mpv_ok(refd_mpv_get(cv, "at"))) {
+			if (parse_at(refd_mpv_get(cv, "at"), &q, &r) ||
+			    hex_at(s, q, r) < 0)
+				bad = 1;
+		} else if (i < m->nstart) {
+			q = m->start[i][0];
+			r = m->start[i][1];
+		} else {
+			bad = 1;
+		}
+		x->q = q;
+		x->r = r;
+		x->conds = cond_mask(refd_mpv_get(cv, "conds"), &bad);
+		if (refd_mpv_ok(refd_mpv_get(cv, "hand"))) {
+			ch->hand = card_mask(cl, refd_mpv_get(cv, "hand"), &bad);
+		} else {
+			ch->hand = default_hand(cl);
+		}
+		ch->disc = card_mask(cl, refd_mpv_get(cv, "discard"), &bad);
+		ch->lost = card_mask(cl, refd_mpv_get(cv, "lost"), &bad);
+		ch->active = card_mask(cl, refd_mpv_get(cv, "active"), &bad);
+		ch->xp = (int)refd_mpv_get_int(cv, "xp", 0);
+		if (mod_list(refd_mpv_get(cv, "deck"), 0, tops, &ntop))
+			bad = 1;
+		deck_build(&ch->mod, tops, ntop);
+		{
+			refd_mpv il = refd_mpv_get(cv, "items");
+			int cnt[6] = { 0 }, j, kk;
+			size_t ii;
+
+			for (ii = 0; ii < refd_mpv_len(il); ii++) {
+				for (kk = 0; kk < c->nitem; kk++)
+					if (refd_mpv_streq(refd_mpv_at(il, ii),
+					    c->item[kk].id))
+						break;
+				for (j = 0; j < ch->nitem; j++)
+					if (ch->item[j] == kk)
+						kk = c->nitem;
+				if (kk == c->nitem || ch->nitem >= MAXOWN) {
+					snprintf(msg, sizeof(msg), "characters[%d]: "
+					    "items[%zu]: no such item, or a second "
+					    "copy", i, ii);
+					if (s->mapi < 0)
+						H->free(ctx, m);
+					return setup_fail(ctx, g, d, msg);
+				}
+				ch->item[ch->nitem++] = kk;
+				cnt[c->item[kk].slot]++;
+				for (j = 0; j < c->item[kk].minus &&
+				    ch->mod.n < MAXMOD; j++)
+					ch->mod.c[ch->mod.n++] = M_M1;
+			}
+			for (j = 0; j < ch->nitem; j++) {
+				refd_mpv sp = refd_mpv_get(cv, "spent");
+				refd_mpv co = refd_mpv_get(cv, "consumed");
+
+				for (ii = 0; ii < refd_mpv_len(sp); ii++)
+					if (refd_mpv_streq(refd_mpv_at(sp, ii),
+					    c->item[ch->item[j]].id))
+						ch->istate[j] = 1;
+				for (ii = 0; ii < refd_mpv_len(co); ii++)
+					if (refd_mpv_streq(refd_mpv_at(co, ii),
+					    c->item[ch->item[j]].id))
+						ch->istate[j] = 2;
+			}
+			if (!equip_ok(cnt, ch->level)) {
+				snprintf(msg, sizeof(msg), "characters[%d]: items: "
+				    "at most 1 head, 1 body, 1 legs, one two-hand "
+				    "or two one-hand items, and %d small item(s) at "
+				    "level %d (R002-25)", i, (ch->level + 1) / 2,
+				    ch->level);
+				if (s->mapi < 0)
+					H->free(ctx, m);
+				return setup_fail(ctx, g, d, msg);
+			}
+		}
+		/* a test set-up (monsters given) fixes the deck order */
+		ch->mod.flag = refd_mpv_ok(refd_mpv_get(root, "monsters")) ? -1 :
+		    0;
+		if (bad || x->hp < 1 || x->hp > 99 || (ch->hand & ch->disc) ||
+		    (ch->hand & ch->lost) || (ch->disc & ch->lost) ||
+		    fig_at(s, q, r) != s->nfig - 1) {
+			if (s->mapi < 0)
+				H->free(ctx, m);
+			snprintf(msg, sizeof(msg), "characters[%d]: a field is "
+			    "wrong (at a free floor hex, hp 1..99, known "
+			    "condition, card and modifier names, disjoint "
+			    "piles)", i);
+			return setup_fail(ctx, g, d, msg);
+		}
+		if (refd_mpv_ok(refd_mpv_get(cv, "summon"))) {
+			refd_mpv sv = refd_mpv_get(cv, "summon");
+			struct fig *y = &s->fig[s->nfig];
+
+			if (parse_at(refd_mpv_get(sv, "at"), &q, &r) ||
+			    hex_at(s, q, r) < 0 || fig_at(s, q, r) >= 0 ||
+			    cl->summon.hp == 0) {
+				if (s->mapi < 0)
+					H->free(ctx, m);
+				return setup_fail(ctx, g, d, "characters: summon: "
+				    "at a free floor hex, for a class with a "
+				    "summon");
+			}
+			y->alive = 1;
+			y->kind = F_SUMMON;
+			y->type = ch->cls;
+			y->owner = i;
+			y->q = q;
+			y->r = r;
+			y->maxhp = cl->summon.hp;
+			y->hp = (int)refd_mpv_get_int(sv, "hp", y->maxhp);
+			y->move = cl->summon.move;
+			y->attack = cl->summon.attack;
+			y->range = cl->summon.range;
+			y->summon_seq = ++s->summon_seq;
+			s->nfig++;
+		}
+	}
+	if (s->mapi < 0)
+		H->free(ctx, m);
+	/* test set-ups: money tokens */
+	v = refd_mpv_get(root, "money");
+	for (i = 0; i < (int)refd_mpv_len(v); i++) {
+		int q, r, h;
+
+		if (parse_at(refd_mpv_at(v, (size_t)i), &q, &r) ||
+		    (h = hex_at(s, q, r)) < 0)
+			return setup_fail(ctx, g, d, "money: [[q, r], ...] on "
+			    "floor hexes");
+		s->hex[h].money++;
+	}
+	/* elements */
+	v = refd_mpv_get(root, "elements");
+	for (i = 0; i < NELEM; i++) {
+		refd_mpv e = refd_mpv_get(v, elem_name[i]);
+
+		s->elem[i] = refd_mpv_streq(e, "strong") ? 2 :
+		    refd_mpv_streq(e, "waning") ? 1 : 0;
+	}
+	/* monster ability decks: content order, or the test order */
+	v = refd_mpv_get(root, "ability_decks");
+	s->test_decks = refd_mpv_ok(v);
+	for (k = 0; k < c->ndeck; k++) {
+		refd_mpv list = refd_mpv_get(v, c->deck[k].name);
+		int used = 0, n = 0, j;
+		int32_t order[MAXMC];
+
+		for (i = 0; i < (int)refd_mpv_len(list) && n < MAXMC; i++) {
+			for (j = 0; j < c->deck[k].n; j++)
+				if (!(used >> j & 1) && refd_mpv_streq(
+				    refd_mpv_at(list, (size_t)i),
+				    c->deck[k].card[j].name))
+					break;
+			if (j == c->deck[k].n)
+				return setup_fail(ctx, g, d, "ability_decks: "
+				    "unknown card name");
+			used |= 1 << j;
+			order[n++] = j;
+		}
+		for (j = 0; j < c->deck[k].n; j++)
+			if (!(used >> j & 1))
+				order[n++] = j;
+		/* top = last */
+		s->ad_n[k] = n;
+		for (i = 0; i < n; i++)
+			s->ad_c[k][n - 1 - i] = order[i];
+	}
+	/* the monster modifier deck */
+	if (mod_list(refd_mpv_get(root, "monster_deck"), 1, tops, &ntop))
+		return setup_fail(ctx, g, d, "monster_deck: unknown modifier "
+		    "card");
+	deck_build(&s->mdeck, tops, ntop);
+	s->mdeck.flag = refd_mpv_ok(refd_mpv_get(root, "monster_deck")) ||
+	    refd_mpv_ok(refd_mpv_get(root, "monsters")) ? -1 : 0;
+	/* monsters: the test list, or the map's first room */
+	mons = refd_mpv_get(root, "monsters");
+	if (refd_mpv_ok(mons)) {
+		int keep = 0;
+
+		for (i = 0; i < s->nrmon; i++)
+			if (s->rmon[i].room != 0)
+				s->rmon[keep++] = s->rmon[i];
+		s->nrmon = keep;
+		for (i = 0; i < (int)refd_mpv_len(mons); i++) {
+			refd_mpv mv = refd_mpv_at(mons, (size_t)i);
+			int t = -1, q, r, f, bad = 0;
+			int rank = refd_mpv_streq(refd_mpv_get(mv, "rank"),
+			    "elite") ? 1 : refd_mpv_streq(refd_mpv_get(mv,
+			    "rank"), "boss") ? 2 : 0;
+
+			for (k = 0; k < c->ntype; k++)
+				if (refd_mpv_streq(refd_mpv_get(mv, "type"),
+				    c->type[k].name))
+					t = k;
+			if (t < 0 || parse_at(refd_mpv_get(mv, "at"), &q, &r) ||
+			    hex_at(s, q, r) < 0 || fig_at(s, q, r) >= 0)
+				return setup_fail(ctx, g, d, "monsters: type, at "
+				    "(a free floor hex)");
+			f = place_monster(g, t, rank, q, r,
+			    (int)refd_mpv_get_int(mv, "standee", 0), 0);
+			if (f < 0)
+				return setup_fail(ctx, g, d, "monsters: no free "
+				    "standee");
+			s->fig[f].hp = (int)refd_mpv_get_int(mv, "hp",
+			    s->fig[f].hp);
+			s->fig[f].conds = cond_mask(refd_mpv_get(mv, "conds"),
+			    &bad);
+			if (bad || s->fig[f].hp < 1)
+				return setup_fail(ctx, g, d, "monsters: hp >= 1 "
+				    "and known conditions");
+		}
+	}
+	refd_mp_free(d);
+	scenario_begin(g);
+	rc = commit_zones(g, 0x3ff);
+	if (rc == REFD_OK && g->err)
+		rc = g->err;
+	if (rc != REFD_OK) {
+		H->free(ctx, g);
+		return rc;
+	}
+	g->ctx = NULL;
+	*out = g;
+	return REFD_OK;
+}
+
+/* ----- commands ----- */
+
+static int
+parse_xy(refd_mpv a, int32_t *q, int32_t *r)
+{
+	int64_t x, y;
+
+	if (refd_mpv_len(a) != 2 || refd_mpv_int(refd_mpv_at(a, 0), &x) ||
+	    refd_mpv_int(refd_mpv_at(a, 1), &y) || x < -100 || x > 100 ||
+	    y < -100 || y > 100)
+		return -1;
+	*q = (int32_t)x;
+	*r = (int32_t)y;
+	return 0;
+}
+
+/* Parse a command into an option; -1: malformed. */
+static int
+parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
+{
+	const struct cclass *cl = &g->c->cls[g->s.ch[seat].cls];
+	refd_mpv t = refd_mpv_get(root, "type");
+	int64_t x;
+
+	memset(o, 0, sizeof(*o));
+	if (refd_mpv_streq(t, "plan")) {
+		o->kind = K_PLAN;
+		o->a = card_index(cl, refd_mpv_get(root, "lead"));
+		o->b = card_index(cl, refd_mpv_get(root, "second"));
+		return o->a < 0 || o->b < 0 ? -2 : 0;
+	}
+	if (refd_mpv_streq(t, "rest")) {
+		o->kind = K_REST;
+		return 0;
+	}
+	if (refd_mpv_streq(t, "active_to_pile") || refd_mpv_streq(t, "lose") ||
+	    refd_mpv_streq(t, "recover")) {
+		o->kind = refd_mpv_streq(t, "lose") ? K_LRLOSE :
+		    refd_mpv_streq(t, "recover") ? K_RECOVER : K_ACTIVE;
+		o->a = card_index(cl, refd_mpv_get(root, "card"));
+		return o->a < 0 ? -2 : 0;
+	}
+	if (refd_mpv_streq(t, "play")) {
+		o->kind = K_PLAY;
+		o->a = card_index(cl, refd_mpv_get(root, "card"));
+		if (refd_mpv_streq(refd_mpv_get(root, "half"), "top"))
+			o->b = 0;
+		else if (refd_mpv_streq(refd_mpv_get(root, "half"), "bottom"))
+			o->b = 1;
+		else
+			return -1;
+		o->c = refd_mpv_get_bool(root, "default", 0);
+		return o->a < 0 ? -2 : 0;
+	}
+	if (refd_mpv_streq(t, "move") || refd_mpv_streq(t, "summon") ||
+	    refd_mpv_streq(t, "push")) {
+		o->kind = refd_mpv_streq(t, "move") ? K_MOVE :
+		    refd_mpv_streq(t, "push") ? K_PUSH : K_SUMMON;
+		return parse_xy(refd_mpv_get(root, "to"), &o->q, &o->r);
+	}
+	if (refd_mpv_streq(t, "attack")) {
+		refd_mpv tg = refd_mpv_get(root, "targets");
+		size_t i;
+
+		if (refd_mpv_ok(refd_mpv_get(root, "at"))) {
+			o->kind = K_AOE;
+			if (refd_mpv_int(refd_mpv_get(root, "o"), &x) ||
+			    x < -1000000000 || x > 1000000000)
+				return -1;
+			o->o = (int32_t)x;
+			return parse_xy(refd_mpv_get(root, "at"), &o->q, &o->r);
+		}
+		o->kind = K_ATTACK;
+		if (refd_mpv_type(tg) != REFD_MP_ARRAY || refd_mpv_len(tg) < 1 ||
+		    refd_mpv_len(tg) > MAXTG)
+			return -1;
+		o->n = (int32_t)refd_mpv_len(tg);
+		for (i = 0; i < refd_mpv_len(tg); i++) {
+			if (refd_mpv_int(refd_mpv_at(tg, i), &x) || x < -1 ||
+			    x > 1000)
+				return -1;
+			o->tg[i] = (int32_t)x;
+		}
+		return 0;
+	}
+	if (refd_mpv_streq(t, "heal") || refd_mpv_streq(t, "bless")) {
+		o->kind = refd_mpv_streq(t, "heal") ? K_HEAL : K_BLESS;
+		if (refd_mpv_int(refd_mpv_get(root, "target"), &x) ||
+		    x < -1000000000 || x > 1000000000)
+			return -1;
+		o->a = (int32_t)x;
+		return 0;
+	}
+	if (refd_mpv_streq(t, "order")) {
+		refd_mpv ol = refd_mpv_get(root, "order");
+		size_t i;
+
+		o->kind = K_ORDER;
+		if (refd_mpv_type(ol) != REFD_MP_ARRAY || refd_mpv_len(ol) < 2 ||
+		    refd_mpv_len(ol) > 4)
+			return -1;
+		o->n = (int32_t)refd_mpv_len(ol);
+		for (i = 0; i < refd_mpv_len(ol); i++) {
+			if (refd_mpv_int(refd_mpv_at(ol, i), &x) || x < 0 ||
+			    x > 3)
+				return -1;
+			o->tg[i] = (int32_t)x;
+		}
+		return 0;
+	}
+	if (refd_mpv_streq(t, "create_character")) {
+		int k;
+
+		o->kind = K_CREATE;
+		o->a = -1;
+		for (k = 0; k < g->c->nclass; k++)
+			if (refd_mpv_streq(refd_mpv_get(root, "class"),
+			    g->c->cls[k].name))
+				o->a = k;
+		if (refd_mpv_int(refd_mpv_get(root, "level"), &x) || x < -100 ||
+		    x > 100)
+			return -1;
+		o->b = (int32_t)x;
+		return 0;
+	}
+	if (refd_mpv_streq(t, "level_up") || refd_mpv_streq(t, "donate") ||
+	    refd_mpv_streq(t, "end_campaign")) {
+		o->kind = refd_mpv_streq(t, "level_up") ? K_LEVELUP :
+		    refd_mpv_streq(t, "donate") ? K_DONATE : K_ENDCAMP;
+		return 0;
+	}
+	if (refd_mpv_streq(t, "buy") || refd_mpv_streq(t, "sell")) {
+		int k;
+
+		o->kind = refd_mpv_streq(t, "buy") ? K_BUY : K_SELL;
+		o->a = -1;
+		for (k = 0; k < g->c->nitem; k++)
+			if (refd_mpv_streq(refd_mpv_get(root, "item"),
+			    g->c->item[k].id))
+				o->a = k;
+		return 0;
+	}
+	if (refd_mpv_streq(t, "travel")) {
+		int k;
+
+		o->kind = K_TRAVEL;
+		o->a = -1;
+		for (k = 0; k < g->c->nmap; k++)
+			if (refd_mpv_streq(refd_mpv_get(root, "scenario"),
+			    g->c->map[k].name))
+				o->a = k;
+		o->b = refd_mpv_streq(refd_mpv_get(root, "mode"), "campaign");
+		return refd_mpv_streq(refd_mpv_get(root, "mode"), "campaign") ||
+		    refd_mpv_streq(refd_mpv_get(root, "mode"), "casual") ? 0 : -1;
+	}
+	if (refd_mpv_streq(t, "use_item")) {
+		const struct chr *c = &g->s.ch[seat];
+		int k;
+
+		o->kind = K_ITEM;
+		for (k = 0; k < c->nitem; k++)
+			if (refd_mpv_streq(refd_mpv_get(root, "item"),
+			    g->c->item[c->item[k]].id))
+				break;
+		o->a = k;
+		return k == c->nitem ? -3 : 0;
+	}
+	if (refd_mpv_streq(t, "perform")) {
+		o->kind = K_PERFORM;
+		return 0;
+	}
+	if (refd_mpv_streq(t, "skip")) {
+		o->kind = K_SKIP;
+		return 0;
+	}
+	if (refd_mpv_streq(t, "damage")) {
+		refd_mpv ds = refd_mpv_get(root, "discard");
+
+		if (refd_mpv_get_bool(root, "take", 0)) {
+			o->kind = K_TAKE;
+			return 0;
+		}
+		if (refd_mpv_ok(refd_mpv_get(root, "hand"))) {
+			o->kind = K_LOSEHAND;
+			o->a = card_index(cl, refd_mpv_get(root, "hand"));
+			return o->a < 0 ? -2 : 0;
+		}
+		if (refd_mpv_len(ds) == 2) {
+			o->kind = K_LOSEDISC;
+			o->a = card_index(cl, refd_mpv_at(ds, 0));
+			o->b = card_index(cl, refd_mpv_at(ds, 1));
+			if (o->a > o->b) {
+				int tmp = o->a;
+
+				o->a = o->b;
+				o->b = tmp;
+			}
+			return o->a < 0 || o->b < 0 || o->a == o->b ? -2 : 0;
+		}
+		return -1;
+	}
+	if (refd_mpv_streq(t, "short_rest")) {
+		o->kind = K_SRACCEPT;
+		o->a = refd_mpv_get_bool(root, "accept", 0);
+		return 0;
+	}
+	if (refd_mpv_streq(t, "short_rest_keep")) {
+		o->kind = K_SRKEEP;
+		o->a = refd_mpv_get_bool(root, "reroll", 0);
+		return 0;
+	}
+	return -1;
+}
+
+static void
+write_opt(const struct game *g, int seat, const struct opt *o, refd_mpw *w,
+    char *label, size_t ln)
+{
+	const struct cclass *cl = &g->c->cls[g->s.ch[seat].cls];
+	char nm[48];
+	int i;
+
+	refd_mpw_kmap(w, "cmd");
+	switch (o->kind) {
+	case K_PLAN:
+		refd_mpw_kstr(w, "type", "plan");
+		refd_mpw_kstr(w, "lead", cl->card[o->a].id);
+		refd_mpw_kstr(w, "second", cl->card[o->b].id);
+		snprintf(label, ln, "Play %s (initiative %d) leading, with %s",
+		    cl->card[o->a].name, (int)cl->card[o->a].init,
+		    cl->card[o->b].name);
+		break;
+	case K_REST:
+		refd_mpw_kstr(w, "type", "rest");
+		snprintf(label, ln, "Long rest (initiative 99)");
+		break;
+	case K_ACTIVE:
+		refd_mpw_kstr(w, "type", "active_to_pile");
+		refd_mpw_kstr(w, "card", cl->card[o->a].id);
+		snprintf(label, ln, "Move %s out of your active area",
+		    cl->card[o->a].name);
+		break;
+	case K_LRLOSE:
+		refd_mpw_kstr(w, "type", "lose");
+		refd_mpw_kstr(w, "card", cl->card[o->a].id);
+		snprintf(label, ln, "Long rest: lose %s", cl->card[o->a].name);
+		break;
+	case K_RECOVER:
+		refd_mpw_kstr(w, "type", "recover");
+		refd_mpw_kstr(w, "card", cl->card[o->a].id);
+		snprintf(label, ln, "Recover %s", cl->card[o->a].name);
+		break;
+	case K_PLAY:
+		refd_mpw_kstr(w, "type", "play");
+		refd_mpw_kstr(w, "card", cl->card[o->a].id);
+		refd_mpw_kstr(w, "half", o->b ? "bottom" : "top");
+		if (o->c)
+			refd_mpw_kbool(w, "default", 1);
+		snprintf(label, ln, "%s: %s half%s", cl->card[o->a].name,
+		    o->b ? "bottom" : "top", o->c ? (o->b ? " as Move 2" :
+		    " as Attack 2") : "");
+		break;
+	case K_MOVE:
+	case K_SUMMON:
+	case K_PUSH:
+		refd_mpw_kstr(w, "type", o->kind == K_MOVE ? "move" :
+		    o->kind == K_PUSH ? "push" : "summon");
+		refd_mpw_karray(w, "to");
+		refd_mpw_int(w, o->q);
+		refd_mpw_int(w, o->r);
+		refd_mpw_end(w);
+		snprintf(label, ln, "%s to (%d,%d)", o->kind == K_MOVE ? "Move" :
+		    o->kind == K_PUSH ? "Push/pull a step" : "Summon",
+		    (int)o->q, (int)o->r);
+		break;
+	case K_ATTACK:
+		refd_mpw_kstr(w, "type", "attack");
+		refd_mpw_karray(w, "targets");
+		for (i = 0; i < o->n; i++)
+			refd_mpw_int(w, o->tg[i]);
+		refd_mpw_end(w);
+		snprintf(label, ln, "Attack %s%s", fig_name(g, o->tg[0], nm,
+		    sizeof(nm)), o->n > 1 ? " and more" : "");
+		break;
+	case K_AOE:
+		refd_mpw_kstr(w, "type", "attack");
+		refd_mpw_karray(w, "at");
+		refd_mpw_int(w, o->q);
+		refd_mpw_int(w, o->r);
+		refd_mpw_end(w);
+		refd_mpw_kint(w, "o", o->o);
+		snprintf(label, ln, "Area attack at (%d,%d), orientation %d",
+		    (int)o->q, (int)o->r, (int)o->o);
+		break;
+	case K_HEAL:
+	case K_BLESS:
+		refd_mpw_kstr(w, "type", o->kind == K_HEAL ? "heal" : "bless");
+		refd_mpw_kint(w, "target", o->a);
+		snprintf(label, ln, "%s %s", o->kind == K_HEAL ? "Heal" : "Bless",
+		    fig_name(g, o->a, nm, sizeof(nm)));
+		break;
+	case K_CREATE:
+		refd_mpw_kstr(w, "type", "create_character");
+		refd_mpw_kstr(w, "class", g->c->cls[o->a].name);
+		refd_mpw_kint(w, "level", o->b);
+		snprintf(label, ln, "Create a level %d %s", (int)o->b,
+		    g->c->cls[o->a].name);
+		break;
+	case K_LEVELUP:
+		refd_mpw_kstr(w, "type", "level_up");
+		snprintf(label, ln, "Level up");
+		break;
+	case K_DONATE:
+		refd_mpw_kstr(w, "type", "donate");
+		snprintf(label, ln, "Donate 10 gold to the sanctuary");
+		break;
+	case K_ENDCAMP:
+		refd_mpw_kstr(w, "type", "end_campaign");
+		snprintf(label, ln, "End the campaign");
+		break;
+	case K_BUY:
+	case K_SELL:
+		refd_mpw_kstr(w, "type", o->kind == K_BUY ? "buy" : "sell");
+		refd_mpw_kstr(w, "item", g->c->item[o->a].id);
+		snprintf(label, ln, "%s %s for %d gold", o->kind == K_BUY ?
+		    "Buy" : "Sell", g->c->item[o->a].name, o->kind == K_BUY ?
+		    price_of(g, o->a) : (int)g->c->item[o->a].cost / 2);
+		break;
+	case K_TRAVEL:
+		refd_mpw_kstr(w, "type", "travel");
+		refd_mpw_kstr(w, "scenario", g->c->map[o->a].name);
+		refd_mpw_kstr(w, "mode", o->b ? "campaign" : "casual");
+		snprintf(label, ln, "Travel to %s (%s)", g->c->map[o->a].name,
+		    o->b ? "campaign" : "casual");
+		break;
+	case K_ORDER:
+		refd_mpw_kstr(w, "type", "order");
+		refd_mpw_karray(w, "order");
+		for (i = 0; i < o->n; i++)
+			refd_mpw_int(w, o->tg[i]);
+		refd_mpw_end(w);
+		snprintf(label, ln, "Settle the initiative tie: tied unit %d "
+		    "acts first", (int)o->tg[0]);
+		break;
+	case K_ITEM:
+		refd_mpw_kstr(w, "type", "use_item");
+		refd_mpw_kstr(w, "item",
+		    g->c->item[g->s.ch[seat].item[o->a]].id);
+		snprintf(label, ln, "Use %s",
+		    g->c->item[g->s.ch[seat].item[o->a]].name);
+		break;
+	case K_PERFORM:
+		refd_mpw_kstr(w, "type", "perform");
+		snprintf(label, ln, "Perform the ability");
+		break;
+	case K_SKIP:
+		refd_mpw_kstr(w, "type", "skip");
+		snprintf(label, ln, "Skip the ability");
+		break;
+	case K_TAKE:
+		refd_mpw_kstr(w, "type", "damage");
+		refd_mpw_kbool(w, "take", 1);
+		snprintf(label, ln, "Take the damage");
+		break;
+	case K_LOSEHAND:
+		refd_mpw_kstr(w, "type", "damage");
+		refd_mpw_kstr(w, "hand", cl->card[o->a].id);
+		snprintf(label, ln, "Lose %s from your hand instead",
+		    cl->card[o->a].name);
+		break;
+	case K_LOSEDISC:
+		refd_mpw_kstr(w, "type", "damage");
+		refd_mpw_karray(w, "discard");
+		refd_mpw_str(w, cl->card[o->a].id);
+		refd_mpw_str(w, cl->card[o->b].id);
+		refd_mpw_end(w);
+		snprintf(label, ln, "Lose %s and %s from your discard instead",
+		    cl->card[o->a].name, cl->card[o->b].name);
+		break;
+	case K_SRACCEPT:
+		refd_mpw_kstr(w, "type", "short_rest");
+		refd_mpw_kbool(w, "accept", o->a);
+		snprintf(label, ln, o->a ? "Short rest" : "No short rest");
+		break;
+	case K_SRKEEP:
+		refd_mpw_kstr(w, "type", "short_rest_keep");
+		refd_mpw_kbool(w, "reroll", o->a);
+		snprintf(label, ln, o->a ? "Suffer 1 damage to keep the card" :
+		    "Lose the card");
+		break;
+	}
+	refd_mpw_end(w);
+}
+
+static int
+same(const struct opt *a, const struct opt *b)
+{
+	int i;
+
+	if (a->kind != b->kind || a->a != b->a || a->b != b->b ||
+	    a->c != b->c || a->q != b->q || a->r != b->r || a->o != b->o ||
+	    a->n != b->n)
+		return 0;
+	for (i = 0; i < a->n; i++)
+		if (a->tg[i] != b->tg[i])
+			return 0;
+	return 1;
+}
+
+static uint64_t
+pending_mask(const struct game *g)
+{
+	struct opt tmp[1];
+	uint64_t m = 0;
+	int i;
+
+	for (i = 0; i < g->s.nch; i++)
+		if (options(g, i, tmp, 1) > 0)
+			m |= (uint64_t)1 << i;
+	return m;
+}
+
+/* Why o is refused: a code, rule and sentence. */
+static int
+refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
+    int n)
+{
+	const struct dg *s = &g->s;
+	char msg[200];
+	int i, kinds = 0;
+
+	for (i = 0; i < n; i++)
+		kinds |= list[i].kind == o->kind;
+	if (s->ndq > 0 && s->dq[0].ci == seat && o->kind != K_TAKE &&
+	    o->kind != K_LOSEHAND && o->kind != K_LOSEDISC)
+		return H->reject(g->ctx, REFD_EPHASE, "R002-48",
+		    "answer the damage prompt first (take, hand or discard)");
+	if (s->phase == PH_TOWN && camp_owes_levelup(g, seat) &&
+	    o->kind != K_LEVELUP && o->kind != K_TRAVEL)
+		return H->reject(g->ctx, REFD_EPHASE, "R002-78",
+		    "your XP has reached the next level: level up first");
+	if (!kinds && s->phase != PH_TOWN) {
+		switch (o->kind) {
+		case K_PLAN:
+			if (s->phase == PH_PLAN)
+				return H->reject(g->ctx, REFD_EILLEGAL, "R002-12",
+				    "you need two cards in hand to play two "
+				    "cards: long rest");
+			break;
+		case K_REST:
+			if (s->phase == PH_PLAN)
+				return H->reject(g->ctx, REFD_EILLEGAL, "R002-12",
+				    "a long rest needs at least two cards in "
+				    "your discard pile");
+			break;
+		case K_SKIP:
+			return H->reject(g->ctx, REFD_EILLEGAL, "R002-21",
+			    "this ability cannot be skipped now");
+		case K_ITEM:
+			return H->reject(g->ctx, REFD_EILLEGAL, "R002-25",
+			    "that item cannot be used now (spent, consumed, "
+			    "stunned, not your turn, or its condition does not "
+			    "hold)");
+		default:
+			break;
+		}
+		snprintf(msg, sizeof(msg), "that is not a decision you owe now "
+		    "(round %d)", (int)s->round);
+		return H->reject(g->ctx, REFD_EPHASE, "R002-13", msg);
+	}
+	switch (o->kind) {
+	case K_PLAN:
+		if (o->a == o->b)
+			return H->reject(g->ctx, REFD_EILLEGAL, "R002-13",
+			    "the two cards must differ");
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-13",
+		    "both cards must be in your hand");
+	case K_LRLOSE:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-18",
+		    "the card you lose in a long rest must be in your discard "
+		    "pile");
+	case K_RECOVER:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-72",
+		    "that card is not in your lost pile or cannot be recovered");
+	case K_PLAY:
+		if (s->ch[seat].halves >> o->b & 1)
+			return H->reject(g->ctx, REFD_EILLEGAL, "R002-20",
+			    "you already performed that half: play the other "
+			    "half (top of one card, bottom of the other)");
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-20",
+		    "that card is not one of your two unplayed cards this "
+		    "round");
+	case K_MOVE:
+		snprintf(msg, sizeof(msg), "(%d,%d) cannot be reached with this "
+		    "move (costs, blocking figures and obstacles, a free end "
+		    "hex)", (int)o->q, (int)o->r);
+		return H->reject(g->ctx, REFD_ENOPATH, "R002-05", msg);
+	case K_ATTACK: {
+		struct ability tmp;
+		const struct ability *a = cur_ability(g, seat, &tmp);
+		const char *why = "it cannot be attacked";
+		char nm[48];
+		int k, j;
+
+		for (k = 0; k < o->n; k++)
+			for (j = 0; j < k; j++)
+				if (o->tg[j] == o->tg[k])
+					return H->reject(g->ctx, REFD_ENOTARGET,
+					    "R002-27", "one attack can never "
+					    "target the same enemy twice");
+		if (a != NULL && o->n > a->target) {
+			snprintf(msg, sizeof(msg), "this attack has at most %d "
+			    "target(s)", (int)a->target);
+			return H->reject(g->ctx, REFD_ENOTARGET, "R002-27", msg);
+		}
+		for (k = 0; k < o->n && a != NULL; k++)
+			if (!can_target(g, s->ch[seat].fig, a, o->tg[k], &why))
+				break;
+		if (k < o->n && o->tg[k] >= 0 && o->tg[k] < s->nfig) {
+			snprintf(msg, sizeof(msg), "%s cannot be targeted: %s",
+			    fig_name(g, o->tg[k], nm, sizeof(nm)), why);
+			return H->reject(g->ctx, REFD_ENOTARGET, "R002-27", msg);
+		}
+		return H->reject(g->ctx, REFD_ENOTARGET, "R002-27",
+		    "no such target figure");
+	}
+	case K_AOE:
+		return H->reject(g->ctx, REFD_ENOTARGET, "R002-08",
+		    "this area placement reaches no hex in range or covers no "
+		    "enemy in line of sight");
+	case K_HEAL:
+	case K_BLESS:
+		return H->reject(g->ctx, REFD_ENOTARGET, "R002-71",
+		    "the target must be you or an ally in range and line of "
+		    "sight");
+	case K_PUSH:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-64",
+		    "each push step must take the target farther away (a pull "
+		    "closer) through a free hex");
+	case K_LOSEHAND:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-48",
+		    "you may lose a card from your hand, but not one of the two "
+		    "selected cards still to play");
+	case K_LOSEDISC:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-48",
+		    "both cards must be in your discard pile");
+	case K_ACTIVE:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-26",
+		    "that card is not in your active area");
+	case K_ITEM:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-25",
+		    "that item cannot be used now (spent, consumed, stunned, "
+		    "or its condition does not hold)");
+	case K_ORDER:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-74",
+		    "the order must list every tied unit once");
+	case K_CREATE:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-77",
+		    "create a character of an unlocked class nobody in the "
+		    "party plays, at a level from 1 to the prosperity level");
+	case K_LEVELUP:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-78",
+		    "a level-up needs the next level's XP, or a level below the "
+		    "prosperity level");
+	case K_BUY:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-80",
+		    "you cannot buy that: no copy in the supply, not enough "
+		    "gold, or you already own one");
+	case K_SELL:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-80",
+		    "you do not own that item");
+	case K_DONATE:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-82",
+		    "one donation of 10 gold per character per town visit");
+	case K_TRAVEL:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-87",
+		    "that scenario is locked, already completed in campaign "
+		    "mode, needs an achievement, or a level-up is still owed");
+	default:
+		if (s->phase == PH_TOWN)
+			return H->reject(g->ctx, REFD_EPHASE, "R002-13",
+			    "that is not a town activity you may do now");
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-74",
+		    "that choice is not one of the legal options");
+	}
+}
+
+static int
+p_apply(refd_ctx *ctx, void *state, uint32_t seat, const uint8_t *cmd,
+    size_t len)
+{
+	struct game *g = state;
+	refd_mpdoc *d = refd_mp_parse(cmd, len);
+	refd_mpv root = refd_mp_root(d);
+	struct opt *list, o;
+	int n, i, rc;
+	char msg[160];
+
+	g->ctx = ctx;
+	g->err = 0;
+	g->dirty = 0;
+	if (d == NULL || refd_mpv_type(root) != REFD_MP_MAP ||
+	    refd_mpv_type(refd_mpv_get(root, "type")) != REFD_MP_STR) {
+		refd_mp_free(d);
+		return H->reject(ctx, REFD_EBADCMD, NULL,
+		    "a command is a map with a \"type\"");
+	}
+	if (g->s.over) {
+		refd_mp_free(d);
+		return H->reject(ctx, REFD_EFINISHED, "R002-69",
+		    "the scenario is over");
+	}
+	if ((int)seat >= g->s.nch) {
+		refd_mp_free(d);
+		return H->reject(ctx, REFD_ESEAT, NULL, "no such seat");
+	}
+	rc = parse_cmd(g, (int)seat, root, &o);
+	refd_mp_free(d);
+	if (rc == -1)
+		return H->reject(ctx, REFD_EBADCMD, NULL, "unknown command or "
+		    "malformed arguments (see the ruleset's command list)");
+	if (rc == -2)
+		return H->reject(ctx, REFD_EILLEGAL, "R002-13",
+		    "no such card in your class");
+	if (rc == -3)
+		return H->reject(ctx, REFD_EILLEGAL, "R002-25",
+		    "you have no such item equipped");
+	list = H->alloc(ctx, MAXOPT * sizeof(*list));
+	if (list == NULL)
+		return REFD_ENOMEM;
+	n = options(g, (int)seat, list, MAXOPT);
+	if (n == 0) {
+		uint64_t p = pending_mask(g);
+
+		H->free(ctx, list);
+		snprintf(msg, sizeof(msg), "you owe no decision now; waiting "
+		    "for seat(s) with mask %llu", (unsigned long long)p);
+		return H->reject(ctx, REFD_ENOTYOURTURN, "R002-14", msg);
+	}
+	for (i = 0; i < n; i++)
+		if (same(&o, &list[i]))
+			break;
+	if (i == n) {
+		rc = refuse(g, (int)seat, &o, list, n);
+		H->free(ctx, list);
+		return rc;
+	}
+	o = list[i];
+	H->free(ctx, list);
+	perform(g, (int)seat, &o);
+	dg_advance(g);
+	if (g->err)
+		return g->err;
+	rc = commit_zones(g, g->dirty);
+	g->ctx = NULL;
+	return rc;
+}
+
+static int
+p_legal(refd_ctx *ctx, const void *state, uint32_t seat)
+{
+	const struct game *g = state;
+	struct opt *list = H->alloc(ctx, MAXOPT * sizeof(*list));
+	refd_mpw *w;
+	char label[160];
+	int n, i;
+
+	if (list == NULL)
+		return REFD_ENOMEM;
+	w = refd_mpw_create();
+	n = (int)seat < g->s.nch ? options(g, (int)seat, list, MAXOPT) : 0;
+	refd_mpw_array(w);
+	for (i = 0; i < n; i++) {
+		refd_mpw_map(w);
+		write_opt(g, (int)seat, &list[i], w, label, sizeof(label));
+		refd_mpw_kstr(w, "label", label);
+		refd_mpw_end(w);
+	}
+	refd_mpw_end(w);
+	H->free(ctx, list);
+	return put(ctx, w);
+}
+
+static int
+p_pending(refd_ctx *ctx, const void *state, uint64_t *seats)
+{
+	(void)ctx;
+	*seats = pending_mask(state);
+	return REFD_OK;
+}
+
+static void
+card_ids(refd_mpw *w, const char *k, const struct cclass *cl, int mask)
+{
+	int i;
+
+	refd_mpw_karray(w, k);
+	for (i = 0; i < cl->ncards; i++)
+		if (mask >> i & 1)
+			refd_mpw_str(w, cl->card[i].id);
+	refd_mpw_end(w);
+}
+
+static void
+deck_view(refd_mpw *w, const char *k, const struct deck *d)
+{
+	int i, bl = 0, cu = 0;
+
+	refd_mpw_kmap(w, k);
+	refd_mpw_kint(w, "draw", d->n);
+	for (i = 0; i < d->n; i++) {
+		bl += d->c[i] == M_BLESS;
+		cu += d->c[i] == M_MCURSE || d->c[i] == M_PCURSE;
+	}
+	refd_mpw_kint(w, "bless", bl);
+	refd_mpw_kint(w, "curse", cu);
+	refd_mpw_karray(w, "discard");
+	for (i = 0; i < d->nd; i++)
+		refd_mpw_str(w, modc[d->d[i]].name);
+	refd_mpw_end(w);
+	refd_mpw_end(w);
+}
+
+static int
+p_view(refd_ctx *ctx, const void *state, int32_t seat)
+{
+	const struct game *g = state;
+	const struct dg *s = &g->s;
+	refd_mpw *w = refd_mpw_create();
+	static const char *const phases[] = { "", "plan", "turns",
+		"short_rest", "over" };
+	static const char *const ovn[] = { "", "trap", "hazard", "difficult",
+		"obstacle", "plate", "treasure" };
+	char key[24], nm[48];
+	int i, k;
+
+	refd_mpw_map(w);
+	refd_mpw_kint(w, "round", s->round);
+	refd_mpw_kstr(w, "phase", phases[s->phase]);
+	refd_mpw_kint(w, "level", s->level);
+	refd_mpw_kmap(w, "elements");
+	for (i = 0; i < NELEM; i++)
+		refd_mpw_kstr(w, elem_name[i], s->elem[i] == 2 ? "strong" :
+		    s->elem[i] == 1 ? "waning" : "inert");
+	refd_mpw_end(w);
+	refd_mpw_kmap(w, "figs");
+	for (i = 0; i < s->nfig; i++) {
+		const struct fig *x = &s->fig[i];
+
+		if (!x->alive)
+			continue;
+		snprintf(key, sizeof(key), "%d", i);
+		refd_mpw_kmap(w, key);
+		refd_mpw_kstr(w, "name", fig_name(g, i, nm, sizeof(nm)));
+		refd_mpw_kstr(w, "kind", x->kind == F_CHAR ? "character" :
+		    x->kind == F_SUMMON ? "summon" : "monster");
+		refd_mpw_karray(w, "at");
+		refd_mpw_int(w, x->q);
+		refd_mpw_int(w, x->r);
+		refd_mpw_end(w);
+		refd_mpw_kint(w, "hp", x->hp);
+		refd_mpw_kint(w, "maxhp", x->maxhp);
+		refd_mpw_karray(w, "conds");
+		for (k = 0; k < NCOND; k++)
+			if (x->conds >> k & 1)
+				refd_mpw_str(w, cond_name[k]);
+		refd_mpw_end(w);
+		if (x->kind != F_CHAR)
+			refd_mpw_kint(w, "shield", fig_shield(g, i));
+		refd_mpw_end(w);
+	}
+	refd_mpw_end(w);
+	refd_mpw_kmap(w, "hexes");
+	for (i = 0; i < s->nhex; i++) {
+		const struct hexs *h = &s->hex[i];
+		int vis = visible_hex(s, i);
+
+		if (!h->door && !(vis && (h->ov || h->money)))
+			continue;
+		snprintf(key, sizeof(key), "%d,%d", (int)h->q, (int)h->r);
+		refd_mpw_kmap(w, key);
+		if (h->door)
+			refd_mpw_kstr(w, "door", h->door == DOOR_OPEN ? "open" :
+			    h->door == DOOR_LOCKED ? "locked" : "closed");
+		if (vis && h->ov)
+			refd_mpw_kstr(w, "overlay", ovn[h->ov]);
+		if (vis && h->money)
+			refd_mpw_kint(w, "money", h->money);
+		refd_mpw_end(w);
+	}
+	refd_mpw_end(w);
+	refd_mpw_karray(w, "chars");
+	for (i = 0; i < s->nch; i++) {
+		const struct chr *c = &s->ch[i];
+		const struct cclass *cl = &g->c->cls[c->cls];
+
+		refd_mpw_map(w);
+		refd_mpw_kstr(w, "class", cl->name);
+		refd_mpw_kint(w, "fig", c->fig);
+		refd_mpw_kint(w, "xp", c->xp);
+		refd_mpw_kint(w, "money", c->money);
+		refd_mpw_kbool(w, "exhausted", c->exhausted);
+		refd_mpw_kint(w, "hand_size", __builtin_popcount(
+		    (unsigned)c->hand));
+		if (seat == i)
+			card_ids(w, "hand", cl, c->hand);
+		card_ids(w, "discard", cl, c->disc);
+		card_ids(w, "lost", cl, c->lost);
+		card_ids(w, "active", cl, c->active);
+		refd_mpw_kbool(w, "committed", c->planned);
+		if (c->planned && (s->phase != PH_PLAN || seat == i)) {
+			refd_mpw_kbool(w, "long_rest", c->rest);
+			if (!c->rest) {
+				refd_mpw_kstr(w, "lead", cl->card[c->ca].id);
+				refd_mpw_kstr(w, "second", cl->card[c->cb].id);
+			}
+		}
+		refd_mpw_karray(w, "items");
+		for (k = 0; k < c->nitem; k++) {
+			refd_mpw_map(w);
+			refd_mpw_kstr(w, "id", g->c->item[c->item[k]].id);
+			refd_mpw_kstr(w, "state", c->istate[k] == 0 ? "ready" :
+			    c->istate[k] == 1 ? "spent" : "consumed");
+			refd_mpw_end(w);
+		}
+		refd_mpw_end(w);
+		if (c->shield_rb)
+			refd_mpw_kint(w, "shield", c->shield_rb);
+		if (c->ret_rb)
+			refd_mpw_kint(w, "retaliate", c->ret_rb);
+		deck_view(w, "modifiers", &c->mod);
+		refd_mpw_end(w);
+	}
+	refd_mpw_end(w);
+	deck_view(w, "monster_modifiers", &s->mdeck);
+	refd_mpw_kmap(w, "monster_cards");
+	for (k = 0; k < g->c->ndeck; k++)
+		if (s->ad_cur[k] >= 0)
+			refd_mpw_kstr(w, g->c->deck[k].name,
+			    g->c->deck[k].card[s->ad_cur[k]].name);
+	refd_mpw_end(w);
+	if (s->phase == PH_TURN) {
+		write_order(g, w);
+		refd_mpw_kint(w, "turn", s->cur);
+	}
+	if (s->ndq > 0) {
+		refd_mpw_kmap(w, "damage_prompt");
+		refd_mpw_kint(w, "seat", s->dq[0].ci);
+		refd_mpw_kint(w, "amount", s->dq[0].amount);
+		refd_mpw_end(w);
+	}
+	if (s->camp) {
+		refd_mpw_kmap(w, "campaign");
+		refd_mpw_kint(w, "prosperity", s->prosperity);
+		refd_mpw_kint(w, "prosperity_level",
+		    prosperity_level(s->prosperity));
+		refd_mpw_kint(w, "reputation", s->reputation);
+		refd_mpw_kint(w, "scenarios", s->scen_count);
+		refd_mpw_kint(w, "donations", s->donations);
+		refd_mpw_karray(w, "achievements");
+		for (k = 0; k < g->c->nach; k++)
+			if ((s->gach | s->pach) >> k & 1)
+				refd_mpw_str(w, g->c->ach[k].name);
+		refd_mpw_end(w);
+		refd_mpw_kmap(w, "supply");
+		for (k = 0; k < g->c->nitem; k++)
+			if (s->supply[k] > 0)
+				refd_mpw_kint(w, g->c->item[k].id, s->supply[k]);
+		refd_mpw_end(w);
+		refd_mpw_karray(w, "characters");
+		for (i = 0; i < s->nch; i++) {
+			const struct cchar *cc = &s->cc[i];
+
+			refd_mpw_map(w);
+			if (cc->made) {
+				refd_mpw_kstr(w, "class", g->c->cls[cc->cls].name);
+				refd_mpw_kint(w, "level", cc->level);
+				refd_mpw_kint(w, "xp", cc->xp);
+				refd_mpw_kint(w, "gold", cc->gold);
+				refd_mpw_karray(w, "items");
+				for (k = 0; k < g->c->nitem; k++)
+					if (cc->owned >> k & 1)
+						refd_mpw_str(w, g->c->item[k].id);
+				refd_mpw_end(w);
+			}
+			refd_mpw_end(w);
+		}
+		refd_mpw_end(w);
+		refd_mpw_end(w);
+	}
+	refd_mpw_kstr(w, "result", s->over == 1 ? "success" : s->over == 2 ?
+	    "failure" : "");
+	refd_mpw_end(w);
+	return put(ctx, w);
+}
+
+static int
+p_result(refd_ctx *ctx, const void *state)
+{
+	const struct game *g = state;
+	refd_mpw *w;
+	int i, rc;
+
+	if (!g->s.over)
+		return 0;
+	w = refd_mpw_create();
+	refd_mpw_map(w);
+	refd_mpw_karray(w, "winners");
+	if (g->s.over == 1)
+		for (i = 0; i < g->s.nch; i++)
+			refd_mpw_int(w, i);
+	refd_mpw_end(w);
+	refd_mpw_kstr(w, "reason", g->s.camp ? "the campaign ended" :
+	    g->s.over == 1 ? "scenario success" : "scenario failure");
+	refd_mpw_karray(w, "xp");
+	for (i = 0; i < g->s.nch; i++)
+		refd_mpw_int(w, g->s.ch[i].xp);
+	refd_mpw_end(w);
+	refd_mpw_karray(w, "gold");
+	for (i = 0; i < g->s.nch; i++)
+		refd_mpw_int(w, g->s.ch[i].money * g->s.gold_per +
+		    g->s.ch[i].gold);
+	refd_mpw_end(w);
+	refd_mpw_end(w);
+	rc = put(ctx, w);
+	return rc == REFD_OK ? 1 : rc;
+}
+
+static int
+p_serialize(refd_ctx *ctx, const void *state)
+{
+	const struct game *g = state;
+	refd_mpw *w = refd_mpw_create();
+
+	refd_mpw_bin(w, (const uint8_t *)&g->s, sizeof(g->s));
+	return put(ctx, w);
+}
+
+static int
+p_restore(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *b,
+    size_t len, void **out)
+{
+	refd_mpdoc *d = refd_mp_parse(b, len);
+	const uint8_t *bin;
+	size_t n;
+	struct game *g;
+	const struct dg *s;
+	int bad;
+
+	(void)pdata;
+	if (d == NULL || refd_mpv_bin(refd_mp_root(d), &bin, &n) != 0 ||
+	    n != sizeof(struct dg)) {
+		refd_mp_free(d);
+		return H->reject(ctx, REFD_EARG, NULL, "state is damaged");
+	}
+	g = H->alloc(ctx, sizeof(*g));
+	if (g == NULL) {
+		refd_mp_free(d);
+		return REFD_ENOMEM;
+	}
+	memset(g, 0, sizeof(*g));
+	memcpy(&g->s, bin, n);
+	refd_mp_free(d);
+	g->c = content;
+	s = &g->s;
+	bad = s->version != DG_VERSION || s->nch < 2 || s->nch > MAXCH ||
+	    (s->nhex < 1 && !s->camp) || s->nhex > MAXHEX || s->nfig < 0 ||
+	    s->nfig > MAXFIG || s->nord < 0 || s->nord > MAXORD ||
+	    s->ndq < 0 || s->ndq > 6 || s->mlevel < 0 || s->mlevel > 7 ||
+	    s->mapi >= g->c->nmap || s->nrmon < 0 || s->nrmon > MAXRMON;
+	if (bad) {
+		H->free(ctx, g);
+		return H->reject(ctx, REFD_EARG, NULL, "state is damaged");
+	}
+	*out = g;
+	return REFD_OK;
+}
+
+/*
+ * Re-deal seat's hidden data: its sealed plan, while the others may not
+ * see it yet, becomes another random pair of its hand cards.
+ */
+static int
+p_redeal(refd_ctx *ctx, void *state, uint32_t seat)
+{
+	struct game *g = state;
+	struct chr *c;
+	int cards[MAXCARD], n = 0, k, rc;
+	uint32_t a = 0, b = 0;
+
+	if ((int)seat >= g->s.nch)
+		return REFD_OK;
+	c = &g->s.ch[seat];
+	if (g->s.phase != PH_PLAN || !c->planned || c->rest)
+		return REFD_OK;
+	for (k = 0; k < MAXCARD; k++)
+		if (c->hand >> k & 1)
+			cards[n++] = k;
+	if (n < 2)
+		return REFD_OK;
+	if ((rc = H->uniform(ctx, (uint32_t)n, "redeal", &a)) != REFD_OK ||
+	    (rc = H->uniform(ctx, (uint32_t)n - 1, "redeal", &b)) != REFD_OK)
+		return rc;
+	if ((int)b >= (int)a)
+		b++;
+	c->ca = cards[a];
+	c->cb = cards[b];
+	c->lead = c->ca;
+	return REFD_OK;
+}
+
+static void
+p_destroy(refd_ctx *ctx, void *state)
+{
+	H->free(ctx, state);
+}
+
+static const struct refd_plugin_ops ops = {
+	sizeof(struct refd_plugin_ops),
+	p_init,
+	NULL,
+	p_describe,
+	p_content_load,
+	p_content_free,
+	p_create,
+	p_apply,
+	p_legal,
+	p_pending,
+	p_view,
+	p_result,
+	p_serialize,
+	p_restore,
+	p_destroy,
+	p_redeal,
+};
+
+REFD_PLUGIN_DEFINE_CAPS("dungeon", "0.1.0",
+    "cooperative dungeon adventure on hexes with a refereed monster AI",
+    2, 4, REFD_PF_HIDDEN | REFD_PF_ROLLBACK,
+    REFD_CAP_DRAWS | REFD_CAP_EVENTS | REFD_CAP_COMMIT, &ops);

@@ -1,0 +1,1714 @@
+/*
+ * turn.c - attacks, pushes, the monster AI (focus, destination), the
+ * character turn, round start and end, and dg_advance (spec §4-§13).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "dg.h"
+#include "rules.h"
+
+static void kxy(refd_mpw *w, const char *k, int q, int r)
+{
+	refd_mpw_karray(w, k);
+	refd_mpw_int(w, q);
+	refd_mpw_int(w, r);
+	refd_mpw_end(w);
+}
+
+static int
+fig_range(const struct dg *s, int a, int b)
+{
+	return range_between(s, s->fig[a].q, s->fig[a].r, s->fig[b].q,
+	    s->fig[b].r);
+}
+
+static int
+fig_los(const struct dg *s, int a, int b)
+{
+	return los(s, s->fig[a].q, s->fig[a].r, s->fig[b].q, s->fig[b].r);
+}
+
+static int
+fig_adjacent(const struct dg *s, int a, int b)
+{
+	return adjacent(s, s->fig[a].q, s->fig[a].r, s->fig[b].q,
+	    s->fig[b].r);
+}
+
+/* The character who gets the credit for figure f's deeds, or -1. */
+static int
+credit_of(const struct game *g, int f)
+{
+	const struct fig *x = &g->s.fig[f];
+
+	if (x->kind == F_CHAR)
+		return char_of(g, f);
+	if (x->kind == F_SUMMON)
+		return x->owner;
+	return -1;
+}
+
+static void
+infuse(struct game *g, int mask, int any)
+{
+	int i;
+
+	g->s.infuse_now |= mask;
+	while (any-- > 0)
+		for (i = 0; i < NELEM; i++)
+			if (!(g->s.infuse_now >> i & 1)) {
+				g->s.infuse_now |= 1 << i;
+				break;
+			}
+}
+
+/* Consume elements for an augment: all listed ones must be available;
+ * "any" takes the first available.  Returns 1 when paid. */
+static int
+consume(struct game *g, int mask, int any)
+{
+	int i, avail = 0, pick = 0;
+	refd_mpw *w;
+
+	if (mask == 0 && any == 0)
+		return 0;
+	for (i = 0; i < NELEM; i++)
+		if (g->s.elem[i] > 0)
+			avail |= 1 << i;
+	if ((avail & mask) != mask)
+		return 0;
+	if (any) {
+		for (i = 0; i < NELEM; i++)
+			if ((avail & ~mask) >> i & 1) {
+				pick = 1 << i;
+				break;
+			}
+		if (pick == 0)
+			return 0;
+	}
+	mask |= pick;
+	w = evb("consume");
+	refd_mpw_karray(w, "elements");
+	for (i = 0; i < NELEM; i++)
+		if (mask >> i & 1) {
+			g->s.elem[i] = 0;
+			refd_mpw_str(w, elem_name[i]);
+		}
+	refd_mpw_end(w);
+	ev(g, REFD_SEAT_PUBLIC, w);
+	return 1;
+}
+
+/* ----- attacks (§7) ----- */
+
+static void attack_done(struct game *g);
+
+static void
+atk_step(struct game *g)
+{
+	struct dg *s = &g->s;
+	struct atk *a = &s->atk;
+	int t, v, mode, out[24], drawn[24], n, nd, i, sum = 0, mul = 0, nul = 0;
+	int eff = 0, elems = 0, shield, dmg, adv, dis;
+	char nm[48];
+	refd_mpw *w;
+
+	if (a->ti >= a->ntg || !s->fig[a->fig].alive) {
+		a->active = 0;
+		attack_done(g);
+		return;
+	}
+	t = a->tg[a->ti++];
+	if (!s->fig[t].alive)
+		return;
+	v = a->value + (s->fig[t].conds & C_POISON ? 1 : 0);
+	adv = (s->fig[a->fig].conds & C_STRENGTHEN) != 0 || a->stage;
+	dis = (s->fig[a->fig].conds & C_MUDDLE) != 0 ||
+	    (a->ranged && fig_adjacent(s, a->fig, t));
+	mode = adv - dis;
+	n = draw_attack(g, deck_of(g, a->fig), mode, v, out, drawn, &nd);
+	for (i = 0; i < n; i++) {
+		const struct modc *m = &modc[out[i]];
+
+		if (m->kind == 0)
+			sum += m->val;
+		else if (m->kind == 1)
+			mul = 1;
+		else
+			nul = 1;
+		eff |= m->conds;
+		elems |= m->elem;
+	}
+	v += sum;
+	if (mul)
+		v *= 2;
+	if (nul)
+		v = 0;
+	if (v < 0)
+		v = 0;
+	shield = fig_shield(g, t);
+	if (s->fig[t].kind == F_CHAR) {
+		shield += ward(g, char_of(g, t));
+		shield += item_ward(g, char_of(g, t));
+	}
+	shield -= a->pierce;
+	if (shield < 0)
+		shield = 0;
+	dmg = v - shield;
+	if (dmg < 0)
+		dmg = 0;
+	if (elems)
+		infuse(g, elems, 0);
+	w = evb("attack");
+	refd_mpw_kint(w, "attacker", a->fig);
+	refd_mpw_kint(w, "target", t);
+	refd_mpw_kstr(w, "target_name", fig_name(g, t, nm, sizeof(nm)));
+	refd_mpw_kstr(w, "mode", mode > 0 ? "advantage" : mode < 0 ?
+	    "disadvantage" : "normal");
+	refd_mpw_karray(w, "drawn");
+	for (i = 0; i < nd; i++)
+		refd_mpw_str(w, modc[drawn[i]].name);
+	refd_mpw_end(w);
+	refd_mpw_karray(w, "applied");
+	for (i = 0; i < n; i++)
+		refd_mpw_str(w, modc[out[i]].name);
+	refd_mpw_end(w);
+	refd_mpw_kint(w, "value", v);
+	refd_mpw_kint(w, "shield", shield);
+	refd_mpw_kint(w, "damage", dmg);
+	ev(g, REFD_SEAT_PUBLIC, w);
+	a->cur_tg = t;
+	a->effects = eff;
+	a->xp = 1;	/* performed */
+	if (s->fig[t].kind == F_CHAR) {
+		damage(g, t, dmg, credit_of(g, a->fig), "attack", 1);
+	} else {
+		damage(g, t, dmg, credit_of(g, a->fig), "attack", 0);
+		after_damage(g);
+	}
+}
+
+void
+after_damage(struct game *g)
+{
+	struct dg *s = &g->s;
+	struct atk *a = &s->atk;
+	int t = a->cur_tg, r;
+
+	if (!s->fig[t].alive)
+		return;
+	if (a->conds | a->effects)
+		add_conds(g, t, a->conds | a->effects);
+	if ((a->push || a->pull) && s->fig[a->fig].alive) {
+		s->push.active = 1;
+		s->push.fig = t;
+		s->push.from_fig = a->fig;
+		s->push.left = a->push ? a->push : a->pull;
+		s->push.pull = a->pull > 0;
+		s->push.by_ci = s->fig[a->fig].kind == F_CHAR ?
+		    char_of(g, a->fig) : -1;
+	}
+	r = 0;
+	if (s->fig[a->fig].alive && fig_range(s, a->fig, t) <= 1)
+		r = fig_retaliate(g, t);
+	if (r > 0) {
+		refd_mpw *w = evb("retaliate");
+
+		refd_mpw_kint(w, "fig", t);
+		refd_mpw_kint(w, "attacker", a->fig);
+		refd_mpw_kint(w, "amount", r);
+		ev(g, REFD_SEAT_PUBLIC, w);
+		damage(g, a->fig, r, -1, "retaliate", 0);
+	}
+}
+
+/* Legal push/pull steps for the push in progress. */
+static int
+push_steps(const struct game *g, int *out)
+{
+	const struct dg *s = &g->s;
+	const struct ppush *p = &s->push;
+	int d, n = 0, f = p->fig, cur;
+
+	if (!s->fig[f].alive || !s->fig[p->from_fig].alive || p->left <= 0)
+		return 0;
+	cur = fig_range(s, p->from_fig, f);
+	for (d = 0; d < 6; d++) {
+		int nq = s->fig[f].q + refd_hex_dq[d];
+		int nr = s->fig[f].r + refd_hex_dr[d];
+		int h = hex_at(s, nq, nr), o, rr;
+
+		if (h < 0 || !adjacent(s, s->fig[f].q, s->fig[f].r, nq, nr))
+			continue;
+		if (s->hex[h].ov == OV_OBSTACLE)
+			continue;
+		o = fig_at(s, nq, nr);
+		if (o >= 0)
+			continue;
+		rr = range_between(s, s->fig[p->from_fig].q,
+		    s->fig[p->from_fig].r, nq, nr);
+		if (p->pull ? rr < cur : rr > cur)
+			out[n++] = h;
+	}
+	return n;
+}
+
+static void
+push_step(struct game *g, int h)
+{
+	struct dg *s = &g->s;
+	struct ppush *p = &s->push;
+	refd_mpw *w;
+
+	s->fig[p->fig].q = s->hex[h].q;
+	s->fig[p->fig].r = s->hex[h].r;
+	p->left--;
+	w = evb(p->pull ? "pulled" : "pushed");
+	refd_mpw_kint(w, "fig", p->fig);
+	kxy(w, "to", s->hex[h].q, s->hex[h].r);
+	ev(g, REFD_SEAT_PUBLIC, w);
+	enter_hex(g, p->fig, h, credit_of(g, p->from_fig));
+}
+
+/* ----- monster and summon AI (§12) ----- */
+
+struct prof {
+	int range, ranged, target, aoe;
+};
+
+static int
+is_enemy_target(const struct game *g, int f, int e)
+{
+	const struct fig *x = &g->s.fig[e];
+
+	return x->alive && e != f && enemies(&g->s, f, e) &&
+	    !(x->conds & C_INVISIBLE);
+}
+
+/* Position of figure e in this round's order (§4.3). */
+static int
+order_pos(const struct game *g, int e)
+{
+	const struct dg *s = &g->s;
+	const struct fig *x = &s->fig[e];
+	int i;
+
+	for (i = 0; i < s->nord; i++) {
+		const struct ordent *o = &s->ord[i];
+
+		if (x->kind == F_CHAR && o->kind == O_CHAR &&
+		    s->ch[o->idx].fig == e)
+			return i * 100;
+		if (x->kind == F_SUMMON && o->kind == O_SUMMON && o->idx == e)
+			return i * 100;
+		if (x->kind == F_MONSTER && o->kind == O_TYPE &&
+		    o->idx == x->type)
+			return i * 100 + (x->rank == 1 ? 0 : x->rank == 0 ?
+			    20 : 40) + x->standee;
+	}
+	return 99 * 100;
+}
+
+/* Can figure f standing on hex h attack enemy e with profile p. */
+static int
+attack_from(const struct game *g, int h, int e, const struct prof *p)
+{
+	const struct dg *s = &g->s;
+
+	return range_between(s, s->hex[h].q, s->hex[h].r, s->fig[e].q,
+	    s->fig[e].r) <= (p->range > 0 ? p->range : 1) &&
+	    los(s, s->hex[h].q, s->hex[h].r, s->fig[e].q, s->fig[e].r);
+}
+
+/* Focus of f (§12.4), or -1. */
+static int
+focus_of(const struct game *g, int f, const struct prof *p)
+{
+	const struct dg *s = &g->s;
+	int cost[MAXHEX], prev[MAXHEX], e, h, best = -1;
+	int bk1 = 0, bk2 = 0, bk3 = 0;
+	int fly = s->fig[f].kind == F_MONSTER &&
+	    g->c->type[s->fig[f].type].flying;
+
+	travel(s, f, s->fig[f].q, s->fig[f].r, fly ? 2 : 0, cost, prev);
+	for (e = 0; e < s->nfig; e++) {
+		int k1 = -1, k2, k3;
+
+		if (!is_enemy_target(g, f, e))
+			continue;
+		for (h = 0; h < s->nhex; h++) {
+			if (cost[h] < 0 || !can_end(s, f, h, fly))
+				continue;
+			if (k1 >= 0 && cost[h] >= k1)
+				continue;
+			if (attack_from(g, h, e, p))
+				k1 = cost[h];
+		}
+		if (k1 < 0)
+			continue;
+		k2 = fig_range(s, f, e);
+		k3 = order_pos(g, e);
+		if (best < 0 || k1 < bk1 || (k1 == bk1 && (k2 < bk2 ||
+		    (k2 == bk2 && k3 < bk3)))) {
+			best = e;
+			bk1 = k1;
+			bk2 = k2;
+			bk3 = k3;
+		}
+	}
+	return best;
+}
+
+/* Number of targets an attack from h could take along with focus F. */
+static int
+group_size(const struct game *g, int f, int h, int F, const struct prof *p)
+{
+	int e, n = 1;
+
+	if (p->target <= 1)
+		return 1;
+	for (e = 0; e < g->s.nfig && n < p->target; e++)
+		if (e != F && is_enemy_target(g, f, e) &&
+		    attack_from(g, h, e, p))
+			n++;
+	return n;
+}
+
+/* Destination of f towards focus F with mp points (§12.5). */
+static int
+destination(const struct game *g, int f, int F, const struct prof *p,
+    int mp, int *cost, int *prev)
+{
+	const struct dg *s = &g->s;
+	int fly = s->fig[f].kind == F_MONSTER &&
+	    g->c->type[s->fig[f].type].flying;
+	int h, best = -1, key[5] = { 0 }, k[5], i, ideal[MAXHEX], nid = 0;
+	int start = hex_at(s, s->fig[f].q, s->fig[f].r);
+
+	travel(s, f, s->fig[f].q, s->fig[f].r, fly ? 2 : 0, cost, prev);
+	for (h = 0; h < s->nhex; h++) {
+		if (cost[h] < 0 || !can_end(s, f, h, fly) ||
+		    !attack_from(g, h, F, p))
+			continue;
+		k[0] = cost[h] / 1000;
+		k[1] = cost[h] % 1000 <= mp ? 0 : 1;
+		k[2] = p->ranged && adjacent(s, s->hex[h].q, s->hex[h].r,
+		    s->fig[F].q, s->fig[F].r);
+		k[3] = -group_size(g, f, h, F, p);
+		k[4] = cost[h] % 1000;
+		for (i = 0; i < 5 && best >= 0; i++)
+			if (k[i] != key[i])
+				break;
+		if (best >= 0 && i == 5) {
+			ideal[nid++] = h;
+			continue;
+		}
+		if (best < 0 || k[i] < key[i]) {
+			best = h;
+			memcpy(key, k, sizeof(key));
+			nid = 0;
+			ideal[nid++] = h;
+		}
+	}
+	if (best < 0)
+		return start;
+	if (key[1] == 0)
+		return best;
+	/* out of reach: get as close as possible to an ideal hex */
+	{
+		int c2[MAXHEX], p2[MAXHEX], x, bx = start;
+		int b1 = -1, b2 = 0, b3 = 0;
+
+		for (x = 0; x < s->nhex; x++) {
+			int j;
+
+			if (cost[x] < 0 || cost[x] % 1000 > mp ||
+			    !can_end(s, f, x, fly))
+				continue;
+			travel(s, f, s->hex[x].q, s->hex[x].r, fly ? 2 : 0, c2,
+			    p2);
+			for (j = 0; j < nid; j++) {
+				int d = ideal[j], t1, t2, t3;
+
+				if (c2[d] < 0)
+					continue;
+				t1 = cost[x] / 1000 + c2[d] / 1000;
+				t2 = c2[d] % 1000;
+				t3 = cost[x] % 1000;
+				if (b1 < 0 || t1 < b1 || (t1 == b1 && (t2 < b2 ||
+				    (t2 == b2 && t3 < b3)))) {
+					b1 = t1;
+					b2 = t2;
+					b3 = t3;
+					bx = x;
+				}
+			}
+		}
+		/* travel() was reused: recompute from the start */
+		travel(s, f, s->fig[f].q, s->fig[f].r, fly ? 2 : 0, cost, prev);
+		return bx;
+	}
+}
+
+static void
+monster_move(struct game *g, int f, int F, const struct prof *p, int mp)
+{
+	struct dg *s = &g->s;
+	int cost[MAXHEX], prev[MAXHEX], path[MAXHEX], n = 0, h, i;
+	int fly = s->fig[f].kind == F_MONSTER &&
+	    g->c->type[s->fig[f].type].flying;
+	int start = hex_at(s, s->fig[f].q, s->fig[f].r);
+	refd_mpw *w;
+
+	if (mp <= 0 || (s->fig[f].conds & C_IMMOBILIZE))
+		return;
+	h = destination(g, f, F, p, mp, cost, prev);
+	while (h >= 0 && h != start && n < MAXHEX) {
+		path[n++] = h;
+		h = prev[h];
+	}
+	w = evb("monster_move");
+	refd_mpw_kint(w, "fig", f);
+	refd_mpw_kint(w, "focus", F);
+	write_path(s, w, path, n, 1);
+	ev(g, REFD_SEAT_PUBLIC, w);
+	for (i = n - 1; i >= 0; i--) {
+		s->fig[f].q = s->hex[path[i]].q;
+		s->fig[f].r = s->hex[path[i]].r;
+		if (!fly)
+			enter_hex(g, f, path[i], -1);
+		if (!s->fig[f].alive)
+			return;
+	}
+}
+
+/* The ability card a monster or summon uses this turn. */
+static const struct mcard summon_card = { "Summon AI", 99, 0, 2, {
+	{ .kind = A_MOVE, .target = 1 }, { .kind = A_ATTACK, .target = 1 } } };
+
+static const struct mcard *
+mcard_of(const struct game *g, int f)
+{
+	const struct dg *s = &g->s;
+	int d;
+
+	if (s->fig[f].kind == F_SUMMON)
+		return &summon_card;
+	d = g->c->type[s->fig[f].type].deck;
+	if (s->ad_cur[d] < 0)
+		return NULL;
+	return &g->c->deck[d].card[s->ad_cur[d]];
+}
+
+static void
+mstats(const struct game *g, int f, int *move, int *attack, int *range,
+    int *poison)
+{
+	const struct fig *x = &g->s.fig[f];
+	int L = g->s.mlevel, rk = x->rank == 2 ? 0 : x->rank;
+
+	if (x->kind == F_SUMMON) {
+		*move = x->move;
+		*attack = x->attack;
+		*range = x->range;
+		*poison = 0;
+		return;
+	}
+	*move = g->c->type[x->type].move[L][rk];
+	*attack = g->c->type[x->type].attack[L][rk];
+	*range = g->c->type[x->type].range[L][rk];
+	*poison = g->c->type[x->type].poison[L][rk];
+}
+
+static void
+profile(const struct game *g, int f, const struct mcard *mc, struct prof *p)
+{
+	int mv, at, rg, po, i;
+
+	mstats(g, f, &mv, &at, &rg, &po);
+	memset(p, 0, sizeof(*p));
+	p->target = 1;
+	p->range = 1;
+	for (i = 0; mc != NULL && i < mc->nab; i++) {
+		const struct ability *a = &mc->ab[i];
+
+		if (a->kind != A_ATTACK)
+			continue;
+		if (a->absolute)
+			p->range = a->range;
+		else if (rg > 0)
+			p->range = rg + a->range;
+		else
+			p->range = 1;
+		if (a->all_within)
+			p->range = a->all_within;
+		if (a->grey)
+			p->range = 1;
+		p->ranged = p->range > 1 || (rg > 0 && !a->grey);
+		p->target = a->target;
+		p->aoe = a->naoe > 0;
+		return;
+	}
+}
+
+/* Targets of a monster attack (§12.6): focus first. */
+static int
+monster_targets(const struct game *g, int f, int F,
+    const struct ability *ab, const struct prof *p, int *tg)
+{
+	const struct dg *s = &g->s;
+	int h = hex_at(s, s->fig[f].q, s->fig[f].r), n = 0, e, k;
+
+	if (ab->all_within) {
+		for (e = 0; e < s->nfig && n < MAXTG; e++)
+			if (is_enemy_target(g, f, e) &&
+			    fig_range(s, f, e) <= ab->all_within &&
+			    fig_los(s, f, e))
+				tg[n++] = e;
+		return n;
+	}
+	if (F < 0 || !s->fig[F].alive || !attack_from(g, h, F, p))
+		return 0;
+	tg[n++] = F;
+	if (ab->naoe > 0) {
+		/* the placement covering the focus and most enemies */
+		int best = 0, bt[MAXTG], bn = 0, q, r, o, x;
+
+		for (x = 0; x < s->nhex; x++)
+			for (o = 0; o < 12; o++) {
+				int t2[MAXTG], n2, inr = 0, has = 0, i;
+
+				q = s->hex[x].q;
+				r = s->hex[x].r;
+				n2 = aoe_targets(g, f, ab, q, r, o, t2, &inr);
+				if (!inr)
+					continue;
+				for (i = 0; i < n2; i++)
+					has |= t2[i] == F;
+				if (has && n2 > best) {
+					best = n2;
+					bn = 0;
+					for (i = 0; i < n2; i++)
+						if (t2[i] != F)
+							bt[bn++] = t2[i];
+				}
+			}
+		for (k = 0; k < bn && n < MAXTG; k++)
+			tg[n++] = bt[k];
+		return n;
+	}
+	while (n < p->target) {
+		int best = -1, b2 = 0, b3 = 0;
+
+		for (e = 0; e < s->nfig; e++) {
+			int k2, k3, dup = 0;
+
+			for (k = 0; k < n; k++)
+				dup |= tg[k] == e;
+			if (dup || !is_enemy_target(g, f, e) ||
+			    !attack_from(g, h, e, p))
+				continue;
+			k2 = fig_range(s, f, e);
+			k3 = order_pos(g, e);
+			if (best < 0 || k2 < b2 || (k2 == b2 && k3 < b3)) {
+				best = e;
+				b2 = k2;
+				b3 = k3;
+			}
+		}
+		if (best < 0)
+			break;
+		tg[n++] = best;
+	}
+	return n;
+}
+
+static void
+monster_heal(struct game *g, int f, const struct ability *ab)
+{
+	struct dg *s = &g->s;
+	int e, best = f, bl = -1, rng = ab->range > 0 ? ab->range : 0;
+	refd_mpw *w;
+	int lost;
+
+	for (e = 0; e < s->nfig; e++) {
+		if (!s->fig[e].alive || (e != f && enemies(s, f, e)))
+			continue;
+		if (e != f && (fig_range(s, f, e) > rng || !fig_los(s, f, e)))
+			continue;
+		lost = s->fig[e].maxhp - s->fig[e].hp;
+		if (lost > bl) {
+			bl = lost;
+			best = e;
+		}
+	}
+	heal_fig(g, best, ab->value);
+	w = evb("monster_heal");
+	refd_mpw_kint(w, "fig", f);
+	refd_mpw_kint(w, "target", best);
+	ev(g, REFD_SEAT_PUBLIC, w);
+}
+
+static void
+monster_summon(struct game *g, int f, const struct ability *ab)
+{
+	struct dg *s = &g->s;
+	int d, best = -1, bd = 0, e, fig;
+
+	for (d = 0; d < 6; d++) {
+		int q = s->fig[f].q + refd_hex_dq[d];
+		int r = s->fig[f].r + refd_hex_dr[d];
+		int h = hex_at(s, q, r), near = 1000;
+
+		if (h < 0 || !adjacent(s, s->fig[f].q, s->fig[f].r, q, r) ||
+		    fig_at(s, q, r) >= 0 ||
+		    (s->hex[h].ov != OV_NONE && s->hex[h].ov != OV_PLATE))
+			continue;
+		for (e = 0; e < s->nfig; e++)
+			if (s->fig[e].alive && enemies(s, f, e) &&
+			    range_between(s, q, r, s->fig[e].q, s->fig[e].r) <
+			    near)
+				near = range_between(s, q, r, s->fig[e].q,
+				    s->fig[e].r);
+		if (best < 0 || near < bd) {
+			best = h;
+			bd = near;
+		}
+	}
+	if (best < 0)
+		return;
+	fig = place_monster(g, ab->summon, 0, s->hex[best].q, s->hex[best].r,
+	    0, 1);
+	if (fig >= 0)
+		s->fig[fig].born_round = s->round;
+}
+
+static void
+monster_loot(struct game *g, int f, int range)
+{
+	struct dg *s = &g->s;
+	int h, n = 0;
+	refd_mpw *w;
+
+	for (h = 0; h < s->nhex; h++)
+		if (s->hex[h].money > 0 && range_between(s, s->fig[f].q,
+		    s->fig[f].r, s->hex[h].q, s->hex[h].r) <= range &&
+		    los(s, s->fig[f].q, s->fig[f].r, s->hex[h].q,
+		    s->hex[h].r)) {
+			n += s->hex[h].money;
+			s->hex[h].money = 0;
+		}
+	w = evb("monster_loot");
+	refd_mpw_kint(w, "fig", f);
+	refd_mpw_kint(w, "money_removed", n);
+	ev(g, REFD_SEAT_PUBLIC, w);
+}
+
+/* End of any figure's turn: condition expiry, infusions (§5.4, §12.3). */
+static void
+end_fig_turn(struct game *g, int f)
+{
+	struct dg *s = &g->s;
+	int i;
+
+	s->fig[f].conds &= ~(C_EXPIRING & ~s->fig[f].fresh);
+	s->fig[f].fresh = 0;
+	for (i = 0; i < NELEM; i++)
+		if (s->infuse_now >> i & 1)
+			s->elem[i] = 2;
+	s->infuse_now = 0;
+}
+
+/*
+ * One step of the monster or summon turn of mt_fig.  Returns when the
+ * turn is over (mt_active = 0) or an attack has started.
+ */
+static void
+monster_turn(struct game *g)
+{
+	struct dg *s = &g->s;
+	int f = s->mt_fig, mv, at, rg, po;
+	const struct mcard *mc = mcard_of(g, f);
+	struct prof p;
+
+	if (!s->fig[f].alive || mc == NULL) {
+		s->mt_active = 0;
+		return;
+	}
+	mstats(g, f, &mv, &at, &rg, &po);
+	profile(g, f, mc, &p);
+	if (s->mt_ab < 0) {
+		int i;
+		refd_mpw *w;
+		char nm[48];
+
+		w = evb("monster_turn");
+		refd_mpw_kint(w, "fig", f);
+		refd_mpw_kstr(w, "name", fig_name(g, f, nm, sizeof(nm)));
+		refd_mpw_kstr(w, "card", mc->name);
+		ev(g, REFD_SEAT_PUBLIC, w);
+		if (s->fig[f].conds & C_WOUND) {
+			damage(g, f, 1, -1, "wound", 0);
+			if (!s->fig[f].alive) {
+				s->mt_active = 0;
+				return;
+			}
+		}
+		for (i = 0; i < mc->nab; i++) {
+			if (mc->ab[i].kind == A_SHIELD)
+				s->fig[f].shield_card += mc->ab[i].value;
+			if (mc->ab[i].kind == A_RETALIATE)
+				s->fig[f].ret_card += mc->ab[i].value;
+		}
+		s->mt_ab = 0;
+		if (s->fig[f].conds & C_STUN) {
+			s->mt_ab = mc->nab;
+		} else {
+			s->mt_focus = focus_of(g, f, &p);
+			w = evb("focus");
+			refd_mpw_kint(w, "fig", f);
+			refd_mpw_kint(w, "focus", s->mt_focus);
+			if (s->mt_focus >= 0)
+				refd_mpw_kstr(w, "focus_name", fig_name(g,
+				    s->mt_focus, nm, sizeof(nm)));
+			else
+				refd_mpw_kstr(w, "why", "no enemy can be "
+				    "attacked from any reachable hex");
+			ev(g, REFD_SEAT_PUBLIC, w);
+		}
+	}
+	while (s->mt_ab < mc->nab && s->fig[f].alive) {
+		const struct ability *ab = &mc->ab[s->mt_ab++];
+		int F = s->mt_focus;
+
+		switch (ab->kind) {
+		case A_MOVE:
+			if (F >= 0)
+				monster_move(g, f, F, &p, mv + ab->value);
+			break;
+		case A_ATTACK: {
+			struct atk *a = &s->atk;
+			int bonus = 0, bconds = 0;
+
+			if (s->fig[f].conds & C_DISARM)
+				break;
+			if (F >= 0 && !s->fig[F].alive) {
+				F = s->mt_focus = focus_of(g, f, &p);
+			}
+			if (F < 0 && !ab->all_within)
+				break;
+			memset(a, 0, sizeof(*a));
+			a->ntg = monster_targets(g, f, F, ab, &p, a->tg);
+			if (a->ntg == 0)
+				break;
+			if (ab->consume || ab->any) {
+				int t = s->fig[f].kind == F_MONSTER ?
+				    s->fig[f].type : -1;
+
+				if (t >= 0 && (s->mt_consumed[t] &
+				    (ab->consume | 64)) ==
+				    (ab->consume | 64)) {
+					bonus = ab->bonus_attack;
+					bconds = ab->bonus_conds;
+				} else if (consume(g, ab->consume, ab->any)) {
+					bonus = ab->bonus_attack;
+					bconds = ab->bonus_conds;
+					if (t >= 0)
+						s->mt_consumed[t] |=
+						    ab->consume | 64;
+				}
+			}
+			a->active = 1;
+			a->fig = f;
+			a->by_char = -1;
+			a->value = (ab->absolute && ab->value > 0 &&
+			    s->fig[f].rank == 2 ? 0 : at) + ab->value + bonus;
+			if (a->value < 0)
+				a->value = 0;
+			a->range = p.range;
+			a->ranged = p.ranged && ab->naoe == 0 ? 1 :
+			    (ab->naoe > 0 && !ab->grey);
+			a->pierce = ab->pierce;
+			a->push = ab->push;
+			a->pull = ab->pull;
+			a->conds = ab->conds | bconds | (po ? C_POISON : 0);
+			return;
+		}
+		case A_HEAL:
+			monster_heal(g, f, ab);
+			break;
+		case A_LOOT:
+			monster_loot(g, f, ab->value);
+			break;
+		case A_SUMMON:
+			monster_summon(g, f, ab);
+			break;
+		case A_INFUSE:
+			infuse(g, ab->infuse, ab->any);
+			break;
+		default:
+			break;
+		}
+	}
+	if (s->fig[f].alive)
+		end_fig_turn(g, f);
+	s->mt_active = 0;
+}
+
+/* ----- characters ----- */
+
+const struct half *
+cur_half(const struct game *g, int ci)
+{
+	const struct chr *c = &g->s.ch[ci];
+
+	if (c->cur_card < 0)
+		return NULL;
+	return &g->c->cls[c->cls].card[c->cur_card].h[c->cur_half];
+}
+
+static const struct ability default_attack = { .kind = A_ATTACK,
+	.value = 2, .target = 1 };
+static const struct ability default_move = { .kind = A_MOVE,
+	.value = 2, .target = 1 };
+
+const struct ability *
+cur_ability(const struct game *g, int ci, struct ability *tmp)
+{
+	const struct chr *c = &g->s.ch[ci];
+	const struct half *h = cur_half(g, ci);
+
+	(void)tmp;
+	if (h == NULL)
+		return NULL;
+	if (c->cur_default)
+		return c->ab_i == 0 ? (c->cur_half == 0 ? &default_attack :
+		    &default_move) : NULL;
+	if (c->ab_i >= h->nab)
+		return NULL;
+	return &h->ab[c->ab_i];
+}
+
+static int
+nab_of(const struct game *g, int ci)
+{
+	const struct chr *c = &g->s.ch[ci];
+
+	if (c->cur_default)
+		return 1;
+	return cur_half(g, ci)->nab;
+}
+
+static void
+half_done(struct game *g, int ci)
+{
+	struct dg *s = &g->s;
+	struct chr *c = &s->ch[ci];
+	const struct half *h = cur_half(g, ci);
+	int bit = 1 << c->cur_card, i;
+	const char *to;
+	refd_mpw *w;
+
+	if (c->cur_default) {
+		c->disc |= bit;
+		to = "discard";
+	} else {
+		for (i = 0; i < h->nab; i++)
+			if (h->ab[i].kind == A_INFUSE &&
+			    (c->ab_done || h->nab == 1))
+				infuse(g, h->ab[i].infuse, h->ab[i].any);
+		if (c->ab_done && h->xp)
+			c->xp += h->xp;
+		if ((h->persistent || h->round) && c->ab_done) {
+			c->active |= bit;
+			c->slot[c->cur_card] = 0;
+			to = "active";
+		} else if (h->lost) {
+			c->lost |= bit;
+			to = "lost";
+		} else {
+			c->disc |= bit;
+			to = "discard";
+		}
+	}
+	c->played |= bit;
+	c->halves |= 1 << c->cur_half;
+	w = evb("card_done");
+	refd_mpw_kint(w, "seat", ci);
+	refd_mpw_kstr(w, "card", g->c->cls[c->cls].card[c->cur_card].id);
+	refd_mpw_kstr(w, "to", to);
+	refd_mpw_kint(w, "xp", c->xp);
+	ev(g, REFD_SEAT_PUBLIC, w);
+	c->cur_card = -1;
+	s->ct = c->halves == 3 ? CT_END : CT_CHOOSE;
+}
+
+void
+ability_done(struct game *g, int ci, int performed)
+{
+	struct chr *c = &g->s.ch[ci];
+	struct ability tmp;
+	const struct ability *a = cur_ability(g, ci, &tmp);
+
+	if (performed) {
+		c->ab_done = 1;
+		if (a != NULL && a->xp && !c->cur_default)
+			c->xp += a->xp;
+	}
+	c->ab_i++;
+	if (c->ab_i >= nab_of(g, ci))
+		half_done(g, ci);
+}
+
+static void
+attack_done(struct game *g)
+{
+	struct dg *s = &g->s;
+	struct atk *a = &s->atk;
+
+	if (a->by_char >= 0)
+		ability_done(g, a->by_char, a->xp);
+}
+
+/* Persistent "ward" shield (W-04): used when attacked (§5.6). */
+int
+ward(struct game *g, int ci)
+{
+	struct chr *c = &g->s.ch[ci];
+	const struct cclass *cl = &g->c->cls[c->cls];
+	int i, k;
+
+	for (i = 0; i < cl->ncards; i++) {
+		const struct half *h = &cl->card[i].h[1];
+
+		if (!(c->active >> i & 1) || !h->persistent)
+			continue;
+		for (k = 0; k < h->nab; k++)
+			if (h->ab[k].kind == A_WARD) {
+				c->slot[i]++;
+				if (c->slot[i] >= h->slots) {
+					c->xp += h->slot_xp;
+					c->active &= ~(1 << i);
+					c->lost |= 1 << i;
+				}
+				return h->ab[k].value;
+			}
+	}
+	return 0;
+}
+
+void
+heal_fig(struct game *g, int f, int n)
+{
+	struct fig *x = &g->s.fig[f];
+	int poisoned = (x->conds & C_POISON) != 0;
+	refd_mpw *w;
+
+	x->conds &= ~(C_POISON | C_WOUND);
+	if (!poisoned) {
+		x->hp += n;
+		if (x->hp > x->maxhp)
+			x->hp = x->maxhp;
+	}
+	w = evb("heal");
+	refd_mpw_kint(w, "fig", f);
+	refd_mpw_kint(w, "hp", x->hp);
+	refd_mpw_kbool(w, "poison_removed", poisoned);
+	ev(g, REFD_SEAT_PUBLIC, w);
+}
+
+static void
+char_end_turn(struct game *g, int ci)
+{
+	struct dg *s = &g->s;
+	struct chr *c = &s->ch[ci];
+	int f = c->fig, h = hex_at(s, s->fig[f].q, s->fig[f].r);
+	refd_mpw *w;
+
+	if (s->fig[f].alive && h >= 0) {
+		if (s->hex[h].money > 0 || s->hex[h].ov == OV_TREASURE) {
+			w = evb("loot");
+			refd_mpw_kint(w, "seat", ci);
+			refd_mpw_kint(w, "money", s->hex[h].money);
+			c->money += s->hex[h].money;
+			s->hex[h].money = 0;
+			if (s->hex[h].ov == OV_TREASURE) {
+				c->gold += s->hex[h].val;
+				refd_mpw_kint(w, "treasure_gold", s->hex[h].val);
+				s->hex[h].ov = OV_NONE;
+			}
+			ev(g, REFD_SEAT_PUBLIC, w);
+		}
+		if (s->hex[h].ov == OV_PLATE && !s->plate_used && s->mapi >= 0 &&
+		    g->c->map[s->mapi].plate_spawn_type >= 0) {
+			const struct mapdef *m = &g->c->map[s->mapi];
+			int t = m->plate_spawn_type, fg, had = type_present(g, t);
+
+			s->plate_used = 1;
+			if (fig_at(s, m->plate_spawn_q, m->plate_spawn_r) < 0) {
+				fg = place_monster(g, t, 0, m->plate_spawn_q,
+				    m->plate_spawn_r, 0, 1);
+				if (fg >= 0 && !had)
+					s->fig[fg].born_round = s->round;
+			}
+		}
+	}
+	end_fig_turn(g, f);
+	c->bonus_move = c->bonus_attack = c->bonus_stun = c->bonus_adv = 0;
+	if (victory_met(g))
+		s->victory = 1;
+}
+
+#define popcount(x) __builtin_popcount((unsigned)(x))
+
+/* ----- the round ----- */
+
+/* This round's turn order as an "order" array member of w. */
+void
+write_order(const struct game *g, refd_mpw *w)
+{
+	const struct dg *s = &g->s;
+	int i;
+
+	refd_mpw_karray(w, "order");
+	for (i = 0; i < s->nord; i++) {
+		refd_mpw_map(w);
+		if (s->ord[i].kind == O_CHAR)
+			refd_mpw_kint(w, "seat", s->ord[i].idx);
+		else if (s->ord[i].kind == O_SUMMON)
+			refd_mpw_kint(w, "summon", s->ord[i].idx);
+		else
+			refd_mpw_kstr(w, "monster",
+			    g->c->type[s->ord[i].idx].name);
+		refd_mpw_kint(w, "init", s->ord[i].init);
+		refd_mpw_end(w);
+	}
+	refd_mpw_end(w);
+}
+
+static void
+reveal(struct game *g)
+{
+	struct dg *s = &g->s;
+	int i, j, t;
+	refd_mpw *w;
+
+	for (t = 0; t < g->c->ntype; t++)
+		if (type_present(g, t))
+			ad_draw(g, t);
+	s->nord = 0;
+	for (i = 0; i < s->nch; i++) {
+		struct chr *c = &s->ch[i];
+		const struct cclass *cl = &g->c->cls[c->cls];
+
+		if (c->exhausted)
+			continue;
+		if (c->rest) {
+			c->init = 99;
+			c->init2 = 99;
+		} else {
+			c->init = cl->card[c->lead].init;
+			c->init2 = cl->card[c->lead == c->ca ? c->cb :
+			    c->ca].init;
+		}
+		/* summons first, in the order they were summoned */
+		for (j = 0; j < s->nfig; j++)
+			if (s->fig[j].alive && s->fig[j].kind == F_SUMMON &&
+			    s->fig[j].owner == i && s->nord < MAXORD) {
+				s->ord[s->nord].kind = O_SUMMON;
+				s->ord[s->nord].idx = j;
+				s->ord[s->nord].init = c->init;
+				s->ord[s->nord].init2 = c->init2 * 1000 +
+				    i * 100 + s->fig[j].summon_seq % 100;
+				s->nord++;
+			}
+		s->ord[s->nord].kind = O_CHAR;
+		s->ord[s->nord].idx = i;
+		s->ord[s->nord].init = c->init;
+		s->ord[s->nord].init2 = c->init2 * 1000 + i * 100 + 99;
+		s->nord++;
+	}
+	for (t = 0; t < g->c->ntype && s->nord < MAXORD; t++) {
+		if (!type_present(g, t))
+			continue;
+		s->ord[s->nord].kind = O_TYPE;
+		s->ord[s->nord].idx = t;
+		s->ord[s->nord].init = card_init(g, t);
+		s->ord[s->nord].init2 = 1000000 + t;
+		s->nord++;
+	}
+	/* insertion sort: initiative, characters before monsters, second
+	 * card, then seat (ties the players would settle: option 0) */
+	for (i = 1; i < s->nord; i++) {
+		struct ordent e = s->ord[i];
+
+		for (j = i - 1; j >= 0; j--) {
+			struct ordent *o = &s->ord[j];
+
+			if (o->init < e.init || (o->init == e.init &&
+			    o->init2 <= e.init2))
+				break;
+			s->ord[j + 1] = *o;
+		}
+		s->ord[j + 1] = e;
+	}
+	w = evb("reveal");
+	refd_mpw_kint(w, "round", s->round);
+	refd_mpw_karray(w, "plans");
+	for (i = 0; i < s->nch; i++) {
+		struct chr *c = &s->ch[i];
+
+		if (c->exhausted)
+			continue;
+		refd_mpw_map(w);
+		refd_mpw_kint(w, "seat", i);
+		if (c->rest) {
+			refd_mpw_kbool(w, "long_rest", 1);
+		} else {
+			refd_mpw_kstr(w, "lead",
+			    g->c->cls[c->cls].card[c->lead].id);
+			refd_mpw_kstr(w, "second", g->c->cls[c->cls].card[
+			    c->lead == c->ca ? c->cb : c->ca].id);
+		}
+		refd_mpw_kint(w, "init", c->init);
+		refd_mpw_end(w);
+	}
+	refd_mpw_end(w);
+	write_order(g, w);
+	ev(g, REFD_SEAT_PUBLIC, w);
+	s->phase = PH_TURN;
+	s->cur = 0;
+	s->ct = CT_START;
+	for (i = 0; i < s->nch; i++)
+		g->dirty |= DIRTY_HAND(i);
+	s->tie_from = 0;
+	tie_find(g);
+}
+
+/*
+ * Ties the players settle (§4.3): characters with equal initiatives on
+ * both cards (or two long rests), or monster types with the same
+ * initiative.  A unit is a character with its summons, or a type.
+ */
+void
+tie_find(struct game *g)
+{
+	struct dg *s = &g->s;
+	int k, m, j, nch;
+	refd_mpw *w;
+
+	s->tie_active = 0;
+	for (k = s->tie_from; k < s->nord; k = m) {
+		const struct ordent *e = &s->ord[k];
+		int kind = e->kind == O_TYPE ? 2 : 1;
+
+		for (m = k + 1; m < s->nord; m++) {
+			const struct ordent *f = &s->ord[m];
+
+			if (f->init != e->init || (f->kind == O_TYPE) !=
+			    (kind == 2) || (kind == 1 &&
+			    f->init2 / 1000 != e->init2 / 1000))
+				break;
+		}
+		s->tie_n = 0;
+		nch = 0;
+		for (j = k; j < m; j++)
+			if (kind == 2 || s->ord[j].kind == O_CHAR) {
+				nch++;
+				s->tie_unit[s->tie_n++] = j + 1;
+			}
+		if (nch < 2 || s->tie_n > 4)
+			continue;
+		s->tie_active = 1;
+		s->tie_start = k;
+		s->tie_kind = kind;
+		s->tie_seat = 0;
+		for (j = 0; j < s->nch; j++)
+			if (!s->ch[j].exhausted) {
+				s->tie_seat = j;
+				break;
+			}
+		if (kind == 1)
+			for (j = k; j < m; j++)
+				if (s->ord[j].kind == O_CHAR) {
+					s->tie_seat = s->ord[j].idx;
+					break;
+				}
+		w = evb("order_tie");
+		refd_mpw_kint(w, "seat", s->tie_seat);
+		refd_mpw_karray(w, "tied");
+		for (j = 0; j < s->tie_n; j++) {
+			const struct ordent *u = &s->ord[s->tie_unit[j] - 1];
+
+			if (u->kind == O_CHAR)
+				refd_mpw_int(w, u->idx);
+			else
+				refd_mpw_str(w, g->c->type[u->idx].name);
+		}
+		refd_mpw_end(w);
+		ev(g, REFD_SEAT_PUBLIC, w);
+		return;
+	}
+}
+
+/* Every order of the tied units, in lexicographic order. */
+int
+tie_perms(const struct game *g, int32_t perms[][4], int max)
+{
+	int n = g->s.tie_n, a, b, c, d, cnt = 0;
+
+	for (a = 0; a < n; a++)
+		for (b = 0; b < n; b++)
+			for (c = 0; c < (n > 2 ? n : 1); c++)
+				for (d = 0; d < (n > 3 ? n : 1); d++) {
+					int p[4] = { a, b, c, d }, i, j, ok = 1;
+
+					for (i = 0; i < n; i++)
+						for (j = 0; j < i; j++)
+							ok &= p[i] != p[j];
+					if (!ok || cnt >= max)
+						continue;
+					memcpy(perms[cnt++], p, sizeof(p));
+				}
+	return cnt;
+}
+
+void
+tie_apply(struct game *g, const int32_t *perm)
+{
+	struct dg *s = &g->s;
+	struct ordent tmp[MAXORD];
+	int i, j, n = 0, start = s->tie_start;
+	refd_mpw *w;
+
+	for (i = 0; i < s->tie_n; i++) {
+		int u = perm[i];
+		int from = u == 0 ? start : s->tie_unit[u - 1];
+		int to = s->tie_unit[u];
+
+		for (j = from; j < to; j++)
+			tmp[n++] = s->ord[j];
+	}
+	memcpy(&s->ord[start], tmp, (size_t)n * sizeof(tmp[0]));
+	s->tie_from = start + n;
+	w = evb("order");
+	write_order(g, w);
+	ev(g, REFD_SEAT_PUBLIC, w);
+	tie_find(g);
+}
+
+static int
+sr_eligible(const struct game *g, int ci)
+{
+	const struct chr *c = &g->s.ch[ci];
+
+	return !c->exhausted && popcount(c->disc) >= 2;
+}
+
+static void
+start_round(struct game *g)
+{
+	struct dg *s = &g->s;
+	int i;
+	refd_mpw *w;
+
+	s->round++;
+	if (s->victory) {
+		finish(g, 1, "the victory condition was met");
+		return;
+	}
+	if (s->round > s->max_rounds) {
+		finish(g, 0, "the round limit was reached");
+		return;
+	}
+	s->phase = PH_PLAN;
+	memset(s->mt_consumed, 0, sizeof(s->mt_consumed));
+	for (i = 0; i < s->nfig; i++) {
+		s->fig[i].acted = 0;
+		s->fig[i].shield_card = 0;
+		s->fig[i].ret_card = 0;
+	}
+	w = evb("round");
+	refd_mpw_kint(w, "round", s->round);
+	ev(g, REFD_SEAT_PUBLIC, w);
+	for (i = 0; i < s->nch; i++) {
+		struct chr *c = &s->ch[i];
+		const struct cclass *cl = &g->c->cls[c->cls];
+		int k, movable = 0;
+
+		c->planned = 0;
+		c->rest = 0;
+		c->played = 0;
+		c->halves = 0;
+		c->cur_card = -1;
+		if (c->exhausted)
+			continue;
+		for (k = 0; k < cl->ncards; k++)
+			if ((c->active >> k & 1) && !cl->card[k].h[0].lost &&
+			    !cl->card[k].h[1].lost)
+				movable++;
+		if (popcount(c->hand) < 2 && popcount(c->disc) + movable < 2)
+			exhaust(g, i, "cannot play two cards or rest");
+		if (s->over)
+			return;
+	}
+}
+
+static void
+end_round(struct game *g)
+{
+	struct dg *s = &g->s;
+	int i, d, k;
+
+	for (i = 0; i < s->nch; i++)
+		if (s->ch[i].mod.flag) {
+			s->ch[i].mod.flag = 0;
+			deck_reshuffle(g, &s->ch[i].mod, "end of round");
+		}
+	if (s->mdeck.flag) {
+		s->mdeck.flag = 0;
+		deck_reshuffle(g, &s->mdeck, "end of round");
+	}
+	for (d = 0; d < g->c->ndeck; d++) {
+		if (s->ad_shuffle[d]) {
+			for (k = 0; k < s->ad_nd[d]; k++)
+				s->ad_c[d][s->ad_n[d]++] = s->ad_d[d][k];
+			s->ad_nd[d] = 0;
+			if (s->ad_n[d] > 1 && H->shuffle(g->ctx, s->ad_c[d],
+			    (size_t)s->ad_n[d], sizeof(int32_t),
+			    "monster ability deck") != REFD_OK && g->err == 0)
+				g->err = REFD_ESCRIPT;
+			s->ad_shuffle[d] = 0;
+			g->dirty |= DIRTY_AD;
+		}
+		s->ad_cur[d] = -1;
+	}
+	for (i = 0; i < s->nch; i++) {
+		struct chr *c = &s->ch[i];
+		const struct cclass *cl = &g->c->cls[c->cls];
+
+		c->shield_rb = 0;
+		c->ret_rb = 0;
+		for (k = 0; k < cl->ncards; k++) {
+			int hh;
+
+			if (!(c->active >> k & 1))
+				continue;
+			for (hh = 0; hh < 2; hh++)
+				if (cl->card[k].h[hh].round) {
+					c->active &= ~(1 << k);
+					if (cl->card[k].h[hh].lost)
+						c->lost |= 1 << k;
+					else
+						c->disc |= 1 << k;
+				}
+		}
+	}
+	for (i = 0; i < s->nfig; i++) {
+		s->fig[i].shield_card = 0;
+		s->fig[i].ret_card = 0;
+	}
+	for (i = 0; i < NELEM; i++)
+		if (s->elem[i] > 0)
+			s->elem[i]--;
+	s->phase = PH_SHORTREST;
+	s->sr_ci = 0;
+	s->sr_stage = 0;
+	while (s->sr_ci < s->nch && !sr_eligible(g, s->sr_ci))
+		s->sr_ci++;
+}
+
+static void
+char_turn(struct game *g, int ci)
+{
+	struct dg *s = &g->s;
+	struct chr *c = &s->ch[ci];
+	int f = c->fig;
+
+	if (c->exhausted) {
+		s->cur++;
+		s->ct = CT_START;
+		return;
+	}
+	switch (s->ct) {
+	case CT_START: {
+		refd_mpw *w = evb("turn");
+
+		refd_mpw_kint(w, "seat", ci);
+		ev(g, REFD_SEAT_PUBLIC, w);
+		s->ct = c->rest ? CT_LONGREST : CT_CHOOSE;
+		c->cur_card = -1;
+		if (!c->rest && (s->fig[f].conds & C_STUN)) {
+			c->disc |= (1 << c->ca) | (1 << c->cb);
+			c->hand &= ~((1 << c->ca) | (1 << c->cb));
+			c->played = (1 << c->ca) | (1 << c->cb);
+			refd_mpw *sw = evb("stunned");
+
+			refd_mpw_kint(sw, "seat", ci);
+			ev(g, REFD_SEAT_PUBLIC, sw);
+			s->ct = CT_END;
+		}
+		if (s->fig[f].conds & C_WOUND)
+			damage(g, f, 1, -1, "wound", 0);
+		return;
+	}
+	case CT_LONGREST:
+		if (c->disc == 0) {
+			/* the discard pile was spent since: rest, lose nothing */
+			heal_fig(g, f, 2);
+			s->ct = CT_END;
+		}
+		return;
+	case CT_ABILITY: {
+		struct ability tmp;
+		const struct ability *a = cur_ability(g, ci, &tmp);
+
+		/* infusions are resolved with their half */
+		if (a != NULL && a->kind == A_INFUSE) {
+			ability_done(g, ci, 0);
+			s->progress = 1;
+		}
+		return;
+	}
+	case CT_END:
+		char_end_turn(g, ci);
+		s->cur++;
+		s->ct = CT_START;
+		return;
+	default:
+		return;
+	}
+}
+
+/* Run everything automatic until a seat owes a decision. */
+void
+dg_advance(struct game *g)
+{
+	struct dg *s = &g->s;
+	int guard = 0;
+
+	while (!s->over && g->err == 0 && guard++ < 10000) {
+		if (s->ndq > 0 && s->ch[s->dq[0].ci].exhausted) {
+			memmove(&s->dq[0], &s->dq[1],
+			    (size_t)(s->ndq - 1) * sizeof(s->dq[0]));
+			s->ndq--;
+			continue;
+		}
+		if (s->ndq > 0)
+			return;
+		if (s->push.active) {
+			int st[6], n = push_steps(g, st);
+
+			if (n == 0) {
+				s->push.active = 0;
+				continue;
+			}
+			if (s->push.by_ci >= 0)
+				return;
+			push_step(g, st[0]);
+			continue;
+		}
+		if (s->atk.active) {
+			atk_step(g);
+			continue;
+		}
+		if (s->phase == PH_PLAN) {
+			int i, all = 1;
+
+			for (i = 0; i < s->nch && !s->over; i++) {
+				struct chr *c = &s->ch[i];
+
+				if (!c->exhausted && !c->planned &&
+				    popcount(c->hand) < 2 &&
+				    popcount(c->disc) < 2 && c->active == 0)
+					exhaust(g, i, "cannot play two cards "
+					    "or rest");
+			}
+			if (s->over)
+				return;
+			for (i = 0; i < s->nch; i++)
+				if (!s->ch[i].exhausted && !s->ch[i].planned)
+					all = 0;
+			if (!all)
+				return;
+			reveal(g);
+			continue;
+		}
+		if (s->phase == PH_SHORTREST) {
+			if (s->sr_ci < s->nch)
+				return;
+			start_round(g);
+			continue;
+		}
+		if (s->phase != PH_TURN || s->tie_active)
+			return;
+		if (s->cur >= s->nord) {
+			end_round(g);
+			continue;
+		}
+		{
+			struct ordent *e = &s->ord[s->cur];
+
+			if (e->kind == O_CHAR) {
+				int ct = s->ct, cur = s->cur;
+
+				s->progress = 0;
+				char_turn(g, e->idx);
+				if (s->ct == ct && s->cur == cur && s->ndq == 0 &&
+				    !s->atk.active && !s->push.active &&
+				    !s->progress)
+					return;	/* waiting for the seat */
+				continue;
+			}
+			if (s->mt_active) {
+				monster_turn(g);
+				continue;
+			}
+			if (e->kind == O_SUMMON) {
+				if (s->fig[e->idx].alive &&
+				    s->fig[e->idx].born_round != s->round &&
+				    !s->fig[e->idx].acted) {
+					s->fig[e->idx].acted = 1;
+					s->mt_active = 1;
+					s->mt_fig = e->idx;
+					s->mt_ab = -1;
+					continue;
+				}
+				s->cur++;
+				continue;
+			}
+			/* next monster of the type: elites, normals, bosses */
+			{
+				int i, best = -1, bk = 0;
+
+				for (i = 0; i < s->nfig; i++) {
+					struct fig *x = &s->fig[i];
+					int k;
+
+					if (!x->alive || x->kind != F_MONSTER ||
+					    x->type != e->idx || x->acted ||
+					    x->born_round == s->round)
+						continue;
+					k = (x->rank == 1 ? 0 : x->rank == 0 ?
+					    100 : 200) + x->standee;
+					if (best < 0 || k < bk) {
+						best = i;
+						bk = k;
+					}
+				}
+				if (best < 0) {
+					s->cur++;
+					continue;
+				}
+				s->fig[best].acted = 1;
+				s->mt_active = 1;
+				s->mt_fig = best;
+				s->mt_ab = -1;
+			}
+		}
+	}
+}
+
+/* ----- short rest and long rest helpers ----- */
+
+void
+short_rest_pick(struct game *g, int ci, int avoid)
+{
+	struct dg *s = &g->s;
+	struct chr *c = &s->ch[ci];
+	int cards[MAXCARD], n = 0, k, pick;
+	refd_mpw *w;
+
+	for (k = 0; k < MAXCARD; k++)
+		if ((c->disc >> k & 1) && k != avoid)
+			cards[n++] = k;
+	if (n == 0)
+		return;
+	pick = cards[n > 1 ? uniform(g, n, "short rest") : 0];
+	s->sr_card = pick;
+	w = evb("short_rest_pick");
+	refd_mpw_kint(w, "seat", ci);
+	refd_mpw_kstr(w, "card", g->c->cls[c->cls].card[pick].id);
+	ev(g, REFD_SEAT_PUBLIC, w);
+}
+
+void
+short_rest_finish(struct game *g, int ci)
+{
+	struct dg *s = &g->s;
+	struct chr *c = &s->ch[ci];
+
+	c->disc &= ~(1 << s->sr_card);
+	c->lost |= 1 << s->sr_card;
+	c->hand |= c->disc;
+	c->disc = 0;
+	g->dirty |= DIRTY_HAND(ci);
+	s->sr_ci++;
+	s->sr_stage = 0;
+	while (s->sr_ci < s->nch && !sr_eligible(g, s->sr_ci))
+		s->sr_ci++;
+}
+
+void
+short_rest_skip(struct game *g)
+{
+	struct dg *s = &g->s;
+
+	s->sr_ci++;
+	s->sr_stage = 0;
+	while (s->sr_ci < s->nch && !sr_eligible(g, s->sr_ci))
+		s->sr_ci++;
+}
+
+void
+push_choose(struct game *g, int h)
+{
+	push_step(g, h);
+}
+
+int
+push_options(const struct game *g, int *out)
+{
+	return push_steps(g, out);
+}
+
+void
+char_attack(struct game *g, int ci, const struct ability *a, const int *tg,
+    int ntg, int aoe)
+{
+	struct dg *s = &g->s;
+	struct atk *k = &s->atk;
+	int bonus = 0, bconds = 0;
+
+	if (consume(g, a->consume, a->any)) {
+		bonus = a->bonus_attack;
+		bconds = a->bonus_conds;
+	}
+	memset(k, 0, sizeof(*k));
+	k->active = 1;
+	k->fig = s->ch[ci].fig;
+	k->by_char = ci;
+	k->value = a->value + bonus + s->ch[ci].bonus_attack;
+	k->stage = s->ch[ci].bonus_adv;
+	if (s->ch[ci].bonus_stun)
+		bconds |= C_STUN;
+	s->ch[ci].bonus_attack = 0;
+	s->ch[ci].bonus_adv = 0;
+	s->ch[ci].bonus_stun = 0;
+	k->range = a->range;
+	k->ranged = a->range > 0 && !a->grey;
+	k->pierce = a->pierce;
+	k->push = a->push;
+	k->pull = a->pull;
+	k->conds = a->conds | bconds;
+	k->aoe = aoe;
+	k->ntg = ntg;
+	memcpy(k->tg, tg, (size_t)ntg * sizeof(int));
+}
+
+int
+char_move_bonus(struct game *g, const struct ability *a)
+{
+	return consume(g, a->consume, a->any) ? a->bonus_move : 0;
+}

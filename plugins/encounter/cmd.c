@@ -1,0 +1,2905 @@
+/*
+ * cmd.c - the encounter ruleset's commands: parsing, the checks that
+ * decide both what apply accepts and what legal lists, the actions, the
+ * attacks of opportunity and other off-turn prompts, and the turn order
+ * with delay (spec 1, 4, 5, 8.3).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "geom.h"
+#include "move.h"
+
+const char *const cmd_name[C_NCMD] = {
+	"move", "step", "attack", "full_attack", "charge", "run", "withdraw",
+	"total_defense", "delay", "stand_up", "drop_prone", "trip",
+	"bull_rush", "disarm", "sunder", "grapple", "grapple_damage",
+	"escape", "feint", "aid", "coup_de_grace", "stabilize", "end_turn",
+	"aoo", "counter", "follow", "act", "wait", "ready", "fire", "crawl",
+	"minimum_move", "cast", "overrun", "avoid"
+};
+
+static int
+rej(struct why *w, int code, const char *rule, const char *fmt, ...)
+{
+	va_list ap;
+
+	w->code = code;
+	w->rule = rule;
+	va_start(ap, fmt);
+	vsnprintf(w->msg, sizeof(w->msg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int
+active(const struct st *s)
+{
+	return s->order[s->cur];
+}
+
+static int
+find(const struct st *s, const char *name)
+{
+	int i;
+
+	for (i = 0; i < s->nc; i++)
+		if (strcmp(s->c[i].d.name, name) == 0)
+			return i;
+	return -1;
+}
+
+static int
+getxy(refd_mpv v, int *x, int *y)
+{
+	int64_t a, b;
+
+	if (refd_mpv_type(v) != REFD_MP_ARRAY || refd_mpv_len(v) != 2 ||
+	    refd_mpv_int(refd_mpv_at(v, 0), &a) != 0 ||
+	    refd_mpv_int(refd_mpv_at(v, 1), &b) != 0 || a < -1000 ||
+	    a > 1000 || b < -1000 || b > 1000)
+		return -1;
+	*x = (int)a;
+	*y = (int)b;
+	return 0;
+}
+
+int
+cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
+    struct why *w)
+{
+	refd_mpdoc *d = refd_mp_parse(b, len);
+	refd_mpv r = refd_mp_root(d), v;
+	const char *t;
+	int i, bad = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->target = c->ally = -1;
+	if (d == NULL || refd_mpv_type(r) != REFD_MP_MAP) {
+		refd_mp_free(d);
+		return rej(w, REFD_EBADCMD, "R001-70",
+		    "a command is a map with a \"type\"");
+	}
+	t = refd_mpv_get_str(r, "type", "");
+	for (i = 0; i < C_NCMD; i++)
+		if (strcmp(t, cmd_name[i]) == 0)
+			break;
+	if (i == C_NCMD) {
+		rej(w, REFD_EBADCMD, "R001-70", "unknown command type '%.40s'",
+		    t);
+		refd_mp_free(d);
+		return w->code;
+	}
+	c->t = i;
+	v = refd_mpv_get(r, "target");
+	if (refd_mpv_ok(v) && (c->target = find(s, refd_mpv_cstr(v, ""))) < 0) {
+		rej(w, REFD_ENOTARGET, "R001-70", "no creature named '%.40s'",
+		    refd_mpv_cstr(v, "?"));
+		refd_mp_free(d);
+		return w->code;
+	}
+	v = refd_mpv_get(r, "ally");
+	if (refd_mpv_ok(v) && (c->ally = find(s, refd_mpv_cstr(v, ""))) < 0) {
+		rej(w, REFD_ENOTARGET, "R001-70", "no creature named '%.40s'",
+		    refd_mpv_cstr(v, "?"));
+		refd_mp_free(d);
+		return w->code;
+	}
+	v = refd_mpv_get(r, "to");
+	if (refd_mpv_ok(v)) {
+		c->has_to = 1;
+		bad |= getxy(v, &c->x, &c->y);
+	}
+	v = refd_mpv_get(r, "path");
+	if (refd_mpv_ok(v)) {
+		if (refd_mpv_type(v) != REFD_MP_ARRAY ||
+		    refd_mpv_len(v) < 1 || refd_mpv_len(v) >= MAXPATH)
+			bad = 1;
+		else
+			for (i = 0; i < (int)refd_mpv_len(v); i++)
+				bad |= getxy(refd_mpv_at(v, (size_t)i),
+				    &c->px[i], &c->py[i]);
+		c->npath = (int)refd_mpv_len(v);
+	}
+	c->defensive = refd_mpv_get_bool(r, "defensive", 0);
+	c->nonlethal = refd_mpv_get_bool(r, "nonlethal", 0);
+	c->lethal = refd_mpv_get_bool(r, "lethal", 0);
+	c->off = refd_mpv_get_bool(r, "off", 0);
+	c->take = refd_mpv_get_bool(r, "take", 0);
+	t = refd_mpv_get_str(r, "kind", "attack");
+	if (strcmp(t, "attack") == 0)
+		c->kind = C_ATTACK;
+	else if (strcmp(t, "bull_rush") == 0)
+		c->kind = C_BULL;
+	else
+		bad = 1;
+	t = refd_mpv_get_str(r, "mode", "attack");
+	if (strcmp(t, "attack") == 0)
+		c->mode = 1;
+	else if (strcmp(t, "ac") == 0)
+		c->mode = 2;
+	else
+		bad = 1;
+	snprintf(c->spell, sizeof(c->spell), "%s",
+	    refd_mpv_get_str(r, "spell", ""));
+	t = refd_mpv_get_str(r, "item", "weapon");
+	if (strcmp(t, "weapon") == 0)
+		c->item = 0;
+	else if (strcmp(t, "armor") == 0)
+		c->item = 1;
+	else if (strcmp(t, "shield") == 0)
+		c->item = 2;
+	else
+		bad = 1;
+	refd_mp_free(d);
+	if (bad)
+		return rej(w, REFD_EBADCMD, "R001-70",
+		    "malformed argument: squares are [x, y] integer pairs, "
+		    "kind is attack|bull_rush, mode attack|ac, item "
+		    "weapon|armor|shield");
+	return REFD_OK;
+}
+
+/* Budget (R001-04, R001-05). */
+static int
+can_std(const struct st *s, const struct cr *c)
+{
+	return !s->full && !s->std && !s->fa && s->mv <= 1 &&
+	    !(restricted(s, c) && s->mv);
+}
+
+static int
+can_move(const struct st *s, const struct cr *c)
+{
+	if (s->fa)
+		return s->fa_main + s->fa_off >= 1;
+	return !s->full && s->mv + s->std < 2 &&
+	    !(restricted(s, c) && (s->mv || s->std));
+}
+
+static int
+can_full(const struct st *s, const struct cr *c)
+{
+	return !s->full && !s->std && !s->mv && !s->fa && !restricted(s, c);
+}
+
+static int
+nmain(const struct cr *c)
+{
+	int b = c->d.bab;
+
+	return 1 + (b >= 6) + (b >= 11) + (b >= 16);
+}
+
+static int
+has_off(const struct cr *c)
+{
+	return c->d.w[1].nd > 0 && !c->d.w[1].ranged;
+}
+
+/* Two-weapon penalties (2.13): primary and off hand. */
+static void
+twf(const struct cr *c, int *pp, int *po)
+{
+	*pp = 0;
+	*po = 0;
+	if (!has_off(c))
+		return;
+	*pp = 6;
+	*po = 10;
+	if (c->d.w[1].cat == 0) {
+		*pp -= 2;
+		*po -= 2;
+	}
+	if (c->d.feats & F_TWF) {
+		*pp -= 2;
+		*po -= 6;
+	}
+}
+
+static const char *
+nm(const struct st *s, int i)
+{
+	return s->c[i].d.name;
+}
+
+/* The attack itself can be made: target, reach or range, line of effect. */
+static int
+target_ok(const struct st *s, int a, int t, const struct weapon *w,
+    struct why *y)
+{
+	const struct cr *A = &s->c[a], *T;
+	int d;
+
+	if (t < 0)
+		return rej(y, REFD_ENOTARGET, "R001-70", "name a \"target\"");
+	T = &s->c[t];
+	if (t == a)
+		return rej(y, REFD_ENOTARGET, "R001-70",
+		    "%s cannot attack itself", A->d.name);
+	if (T->dead)
+		return rej(y, REFD_ENOTARGET, "R001-29", "%s is dead",
+		    T->d.name);
+	if (!has_loe(s, a, t))
+		return rej(y, REFD_ENOTARGET, "R001-37",
+		    "%s has total cover from %s: no line of effect",
+		    T->d.name, A->d.name);
+	d = cdist(A, T);
+	if (w->ranged) {
+		int max = w->incr * (w->ranged == 1 ? 5 : 10);
+
+		if (d > max)
+			return rej(y, REFD_ERANGE, "R001-23",
+			    "%s is %d squares away: the %s reaches %d", T->d.name,
+			    d, w->name, max);
+		if (A->prone && !w->crossbow)
+			return rej(y, REFD_EILLEGAL, "R001-20",
+			    "%s is prone and cannot shoot the %s", A->d.name,
+			    w->name);
+		return REFD_OK;
+	}
+	if (!reaches(s, A, w, T)) {
+		if (w->reach && d <= natreach(A))
+			return rej(y, REFD_ERANGE, "R001-82",
+			    "%s's %s cannot strike %s inside its reach band "
+			    "(distance %d)", A->d.name, w->name, T->d.name, d);
+		return rej(y, REFD_ERANGE, "R001-11",
+		    "%s is out of %s's reach (distance %d)", T->d.name,
+		    A->d.name, d);
+	}
+	return REFD_OK;
+}
+
+static int
+size_gap_ok(const struct st *s, int a, int t, const char *what,
+    const char *rule, struct why *y)
+{
+	if (s->c[t].d.size > s->c[a].d.size + 1)
+		return rej(y, REFD_EILLEGAL, rule,
+		    "%s is more than one size larger than %s: no %s",
+		    nm(s, t), nm(s, a), what);
+	return REFD_OK;
+}
+
+static int
+allowance(const struct st *s, const struct cr *c, int t)
+{
+	int sp = speed_of(c);
+
+	if (t == C_WITHDRAW)
+		return restricted(s, c) ? sp : 2 * sp;
+	return sp;
+}
+
+static int
+check_path(const struct st *s, int a, struct cmd *c, int allow,
+    struct why *y)
+{
+	const struct cr *A = &s->c[a];
+	int16_t dist[MAXM][MAXM][2], prev[MAXM][MAXM][2];
+	int i, cost = 0, par = s->diag & 1, np, sc;
+
+	if (c->npath > 0) {
+		if (c->px[0] != A->x || c->py[0] != A->y) {
+			if (c->npath + 1 >= MAXPATH)
+				return rej(y, REFD_ENOPATH, "R001-07",
+				    "path too long");
+			memmove(c->px + 1, c->px, sizeof(int) * (size_t)c->npath);
+			memmove(c->py + 1, c->py, sizeof(int) * (size_t)c->npath);
+			c->px[0] = A->x;
+			c->py[0] = A->y;
+			c->npath++;
+		}
+		if (c->npath < 2)
+			return rej(y, REFD_ENOPATH, "R001-07",
+			    "the path has no step");
+		for (i = 1; i < c->npath; i++) {
+			if (c->px[i] < 0 || c->py[i] < 0 || c->px[i] >= s->w ||
+			    c->py[i] >= s->h)
+				return rej(y, REFD_ENOPATH, "R001-07",
+				    "(%d,%d) is off the map", c->px[i],
+				    c->py[i]);
+			sc = step_cost(s, a, c->px[i - 1], c->py[i - 1],
+			    c->px[i], c->py[i], par, &np, 0);
+			if (sc < 0)
+				return rej(y, REFD_ENOPATH, "R001-09",
+				    "the step (%d,%d)->(%d,%d) is blocked "
+				    "(wall, corner, enemy or map edge)",
+				    c->px[i - 1], c->py[i - 1], c->px[i],
+				    c->py[i]);
+			cost += sc;
+			par = np;
+		}
+		if (cost > allow)
+			return rej(y, REFD_ENOPATH, "R001-08",
+			    "the path costs %d squares of movement; %s has %d",
+			    cost, A->d.name, allow);
+		c->x = c->px[c->npath - 1];
+		c->y = c->py[c->npath - 1];
+	} else {
+		if (!c->has_to)
+			return rej(y, REFD_EBADCMD, "R001-70",
+			    "give \"to\": [x, y] or a \"path\"");
+		if (c->x < 0 || c->y < 0 || c->x >= s->w || c->y >= s->h)
+			return rej(y, REFD_ENOPATH, "R001-07",
+			    "(%d,%d) is off the map", c->x, c->y);
+		if (c->x == A->x && c->y == A->y)
+			return rej(y, REFD_ENOPATH, "R001-07",
+			    "%s is already at (%d,%d)", A->d.name, c->x, c->y);
+		reach_map(s, a, allow, par, dist, prev);
+		c->npath = reach_path(s, a, dist, prev, c->x, c->y, c->px,
+		    c->py, &cost);
+		if (c->npath < 2)
+			return rej(y, REFD_ENOPATH, "R001-08",
+			    "%s cannot reach (%d,%d) with %d squares of "
+			    "movement", A->d.name, c->x, c->y, allow);
+	}
+	if (!free_at(s, a, c->x, c->y))
+		return rej(y, REFD_ENOPATH, "R001-09",
+		    "%s cannot end its movement in an occupied space at "
+		    "(%d,%d)", A->d.name, c->x, c->y);
+	return REFD_OK;
+}
+
+static int
+movement_ok(const struct st *s, const struct cr *A, struct why *y)
+{
+	if (A->prone)
+		return rej(y, REFD_EILLEGAL, "R001-71",
+		    "%s is prone: stand up first", A->d.name);
+	if (A->grap)
+		return rej(y, REFD_EILLEGAL, "R001-56",
+		    "%s is grappling and cannot move", A->d.name);
+	if (s->step5)
+		return rej(y, REFD_EILLEGAL, "R001-06",
+		    "%s took a 5-foot step this round: no other movement",
+		    A->d.name);
+	return REFD_OK;
+}
+
+/* The square a charger must reach: the closest space from which it
+ * attacks t (5.3); ties: the charger's "to" (D001-29). */
+static int
+charge_dest(const struct st *s, int a, int t, struct cmd *c, struct why *y)
+{
+	struct st *m = (struct st *)s;	/* probing positions only */
+	struct cr *A = &m->c[a];
+	struct weapon w;
+	int ox = A->x, oy = A->y, x, y0, best = 1 << 20, d, okpick = 0;
+	int fx = -1, fy = -1, given = 0;
+
+	melee_weapon(A, &w);
+	for (y0 = 0; y0 < s->h; y0++)
+		for (x = 0; x < s->w; x++) {
+			A->x = x;
+			A->y = y0;
+			if (!reaches(s, A, &w, &s->c[t])) {
+				continue;
+			}
+			A->x = ox;
+			A->y = oy;
+			d = g_space_dist(ox, oy, space_n(A), x, y0,
+			    space_n(A));
+			if (d < best) {
+				best = d;
+				okpick = 0;
+				fx = fy = -1;
+				given = 0;
+			}
+			if (d == best) {
+				int fr = free_at(s, a, x, y0);
+
+				if (c->has_to && c->x == x && c->y == y0)
+					given = 1 + fr;
+				if (fr && fx < 0) {
+					fx = x;
+					fy = y0;
+					okpick = 1;
+				}
+			}
+			A->x = x;
+			A->y = y0;
+		}
+	A->x = ox;
+	A->y = oy;
+	if (best == 1 << 20)
+		return rej(y, REFD_ENOPATH, "R001-42",
+		    "no square on the map lets %s attack %s", A->d.name,
+		    nm(s, t));
+	if (c->has_to) {
+		if (given == 0)
+			return rej(y, REFD_ENOPATH, "R001-42",
+			    "(%d,%d) is not a closest square from which %s can "
+			    "attack %s", c->x, c->y, A->d.name, nm(s, t));
+		if (given == 1)
+			return rej(y, REFD_ENOPATH, "R001-42",
+			    "the closest square (%d,%d) is occupied or blocked",
+			    c->x, c->y);
+	} else {
+		if (!okpick)
+			return rej(y, REFD_ENOPATH, "R001-42",
+			    "every closest square from which %s can attack %s "
+			    "is occupied or blocked", A->d.name, nm(s, t));
+		c->x = fx;
+		c->y = fy;
+	}
+	if (best < 2)
+		return rej(y, REFD_ENOPATH, "R001-42",
+		    "a charge needs at least 2 squares of movement; the "
+		    "closest attack square is %d away", best);
+	return best;
+}
+
+static int
+prompt_seat(const struct st *s)
+{
+	return s->c[s->q[s->qi]].side;
+}
+
+int
+cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
+{
+	int a, rc, t = c->target;
+	const struct cr *A, *T = t >= 0 ? &s->c[t] : NULL;
+	struct weapon w;
+
+	if (s->over)
+		return rej(y, REFD_EFINISHED, "R001-81", "the fight is over");
+	if (s->pk != PK_NONE) {
+		static const int want[] = { 0, C_AOO, C_COUNTER, C_FOLLOW,
+			C_ACT, C_FIRE, C_AVOID };
+
+		if (seat != prompt_seat(s))
+			return rej(y, REFD_ENOTYOURTURN, "R001-70",
+			    "waiting for seat %d to answer a prompt",
+			    prompt_seat(s));
+		if (c->t != want[s->pk] && !(s->pk == PK_DELAY &&
+		    c->t == C_WAIT))
+			return rej(y, REFD_EPHASE, "R001-70",
+			    "answer the pending prompt with \"%s\"",
+			    s->pk == PK_DELAY ? "act\" or \"wait" :
+			    cmd_name[want[s->pk]]);
+		return REFD_OK;
+	}
+	if (c->t == C_AOO || c->t == C_COUNTER || c->t == C_FOLLOW ||
+	    c->t == C_ACT || c->t == C_WAIT || c->t == C_FIRE ||
+	    c->t == C_AVOID)
+		return rej(y, REFD_EPHASE, "R001-70",
+		    "there is no prompt to answer");
+	a = active(s);
+	A = &s->c[a];
+	if (seat != A->side)
+		return rej(y, REFD_ENOTYOURTURN, "R001-01",
+		    "it is %s's turn (seat %d)", A->d.name, A->side);
+	melee_weapon(A, &w);
+	switch (c->t) {
+	case C_END:
+	case C_PRONE:
+		if (c->t == C_PRONE && A->prone)
+			return rej(y, REFD_EILLEGAL, "R001-71",
+			    "%s is already prone", A->d.name);
+		return REFD_OK;
+	case C_MOVE:
+		if ((rc = movement_ok(s, A, y)) != REFD_OK)
+			return rc;
+		if (!can_move(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-04",
+			    "%s has no move action left this turn", A->d.name);
+		return check_path(s, a, c, allowance(s, A, C_MOVE), y);
+	case C_WITHDRAW:
+		if ((rc = movement_ok(s, A, y)) != REFD_OK)
+			return rc;
+		if (s->moved)
+			return rej(y, REFD_EILLEGAL, "R001-44",
+			    "%s has already moved this turn", A->d.name);
+		if (!can_full(s, A) && !(restricted(s, A) && can_std(s, A)))
+			return rej(y, REFD_ERESOURCE, "R001-44",
+			    "withdrawing takes the whole turn");
+		return check_path(s, a, c, allowance(s, A, C_WITHDRAW), y);
+	case C_STEP:
+		if ((rc = movement_ok(s, A, y)) != REFD_OK)
+			return rc;
+		if (s->moved)
+			return rej(y, REFD_EILLEGAL, "R001-06",
+			    "%s already moved this round: no 5-foot step",
+			    A->d.name);
+		if (speed_of(A) <= 1)
+			return rej(y, REFD_EILLEGAL, "R001-06",
+			    "%s's speed is too low for a 5-foot step",
+			    A->d.name);
+		if (!c->has_to)
+			return rej(y, REFD_EBADCMD, "R001-70",
+			    "give \"to\": [x, y]");
+		{
+			int np;
+
+			if (c->x < 0 || c->y < 0 || c->x >= s->w ||
+			    c->y >= s->h || step_cost(s, a, A->x, A->y, c->x,
+			    c->y, 0, &np, 0) < 0)
+				return rej(y, REFD_ENOPATH, "R001-06",
+				    "a 5-foot step from (%d,%d) to (%d,%d) is "
+				    "not possible (not adjacent, blocked or a "
+				    "cut corner)", A->x, A->y, c->x, c->y);
+			if ((s->sq[A->y][A->x] | s->sq[c->y][c->x]) & SQ_DIFF)
+				return rej(y, REFD_EILLEGAL, "R001-06",
+				    "no 5-foot step in difficult terrain");
+			if (!free_at(s, a, c->x, c->y))
+				return rej(y, REFD_ENOPATH, "R001-09",
+				    "(%d,%d) is occupied", c->x, c->y);
+		}
+		return REFD_OK;
+	case C_RUN:
+		if ((rc = movement_ok(s, A, y)) != REFD_OK)
+			return rc;
+		if (s->moved || !can_full(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-43",
+			    "running takes the whole turn");
+		if (!c->has_to)
+			return rej(y, REFD_EBADCMD, "R001-70",
+			    "give \"to\": [x, y]");
+		if (c->x < 0 || c->y < 0 || c->x >= s->w || c->y >= s->h ||
+		    (c->x == A->x && c->y == A->y))
+			return rej(y, REFD_ENOPATH, "R001-43",
+			    "run to a square on the map");
+		{
+			int mult = A->d.armor_type == 3 ? 3 : 4, n;
+			int d = g_dist(c->x - A->x, c->y - A->y);
+
+			if (d > mult * speed_of(A))
+				return rej(y, REFD_ENOPATH, "R001-43",
+				    "(%d,%d) is %d squares away: %s runs %d",
+				    c->x, c->y, d, A->d.name,
+				    mult * speed_of(A));
+			n = line_path(s, a, c->x, c->y, c->px, c->py);
+			if (!line_ok(s, a, c->px, c->py, n, 0))
+				return rej(y, REFD_ENOPATH, "R001-43",
+				    "the straight line to (%d,%d) is blocked "
+				    "or crosses difficult terrain", c->x,
+				    c->y);
+			if (!free_at(s, a, c->x, c->y))
+				return rej(y, REFD_ENOPATH, "R001-09",
+				    "(%d,%d) is occupied", c->x, c->y);
+			c->npath = n;
+		}
+		return REFD_OK;
+	case C_CHARGE:
+		if ((rc = movement_ok(s, A, y)) != REFD_OK)
+			return rc;
+		if (s->moved)
+			return rej(y, REFD_EILLEGAL, "R001-42",
+			    "%s has already moved this turn", A->d.name);
+		if (!can_full(s, A) && !(restricted(s, A) && can_std(s, A)))
+			return rej(y, REFD_ERESOURCE, "R001-42",
+			    "a charge takes the whole turn");
+		if (t < 0 || t == a || T->dead)
+			return rej(y, REFD_ENOTARGET, "R001-42",
+			    "charge a living creature other than yourself");
+		if (!has_loe(s, a, t))
+			return rej(y, REFD_ENOTARGET, "R001-42",
+			    "%s cannot see %s", A->d.name, T->d.name);
+		if (c->kind == C_BULL &&
+		    (rc = size_gap_ok(s, a, t, "bull rush", "R001-49", y)) !=
+		    REFD_OK)
+			return rc;
+		{
+			int d = charge_dest(s, a, t, c, y), n;
+			int max = restricted(s, A) ? speed_of(A) :
+			    2 * speed_of(A);
+
+			if (d < 0)
+				return d;
+			if (d > max)
+				return rej(y, REFD_ENOPATH, "R001-42",
+				    "the attack square (%d,%d) is %d squares "
+				    "away: %s charges at most %d", c->x, c->y,
+				    d, A->d.name, max);
+			if (!lane_clear(s, a, t, c->x, c->y))
+				return rej(y, REFD_ENOPATH, "R001-42",
+				    "the charge lane to (%d,%d) is not clear "
+				    "(wall, difficult terrain, obstacle or "
+				    "creature)", c->x, c->y);
+			n = line_path(s, a, c->x, c->y, c->px, c->py);
+			if (!line_ok(s, a, c->px, c->py, n, 1))
+				return rej(y, REFD_ENOPATH, "R001-42",
+				    "the charge line to (%d,%d) is blocked",
+				    c->x, c->y);
+			c->npath = n;
+		}
+		if (c->kind == C_BULL && g_dist(T->x - c->x, T->y - c->y) > 1 &&
+		    space_n(T) == 1)
+			return rej(y, REFD_ENOPATH, "R001-49",
+			    "a bull rush needs the charge to end adjacent");
+		return REFD_OK;
+	case C_TDEF:
+		if (!can_std(s, A) || s->attacks)
+			return rej(y, REFD_ERESOURCE, "R001-28",
+			    "total defense takes a standard action and no "
+			    "attack this turn");
+		if (A->fdef)
+			return rej(y, REFD_EILLEGAL, "R001-28",
+			    "total defense does not combine with fighting "
+			    "defensively");
+		return REFD_OK;
+	case C_DELAY:
+		if (s->surprise)
+			return rej(y, REFD_EILLEGAL, "R001-46",
+			    "no delaying in the surprise round");
+		if (s->std || s->mv || s->full || s->step5 || s->fa ||
+		    s->attacks || s->moved)
+			return rej(y, REFD_EILLEGAL, "R001-46",
+			    "delay before taking any action");
+		return REFD_OK;
+	case C_STAND:
+		if (!A->prone)
+			return rej(y, REFD_EILLEGAL, "R001-71",
+			    "%s is not prone", A->d.name);
+		if (!can_move(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-04",
+			    "standing up takes a move action");
+		return REFD_OK;
+	case C_ATTACK:
+	case C_FULL: {
+		const struct weapon *aw = &A->d.w[0];
+
+		if (A->grap)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is grappling: use grapple_damage or escape",
+			    A->d.name);
+		if (c->off) {
+			if (c->t != C_FULL || !has_off(A))
+				return rej(y, REFD_EILLEGAL, "R001-25",
+				    "an off-hand attack needs an off-hand "
+				    "weapon and a full attack");
+			aw = &A->d.w[1];
+		}
+		if (c->t == C_ATTACK && !can_std(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-04",
+			    "%s has no standard action left this turn",
+			    A->d.name);
+		if (c->t == C_FULL) {
+			if (!s->fa && !can_full(s, A))
+				return rej(y, REFD_ERESOURCE, "R001-24",
+				    "a full attack takes the whole turn");
+			if (s->fa && (c->off ? s->fa_off >= 1 :
+			    s->fa_main >= nmain(A)))
+				return rej(y, REFD_ERESOURCE, "R001-24",
+				    "%s has no %s attack left", A->d.name,
+				    c->off ? "off-hand" : "main-hand");
+			if (s->fa && c->defensive && !A->fdef)
+				return rej(y, REFD_EILLEGAL, "R001-28",
+				    "declare fighting defensively with the "
+				    "first attack");
+		}
+		if (c->defensive && A->tdef)
+			return rej(y, REFD_EILLEGAL, "R001-28",
+			    "fighting defensively does not combine with total "
+			    "defense");
+		if (c->nonlethal && (aw->ranged || aw->nonlethal))
+			return rej(y, REFD_EILLEGAL, "R001-32",
+			    "only a lethal melee weapon can be used for "
+			    "nonlethal damage");
+		if (c->lethal && !aw->nonlethal)
+			return rej(y, REFD_EILLEGAL, "R001-32",
+			    "the %s already deals lethal damage", aw->name);
+		return target_ok(s, a, t, aw, y);
+	}
+	case C_TRIP:
+	case C_BULL:
+	case C_DISARM:
+	case C_SUNDER:
+	case C_GRAPPLE:
+	case C_FEINT:
+	case C_CDG:
+		if (A->grap)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is grappling", A->d.name);
+		if (c->t == C_CDG) {
+			if (!can_full(s, A))
+				return rej(y, REFD_ERESOURCE, "R001-47",
+				    "a coup de grace takes the whole turn");
+		} else if (c->t == C_FEINT && (A->d.feats & F_IFEINT)) {
+			if (!can_move(s, A) || s->fa)
+				return rej(y, REFD_ERESOURCE, "R001-53",
+				    "a feint with Improved Feint takes a move "
+				    "action");
+		} else if (!can_std(s, A)) {
+			return rej(y, REFD_ERESOURCE, "R001-04",
+			    "%s has no standard action left this turn",
+			    A->d.name);
+		}
+		if (c->t == C_TRIP) {
+			struct weapon uw;
+
+			if (!w.trip)
+				unarmed_weapon(&uw, A->d.size);
+			else
+				uw = w;
+			if ((rc = target_ok(s, a, t, &uw, y)) != REFD_OK)
+				return rc;
+			if (T->prone)
+				return rej(y, REFD_EILLEGAL, "R001-50",
+				    "%s is already prone", T->d.name);
+			return size_gap_ok(s, a, t, "trip", "R001-50", y);
+		}
+		if ((rc = target_ok(s, a, t, &w, y)) != REFD_OK)
+			return rc;
+		switch (c->t) {
+		case C_BULL:
+			if (cdist(A, T) != 1)
+				return rej(y, REFD_ERANGE, "R001-49",
+				    "a bull rush needs %s adjacent", T->d.name);
+			return size_gap_ok(s, a, t, "bull rush", "R001-49", y);
+		case C_DISARM:
+			if (T->d.w[0].unarmed || T->d.w[0].natural)
+				return rej(y, REFD_EILLEGAL, "R001-51",
+				    "%s holds no weapon", T->d.name);
+			return REFD_OK;
+		case C_SUNDER:
+			if (c->item == 1)
+				return rej(y, REFD_EILLEGAL, "R001-52",
+				    "worn armor cannot be sundered");
+			if (c->item == 2)
+				return rej(y, REFD_EILLEGAL, "R001-52",
+				    "shields are not modelled: sunder a weapon");
+			if (!(w.dtype & (DT_B | DT_S)))
+				return rej(y, REFD_EILLEGAL, "R001-52",
+				    "sundering needs a slashing or bludgeoning "
+				    "weapon, not the %s", w.name);
+			if (T->d.w[0].unarmed || T->d.w[0].natural)
+				return rej(y, REFD_EILLEGAL, "R001-52",
+				    "%s holds no weapon", T->d.name);
+			return REFD_OK;
+		case C_GRAPPLE:
+			if (T->grap)
+				return rej(y, REFD_EILLEGAL, "R001-56",
+				    "joining a grapple is not supported");
+			if (helpless(T))
+				return rej(y, REFD_EILLEGAL, "R001-55",
+				    "%s is helpless", T->d.name);
+			return REFD_OK;
+		case C_FEINT:
+			if (T->d.intl == 0)
+				return rej(y, REFD_EILLEGAL, "R001-53",
+				    "%s is mindless and cannot be feinted",
+				    T->d.name);
+			if (helpless(T))
+				return rej(y, REFD_EILLEGAL, "R001-53",
+				    "%s is helpless", T->d.name);
+			return REFD_OK;
+		default:	/* C_CDG */
+			if (!helpless(T))
+				return rej(y, REFD_EILLEGAL, "R001-47",
+				    "%s is not helpless", T->d.name);
+			if (cdist(A, T) > 1)
+				return rej(y, REFD_ERANGE, "R001-47",
+				    "a coup de grace needs %s adjacent",
+				    T->d.name);
+			if (T->d.crit_immune)
+				return rej(y, REFD_EILLEGAL, "R001-47",
+				    "%s is immune to critical hits",
+				    T->d.name);
+			return REFD_OK;
+		}
+	case C_GDMG:
+	case C_ESCAPE:
+		if (!A->grap)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is not grappling", A->d.name);
+		if (!can_std(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-04",
+			    "%s has no standard action left this turn",
+			    A->d.name);
+		return REFD_OK;
+	case C_AID:
+		if (!can_std(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-04",
+			    "%s has no standard action left this turn",
+			    A->d.name);
+		if (c->ally < 0 || c->ally == a ||
+		    s->c[c->ally].side != A->side || !able(&s->c[c->ally]))
+			return rej(y, REFD_ENOTARGET, "R001-48",
+			    "name a conscious \"ally\" to aid");
+		if ((rc = target_ok(s, a, t, &w, y)) != REFD_OK)
+			return rc;
+		if (T->side == A->side)
+			return rej(y, REFD_ENOTARGET, "R001-48",
+			    "%s is not an enemy", T->d.name);
+		if (!armed(A))
+			return rej(y, REFD_EILLEGAL, "R001-48",
+			    "%s is not armed", A->d.name);
+		if (!threatens(s, c->ally, t) && !threatens(s, t, c->ally))
+			return rej(y, REFD_EILLEGAL, "R001-48",
+			    "%s is not in melee with %s", nm(s, c->ally),
+			    T->d.name);
+		return REFD_OK;
+	case C_CAST: {
+		const struct spell *sp;
+
+		for (c->si = 0; c->si < MAXSP; c->si++)
+			if (A->d.uses[c->si] > 0 &&
+			    strcmp(A->d.sp[c->si].name, c->spell) == 0)
+				break;
+		if (c->si == MAXSP)
+			return rej(y, REFD_ERESOURCE, "R001-61",
+			    "%s has no cast of '%.30s' left", A->d.name,
+			    c->spell);
+		sp = &A->d.sp[c->si];
+		if (sp->time == 2 ? s->qcast : s->cast)
+			return rej(y, REFD_ERESOURCE, "R001-61",
+			    "one spell per round, plus one quickened spell");
+		if (sp->time == 0 && !can_std(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-04",
+			    "%s has no standard action left this turn",
+			    A->d.name);
+		if (sp->time == 1 && !can_full(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-61",
+			    "this spell takes the whole turn");
+		if (t < 0 || T->dead)
+			return rej(y, REFD_ENOTARGET, "R001-61",
+			    "name a living \"target\"");
+		if (sp->effect == 0 && t == a)
+			return rej(y, REFD_ENOTARGET, "R001-61",
+			    "%s would not harm itself", A->d.name);
+		if (sp->range == 0) {
+			if (cdist(A, T) > (natreach(A) > 0 ? natreach(A) : 0))
+				return rej(y, REFD_ERANGE, "R001-61",
+				    "'%s' is a touch spell: %s is out of reach",
+				    sp->name, T->d.name);
+		} else if (cdist(A, T) > sp->range) {
+			return rej(y, REFD_ERANGE, "R001-61",
+			    "%s is %d squares away: '%s' reaches %d",
+			    T->d.name, cdist(A, T), sp->name, sp->range);
+		}
+		if (t != a && !has_loe(s, a, t))
+			return rej(y, REFD_ENOTARGET, "R001-37",
+			    "no line of effect to %s", T->d.name);
+		return REFD_OK;
+	}
+	case C_OVERRUN: {
+		int dx, dy, bx, by, np;
+
+		if ((rc = movement_ok(s, A, y)) != REFD_OK)
+			return rc;
+		if (s->overrun)
+			return rej(y, REFD_EILLEGAL, "R001-57",
+			    "one overrun attempt per round");
+		if (!can_std(s, A) || s->mv >= 1 || s->fa ||
+		    restricted(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-57",
+			    "an overrun needs a move action and a standard "
+			    "action");
+		if (t < 0 || t == a || T->dead || T->side == A->side)
+			return rej(y, REFD_ENOTARGET, "R001-57",
+			    "overrun an enemy");
+		if (space_n(A) != 1 || space_n(T) != 1)
+			return rej(y, REFD_EILLEGAL, "R001-57",
+			    "overrun is only supported between 1-square "
+			    "creatures");
+		if (cdist(A, T) != 1)
+			return rej(y, REFD_ERANGE, "R001-57",
+			    "%s must be adjacent", T->d.name);
+		if ((rc = size_gap_ok(s, a, t, "overrun", "R001-57", y)) !=
+		    REFD_OK)
+			return rc;
+		dx = T->x - A->x;
+		dy = T->y - A->y;
+		bx = T->x + dx;
+		by = T->y + dy;
+		if (bx < 0 || by < 0 || bx >= s->w || by >= s->h ||
+		    !free_at(s, a, bx, by) ||
+		    step_cost(s, a, T->x, T->y, bx, by, 0, &np, 0) < 0 ||
+		    (s->sq[T->y][T->x] & SQ_WALL))
+			return rej(y, REFD_ENOPATH, "R001-57",
+			    "the square beyond %s, (%d,%d), is not open",
+			    T->d.name, bx, by);
+		if (2 * (dx != 0 && dy != 0 ? 2 : 1) > speed_of(A) + 1)
+			return rej(y, REFD_ENOPATH, "R001-57",
+			    "not enough movement to pass through");
+		c->x = bx;
+		c->y = by;
+		return REFD_OK;
+	}
+	case C_READY:
+		if (!can_std(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-45",
+			    "readying takes a standard action");
+		if (A->grap)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is grappling", A->d.name);
+		if (t < 0 || t == a || T->dead || T->side == A->side)
+			return rej(y, REFD_ENOTARGET, "R001-45",
+			    "ready an attack against an enemy");
+		if (!armed(A))
+			return rej(y, REFD_EILLEGAL, "R001-45",
+			    "%s has no melee weapon to ready", A->d.name);
+		return REFD_OK;
+	case C_CRAWL:
+	case C_MINMOVE: {
+		int np;
+
+		if (A->grap)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is grappling and cannot move", A->d.name);
+		if (c->t == C_CRAWL) {
+			if (!A->prone)
+				return rej(y, REFD_EILLEGAL, "R001-71",
+				    "only a prone creature crawls");
+			if (!can_move(s, A))
+				return rej(y, REFD_ERESOURCE, "R001-04",
+				    "crawling takes a move action");
+			if (s->step5)
+				return rej(y, REFD_EILLEGAL, "R001-06",
+				    "%s took a 5-foot step this round",
+				    A->d.name);
+		} else {
+			if ((rc = movement_ok(s, A, y)) != REFD_OK)
+				return rc;
+			if (s->moved || !can_full(s, A))
+				return rej(y, REFD_ERESOURCE, "R001-72",
+				    "the minimum move takes the whole turn");
+			if (speed_of(A) == 0)
+				return rej(y, REFD_EILLEGAL, "R001-72",
+				    "%s cannot move", A->d.name);
+		}
+		if (!c->has_to)
+			return rej(y, REFD_EBADCMD, "R001-70",
+			    "give \"to\": [x, y]");
+		if (c->x < 0 || c->y < 0 || c->x >= s->w || c->y >= s->h ||
+		    step_cost(s, a, A->x, A->y, c->x, c->y, 0, &np, 0) < 0)
+			return rej(y, REFD_ENOPATH, c->t == C_CRAWL ? "R001-71" :
+			    "R001-72", "(%d,%d) is not an open adjacent square",
+			    c->x, c->y);
+		if (!free_at(s, a, c->x, c->y))
+			return rej(y, REFD_ENOPATH, "R001-09",
+			    "(%d,%d) is occupied", c->x, c->y);
+		c->npath = 2;
+		c->px[0] = A->x;
+		c->py[0] = A->y;
+		c->px[1] = c->x;
+		c->py[1] = c->y;
+		return REFD_OK;
+	}
+	case C_STAB:
+		if (!can_std(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-04",
+			    "%s has no standard action left this turn",
+			    A->d.name);
+		if (t < 0 || T->dead || T->hp >= 0 || T->stable)
+			return rej(y, REFD_ENOTARGET, "R001-30",
+			    "stabilize a dying creature");
+		if (cdist(A, T) > 1)
+			return rej(y, REFD_ERANGE, "R001-30",
+			    "%s must be adjacent", T->d.name);
+		return REFD_OK;
+	default:
+		return rej(y, REFD_EBADCMD, "R001-70", "unknown command");
+	}
+}
+
+/* ---- events ---- */
+
+static int
+ev_simple(refd_ctx *ctx, const char *type, const struct st *s, int who,
+    int target)
+{
+	refd_mpw *w = refd_mpw_create();
+
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "type", type);
+	if (who >= 0)
+		refd_mpw_kstr(w, "who", nm(s, who));
+	if (target >= 0)
+		refd_mpw_kstr(w, "target", nm(s, target));
+	refd_mpw_end(w);
+	return emitw(ctx, w);
+}
+
+static int
+ev_check(refd_ctx *ctx, const char *type, const struct st *s, int a, int t,
+    int ra, int ta, int rd, int td, int win)
+{
+	refd_mpw *w = refd_mpw_create();
+
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "type", type);
+	refd_mpw_kstr(w, "who", nm(s, a));
+	refd_mpw_kstr(w, "target", nm(s, t));
+	refd_mpw_kint(w, "roll", ra);
+	refd_mpw_kint(w, "total", ta);
+	refd_mpw_kint(w, "target_roll", rd);
+	refd_mpw_kint(w, "target_total", td);
+	refd_mpw_kbool(w, "success", win);
+	refd_mpw_end(w);
+	return emitw(ctx, w);
+}
+
+static int
+ev_over(refd_ctx *ctx, struct st *s, const char *reason)
+{
+	refd_mpw *w = refd_mpw_create();
+
+	s->over = 2;
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "type", "over");
+	refd_mpw_kint(w, "winner", s->winner);
+	refd_mpw_kstr(w, "reason", reason);
+	refd_mpw_end(w);
+	return emitw(ctx, w);
+}
+
+/* ---- turn order (1.2, 1.9) ---- */
+
+/*
+ * Turn `n` of the order begins, after the boundary where delaying
+ * creatures may act (check_delay).  Skips creatures that cannot act,
+ * rolls for the dying, advances rounds, ends the match on the round
+ * limit.
+ */
+int
+turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
+{
+	int rc, i;
+
+	for (;;) {
+		if (s->over)
+			return s->over == 1 ? ev_over(ctx, s, "one side left") :
+			    REFD_OK;
+		if (check_delay) {
+			s->nq = 0;
+			for (i = 0; i < s->norder; i++) {
+				int c = s->order[i];
+
+				if (s->c[c].delaying && able(&s->c[c]) &&
+				    (n >= s->norder || s->order[n] != c))
+					s->q[s->nq++] = c;
+			}
+			if (s->nq > 0) {
+				s->qi = 0;
+				s->pk = PK_DELAY;
+				s->dnext = n;
+				return REFD_OK;
+			}
+		}
+		check_delay = 1;
+		if (n >= s->norder) {
+			if (s->surprise) {
+				extern int enc_end_surprise(refd_ctx *,
+				    struct st *);
+
+				if ((rc = enc_end_surprise(ctx, s)) != REFD_OK)
+					return rc;
+			} else {
+				s->round++;
+			}
+			n = 0;
+			if (s->round > s->max_rounds) {
+				s->over = 1;
+				s->winner = -1;
+				return ev_over(ctx, s, "round limit");
+			}
+		}
+		s->cur = n;
+		{
+			struct cr *c = &s->c[s->order[n]];
+			refd_mpw *w;
+
+			s->std = s->mv = s->full = s->moved = s->step5 = 0;
+			s->diag = s->sq_moved = s->fa = s->fa_main = 0;
+			s->fa_off = s->fa_conv = s->attacks = s->std_dis = 0;
+			s->cast = s->qcast = s->overrun = 0;
+			s->aoo_taken = 0;
+			c->delaying = 0;
+			if (c->dead || (s->surprise && !c->aware)) {
+				n++;
+				continue;
+			}
+			c->flat = 0;
+			c->fdef = c->tdef = c->charged = c->ran = 0;
+			c->aoo_used = 0;
+			c->ready_vs = -1;
+			c->aid_mode = 0;
+			c->aid_ally = c->aid_enemy = -1;
+			w = refd_mpw_create();
+			refd_mpw_map(w);
+			refd_mpw_kstr(w, "type", "turn");
+			refd_mpw_kstr(w, "who", c->d.name);
+			refd_mpw_kint(w, "round", s->round);
+			refd_mpw_end(w);
+			if ((rc = emitw(ctx, w)) != REFD_OK)
+				return rc;
+			if (c->hp < 0 && !c->stable && s->round > c->dying_round) {
+				int r;
+
+				if ((rc = roll(ctx, 100, "dying", &r)) !=
+				    REFD_OK)
+					return rc;
+				if (r <= 10)
+					c->stable = 1;
+				else if (--c->hp <= -10)
+					c->dead = 1;
+				w = refd_mpw_create();
+				refd_mpw_map(w);
+				refd_mpw_kstr(w, "type", "dying");
+				refd_mpw_kstr(w, "who", c->d.name);
+				refd_mpw_kint(w, "roll", r);
+				refd_mpw_kstr(w, "state", state_name(c));
+				refd_mpw_end(w);
+				if ((rc = emitw(ctx, w)) != REFD_OK)
+					return rc;
+				check_over(s);
+			}
+			if (!able(c)) {
+				n++;
+				continue;
+			}
+			return REFD_OK;
+		}
+	}
+}
+
+static int
+turn_end(refd_ctx *ctx, struct st *s)
+{
+	struct cr *A = &s->c[active(s)];
+
+	if (A->feint_vs >= 0) {
+		if (A->feint_stage == 0)
+			A->feint_stage = 1;
+		else
+			A->feint_vs = -1;
+	}
+	return turn_begin(ctx, s, s->cur + 1, 1);
+}
+
+/* After an action: the disabled creature's strain (3.1), the end of the
+ * match, a creature that can no longer act ends its turn. */
+static int
+settle(refd_ctx *ctx, struct st *s)
+{
+	struct cr *A;
+	int rc;
+
+	if (s->pk != PK_NONE || s->over == 2)
+		return REFD_OK;
+	A = &s->c[active(s)];
+	if (s->std_dis && s->k.kind == K_NONE) {
+		s->std_dis = 0;
+		if (A->hp == 0 && !A->dead) {
+			A->hp = -1;
+			A->dying_round = s->round;
+			if ((rc = ev_state(ctx, s, active(s))) != REFD_OK)
+				return rc;
+		}
+	}
+	check_over(s);
+	if (s->over)
+		return ev_over(ctx, s, "one side left");
+	if (!able(A))
+		return turn_end(ctx, s);
+	return REFD_OK;
+}
+
+/* ---- attacks of opportunity (4.10) ---- */
+
+static int
+in_order(const struct st *s, int c)
+{
+	int i;
+
+	for (i = 0; i < s->norder; i++)
+		if (s->order[i] == c)
+			return 1;
+	return 0;
+}
+
+/* Queue who may attack m now, in initiative order; only: just that one. */
+static int
+aoo_queue(struct st *s, int m, int only, int skip_mask)
+{
+	int i, c;
+
+	s->nq = 0;
+	s->qi = 0;
+	for (i = 0; i < s->norder + s->nc; i++) {
+		c = i < s->norder ? s->order[i] : i - s->norder;
+		if (i >= s->norder && in_order(s, c))
+			continue;
+		if ((only >= 0 && c != only) || (skip_mask & (1 << c)))
+			continue;
+		if (can_aoo(s, c, m))
+			s->q[s->nq++] = c;
+	}
+	if (s->nq > 0)
+		s->pk = PK_AOO;
+	return s->nq;
+}
+
+static int finish_act(refd_ctx *ctx, struct st *s);
+
+/* m threatened by t when standing at (x, y). */
+static int
+threat_at(struct st *s, int t, int m, int x, int y)
+{
+	struct cr *M = &s->c[m];
+	int ox = M->x, oy = M->y, r;
+
+	M->x = x;
+	M->y = y;
+	r = threatens(s, t, m);
+	M->x = ox;
+	M->y = oy;
+	return r;
+}
+
+/* Readied attacks whose trigger (m comes within reach) just became true
+ * as m entered its square from (px, py) (1.8, D001-52). */
+static int
+ready_queue(struct st *s, int m, int px, int py)
+{
+	int i, r;
+
+	s->nq = 0;
+	s->qi = 0;
+	for (i = 0; i < s->norder + s->nc; i++) {
+		r = i < s->norder ? s->order[i] : i - s->norder;
+		if (i >= s->norder && in_order(s, r))
+			continue;
+		if (s->c[r].ready_vs != m || !able(&s->c[r]) || s->c[r].grap)
+			continue;
+		if (threatens(s, r, m) && !threat_at(s, r, m, px, py))
+			s->q[s->nq++] = r;
+	}
+	if (s->nq > 0)
+		s->pk = PK_READY;
+	return s->nq;
+}
+
+/* May t still attack m for the pending opportunity?  A crawler provokes
+ * from enemies threatening its origin or destination (D001-21). */
+static int
+aoo_still(struct st *s, int t, int m)
+{
+	int r;
+
+	if (can_aoo(s, t, m))
+		return 1;
+	if (s->k.kind != K_ACT || s->k.act != C_CRAWL)
+		return 0;
+	r = 0;
+	{
+		struct cr *M = &s->c[m];
+		int ox = M->x, oy = M->y;
+
+		M->x = s->k.px[1];
+		M->y = s->k.py[1];
+		r = can_aoo(s, t, m);
+		M->x = ox;
+		M->y = oy;
+	}
+	return r;
+}
+
+/* Movement along s->k's path, pausing at each threatened exit. */
+static int
+run_move(refd_ctx *ctx, struct st *s)
+{
+	struct cont *k = &s->k;
+	int a = k->who, rc, arrived;
+	struct cr *A = &s->c[a];
+	refd_mpw *w;
+
+	for (;;) {
+		if (!k->rdone) {
+			k->rdone = 1;
+			if (k->pi > 0 && ready_queue(s, a, k->px[k->pi - 1],
+			    k->py[k->pi - 1]) > 0)
+				return REFD_OK;
+		}
+		if (!able(A) || A->prone || k->pi >= k->n - 1)
+			break;
+		if (!k->checked) {
+			k->checked = 1;
+			if (!(k->mode == MV_WITHDRAW && k->pi == 0) &&
+			    aoo_queue(s, a, -1, s->aoo_taken) > 0)
+				return REFD_OK;
+		}
+		if (!able(A) || A->prone)
+			break;
+		k->pi++;
+		A->x = k->px[k->pi];
+		A->y = k->py[k->pi];
+		k->checked = 0;
+		k->rdone = 0;
+		s->sq_moved++;
+		if (free_at(s, a, A->x, A->y))
+			k->lastok = k->pi;
+	}
+	if (!free_at(s, a, A->x, A->y)) {
+		A->x = k->px[k->lastok];
+		A->y = k->py[k->lastok];
+	}
+	arrived = k->pi == k->n - 1 && able(A) && !A->prone;
+	k->kind = K_NONE;
+	w = refd_mpw_create();
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "type", "move");
+	refd_mpw_kstr(w, "who", A->d.name);
+	refd_mpw_karray(w, "to");
+	refd_mpw_int(w, A->x);
+	refd_mpw_int(w, A->y);
+	refd_mpw_end(w);
+	refd_mpw_kint(w, "squares", k->pi);
+	if (!arrived)
+		refd_mpw_kbool(w, "stopped", 1);
+	refd_mpw_end(w);
+	if ((rc = emitw(ctx, w)) != REFD_OK)
+		return rc;
+	if (k->mode == MV_CHARGE && arrived && !s->c[k->target].dead) {
+		/* The charge's one attack (5.3). */
+		k->kind = K_ACT;
+		if (k->act == C_BULL) {
+			k->flags |= A_CHARGE;
+			k->allow = k->allow - k->pi;
+			if (aoo_queue(s, a, -1, (A->d.feats & F_IBR) ?
+			    1 << k->target : 0) > 0)
+				return REFD_OK;
+		} else {
+			k->act = C_ATTACK;
+			k->flags = A_CHARGE;
+		}
+		return finish_act(ctx, s);
+	}
+	return settle(ctx, s);
+}
+
+static int
+resume(refd_ctx *ctx, struct st *s)
+{
+	if (s->k.kind == K_MOVE)
+		return run_move(ctx, s);
+	if (s->k.kind == K_ACT)
+		return finish_act(ctx, s);
+	return settle(ctx, s);
+}
+
+/* Start a paused action: provoke (mode 0 none, 1 everyone threatening
+ * who, 2 the target only) then finish it. */
+static int
+begin_act(refd_ctx *ctx, struct st *s, int act, int who, int target,
+    int flags, int pen, int provoke)
+{
+	struct cont *k = &s->k;
+
+	memset(k, 0, sizeof(*k));
+	k->kind = K_ACT;
+	k->act = act;
+	k->who = who;
+	k->target = target;
+	k->flags = flags;
+	k->pen = pen;
+	if (provoke == 1 && aoo_queue(s, who, -1, 0) > 0)
+		return REFD_OK;
+	if (provoke == 2 && target >= 0 && aoo_queue(s, who, target, 0) > 0)
+		return REFD_OK;
+	return finish_act(ctx, s);
+}
+
+static int
+stability(const struct cr *c)
+{
+	return (c->d.legs > 2 || c->d.stable) ? 4 : 0;
+}
+
+static int
+better_sd(const struct cr *c)
+{
+	int a = mod(c->d.str), b = mod(c->d.dex);
+
+	return a > b ? a : b;
+}
+
+/* Opposed attack-roll modifier with the held weapon (5.8, D001-36). */
+static int
+disarm_mod(const struct st *s, int a, int o)
+{
+	const struct cr *A = &s->c[a];
+	const struct weapon *w = &A->d.w[0];
+	int m = A->d.bab + mod(w->ranged ? A->d.dex : A->d.str) +
+	    sizemod(A->d.size) + w->enh;
+
+	if (w->cat == 2)
+		m += 4;
+	if (w->cat == 0 || w->unarmed)
+		m -= 4;
+	if (A->d.size > s->c[o].d.size)
+		m += 4 * (A->d.size - s->c[o].d.size);
+	return m;
+}
+
+static int
+grapple_mod(const struct cr *c)
+{
+	return c->d.bab + mod(c->d.str) + 4 * c->d.size;
+}
+
+static int
+push(refd_ctx *ctx, struct st *s, int a, int t, int pushes, int follow)
+{
+	struct cr *A = &s->c[a], *T = &s->c[t];
+	int dx = (2 * T->x + space_n(T)) - (2 * A->x + space_n(A));
+	int dy = (2 * T->y + space_n(T)) - (2 * A->y + space_n(A));
+	int i, n = 0, ox, oy;
+	refd_mpw *w;
+
+	dx = dx > 0 ? 1 : (dx < 0 ? -1 : 0);
+	dy = dy > 0 ? 1 : (dy < 0 ? -1 : 0);
+	for (i = 0; i < pushes; i++) {
+		int np;
+
+		if (step_cost(s, t, T->x, T->y, T->x + dx, T->y + dy, 0, &np,
+		    1) < 0 || !free_at(s, t, T->x + dx, T->y + dy))
+			break;
+		ox = T->x;
+		oy = T->y;
+		T->x += dx;
+		T->y += dy;
+		n++;
+		if (follow && free_at(s, a, ox, oy)) {
+			A->x = ox;
+			A->y = oy;
+			s->sq_moved++;
+		}
+	}
+	if (follow) {
+		s->moved = 1;
+	}
+	w = refd_mpw_create();
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "type", "pushed");
+	refd_mpw_kstr(w, "who", T->d.name);
+	refd_mpw_kint(w, "squares", n);
+	refd_mpw_karray(w, "to");
+	refd_mpw_int(w, T->x);
+	refd_mpw_int(w, T->y);
+	refd_mpw_end(w);
+	refd_mpw_kbool(w, "followed", follow);
+	refd_mpw_karray(w, "attacker_at");
+	refd_mpw_int(w, A->x);
+	refd_mpw_int(w, A->y);
+	refd_mpw_end(w);
+	refd_mpw_end(w);
+	return emitw(ctx, w);
+}
+
+static int
+unarmed_damage(refd_ctx *ctx, struct st *s, int a, int t)
+{
+	struct weapon u;
+	int rc, v, j, sum = mod(s->c[a].d.str);
+	refd_mpw *w;
+
+	unarmed_weapon(&u, s->c[a].d.size);
+	for (j = 0; j < u.nd; j++) {
+		if ((rc = roll(ctx, (uint32_t)u.sd, "damage", &v)) != REFD_OK)
+			return rc;
+		sum += v;
+	}
+	if (sum < 1)
+		sum = 1;
+	w = refd_mpw_create();
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "type", "grapple_damage");
+	refd_mpw_kstr(w, "who", nm(s, a));
+	refd_mpw_kstr(w, "target", nm(s, t));
+	refd_mpw_kint(w, "damage", sum);
+	refd_mpw_kbool(w, "nonlethal", 1);
+	refd_mpw_end(w);
+	if ((rc = emitw(ctx, w)) != REFD_OK)
+		return rc;
+	return deal(ctx, s, t, sum, 1, 0);
+}
+
+/* Concentration (7.2): d20 + skill >= dc, else the spell is lost. */
+static int
+concentrate(refd_ctx *ctx, struct st *s, int a, int dc, const char *why,
+    int *ok)
+{
+	int rc, r;
+	refd_mpw *w;
+
+	if ((rc = roll(ctx, 20, "concentration", &r)) != REFD_OK)
+		return rc;
+	*ok = r + s->c[a].d.concentration >= dc;
+	w = refd_mpw_create();
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "type", "concentration");
+	refd_mpw_kstr(w, "who", nm(s, a));
+	refd_mpw_kstr(w, "why", why);
+	refd_mpw_kint(w, "roll", r);
+	refd_mpw_kint(w, "total", r + s->c[a].d.concentration);
+	refd_mpw_kint(w, "dc", dc);
+	refd_mpw_kbool(w, "success", *ok);
+	refd_mpw_end(w);
+	return emitw(ctx, w);
+}
+
+static int
+best_mental(const struct cr *c)
+{
+	int a = mod(c->d.intl), b = mod(c->d.wis), d = mod(c->d.cha);
+
+	return a > b ? (a > d ? a : d) : (b > d ? b : d);
+}
+
+/* The spell's effect (7.1, 7.2). */
+static int
+spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
+{
+	struct cr *A = &s->c[a], *T = &s->c[t];
+	int rc, v, j, amt = sp->bonus;
+	refd_mpw *w;
+
+	if (sp->attack) {
+		struct weapon wp;
+		struct atk r;
+
+		memset(&wp, 0, sizeof(wp));
+		snprintf(wp.name, sizeof(wp.name), "%s", sp->name);
+		wp.nd = sp->nd;
+		wp.sd = sp->sd;
+		wp.threat = 20;
+		wp.mult = 2;
+		wp.dtype = DT_B;
+		wp.nostr = 1;
+		wp.plus = sp->bonus;
+		wp.nonlethal = sp->nonlethal;
+		wp.ranged = sp->attack == 1 ? 2 : 0;
+		wp.incr = sp->range > 0 ? sp->range : 1;
+		return attack(ctx, s, a, t, &wp, A_TOUCH |
+		    (sp->attack == 1 ? A_RANGED : 0), 0, 0, &r);
+	}
+	for (j = 0; j < sp->nd; j++) {
+		if ((rc = roll(ctx, (uint32_t)sp->sd, sp->effect ? "healing" :
+		    "damage", &v)) != REFD_OK)
+			return rc;
+		amt += v;
+	}
+	if (sp->effect == 1) {
+		const char *before = state_name(T);
+
+		T->hp += amt;
+		if (T->hp > T->d.hp)
+			T->hp = T->d.hp;
+		T->nl -= amt;	/* D001-17 */
+		if (T->nl < 0)
+			T->nl = 0;
+		if (T->hp < 0)
+			T->stable = 1;	/* magic healing stabilizes */
+		w = refd_mpw_create();
+		refd_mpw_map(w);
+		refd_mpw_kstr(w, "type", "heal");
+		refd_mpw_kstr(w, "target", T->d.name);
+		refd_mpw_kint(w, "amount", amt);
+		refd_mpw_end(w);
+		if ((rc = emitw(ctx, w)) != REFD_OK)
+			return rc;
+		if (strcmp(before, state_name(T)) != 0)
+			return ev_state(ctx, s, t);
+		return REFD_OK;
+	}
+	if (sp->save) {
+		int base = sp->save == 1 ? T->d.fort : (sp->save == 2 ?
+		    T->d.ref : T->d.will);
+		int abil = sp->save == 1 ? T->d.con : (sp->save == 2 ?
+		    T->d.dex : T->d.wis);
+		int dc = 10 + sp->level + best_mental(A), tot, ok;
+
+		if ((rc = roll(ctx, 20, "save", &v)) != REFD_OK)
+			return rc;
+		tot = v + base + mod(abil);
+		if (sp->save == 2 && cover_vs(s, a, t, 0))
+			tot += 2;	/* cover's Reflex bonus (5.1.6) */
+		ok = v != 1 && (v == 20 || tot >= dc);
+		w = refd_mpw_create();
+		refd_mpw_map(w);
+		refd_mpw_kstr(w, "type", "save");
+		refd_mpw_kstr(w, "who", T->d.name);
+		refd_mpw_kstr(w, "save", sp->save == 1 ? "fort" :
+		    (sp->save == 2 ? "ref" : "will"));
+		refd_mpw_kint(w, "dc", dc);
+		refd_mpw_kint(w, "roll", v);
+		refd_mpw_kint(w, "total", tot);
+		refd_mpw_kbool(w, "success", ok);
+		refd_mpw_end(w);
+		if ((rc = emitw(ctx, w)) != REFD_OK)
+			return rc;
+		if (ok)
+			amt = sp->half ? amt / 2 : 0;
+	}
+	w = refd_mpw_create();
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "type", "spell_damage");
+	refd_mpw_kstr(w, "target", T->d.name);
+	refd_mpw_kint(w, "damage", amt);
+	if (sp->nonlethal)
+		refd_mpw_kbool(w, "nonlethal", 1);
+	refd_mpw_end(w);
+	if ((rc = emitw(ctx, w)) != REFD_OK)
+		return rc;
+	if (amt > 0)
+		return deal(ctx, s, t, amt, sp->nonlethal, sp->nonlethal ? 0 :
+		    amt);
+	return REFD_OK;
+}
+
+/* The overrunner passes to the square beyond the defender. */
+static int
+pass_through(refd_ctx *ctx, struct st *s, int a)
+{
+	struct cr *A = &s->c[a];
+	refd_mpw *w;
+
+	A->x = s->k.px[1];
+	A->y = s->k.py[1];
+	s->sq_moved += 2;
+	w = refd_mpw_create();
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "type", "move");
+	refd_mpw_kstr(w, "who", A->d.name);
+	refd_mpw_karray(w, "to");
+	refd_mpw_int(w, A->x);
+	refd_mpw_int(w, A->y);
+	refd_mpw_end(w);
+	refd_mpw_kint(w, "squares", 2);
+	refd_mpw_end(w);
+	return emitw(ctx, w);
+}
+
+/* Overrun step 2-4 (5.14): avoided, or blocked with Str checks. */
+static int
+overrun_block(refd_ctx *ctx, struct st *s, int avoid)
+{
+	struct cont *k = &s->k;
+	int a = k->who, t = k->target, rc, ra, rd, win, ma, md;
+	struct cr *A = &s->c[a], *T = &s->c[t];
+
+	k->kind = K_NONE;
+	if (!able(A))
+		return settle(ctx, s);
+	if (avoid) {
+		s->std = 0;	/* D001-41: an avoided overrun is no action */
+		if ((rc = ev_simple(ctx, "overrun_avoided", s, t, a)) !=
+		    REFD_OK || (rc = pass_through(ctx, s, a)) != REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	}
+	ma = mod(A->d.str) + 4 * A->d.size;
+	md = (able(T) ? better_sd(T) : -5) + 4 * T->d.size + stability(T);
+	if ((rc = opposed(ctx, ma, md, "overrun", &ra, &rd, &win)) != REFD_OK)
+		return rc;
+	if ((rc = ev_check(ctx, "overrun", s, a, t, ra, ra + ma, rd, rd + md,
+	    win)) != REFD_OK)
+		return rc;
+	if (win) {
+		T->prone = 1;
+		if ((rc = pass_through(ctx, s, a)) != REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	}
+	/* The defender may knock the attacker down: Str vs Str-or-Dex. */
+	ma = mod(T->d.str) + 4 * T->d.size;
+	md = better_sd(A) + 4 * A->d.size;
+	if ((rc = opposed(ctx, ma, md, "overrun", &ra, &rd, &win)) != REFD_OK)
+		return rc;
+	if ((rc = ev_check(ctx, "overrun_knockdown", s, t, a, ra, ra + ma,
+	    rd, rd + md, win)) != REFD_OK)
+		return rc;
+	if (win)
+		A->prone = 1;
+	return settle(ctx, s);
+}
+
+static int
+finish_act(refd_ctx *ctx, struct st *s)
+{
+	struct cont *k = &s->k;
+	int a = k->who, t = k->target, act = k->act, rc, ra, rd, win;
+	struct cr *A = &s->c[a], *T = t >= 0 ? &s->c[t] : NULL;
+	struct weapon w;
+	struct atk r;
+
+	k->kind = K_NONE;
+	if (!able(A) || (T != NULL && T->dead))
+		return settle(ctx, s);
+	melee_weapon(A, &w);
+	switch (act) {
+	case C_ATTACK:
+	case C_FULL:
+		w = (k->flags & A_OFF) ? A->d.w[1] : A->d.w[0];
+		if ((rc = attack(ctx, s, a, t, &w, k->flags, k->pen, 0, &r)) !=
+		    REFD_OK)
+			return rc;
+		break;
+	case C_OVERRUN:
+		if (!able(T) || (A->d.feats & F_IOVR)) {
+			k->kind = K_ACT;
+			return overrun_block(ctx, s, 0);
+		}
+		k->kind = K_ACT;
+		s->pk = PK_AVOID;
+		s->q[0] = t;
+		s->nq = 1;
+		s->qi = 0;
+		return REFD_OK;
+	case C_CAST: {
+		const struct spell *sp = &A->d.sp[k->pen];
+		int ok = 1;
+
+		if (k->hurt > 0 && (rc = concentrate(ctx, s, a, 10 + k->hurt +
+		    sp->level, "damaged while casting", &ok)) != REFD_OK)
+			return rc;
+		if (ok && (rc = spell_effect(ctx, s, a, t, sp)) != REFD_OK)
+			return rc;
+		break;
+	}
+	case C_CRAWL:
+		if (free_at(s, a, k->px[1], k->py[1])) {
+			refd_mpw *ev = refd_mpw_create();
+
+			A->x = k->px[1];
+			A->y = k->py[1];
+			refd_mpw_map(ev);
+			refd_mpw_kstr(ev, "type", "crawl");
+			refd_mpw_kstr(ev, "who", A->d.name);
+			refd_mpw_karray(ev, "to");
+			refd_mpw_int(ev, A->x);
+			refd_mpw_int(ev, A->y);
+			refd_mpw_end(ev);
+			refd_mpw_end(ev);
+			if ((rc = emitw(ctx, ev)) != REFD_OK)
+				return rc;
+		}
+		break;
+	case C_STAND:
+		A->prone = 0;
+		if ((rc = ev_simple(ctx, "stand_up", s, a, -1)) != REFD_OK)
+			return rc;
+		break;
+	case C_TRIP: {
+		int ma, md;
+
+		if (!w.trip)
+			unarmed_weapon(&w, A->d.size);
+		if ((rc = attack(ctx, s, a, t, &w, A_TOUCH | A_NODMG, 0, 0,
+		    &r)) != REFD_OK)
+			return rc;
+		if (!r.hit)
+			break;
+		ma = mod(A->d.str) + 4 * A->d.size;
+		md = better_sd(T) + 4 * T->d.size + stability(T);
+		if ((rc = opposed(ctx, ma, md, "trip", &ra, &rd, &win)) !=
+		    REFD_OK)
+			return rc;
+		if ((rc = ev_check(ctx, "trip", s, a, t, ra, ra + ma, rd,
+		    rd + md, win)) != REFD_OK)
+			return rc;
+		if (win) {
+			T->prone = 1;
+			break;
+		}
+		s->pk = PK_COUNTER;
+		s->q[0] = t;
+		s->nq = 1;
+		s->qi = 0;
+		k->act = C_TRIP;
+		return REFD_OK;
+	}
+	case C_BULL: {
+		int ma = mod(A->d.str) + 4 * A->d.size +
+		    ((k->flags & A_CHARGE) ? 2 : 0);
+		int md = mod(T->d.str) + 4 * T->d.size + stability(T);
+
+		if ((rc = opposed(ctx, ma, md, "bull rush", &ra, &rd, &win)) !=
+		    REFD_OK)
+			return rc;
+		if ((rc = ev_check(ctx, "bull_rush", s, a, t, ra, ra + ma, rd,
+		    rd + md, win)) != REFD_OK)
+			return rc;
+		if (!win)
+			break;
+		k->margin = (ra + ma) - (rd + md);
+		if (!(k->flags & A_CHARGE)) {
+			if (s->mv > 0 && s->sq_moved == 0)
+				k->allow = 0;
+			else
+				k->allow = speed_of(A) - s->sq_moved;
+		}
+		if (k->allow < 1) {
+			if ((rc = push(ctx, s, a, t, 1, 0)) != REFD_OK)
+				return rc;
+			break;
+		}
+		s->pk = PK_FOLLOW;
+		s->q[0] = a;
+		s->nq = 1;
+		s->qi = 0;
+		k->act = C_BULL;
+		return REFD_OK;
+	}
+	case C_DISARM:
+	case C_SUNDER: {
+		int ma = disarm_mod(s, a, t), md = disarm_mod(s, t, a);
+
+		if (act == C_DISARM && k->hurt > 0) {
+			if ((rc = ev_simple(ctx, "disarm_fails", s, a, t)) !=
+			    REFD_OK)
+				return rc;
+			break;
+		}
+		if (T->d.w[0].ranged)
+			md -= 4;
+		if ((rc = opposed(ctx, ma, md, cmd_name[act], &ra, &rd,
+		    &win)) != REFD_OK)
+			return rc;
+		if ((rc = ev_check(ctx, cmd_name[act], s, a, t, ra, ra + ma,
+		    rd, rd + md, win)) != REFD_OK)
+			return rc;
+		if (act == C_DISARM) {
+			if (win) {
+				/* Unarmed, the attacker takes it (5.8). */
+				if (A->d.w[0].unarmed && !A->d.w[0].natural) {
+					A->d.w[0] = T->d.w[0];
+					A->whp = T->whp;
+				}
+				unarmed_weapon(&T->d.w[0], T->d.size);
+				break;
+			}
+			if (T->d.w[0].ranged || A->d.w[0].unarmed ||
+			    A->d.w[0].natural)
+				break;
+			s->pk = PK_COUNTER;
+			s->q[0] = t;
+			s->nq = 1;
+			s->qi = 0;
+			k->act = C_DISARM;
+			return REFD_OK;
+		}
+		if (win) {
+			int sum = str_dmg(A, &A->d.w[0], 0) + A->d.w[0].enh;
+			int j, v, net;
+			refd_mpw *ev;
+
+			for (j = 0; j < A->d.w[0].nd; j++) {
+				if ((rc = roll(ctx, (uint32_t)A->d.w[0].sd,
+				    "damage", &v)) != REFD_OK)
+					return rc;
+				sum += v;
+			}
+			if (sum < 1)
+				sum = 1;
+			net = sum - T->d.w[0].hardness;
+			if (net > 0)
+				T->whp -= net;
+			ev = refd_mpw_create();
+			refd_mpw_map(ev);
+			refd_mpw_kstr(ev, "type", "item_damage");
+			refd_mpw_kstr(ev, "target", T->d.name);
+			refd_mpw_kstr(ev, "item", T->d.w[0].name);
+			refd_mpw_kint(ev, "damage", sum);
+			refd_mpw_kint(ev, "hardness", T->d.w[0].hardness);
+			refd_mpw_kint(ev, "item_hp", T->whp > 0 ? T->whp : 0);
+			refd_mpw_kbool(ev, "destroyed", T->whp <= 0);
+			refd_mpw_end(ev);
+			if ((rc = emitw(ctx, ev)) != REFD_OK)
+				return rc;
+			if (T->whp <= 0)
+				unarmed_weapon(&T->d.w[0], T->d.size);
+		}
+		break;
+	}
+	case C_GRAPPLE: {
+		int ma = grapple_mod(A), md = grapple_mod(T);
+
+		if (k->hurt > 0) {
+			if ((rc = ev_simple(ctx, "grapple_fails", s, a, t)) !=
+			    REFD_OK)
+				return rc;
+			break;
+		}
+		unarmed_weapon(&w, A->d.size);
+		if ((rc = attack(ctx, s, a, t, &w, A_TOUCH | A_NODMG, 0, 0,
+		    &r)) != REFD_OK)
+			return rc;
+		if (!r.hit)
+			break;
+		if (T->d.size - A->d.size >= 2) {
+			if ((rc = ev_simple(ctx, "grapple_fails", s, a, t)) !=
+			    REFD_OK)
+				return rc;
+			break;
+		}
+		if ((rc = opposed(ctx, ma, md, "grapple", &ra, &rd, &win)) !=
+		    REFD_OK)
+			return rc;
+		if ((rc = ev_check(ctx, "grapple", s, a, t, ra, ra + ma, rd,
+		    rd + md, win)) != REFD_OK)
+			return rc;
+		if (win) {
+			A->grap = t + 1;
+			T->grap = a + 1;
+			if ((rc = unarmed_damage(ctx, s, a, t)) != REFD_OK)
+				return rc;
+		}
+		break;
+	}
+	case C_CDG: {
+		w = A->d.w[0].ranged ? w : A->d.w[0];
+		if ((rc = attack(ctx, s, a, t, &w, A_CDG, 0, 0, &r)) !=
+		    REFD_OK)
+			return rc;
+		if (!T->dead) {
+			int v, tot, dc = 10 + r.dmg;
+			refd_mpw *ev;
+
+			if ((rc = roll(ctx, 20, "fortitude", &v)) != REFD_OK)
+				return rc;
+			tot = v + T->d.fort + mod(T->d.con);
+			if (v == 1 || (v != 20 && tot < dc))
+				T->dead = 1;
+			ev = refd_mpw_create();
+			refd_mpw_map(ev);
+			refd_mpw_kstr(ev, "type", "save");
+			refd_mpw_kstr(ev, "who", T->d.name);
+			refd_mpw_kstr(ev, "save", "fort");
+			refd_mpw_kint(ev, "dc", dc);
+			refd_mpw_kint(ev, "roll", v);
+			refd_mpw_kint(ev, "total", tot);
+			refd_mpw_kbool(ev, "success", !T->dead);
+			refd_mpw_end(ev);
+			if ((rc = emitw(ctx, ev)) != REFD_OK)
+				return rc;
+			if (T->dead && (rc = ev_state(ctx, s, t)) != REFD_OK)
+				return rc;
+		}
+		break;
+	}
+	case C_STAB: {
+		int v;
+
+		if ((rc = roll(ctx, 20, "heal", &v)) != REFD_OK)
+			return rc;
+		win = v + A->d.heal >= 15;
+		if (win)
+			T->stable = 1;
+		if ((rc = ev_check(ctx, "stabilize", s, a, t, v, v + A->d.heal,
+		    0, 15, win)) != REFD_OK)
+			return rc;
+		break;
+	}
+	default:
+		break;
+	}
+	return settle(ctx, s);
+}
+
+/* ---- actions ---- */
+
+static void
+use_std(struct st *s, const struct cr *A)
+{
+	s->std = 1;
+	if (A->hp == 0)
+		s->std_dis = 1;
+}
+
+static int
+start_move(refd_ctx *ctx, struct st *s, int a, struct cmd *c, int mode,
+    int allow)
+{
+	struct cont *k = &s->k;
+	int i, par = s->diag & 1, np;
+
+	memset(k, 0, sizeof(*k));
+	k->kind = K_MOVE;
+	k->mode = mode;
+	k->who = a;
+	k->target = c->target;
+	k->act = c->kind;
+	k->n = c->npath;
+	k->allow = allow;
+	for (i = 0; i < c->npath; i++) {
+		k->px[i] = c->px[i];
+		k->py[i] = c->py[i];
+		if (i > 0 && c->px[i] != c->px[i - 1] &&
+		    c->py[i] != c->py[i - 1] && !(s->sq[c->py[i]][c->px[i]] &
+		    (SQ_DIFF | SQ_OBST))) {
+			np = !par;
+			par = np;
+		}
+	}
+	s->diag = par;
+	s->moved = 1;
+	return run_move(ctx, s);
+}
+
+int
+cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
+{
+	int a, rc, t = c->target;
+	struct cr *A;
+
+	if (s->pk != PK_NONE) {
+		int who = s->q[s->qi];
+
+		switch (s->pk) {
+		case PK_AOO: {
+			struct weapon w;
+			struct atk r;
+			int m = s->k.who;
+
+			if (c->take) {
+				melee_weapon(&s->c[who], &w);
+				s->c[who].aoo_used++;
+				if (s->k.kind == K_MOVE)
+					s->aoo_taken |= 1 << who;
+				if (s->k.kind == K_ACT && s->k.act == C_BULL &&
+				    who != s->k.target && s->k.target >= 0) {
+					/* 25 % redirection while the two share
+					 * the space (5.6, R001-79). */
+					int d20, d100;
+					refd_mpw *ev;
+
+					if ((rc = roll(ctx, 20, "attack", &d20)) !=
+					    REFD_OK ||
+					    (rc = roll(ctx, 100, "redirection",
+					    &d100)) != REFD_OK)
+						return rc;
+					ev = refd_mpw_create();
+					refd_mpw_map(ev);
+					refd_mpw_kstr(ev, "type", "redirection");
+					refd_mpw_kint(ev, "roll", d100);
+					refd_mpw_kbool(ev, "redirected", d100 <= 25);
+					refd_mpw_end(ev);
+					if ((rc = emitw(ctx, ev)) != REFD_OK)
+						return rc;
+					if ((rc = attack(ctx, s, who, d100 <= 25 ?
+					    s->k.target : m, &w, A_AOO, 0, d20,
+					    &r)) != REFD_OK)
+						return rc;
+					if (d100 > 25)
+						s->k.hurt += r.dmg;
+				} else {
+					if ((rc = attack(ctx, s, who, m, &w, A_AOO,
+					    0, 0, &r)) != REFD_OK)
+						return rc;
+					s->k.hurt += r.dmg;
+				}
+			}
+			s->qi++;
+			while (s->qi < s->nq && (!able(&s->c[m]) ||
+			    !aoo_still(s, s->q[s->qi], m)))
+				s->qi++;
+			if (s->qi < s->nq)
+				return REFD_OK;
+			s->pk = PK_NONE;
+			return resume(ctx, s);
+		}
+		case PK_COUNTER: {
+			int x = s->k.who;	/* the first initiator */
+			struct cr *X = &s->c[x], *W = &s->c[who];
+			int ra, rd, win, ma, md;
+
+			s->pk = PK_NONE;
+			if (c->take && able(W) && able(X)) {
+				if (s->k.act == C_TRIP) {
+					ma = mod(W->d.str) + 4 * W->d.size;
+					md = better_sd(X) + 4 * X->d.size +
+					    stability(X);
+				} else {
+					ma = disarm_mod(s, who, x);
+					md = disarm_mod(s, x, who);
+				}
+				if ((rc = opposed(ctx, ma, md, "counter", &ra,
+				    &rd, &win)) != REFD_OK)
+					return rc;
+				if ((rc = ev_check(ctx, s->k.act == C_TRIP ?
+				    "counter_trip" : "counter_disarm", s, who,
+				    x, ra, ra + ma, rd, rd + md, win)) !=
+				    REFD_OK)
+					return rc;
+				if (win && s->k.act == C_TRIP)
+					X->prone = 1;
+				if (win && s->k.act == C_DISARM)
+					unarmed_weapon(&X->d.w[0], X->d.size);
+			}
+			return settle(ctx, s);
+		}
+		case PK_FOLLOW: {
+			int pushes = 1, m = s->k.margin;
+
+			s->pk = PK_NONE;
+			if (c->take) {
+				pushes = 1 + m / 5;
+				if (pushes > s->k.allow)
+					pushes = s->k.allow;
+			}
+			if ((rc = push(ctx, s, who, s->k.target, pushes,
+			    c->take)) != REFD_OK)
+				return rc;
+			return settle(ctx, s);
+		}
+		case PK_AVOID:
+			s->pk = PK_NONE;
+			return overrun_block(ctx, s, c->take);
+		case PK_READY: {
+			struct weapon w;
+			struct atk r;
+			int m = s->k.who, p, mi, i;
+
+			if (c->take) {
+				melee_weapon(&s->c[who], &w);
+				s->c[who].ready_vs = -1;
+				if ((rc = ev_simple(ctx, "ready_fires", s, who,
+				    m)) != REFD_OK)
+					return rc;
+				if ((rc = attack(ctx, s, who, m, &w, 0, 0, 0,
+				    &r)) != REFD_OK)
+					return rc;
+				/* Its place moves just before the mover. */
+				for (p = 0; p < s->norder &&
+				    s->order[p] != who; p++)
+					;
+				mi = s->cur;
+				if (p < s->norder) {
+					for (i = p; i < s->norder - 1; i++)
+						s->order[i] = s->order[i + 1];
+					if (p < mi)
+						mi--;
+					for (i = s->norder - 1; i > mi; i--)
+						s->order[i] = s->order[i - 1];
+					s->order[mi] = who;
+					s->cur = mi + 1;
+				}
+			}
+			s->qi++;
+			while (s->qi < s->nq && (!able(&s->c[m]) ||
+			    s->c[s->q[s->qi]].ready_vs != m))
+				s->qi++;
+			if (s->qi < s->nq)
+				return REFD_OK;
+			s->pk = PK_NONE;
+			return resume(ctx, s);
+		}
+		default: {	/* PK_DELAY */
+			int p, pos, i;
+
+			if (c->t == C_WAIT) {
+				s->qi++;
+				if (s->qi < s->nq)
+					return REFD_OK;
+				s->pk = PK_NONE;
+				return turn_begin(ctx, s, s->dnext, 0);
+			}
+			s->pk = PK_NONE;
+			for (p = 0; s->order[p] != who; p++)
+				;
+			pos = s->dnext;
+			for (i = p; i < s->norder - 1; i++)
+				s->order[i] = s->order[i + 1];
+			if (p < pos)
+				pos--;
+			for (i = s->norder - 1; i > pos; i--)
+				s->order[i] = s->order[i - 1];
+			s->order[pos] = who;
+			s->c[who].delaying = 0;
+			if ((rc = ev_simple(ctx, "act_from_delay", s, who,
+			    -1)) != REFD_OK)
+				return rc;
+			return turn_begin(ctx, s, pos, 0);
+		}
+		}
+	}
+	a = active(s);
+	A = &s->c[a];
+	switch (c->t) {
+	case C_END:
+		if ((rc = ev_simple(ctx, "end_turn", s, a, -1)) != REFD_OK)
+			return rc;
+		return turn_end(ctx, s);
+	case C_PRONE:
+		A->prone = 1;
+		if ((rc = ev_simple(ctx, "drop_prone", s, a, -1)) != REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	case C_DELAY:
+		A->delaying = 1;
+		if ((rc = ev_simple(ctx, "delay", s, a, -1)) != REFD_OK)
+			return rc;
+		return turn_begin(ctx, s, s->cur + 1, 1);
+	case C_TDEF:
+		use_std(s, A);
+		A->tdef = 1;
+		if ((rc = ev_simple(ctx, "total_defense", s, a, -1)) != REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	case C_MOVE:
+		if (s->fa) {
+			s->fa = 0;
+			s->full = 0;
+			s->std = 1;
+			s->mv = 1;
+			s->fa_conv = 1;
+		} else {
+			s->mv++;
+		}
+		return start_move(ctx, s, a, c, MV_MOVE, 0);
+	case C_WITHDRAW:
+		if (can_full(s, A))
+			s->full = 1;
+		else
+			use_std(s, A);
+		return start_move(ctx, s, a, c, MV_WITHDRAW, 0);
+	case C_RUN:
+		s->full = 1;
+		A->ran = 1;
+		return start_move(ctx, s, a, c, MV_RUN, 0);
+	case C_CHARGE:
+		if (can_full(s, A))
+			s->full = 1;
+		else
+			use_std(s, A);
+		A->charged = 1;
+		s->attacks++;
+		return start_move(ctx, s, a, c, MV_CHARGE,
+		    (s->full ? 2 : 1) * speed_of(A));
+	case C_STEP:
+		s->step5 = 1;
+		A->x = c->x;
+		A->y = c->y;
+		{
+			refd_mpw *w = refd_mpw_create();
+
+			refd_mpw_map(w);
+			refd_mpw_kstr(w, "type", "step");
+			refd_mpw_kstr(w, "who", A->d.name);
+			refd_mpw_karray(w, "to");
+			refd_mpw_int(w, A->x);
+			refd_mpw_int(w, A->y);
+			refd_mpw_end(w);
+			refd_mpw_end(w);
+			if ((rc = emitw(ctx, w)) != REFD_OK)
+				return rc;
+		}
+		return settle(ctx, s);
+	case C_STAND:
+		if (s->fa) {
+			s->fa = 0;
+			s->full = 0;
+			s->std = 1;
+			s->mv = 1;
+			s->fa_conv = 1;
+		} else {
+			s->mv++;
+		}
+		return begin_act(ctx, s, C_STAND, a, -1, 0, 0, 1);
+	case C_ATTACK:
+	case C_FULL: {
+		const struct weapon *w = c->off ? &A->d.w[1] : &A->d.w[0];
+		int flags = 0, pen = 0, pp, po, prov = 0;
+
+		twf(A, &pp, &po);
+		if (c->t == C_ATTACK) {
+			use_std(s, A);
+		} else {
+			if (!s->fa) {
+				s->fa = 1;
+				s->full = 1;
+			}
+			if (c->off) {
+				pen = po;
+				s->fa_off++;
+				flags |= A_OFF;
+			} else {
+				pen = 5 * s->fa_main + pp;
+				s->fa_main++;
+			}
+		}
+		s->attacks++;
+		if (c->defensive)
+			A->fdef = 1;
+		if (w->ranged)
+			flags |= A_RANGED;
+		if (c->nonlethal)
+			flags |= A_NONLETHAL;
+		if (c->lethal)
+			flags |= A_LETHAL;
+		if (w->ranged)
+			prov = 1;
+		else if (w->unarmed && !(A->d.feats & F_IUS) &&
+		    armed(&s->c[t]))
+			prov = 2;
+		return begin_act(ctx, s, c->t, a, t, flags, pen, prov);
+	}
+	case C_TRIP: {
+		struct weapon w;
+
+		melee_weapon(A, &w);
+		use_std(s, A);
+		s->attacks++;
+		return begin_act(ctx, s, C_TRIP, a, t, 0, 0,
+		    (w.trip || (A->d.feats & F_ITRIP)) ? 0 : 2);
+	}
+	case C_BULL:
+		use_std(s, A);
+		s->attacks++;
+		memset(&s->k, 0, sizeof(s->k));
+		s->k.kind = K_ACT;
+		s->k.act = C_BULL;
+		s->k.who = a;
+		s->k.target = t;
+		if (aoo_queue(s, a, -1, (A->d.feats & F_IBR) ? 1 << t : 0) > 0)
+			return REFD_OK;
+		return finish_act(ctx, s);
+	case C_DISARM:
+		use_std(s, A);
+		s->attacks++;
+		return begin_act(ctx, s, C_DISARM, a, t, 0, 0,
+		    (A->d.feats & F_IDIS) ? 0 : 2);
+	case C_SUNDER:
+		use_std(s, A);
+		s->attacks++;
+		return begin_act(ctx, s, C_SUNDER, a, t, 0, 0,
+		    (A->d.feats & F_ISUN) ? 0 : 2);
+	case C_GRAPPLE:
+		use_std(s, A);
+		s->attacks++;
+		return begin_act(ctx, s, C_GRAPPLE, a, t, 0, 0,
+		    (A->d.feats & F_IUS) ? 0 : 2);
+	case C_CDG:
+		s->full = 1;
+		s->attacks++;
+		return begin_act(ctx, s, C_CDG, a, t, 0, 0, 1);
+	case C_CAST: {
+		const struct spell *sp = &A->d.sp[c->si];
+		refd_mpw *w;
+		int ok = 1;
+
+		A->d.uses[c->si]--;
+		if (sp->time == 2) {
+			s->qcast = 1;
+		} else {
+			s->cast = 1;
+			if (sp->time == 1)
+				s->full = 1;
+			else
+				use_std(s, A);
+		}
+		w = refd_mpw_create();
+		refd_mpw_map(w);
+		refd_mpw_kstr(w, "type", "cast");
+		refd_mpw_kstr(w, "who", A->d.name);
+		refd_mpw_kstr(w, "spell", sp->name);
+		refd_mpw_kstr(w, "target", nm(s, t));
+		if (c->defensive)
+			refd_mpw_kbool(w, "defensive", 1);
+		refd_mpw_end(w);
+		if ((rc = emitw(ctx, w)) != REFD_OK)
+			return rc;
+		if (A->grap && (rc = concentrate(ctx, s, a, 20 + sp->level,
+		    "grappled", &ok)) != REFD_OK)
+			return rc;
+		if (ok && c->defensive && (rc = concentrate(ctx, s, a,
+		    15 + sp->level, "defensive casting", &ok)) != REFD_OK)
+			return rc;
+		if (!ok)
+			return settle(ctx, s);
+		return begin_act(ctx, s, C_CAST, a, t, 0, c->si,
+		    c->defensive ? 0 : 1);
+	}
+	case C_OVERRUN:
+		s->overrun = 1;
+		s->mv++;
+		s->moved = 1;
+		use_std(s, A);
+		s->attacks++;
+		memset(&s->k, 0, sizeof(s->k));
+		s->k.kind = K_ACT;
+		s->k.act = C_OVERRUN;
+		s->k.who = a;
+		s->k.target = t;
+		s->k.px[1] = c->x;
+		s->k.py[1] = c->y;
+		/* Entering the defender's space provokes from it (5.14). */
+		if (aoo_queue(s, a, t, 0) > 0)
+			return REFD_OK;
+		return finish_act(ctx, s);
+	case C_READY: {
+		refd_mpw *w;
+
+		use_std(s, A);
+		A->ready_vs = t;
+		if ((rc = ev_simple(ctx, "ready", s, a, -1)) != REFD_OK)
+			return rc;
+		w = refd_mpw_create();
+		refd_mpw_map(w);
+		refd_mpw_kstr(w, "type", "ready");
+		refd_mpw_kstr(w, "who", A->d.name);
+		refd_mpw_kstr(w, "target", nm(s, t));
+		refd_mpw_kstr(w, "trigger", "comes within reach");
+		refd_mpw_end(w);
+		if (w == NULL || refd_mpw_error(w)) {
+			refd_mpw_destroy(w);
+			return REFD_ENOMEM;
+		}
+		rc = enc_host->emit(ctx, A->side, refd_mpw_data(w),
+		    refd_mpw_len(w));
+		refd_mpw_destroy(w);
+		if (rc != REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	}
+	case C_MINMOVE:
+		s->full = 1;
+		return start_move(ctx, s, a, c, MV_MOVE, 0);
+	case C_CRAWL: {
+		int i, n, extra[MAXC], ne = 0;
+
+		if (s->fa) {
+			s->fa = 0;
+			s->full = 0;
+			s->std = 1;
+			s->mv = 1;
+			s->fa_conv = 1;
+		} else {
+			s->mv++;
+		}
+		memset(&s->k, 0, sizeof(s->k));
+		s->k.kind = K_ACT;
+		s->k.act = C_CRAWL;
+		s->k.who = a;
+		s->k.target = -1;
+		s->k.px[1] = c->x;
+		s->k.py[1] = c->y;
+		/* Enemies threatening the destination only, then all. */
+		for (i = 0; i < s->nc; i++)
+			if (!can_aoo(s, i, a) && aoo_still(s, i, a))
+				extra[ne++] = i;
+		n = aoo_queue(s, a, -1, 0);
+		for (i = 0; i < ne; i++)
+			s->q[n++] = extra[i];
+		s->nq = n;
+		if (n > 0) {
+			s->pk = PK_AOO;
+			return REFD_OK;
+		}
+		return finish_act(ctx, s);
+	}
+	case C_STAB:
+		use_std(s, A);
+		return begin_act(ctx, s, C_STAB, a, t, 0, 0, 1);
+	case C_GDMG:
+	case C_ESCAPE: {
+		int o = A->grap - 1, ra, rd, win;
+		int ma = grapple_mod(A), md = grapple_mod(&s->c[o]);
+
+		use_std(s, A);
+		if ((rc = opposed(ctx, ma, md, "grapple", &ra, &rd, &win)) !=
+		    REFD_OK)
+			return rc;
+		if ((rc = ev_check(ctx, cmd_name[c->t], s, a, o, ra, ra + ma,
+		    rd, rd + md, win)) != REFD_OK)
+			return rc;
+		if (win && c->t == C_ESCAPE) {
+			A->grap = 0;
+			s->c[o].grap = 0;
+		} else if (win && (rc = unarmed_damage(ctx, s, a, o)) !=
+		    REFD_OK) {
+			return rc;
+		}
+		return settle(ctx, s);
+	}
+	case C_FEINT: {
+		struct cr *T = &s->c[t];
+		int ma = A->d.bluff, md = T->d.sense + T->d.bab, ra, rd;
+
+		if (A->d.feats & F_IFEINT)
+			s->mv++;
+		else
+			use_std(s, A);
+		if (!T->d.humanoid)
+			ma -= T->d.intl <= 2 ? 8 : 4;
+		if ((rc = roll(ctx, 20, "bluff", &ra)) != REFD_OK ||
+		    (rc = roll(ctx, 20, "sense motive", &rd)) != REFD_OK)
+			return rc;
+		if (ra + ma > rd + md) {
+			A->feint_vs = t;
+			A->feint_stage = 0;
+		}
+		if ((rc = ev_check(ctx, "feint", s, a, t, ra, ra + ma, rd,
+		    rd + md, ra + ma > rd + md)) != REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	}
+	case C_AID: {
+		struct weapon w;
+		int v, b, ok;
+		refd_mpw *ev;
+
+		use_std(s, A);
+		melee_weapon(A, &w);
+		b = atk_bonus(s, a, t, &w, 0, 0);
+		if ((rc = roll(ctx, 20, "aid another", &v)) != REFD_OK)
+			return rc;
+		ok = v != 1 && (v == 20 || v + b >= 10);
+		if (ok) {
+			A->aid_ally = c->ally;
+			A->aid_enemy = t;
+			A->aid_mode = c->mode;
+		}
+		ev = refd_mpw_create();
+		refd_mpw_map(ev);
+		refd_mpw_kstr(ev, "type", "aid");
+		refd_mpw_kstr(ev, "who", A->d.name);
+		refd_mpw_kstr(ev, "ally", nm(s, c->ally));
+		refd_mpw_kstr(ev, "target", nm(s, t));
+		refd_mpw_kstr(ev, "mode", c->mode == 1 ? "attack" : "ac");
+		refd_mpw_kint(ev, "roll", v);
+		refd_mpw_kint(ev, "total", v + b);
+		refd_mpw_kbool(ev, "success", ok);
+		refd_mpw_end(ev);
+		if ((rc = emitw(ctx, ev)) != REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	}
+	default:
+		return REFD_EINTERNAL;
+	}
+}
+
+/* ---- legal and pending ---- */
+
+int
+pending_seats(const struct st *s, uint64_t *m)
+{
+	*m = 0;
+	if (s->over)
+		return REFD_OK;
+	if (s->pk != PK_NONE)
+		*m = (uint64_t)1 << prompt_seat(s);
+	else
+		*m = (uint64_t)1 << s->c[active(s)].side;
+	return REFD_OK;
+}
+
+static void
+put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
+    const char *label)
+{
+	refd_mpw_map(w);
+	refd_mpw_kmap(w, "cmd");
+	refd_mpw_kstr(w, "type", cmd_name[c->t]);
+	if (c->target >= 0)
+		refd_mpw_kstr(w, "target", nm(s, c->target));
+	if (c->ally >= 0)
+		refd_mpw_kstr(w, "ally", nm(s, c->ally));
+	if (c->has_to) {
+		refd_mpw_karray(w, "to");
+		refd_mpw_int(w, c->x);
+		refd_mpw_int(w, c->y);
+		refd_mpw_end(w);
+	}
+	if (c->defensive)
+		refd_mpw_kbool(w, "defensive", 1);
+	if (c->off)
+		refd_mpw_kbool(w, "off", 1);
+	if (c->t == C_AOO || c->t == C_COUNTER || c->t == C_FOLLOW ||
+	    c->t == C_FIRE || c->t == C_AVOID)
+		refd_mpw_kbool(w, "take", c->take);
+	if (c->t == C_CHARGE && c->kind == C_BULL)
+		refd_mpw_kstr(w, "kind", "bull_rush");
+	if (c->t == C_AID)
+		refd_mpw_kstr(w, "mode", c->mode == 1 ? "attack" : "ac");
+	if (c->t == C_CAST)
+		refd_mpw_kstr(w, "spell", c->spell);
+	refd_mpw_end(w);
+	refd_mpw_kstr(w, "label", label);
+	refd_mpw_end(w);
+}
+
+static void
+blank(struct cmd *c, int t)
+{
+	memset(c, 0, sizeof(*c));
+	c->t = t;
+	c->target = c->ally = -1;
+	c->kind = C_ATTACK;
+	c->mode = 1;
+}
+
+/* List c when the checks accept it. */
+static void
+try_cmd(const struct st *s, int seat, refd_mpw *w, struct cmd *c,
+    const char *label)
+{
+	struct cmd cc = *c;
+	struct why y;
+
+	if (cmd_check(s, seat, &cc, &y) == REFD_OK)
+		put_cmd(s, w, c, label);
+}
+
+/* Destinations of a move or withdraw, from one reach map. */
+static void
+list_moves(const struct st *s, int seat, refd_mpw *w, int t)
+{
+	int16_t dist[MAXM][MAXM][2], prev[MAXM][MAXM][2];
+	int a = active(s), x, y;
+	const struct cr *A = &s->c[a];
+	struct cmd c, cc;
+	struct why why;
+	char label[96];
+
+	/* Probe the budget with the first open neighbour. */
+	blank(&c, t);
+	reach_map(s, a, allowance(s, A, t), s->diag & 1, dist, prev);
+	for (y = 0; y < s->h; y++)
+		for (x = 0; x < s->w; x++) {
+			if ((dist[y][x][0] < 0 && dist[y][x][1] < 0) ||
+			    (x == A->x && y == A->y) || !free_at(s, a, x, y))
+				continue;
+			c.has_to = 1;
+			c.x = x;
+			c.y = y;
+			cc = c;
+			if (cmd_check(s, seat, &cc, &why) != REFD_OK) {
+				if (why.code == REFD_ENOPATH)
+					continue;
+				return;	/* no budget or prone: none */
+			}
+			snprintf(label, sizeof(label), "%s %s to (%d,%d)",
+			    t == C_MOVE ? "Move" : "Withdraw", A->d.name, x, y);
+			put_cmd(s, w, &c, label);
+		}
+}
+
+int
+cmd_legal(const struct st *s, int seat, refd_mpw *w)
+{
+	struct cmd c;
+	char label[128];
+	int a, t, x, y, i, al;
+	const struct cr *A;
+
+	refd_mpw_array(w);
+	if (s->over) {
+		refd_mpw_end(w);
+		return REFD_OK;
+	}
+	if (s->pk != PK_NONE) {
+		if (seat != prompt_seat(s)) {
+			refd_mpw_end(w);
+			return REFD_OK;
+		}
+		switch (s->pk) {
+		case PK_AOO:
+			blank(&c, C_AOO);
+			c.take = 1;
+			snprintf(label, sizeof(label),
+			    "%s makes an attack of opportunity on %s",
+			    nm(s, s->q[s->qi]), nm(s, s->k.who));
+			put_cmd(s, w, &c, label);
+			c.take = 0;
+			put_cmd(s, w, &c, "Decline the attack of opportunity");
+			break;
+		case PK_COUNTER:
+			blank(&c, C_COUNTER);
+			c.take = 1;
+			put_cmd(s, w, &c, s->k.act == C_TRIP ?
+			    "Try to trip back" : "Try to disarm back");
+			c.take = 0;
+			put_cmd(s, w, &c, "Do not counter");
+			break;
+		case PK_FOLLOW:
+			blank(&c, C_FOLLOW);
+			c.take = 1;
+			put_cmd(s, w, &c, "Follow the pushed creature");
+			c.take = 0;
+			put_cmd(s, w, &c, "Stay in place (push 1 square)");
+			break;
+		case PK_AVOID:
+			blank(&c, C_AVOID);
+			c.take = 1;
+			snprintf(label, sizeof(label), "%s lets %s pass",
+			    nm(s, s->q[s->qi]), nm(s, s->k.who));
+			put_cmd(s, w, &c, label);
+			c.take = 0;
+			snprintf(label, sizeof(label), "%s blocks %s",
+			    nm(s, s->q[s->qi]), nm(s, s->k.who));
+			put_cmd(s, w, &c, label);
+			break;
+		case PK_READY:
+			blank(&c, C_FIRE);
+			c.take = 1;
+			snprintf(label, sizeof(label),
+			    "%s fires its readied attack at %s",
+			    nm(s, s->q[s->qi]), nm(s, s->k.who));
+			put_cmd(s, w, &c, label);
+			c.take = 0;
+			put_cmd(s, w, &c, "Hold the readied attack");
+			break;
+		default:
+			blank(&c, C_ACT);
+			snprintf(label, sizeof(label), "%s acts now",
+			    nm(s, s->q[s->qi]));
+			put_cmd(s, w, &c, label);
+			blank(&c, C_WAIT);
+			put_cmd(s, w, &c, "Keep waiting");
+			break;
+		}
+		refd_mpw_end(w);
+		return REFD_OK;
+	}
+	a = active(s);
+	A = &s->c[a];
+	if (seat != A->side) {
+		refd_mpw_end(w);
+		return REFD_OK;
+	}
+	blank(&c, C_END);
+	put_cmd(s, w, &c, "End the turn");
+	{
+		static const int simple[] = { C_TDEF, C_DELAY, C_STAND, C_PRONE,
+			C_GDMG, C_ESCAPE };
+		static const char *const lab[] = { "Total defense (+4 AC)",
+			"Delay", "Stand up", "Drop prone",
+			"Damage the grapple opponent", "Escape the grapple" };
+
+		for (i = 0; i < 6; i++) {
+			blank(&c, simple[i]);
+			try_cmd(s, seat, w, &c, lab[i]);
+		}
+	}
+	list_moves(s, seat, w, C_MOVE);
+	list_moves(s, seat, w, C_WITHDRAW);
+	for (y = A->y - 1; y <= A->y + 1; y++)
+		for (x = A->x - 1; x <= A->x + 1; x++) {
+			blank(&c, C_CRAWL);
+			c.has_to = 1;
+			c.x = x;
+			c.y = y;
+			snprintf(label, sizeof(label), "Crawl to (%d,%d)", x, y);
+			try_cmd(s, seat, w, &c, label);
+			c.t = C_MINMOVE;
+			snprintf(label, sizeof(label),
+			    "Minimum move (full round) to (%d,%d)", x, y);
+			try_cmd(s, seat, w, &c, label);
+			blank(&c, C_STEP);
+			c.has_to = 1;
+			c.x = x;
+			c.y = y;
+			snprintf(label, sizeof(label), "5-foot step to (%d,%d)",
+			    x, y);
+			try_cmd(s, seat, w, &c, label);
+		}
+	for (y = 0; y < s->h; y++)
+		for (x = 0; x < s->w; x++) {
+			if (g_dist(x - A->x, y - A->y) > 4 * speed_of(A))
+				continue;
+			blank(&c, C_RUN);
+			c.has_to = 1;
+			c.x = x;
+			c.y = y;
+			snprintf(label, sizeof(label), "Run to (%d,%d)", x, y);
+			try_cmd(s, seat, w, &c, label);
+		}
+	for (t = 0; t < s->nc; t++) {
+		static const int per[] = { C_ATTACK, C_FULL, C_TRIP, C_BULL,
+			C_DISARM, C_SUNDER, C_GRAPPLE, C_FEINT, C_CDG, C_STAB,
+			C_READY, C_OVERRUN };
+		static const char *const verb[] = { "Attack", "Full attack",
+			"Trip", "Bull rush", "Disarm", "Sunder the weapon of",
+			"Grapple", "Feint against", "Coup de grace on",
+			"Stabilize", "Ready an attack on", "Overrun" };
+
+		if (t == a || s->c[t].dead)
+			continue;
+		for (i = 0; i < 12; i++) {
+			blank(&c, per[i]);
+			c.target = t;
+			snprintf(label, sizeof(label), "%s %s", verb[i], nm(s, t));
+			try_cmd(s, seat, w, &c, label);
+			if (per[i] == C_ATTACK || (per[i] == C_FULL && !s->fa)) {
+				c.defensive = 1;
+				snprintf(label, sizeof(label),
+				    "%s %s, fighting defensively", verb[i],
+				    nm(s, t));
+				try_cmd(s, seat, w, &c, label);
+			}
+			if (per[i] == C_FULL) {
+				blank(&c, C_FULL);
+				c.target = t;
+				c.off = 1;
+				snprintf(label, sizeof(label),
+				    "Off-hand attack on %s", nm(s, t));
+				try_cmd(s, seat, w, &c, label);
+			}
+		}
+		/* Charges: each closest free square. */
+		for (i = 0; i < 2; i++) {
+			struct cmd cc;
+			struct why yy;
+
+			blank(&c, C_CHARGE);
+			c.target = t;
+			c.kind = i ? C_BULL : C_ATTACK;
+			cc = c;
+			if (cmd_check(s, seat, &cc, &yy) != REFD_OK)
+				continue;
+			c.has_to = 1;
+			for (y = 0; y < s->h; y++)
+				for (x = 0; x < s->w; x++) {
+					c.x = x;
+					c.y = y;
+					snprintf(label, sizeof(label),
+					    "Charge %s%s, ending at (%d,%d)",
+					    nm(s, t), i ? " (bull rush)" : "",
+					    x, y);
+					if (g_dist(x - cc.x, y - cc.y) <= 2)
+						try_cmd(s, seat, w, &c, label);
+				}
+		}
+		for (i = 0; i < MAXSP; i++) {
+			if (A->d.uses[i] <= 0)
+				continue;
+			blank(&c, C_CAST);
+			c.target = t;
+			snprintf(c.spell, sizeof(c.spell), "%s", A->d.sp[i].name);
+			snprintf(label, sizeof(label), "Cast %s on %s",
+			    A->d.sp[i].name, nm(s, t));
+			try_cmd(s, seat, w, &c, label);
+			c.defensive = 1;
+			snprintf(label, sizeof(label),
+			    "Cast %s on %s defensively", A->d.sp[i].name,
+			    nm(s, t));
+			try_cmd(s, seat, w, &c, label);
+		}
+		for (al = 0; al < s->nc; al++) {
+			if (al == a || al == t || s->c[al].side != A->side)
+				continue;
+			for (i = 1; i <= 2; i++) {
+				blank(&c, C_AID);
+				c.target = t;
+				c.ally = al;
+				c.mode = i;
+				snprintf(label, sizeof(label),
+				    "Aid %s against %s (%s)", nm(s, al),
+				    nm(s, t), i == 1 ? "+2 attack" : "+2 AC");
+				try_cmd(s, seat, w, &c, label);
+			}
+		}
+	}
+	refd_mpw_end(w);
+	return REFD_OK;
+}

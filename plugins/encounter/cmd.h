@@ -1,0 +1,38 @@
+/* cmd.h - the encounter ruleset's commands: see cmd.c. */
+#ifndef ENC_CMD_H
+#define ENC_CMD_H
+
+#include "rules.h"
+
+enum {
+	C_MOVE, C_STEP, C_ATTACK, C_FULL, C_CHARGE, C_RUN, C_WITHDRAW,
+	C_TDEF, C_DELAY, C_STAND, C_PRONE, C_TRIP, C_BULL, C_DISARM,
+	C_SUNDER, C_GRAPPLE, C_GDMG, C_ESCAPE, C_FEINT, C_AID, C_CDG,
+	C_STAB, C_END, C_AOO, C_COUNTER, C_FOLLOW, C_ACT, C_WAIT, C_READY,
+	C_FIRE, C_CRAWL, C_MINMOVE, C_CAST, C_OVERRUN, C_AVOID, C_NCMD
+};
+
+struct cmd {
+	int t;
+	int target, ally;	/* creature indexes, -1 */
+	int has_to, x, y;
+	int npath, px[MAXPATH], py[MAXPATH];
+	int defensive, nonlethal, lethal, off, take, kind;
+	int mode;		/* aid: 1 attack, 2 AC */
+	int item;		/* sunder: 0 weapon, 1 armor, 2 shield */
+	char spell[NAMEL];	/* cast: the spell's name */
+	int si;			/* cast: its slot, set by the check */
+};
+
+extern const char *const cmd_name[C_NCMD];
+
+int cmd_parse(const struct st *s, const uint8_t *b, size_t len,
+    struct cmd *c, struct why *w);
+int cmd_check(const struct st *s, int seat, struct cmd *c, struct why *w);
+int cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c);
+int cmd_legal(const struct st *s, int seat, refd_mpw *w);
+int turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay);
+int pending_seats(const struct st *s, uint64_t *m);
+int active(const struct st *s);
+
+#endif

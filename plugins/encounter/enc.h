@@ -1,0 +1,160 @@
+/*
+ * enc.h - the encounter ruleset's state, shared by its source files.
+ *
+ * The match state is one flat struct of fixed-size integers and names,
+ * zeroed at creation, with no pointers: serialize writes its bytes and
+ * restore checks and copies them back.
+ */
+#ifndef ENC_H
+#define ENC_H
+
+#include <stdint.h>
+
+#include <refd/mp.h>
+#include <refd/plugin.h>
+
+#define MAXC 16		/* creatures in an encounter */
+#define MAXM 40		/* map side, squares */
+#define MAXPATH 96	/* squares in one path */
+#define NAMEL 24
+#define MAXW 32		/* weapons in the content */
+#define MAXD 32		/* creature templates in the content */
+#define MAXMAPS 8
+
+#define ENC_MAGIC 0x454e4331u	/* "ENC1" */
+
+/* Feats and abilities (cdef.feats). */
+enum {
+	F_CR = 1 << 0,		/* Combat Reflexes */
+	F_IUS = 1 << 1,		/* Improved Unarmed Strike */
+	F_ITRIP = 1 << 2,
+	F_IBR = 1 << 3,		/* Improved Bull Rush */
+	F_IDIS = 1 << 4,
+	F_ISUN = 1 << 5,
+	F_IFEINT = 1 << 6,
+	F_PS = 1 << 7,		/* Precise Shot */
+	F_TWF = 1 << 8,
+	F_RUN = 1 << 9,
+	F_UD = 1 << 10,		/* uncanny dodge */
+	F_IOVR = 1 << 11	/* Improved Overrun */
+};
+#define NFEATS 12
+
+/* Map square flags. */
+enum {
+	SQ_WALL = 1,		/* blocks movement and line of effect */
+	SQ_DIFF = 2,		/* difficult terrain */
+	SQ_OBST = 4		/* low obstacle: doubles cost, gives cover */
+};
+/* Edge flags. */
+enum {
+	E_WALL = 1,
+	E_LOW = 2
+};
+
+/* Damage types. */
+enum { DT_B = 1, DT_P = 2, DT_S = 4 };
+
+struct weapon {
+	char name[NAMEL];
+	int32_t nd, sd;		/* damage dice: nd d sd; nd 0: none */
+	int32_t threat, mult;	/* lowest threat face, crit multiplier */
+	int32_t cat;		/* 0 light, 1 one-handed, 2 two-handed */
+	int32_t ranged;		/* 0 melee, 1 thrown, 2 projectile */
+	int32_t incr;		/* range increment, squares */
+	int32_t reach;		/* reach weapon */
+	int32_t dtype;		/* DT_* bits */
+	int32_t trip;		/* trip weapon */
+	int32_t composite, sling, crossbow, nonlethal, natural, unarmed;
+	int32_t hardness, ihp;	/* as an item */
+	int32_t enh;		/* attack bonus */
+	int32_t nostr, plus;	/* spells: no Strength, flat damage */
+};
+
+#define MAXSP 4		/* spells a creature knows */
+#define MAXSPC 16	/* spells in the content */
+
+struct spell {
+	char name[NAMEL];
+	int32_t level;
+	int32_t time;		/* 0 standard, 1 full round, 2 free (quickened) */
+	int32_t range;		/* squares; 0: touch */
+	int32_t effect;		/* 0 damage, 1 heal */
+	int32_t attack;		/* 0 none, 1 ranged touch, 2 melee touch */
+	int32_t save;		/* 0 none, 1 Fortitude, 2 Reflex, 3 Will */
+	int32_t half;		/* a save halves the damage (else negates) */
+	int32_t nd, sd, bonus, nonlethal;
+};
+
+struct cdef {
+	char name[NAMEL];
+	int32_t size;		/* -2 tiny, -1 small, 0 medium, 1 large, 2 huge */
+	int32_t speed;		/* squares, before armour */
+	int32_t bab, str, dex, con, intl, wis, cha;	/* intl 0: mindless */
+	int32_t armor, shield, natural, deflect, maxdex, armor_type;
+	int32_t hp, init, fort, ref, will;
+	int32_t feats, legs, stable, humanoid, crit_immune, sneak, dwarf;
+	int32_t fast, fly, incorporeal;	/* +2 squares; movement modes */
+	int32_t bluff, sense, heal;
+	int32_t reach;		/* natural reach, -1: by size */
+	int32_t conceal;	/* miss chance against every attack, percent */
+	struct weapon w[2];	/* main hand, off hand (nd 0: none) */
+	int32_t caster_level, concentration;
+	struct spell sp[MAXSP];
+	int32_t uses[MAXSP];	/* casts left; 0: the slot is empty */
+};
+
+struct cr {
+	struct cdef d;
+	int32_t side, x, y;
+	int32_t hp, nl;
+	int32_t dead, stable, dying_round;
+	int32_t prone, flat, delaying, aware, asleep;
+	int32_t init, tb;	/* initiative total, tie-break rank */
+	int32_t fdef, tdef, charged, ran;	/* until its next turn */
+	int32_t aoo_used;
+	int32_t feint_vs, feint_stage;	/* -1: none */
+	int32_t aid_ally, aid_enemy, aid_mode;	/* -1: none; 1 attack, 2 AC */
+	int32_t grap;		/* grapple partner + 1, 0: none */
+	int32_t wmain, whp;	/* holds its main weapon; its hit points */
+	int32_t ready_vs;	/* readied attack on this creature, -1 */
+};
+
+/* A paused action (waiting for attacks of opportunity or a prompt). */
+enum { K_NONE, K_MOVE, K_ACT };
+enum {
+	MV_MOVE = 1, MV_WITHDRAW, MV_CHARGE, MV_RUN
+};
+
+struct cont {
+	int32_t kind, mode, act;
+	int32_t who, target, ally, flags, margin, hurt;
+	int32_t px[MAXPATH], py[MAXPATH], n, pi, checked, lastok;
+	int32_t allow, pen, rdone;
+};
+
+/* Prompts. */
+enum { PK_NONE, PK_AOO, PK_COUNTER, PK_FOLLOW, PK_DELAY, PK_READY,
+	PK_AVOID };
+
+struct st {
+	uint32_t magic, size;
+	int32_t w, h;
+	uint8_t sq[MAXM][MAXM];
+	uint8_t fog[MAXM][MAXM];
+	uint8_t eh[MAXM + 1][MAXM + 1], ev[MAXM + 1][MAXM + 1];
+	int32_t nc, nseats;
+	struct cr c[MAXC];
+	int32_t order[MAXC], norder, cur, round, surprise;
+	int32_t max_rounds, range_pen, over, winner;
+	/* The active creature's turn. */
+	int32_t std, mv, full, moved, step5, diag, sq_moved;
+	int32_t fa, fa_main, fa_off, fa_conv, attacks, cast, qcast, overrun;
+	int32_t std_dis;	/* a standard action done while disabled */
+	/* Prompt and paused action. */
+	int32_t pk, q[MAXC], nq, qi, dnext;
+	int32_t aoo_taken;	/* threateners that took the movement AoO */
+	struct cont k;
+};
+
+#endif

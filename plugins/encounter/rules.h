@@ -1,0 +1,74 @@
+/* rules.h - the encounter ruleset's rules engine: see rules.c. */
+#ifndef ENC_RULES_H
+#define ENC_RULES_H
+
+#include "content.h"
+#include "enc.h"
+
+extern const struct refd_host *enc_host;
+
+/* A reason for a refusal, filled by the checks. */
+struct why {
+	int code;
+	const char *rule;
+	char msg[240];
+};
+
+/* Attack options (flags). */
+enum {
+	A_RANGED = 1 << 0,
+	A_TOUCH = 1 << 1,
+	A_AOO = 1 << 2,
+	A_CHARGE = 1 << 3,
+	A_OFF = 1 << 4,
+	A_NONLETHAL = 1 << 5,	/* lethal weapon used for nonlethal damage */
+	A_LETHAL = 1 << 6,	/* nonlethal weapon used for lethal damage */
+	A_DEFENSIVE = 1 << 7,
+	A_CDG = 1 << 8,
+	A_NODMG = 1 << 9	/* a touch attack that only grabs or trips */
+};
+
+struct atk {
+	int nat, bonus, total, ac, hit, concealed, crit, dmg, nonlethal;
+};
+
+int mod(int score);
+int space_n(const struct cr *c);
+int natreach(const struct cr *c);
+int alive(const struct cr *c);
+int able(const struct cr *c);
+int helpless(const struct cr *c);
+int restricted(const struct st *s, const struct cr *c);
+int speed_of(const struct cr *c);
+int armed(const struct cr *c);
+void melee_weapon(const struct cr *c, struct weapon *w);
+int cdist(const struct cr *a, const struct cr *b);
+int reaches(const struct st *s, const struct cr *a, const struct weapon *w,
+    const struct cr *t);
+int threatens(const struct st *s, int a, int t);
+int occupant(const struct st *s, int x, int y, int except);
+int has_loe(const struct st *s, int a, int t);
+int cover_vs(const struct st *s, int a, int t, int melee);
+int conceal_vs(const struct st *s, int a, int t, int melee);
+int flanked(const struct st *s, int a, int d);
+int loses_dex(const struct st *s, int d, int a);
+int ac_vs(const struct st *s, int d, int a, int flags);
+int atk_bonus(const struct st *s, int a, int d, const struct weapon *w,
+    int flags, int pen);
+int can_aoo(const struct st *s, int t, int m);
+int sizemod(int size);
+int str_dmg(const struct cr *a, const struct weapon *w, int off);
+
+int roll(refd_ctx *ctx, uint32_t sides, const char *why, int *out);
+int emitw(refd_ctx *ctx, refd_mpw *w);
+int attack(refd_ctx *ctx, struct st *s, int a, int d,
+    const struct weapon *w, int flags, int pen, int pre, struct atk *r);
+int deal(refd_ctx *ctx, struct st *s, int d, int dmg, int nonlethal,
+    int massive);
+int opposed(refd_ctx *ctx, int ma, int md, const char *why, int *ra,
+    int *rd, int *win);
+const char *state_name(const struct cr *c);
+void check_over(struct st *s);
+int ev_state(refd_ctx *ctx, const struct st *s, int i);
+
+#endif

@@ -1,0 +1,1524 @@
+/*
+ * plugin.c - the skirmish plugin: ABI ops, commands (parse, check,
+ * execute, legal lists), views and state bytes.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "rules.h"
+
+const struct refd_host *H;
+
+void begin_phases_pub(struct cx *x, struct state *s, int first);
+
+static const char *const cmdname[C_NTYPES] = { "", "submit", "setup_first",
+	"deploy", "first", "activate", "move", "melee", "shoot", "charge",
+	"cast", "cast_cone", "end", "aoo", "decline", "cleave", "rush" };
+static const char *const argname[C_NTYPES][5] = {
+	{ NULL }, { NULL }, { "seat" }, { "x", "y" }, { "seat" }, { "unit" },
+	{ "x", "y" }, { "target", "line" }, { "target", "line" },
+	{ "target", "x", "y", "line" }, { "spell", "target" },
+	{ "spell", "ox", "oy", "orient" }, { NULL }, { "unit", "line" },
+	{ "unit" }, { "target" }, { "target" }
+};
+
+static int
+nargs(int t)
+{
+	int n = 0;
+
+	while (n < 5 && argname[t][n] != NULL)
+		n++;
+	return n;
+}
+
+static void
+cx_init(struct cx *x, refd_ctx *ctx, const void *content)
+{
+	memset(x, 0, sizeof(*x));
+	x->ctx = ctx;
+	x->c = content;
+}
+
+static int
+put(refd_ctx *ctx, refd_mpw *w)
+{
+	int rc;
+
+	if (w == NULL || refd_mpw_error(w)) {
+		refd_mpw_destroy(w);
+		return REFD_ENOMEM;
+	}
+	rc = H->output(ctx, refd_mpw_data(w), refd_mpw_len(w));
+	refd_mpw_destroy(w);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- */
+/* Parsing */
+
+static int
+parse(const struct content *ct, const uint8_t *b, size_t len, struct cmd *c)
+{
+	refd_mpdoc *d = refd_mp_parse(b, len);
+	refd_mpv root = refd_mp_root(d);
+	int t, i;
+
+	memset(c, 0, sizeof(*c));
+	if (d == NULL || refd_mpv_type(root) != REFD_MP_MAP) {
+		refd_mp_free(d);
+		return -1;
+	}
+	for (t = 1; t < C_NTYPES; t++)
+		if (refd_mpv_streq(refd_mpv_get(root, "type"), cmdname[t]))
+			break;
+	if (t == C_NTYPES) {
+		refd_mp_free(d);
+		return -1;
+	}
+	c->type = t;
+	for (i = 0; i < nargs(t); i++) {
+		int64_t v;
+
+		if (refd_mpv_int(refd_mpv_get(root, argname[t][i]), &v) != 0 ||
+		    v < -1000 || v > 1000) {
+			refd_mp_free(d);
+			return -1;
+		}
+		c->a[i] = (int32_t)v;
+	}
+	if (t == C_SUBMIT) {
+		refd_mpv l = refd_mpv_get(root, "cards");
+
+		if (refd_mpv_type(l) != REFD_MP_ARRAY ||
+		    refd_mpv_len(l) > SK_WBMAX) {
+			refd_mp_free(d);
+			return -2;
+		}
+		for (i = 0; i < (int)refd_mpv_len(l); i++) {
+			int k = sk_card_index(ct, refd_mpv_cstr(refd_mpv_at(l,
+			    (size_t)i), ""));
+
+			if (k < 0) {
+				refd_mp_free(d);
+				return -3;
+			}
+			c->cards[c->n++] = k;
+		}
+	}
+	refd_mp_free(d);
+	return 0;
+}
+
+static void
+write_cmd(const struct content *ct, refd_mpw *w, const struct cmd *c)
+{
+	int i;
+
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "type", cmdname[c->type]);
+	for (i = 0; i < nargs(c->type); i++)
+		refd_mpw_kint(w, argname[c->type][i], c->a[i]);
+	if (c->type == C_SUBMIT) {
+		refd_mpw_karray(w, "cards");
+		for (i = 0; i < c->n; i++)
+			refd_mpw_str(w, ct->c[c->cards[i]].id);
+		refd_mpw_end(w);
+	}
+	refd_mpw_end(w);
+}
+
+/* ---------------------------------------------------------------- */
+/* Checking */
+
+struct why {
+	int code;
+	const char *rule;
+	char msg[200];
+};
+
+#define NO(c, r, ...) do { \
+	if (y != NULL) { \
+		y->code = (c); \
+		y->rule = (r); \
+		snprintf(y->msg, sizeof(y->msg), __VA_ARGS__); \
+	} \
+	return (c); \
+} while (0)
+
+uint64_t
+sk_pending(const struct state *s)
+{
+	switch (s->stage) {
+	case ST_OVER:
+		return 0;
+	case ST_SUBMIT:
+		return (uint64_t)(!s->submitted[0]) |
+		    ((uint64_t)(!s->submitted[1]) << 1);
+	default:
+		break;
+	}
+	if (s->dec != DEC_NONE)
+		return (uint64_t)1 << s->u[s->dec_unit].seat;
+	switch (s->stage) {
+	case ST_SETUPCHOICE:
+	case ST_FIRST:
+		return (uint64_t)1 << s->chooser;
+	case ST_DEPLOY:
+		return (uint64_t)1 << s->deploy_seat;
+	case ST_ACTIVATE:
+		return (uint64_t)1 << s->phase_seat;
+	case ST_TURN:
+		return (uint64_t)1 << s->u[s->cur].seat;
+	default:
+		return 0;
+	}
+}
+
+static int
+next_deploy(const struct state *s, int seat)
+{
+	int i;
+
+	for (i = 0; i < s->nu; i++)
+		if (s->u[i].seat == seat && !s->u[i].deployed)
+			return i;
+	return -1;
+}
+
+static int
+deploy_ok(const struct cx *x, const struct state *s, int u, int ax, int ay)
+{
+	const struct map *m = MAP(x, s);
+	int sz = CARD(x, s, u)->size, i, j;
+
+	if (ax < 0 || ay < 0 || ax + sz > m->w || ay + sz > m->h)
+		return 0;
+	for (i = 0; i < sz; i++)
+		for (j = 0; j < sz; j++)
+			if (m->zone[(ay + j) * m->w + ax + i] != s->u[u].seat + 1)
+				return 0;
+	return end_ok(x, s, u, ax, ay);
+}
+
+static int
+unit_ok(const struct state *s, int u)
+{
+	return u >= 0 && u < s->nu;
+}
+
+/* Can the active creature still take any legal step? */
+static int check(const struct cx *x, const struct state *s, int seat,
+    const struct cmd *c, struct why *y);
+
+static int
+can_step(const struct cx *x, const struct state *s, int seat)
+{
+	struct cmd c;
+	int dx, dy;
+
+	memset(&c, 0, sizeof(c));
+	c.type = C_MOVE;
+	for (dx = -1; dx <= 1; dx++)
+		for (dy = -1; dy <= 1; dy++) {
+			c.a[0] = s->u[s->cur].x + dx;
+			c.a[1] = s->u[s->cur].y + dy;
+			if ((dx || dy) && check(x, s, seat, &c, NULL) == 0)
+				return 1;
+		}
+	return 0;
+}
+
+static int
+turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
+    struct why *y)
+{
+	int u = s->cur, t, slow, par, cost, budget, d, n;
+	const struct card *C = CARD(x, s, u);
+	char msg[160];
+
+	if (c->type == C_END) {
+		if (s->rush && s->natk == 0 && s->moved <= C->speed &&
+		    functional(s, u) && s->u[s->rush_t].on &&
+		    adjacent(x, s, u, s->rush_t))
+			NO(REFD_EILLEGAL, "R000-21", "%s rushed no farther than "
+			    "its speed: it must attack %s", C->name,
+			    CARD(x, s, s->rush_t)->name);
+		if (!end_ok(x, s, u, s->u[u].x, s->u[u].y) &&
+		    functional(s, u) && can_step(x, s, s->u[u].seat))
+			NO(REFD_EILLEGAL, "R000-32", "%s may not end its move "
+			    "on an occupied or statue square: move on",
+			    C->name);
+		return 0;
+	}
+	if (!functional(s, u))
+		NO(REFD_EILLEGAL, "R000-79", "%s is %s and takes no action "
+		    "this turn", C->name, s->u[u].stunned ? "stunned" :
+		    "helpless");
+	if (s->charged)
+		NO(REFD_EILLEGAL, "R000-26", "%s charged: its turn is over "
+		    "(send end)", C->name);
+	if (s->single)
+		NO(REFD_EILLEGAL, "R000-34", "%s spent its turn on a one-square "
+		    "step (send end)", C->name);
+	switch (c->type) {
+	case C_MOVE:
+		if (s->natk > 0 && s->moved > 0)
+			NO(REFD_EILLEGAL, "R000-27", "%s moved and then "
+			    "attacked: no more movement this turn", C->name);
+		slow = step_slow(x, s, u, s->u[u].x, s->u[u].y, c->a[0],
+		    c->a[1], MV_NORMAL);
+		if (slow < 0)
+			NO(REFD_ENOPATH, "R000-31", "%s cannot step from (%d,%d) "
+			    "to (%d,%d): not a neighbour, a wall, a corner, "
+			    "an enemy or off the grid", C->name,
+			    (int)s->u[u].x, (int)s->u[u].y, (int)c->a[0],
+			    (int)c->a[1]);
+		par = s->parity;
+		cost = grid_step_cost(c->a[0] - s->u[u].x, c->a[1] - s->u[u].y,
+		    slow, &par);
+		budget = s->natk > 0 ? s->speed - s->moved2 :
+		    2 * s->speed - s->moved;
+		if (s->rush) {
+			budget = 2 * C->speed - s->moved;
+			if (cost > budget)
+				NO(REFD_ENOPATH, "R000-21", "a rush moves at most "
+				    "twice the printed speed (%d left)", budget);
+			if (!rush_step_ok(x, s, u, c->a[0], c->a[1],
+			    budget - cost))
+				NO(REFD_ENOPATH, "R000-21", "after that step %s "
+				    "could no longer end its rush next to %s",
+				    C->name, CARD(x, s, s->rush_t)->name);
+			return 0;
+		}
+		if (cost > budget && !(s->steps == 0 && s->natk == 0))
+			NO(REFD_ENOPATH, s->oocmd ? "R000-20" : "R000-29",
+			    "that step costs %d and %s has %d movement left%s",
+			    cost, C->name, budget, s->oocmd ?
+			    " (out of command: speed 2)" : "");
+		if (slow > 0 && !has(x, s, u, AB_FLIGHT | AB_INCORP) &&
+		    s->u[u].hp <= 5) {
+			int i, j, sharp = 0;
+			struct grid g;
+
+			sk_grid(x, s, &g);
+			for (i = 0; i < C->size; i++)
+				for (j = 0; j < C->size; j++)
+					sharp |= (grid_at(&g, c->a[0] + i,
+					    c->a[1] + j) & GRID_SHARP) != 0;
+			if (sharp)
+				NO(REFD_EILLEGAL, "R000-83", "sharp rocks would "
+				    "destroy %s", C->name);
+		}
+		return 0;
+	case C_MELEE:
+	case C_SHOOT:
+	case C_CAST:
+	case C_CAST_CONE:
+		if (s->cast)
+			NO(REFD_EILLEGAL, "R000-71", "%s already cast its spell "
+			    "instead of attacking", C->name);
+		if (s->rush && c->type != C_MELEE)
+			NO(REFD_EILLEGAL, "R000-21", "a rushing creature may "
+			    "only attack the enemy it rushed, in melee");
+		if (s->natk == 0 && s->moved > s->speed && !s->rush)
+			NO(REFD_EILLEGAL, "R000-27", "%s moved %d, more than "
+			    "its speed %d: no attack after a double move",
+			    C->name, (int)s->moved, (int)s->speed);
+		if (s->natk > 0 && (s->moved > 0 || s->moved2 > 0))
+			NO(REFD_EILLEGAL, "R000-27", "a creature that moves "
+			    "makes at most one attack");
+		break;
+	case C_RUSH:
+		if (s->natk > 0 || s->steps > 0 || s->cast || s->rush)
+			NO(REFD_EILLEGAL, "R000-21", "a rush starts the turn: no "
+			    "move or attack before it");
+		if (!s->oocmd)
+			NO(REFD_EILLEGAL, "R000-21", "only a creature out of "
+			    "command may rush");
+		{
+			int t2 = c->a[0], best, ct;
+
+			if (!unit_ok(s, t2) || !s->u[t2].on ||
+			    s->u[t2].seat == s->u[u].seat || !sees(x, s, u, t2))
+				NO(REFD_ENOTARGET, "R000-21", "a rush goes toward "
+				    "an enemy %s can see", C->name);
+			ct = rush_cost(x, s, u, t2, &best);
+			if (ct < 0 || ct != best)
+				NO(REFD_ENOTARGET, "R000-21", "%s is not the "
+				    "nearest enemy %s can see (path cost %d, "
+				    "nearest %d)", CARD(x, s, t2)->name, C->name,
+				    ct, best);
+			if (ct > 2 * C->speed)
+				NO(REFD_ERANGE, "R000-21", "%s cannot reach %s "
+				    "this turn (cost %d, rush %d)", C->name,
+				    CARD(x, s, t2)->name, ct, 2 * (int)C->speed);
+		}
+		return 0;
+	case C_CHARGE:
+		if (s->natk > 0 || s->steps > 0 || s->cast)
+			NO(REFD_EILLEGAL, "R000-38", "a charge is the whole "
+			    "turn: no move or attack before it");
+		break;
+	default:
+		break;
+	}
+	if (c->type == C_CAST || c->type == C_CAST_CONE) {
+		const struct spell *sp;
+
+		if (s->natk > 0)
+			NO(REFD_EILLEGAL, "R000-71", "a spell replaces the "
+			    "attack: %s already attacked", C->name);
+		if (c->a[0] < 0 || c->a[0] >= C->nspell)
+			NO(REFD_ENOTARGET, "R000-71", "%s has no spell %d",
+			    C->name, (int)c->a[0]);
+		sp = &C->sp[c->a[0]];
+		if (s->u[u].spent[c->a[0]] >= sp->uses)
+			NO(REFD_ERESOURCE, "R000-71", "%s has no use of %s left",
+			    C->name, sp->name);
+		if ((c->type == C_CAST_CONE) != (sp->range == SR_CONE))
+			NO(REFD_EBADCMD, "R000-73", "%s: use %s", sp->name,
+			    sp->range == SR_CONE ? "cast_cone" : "cast");
+		if (sp->range != SR_TOUCH && threatened(x, s, u))
+			NO(REFD_EILLEGAL, "R000-41", "%s is threatened: only "
+			    "touch spells", C->name);
+		if (c->type == C_CAST) {
+			if (spell_targets(x, s, u, c->a[0], c->a[1], msg,
+			    sizeof(msg)) != 0)
+				NO(REFD_ENOTARGET, "R000-72", "%s", msg);
+		} else if (cone_ok(x, s, u, c->a[0], c->a[1], c->a[2],
+		    c->a[3], msg, sizeof(msg)) != 0) {
+			NO(REFD_ENOTARGET, "R000-74", "%s", msg);
+		}
+		return 0;
+	}
+	t = c->a[0];
+	if (!unit_ok(s, t) || !s->u[t].on)
+		NO(REFD_ENOTARGET, "R000-45", "no creature %d on the grid",
+		    (int)t);
+	if (s->u[t].seat == s->u[u].seat)
+		NO(REFD_ENOTARGET, "R000-45", "%s is an ally: never attack "
+		    "allies", CARD(x, s, t)->name);
+	if (c->type == C_MELEE || c->type == C_CHARGE) {
+		int line = c->type == C_MELEE ? c->a[1] : c->a[3];
+
+		if (line < 0 || line >= C->nmelee)
+			NO(REFD_EBADCMD, "R000-27", "%s has melee lines 0..%d",
+			    C->name, (int)C->nmelee - 1);
+		if (s->natk > 0 && (s->atk_kind != 0 ||
+		    (s->lines_used >> line & 1)))
+			NO(REFD_EILLEGAL, "R000-28", "a full attack uses each "
+			    "listed attack once, all of the same kind");
+		if (c->type == C_MELEE && s->rush) {
+			if (t != s->rush_t)
+				NO(REFD_ENOTARGET, "R000-21", "a rushing creature "
+				    "attacks the enemy it rushed, %s",
+				    CARD(x, s, s->rush_t)->name);
+			if (s->moved > C->speed && !rush_charge_ok(x, s, u, t))
+				NO(REFD_EILLEGAL, "R000-21", "%s rushed farther "
+				    "than its speed and its move was no charge: "
+				    "no attack", C->name);
+		}
+		if (c->type == C_MELEE) {
+			if (!adjacent(x, s, u, t))
+				NO(REFD_ERANGE, "R000-45", "%s is not adjacent "
+				    "to %s", CARD(x, s, t)->name, C->name);
+			return 0;
+		}
+		if (charge_check(x, s, u, t, c->a[1], c->a[2], NULL, msg,
+		    sizeof(msg)) != 0)
+			NO(REFD_EILLEGAL, "R000-38", "%s", msg);
+		return 0;
+	}
+	/* C_SHOOT */
+	if (c->a[1] < 0 || c->a[1] >= C->nranged)
+		NO(REFD_EBADCMD, "R000-52", "%s has %s", C->name,
+		    C->nranged ? "fewer ranged attacks" : "no ranged attack");
+	if (s->natk > 0 && (s->atk_kind != 1 || (s->lines_used >> c->a[1] & 1)))
+		NO(REFD_EILLEGAL, "R000-28", "a full attack uses each listed "
+		    "attack once, all of the same kind");
+	if (threatened(x, s, u))
+		NO(REFD_EILLEGAL, "R000-41", "%s is threatened by an enemy "
+		    "that sees it: no ranged attack", C->name);
+	if (!sees(x, s, u, t))
+		NO(REFD_ENOTARGET, "R000-52", "%s cannot see %s", C->name,
+		    CARD(x, s, t)->name);
+	{
+		struct grid_space a = SP(x, s, u), b = SP(x, s, t);
+
+		d = grid_space_dist(&a, &b);
+	}
+	if (C->range > 0 && d > C->range)
+		NO(REFD_ERANGE, "R000-53", "%s is %d squares away, beyond range "
+		    "%d", CARD(x, s, t)->name, d, (int)C->range);
+	n = nearest_ranged(x, s, u, 1, 0);
+	if (d != n) {
+		int e;
+
+		for (e = 0; e < s->nu; e++) {
+			struct grid_space a = SP(x, s, u), b = SP(x, s, e);
+
+			if (s->u[e].on && s->u[e].seat != s->u[u].seat &&
+			    sees(x, s, u, e) && grid_space_dist(&a, &b) == n)
+				break;
+		}
+		NO(REFD_ENOTARGET, "R000-52", "%s at (%d,%d) is not the nearest "
+		    "visible enemy: %s at (%d,%d) is", CARD(x, s, t)->name,
+		    (int)s->u[t].x, (int)s->u[t].y, e < s->nu ?
+		    CARD(x, s, e)->name : "?", e < s->nu ? (int)s->u[e].x : 0,
+		    e < s->nu ? (int)s->u[e].y : 0);
+	}
+	return 0;
+}
+
+static int
+check(const struct cx *x, const struct state *s, int seat,
+    const struct cmd *c, struct why *y)
+{
+	char msg[160];
+	const char *rule;
+
+	if (s->stage == ST_OVER)
+		NO(REFD_EFINISHED, NULL, "the skirmish is over");
+	if (!((sk_pending(s) >> seat) & 1))
+		NO(REFD_ENOTYOURTURN, "R000-15", "seat %d owes no decision now",
+		    seat);
+	if (s->dec != DEC_NONE) {
+		int t = s->dec_unit;
+
+		if (c->type == C_DECLINE && c->a[0] == t)
+			return 0;
+		if (s->dec == DEC_AOO && c->type == C_AOO && c->a[0] == t) {
+			if (c->a[1] < 0 || c->a[1] >= CARD(x, s, t)->nmelee)
+				NO(REFD_EBADCMD, "R000-42", "%s has melee lines "
+				    "0..%d", CARD(x, s, t)->name,
+				    (int)CARD(x, s, t)->nmelee - 1);
+			return 0;
+		}
+		if (s->dec == DEC_CLEAVE && c->type == C_CLEAVE) {
+			int e = c->a[0];
+
+			if (!unit_ok(s, e) || !s->u[e].on ||
+			    s->u[e].seat == s->u[t].seat || !adjacent(x, s, t, e))
+				NO(REFD_ENOTARGET, "R000-98", "Cleave: the extra "
+				    "attack goes to another adjacent enemy");
+			return 0;
+		}
+		NO(REFD_EPHASE, s->dec == DEC_AOO ? "R000-42" : "R000-98",
+		    "%s must first decide on %s with unit %d (aoo, cleave or "
+		    "decline)", seat == 0 ? "seat 0" : "seat 1",
+		    s->dec == DEC_AOO ? "an attack of opportunity" :
+		    "a Cleave attack", (int)t);
+	}
+	switch (s->stage) {
+	case ST_SUBMIT:
+		if (c->type != C_SUBMIT)
+			NO(REFD_EPHASE, "R000-07", "submit your warband first");
+		if (sk_warband_check(x->c, s, c->cards, c->n, msg, sizeof(msg),
+		    &rule) != 0)
+			NO(REFD_EBUILD, rule, "%s", msg);
+		return 0;
+	case ST_SETUPCHOICE:
+	case ST_FIRST:
+		if (c->type != (s->stage == ST_FIRST ? C_FIRST : C_SETUPFIRST))
+			NO(REFD_EPHASE, s->stage == ST_FIRST ? "R000-13" :
+			    "R000-08", "choose who goes first (%s)",
+			    s->stage == ST_FIRST ? "first" : "setup_first");
+		if (c->a[0] < 0 || c->a[0] > 1)
+			NO(REFD_EBADCMD, "R000-13", "seat is 0 or 1");
+		return 0;
+	case ST_DEPLOY:
+		if (c->type != C_DEPLOY)
+			NO(REFD_EPHASE, "R000-11", "deploy your creatures");
+		{
+			int u = next_deploy(s, seat);
+
+			if (u < 0 || !deploy_ok(x, s, u, c->a[0], c->a[1]))
+				NO(REFD_EILLEGAL, "R000-11", "%s must stand "
+				    "entirely on your deployment zone, on free "
+				    "squares without wall or statue",
+				    u >= 0 ? CARD(x, s, u)->name : "?");
+		}
+		return 0;
+	case ST_ACTIVATE:
+		if (c->type != C_ACTIVATE)
+			NO(REFD_EPHASE, "R000-16", "activate one of your "
+			    "creatures");
+		if (!unit_ok(s, c->a[0]) || s->u[c->a[0]].seat != seat ||
+		    !s->u[c->a[0]].on)
+			NO(REFD_ENOTARGET, "R000-16", "unit %d is not one of "
+			    "your creatures on the grid", (int)c->a[0]);
+		if (s->u[c->a[0]].activated)
+			NO(REFD_EILLEGAL, "R000-16", "%s was already activated "
+			    "this round", CARD(x, s, c->a[0])->name);
+		return 0;
+	case ST_TURN:
+		if ((c->type < C_MOVE || c->type > C_END) && c->type != C_RUSH)
+			NO(REFD_EPHASE, "R000-26", "a turn takes move, melee, "
+			    "shoot, charge, cast, cast_cone or end");
+		return turn_check(x, s, c, y);
+	default:
+		NO(REFD_EPHASE, NULL, "nothing to do now");
+	}
+}
+
+/* ---------------------------------------------------------------- */
+/* Execution */
+
+static void
+commit_sub(struct cx *x, struct state *s, int seat)
+{
+	uint8_t b[SK_WBMAX];
+	char zone[16];
+	int i, rc;
+
+	for (i = 0; i < s->nsub[seat]; i++)
+		b[i] = (uint8_t)s->sub[seat][i];
+	snprintf(zone, sizeof(zone), "warband.%d", seat);
+	rc = H->commit(x->ctx, zone, seat, b, (size_t)s->nsub[seat]);
+	if (rc != REFD_OK && x->rc == REFD_OK)
+		x->rc = rc;
+}
+
+void
+sk_reveal(struct cx *x, struct state *s)
+{
+	int32_t b[2];
+	int seat, i;
+	refd_mpw *w;
+
+	s->revealed = 1;
+	w = sk_ev("revealed");
+	refd_mpw_karray(w, "warbands");
+	for (seat = 0; seat < 2; seat++) {
+		refd_mpw_array(w);
+		for (i = 0; i < s->nsub[seat]; i++) {
+			struct unit *u = &s->u[s->nu];
+
+			memset(u, 0, sizeof(*u));
+			u->card = s->sub[seat][i];
+			u->seat = seat;
+			u->hp = x->c->c[u->card].hp;
+			u->rout_unit = u->rout_seat = -1;
+			u->aoo_turn = u->cleave_turn = -1;
+			refd_mpw_str(w, x->c->c[u->card].id);
+			s->nu++;
+		}
+		refd_mpw_end(w);
+	}
+	refd_mpw_end(w);
+	sk_emit(x, w);
+	b[0] = init_bonus(x, s, 0, 1);
+	b[1] = init_bonus(x, s, 1, 1);
+	s->chooser = sk_roll_off(x, s, b, "terrain_initiative");
+	s->stage = ST_SETUPCHOICE;
+}
+
+static void
+exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
+{
+	refd_mpw *w;
+	int u = s->cur, i;
+
+	switch (c->type) {
+	case C_SUBMIT:
+		s->submitted[seat] = 1;
+		s->nsub[seat] = c->n;
+		for (i = 0; i < c->n; i++)
+			s->sub[seat][i] = c->cards[i];
+		commit_sub(x, s, seat);
+		w = sk_ev("submitted");
+		refd_mpw_kint(w, "seat", seat);
+		sk_emit(x, w);
+		if (s->submitted[0] && s->submitted[1])
+			sk_reveal(x, s);
+		return;
+	case C_SETUPFIRST:
+		s->setup_first = s->deploy_seat = c->a[0];
+		s->stage = ST_DEPLOY;
+		w = sk_ev("setup_first");
+		refd_mpw_kint(w, "seat", c->a[0]);
+		sk_emit(x, w);
+		return;
+	case C_DEPLOY:
+		u = next_deploy(s, seat);
+		s->u[u].x = c->a[0];
+		s->u[u].y = c->a[1];
+		s->u[u].on = s->u[u].deployed = 1;
+		w = sk_ev("deployed");
+		refd_mpw_kint(w, "unit", u);
+		refd_mpw_kint(w, "x", c->a[0]);
+		refd_mpw_kint(w, "y", c->a[1]);
+		sk_emit(x, w);
+		if (next_deploy(s, seat) < 0) {
+			if (next_deploy(s, 1 - seat) >= 0)
+				s->deploy_seat = 1 - seat;
+			else {
+				s->first = -1;
+				sk_begin_game(x, s);
+			}
+		}
+		return;
+	case C_FIRST:
+		begin_phases_pub(x, s, c->a[0]);
+		return;
+	case C_ACTIVATE:
+		start_turn(x, s, c->a[0]);
+		return;
+	case C_MOVE: {
+		int budget = s->natk > 0 ? s->speed - s->moved2 :
+		    2 * s->speed - s->moved;
+		int par = s->parity, slow = step_slow(x, s, u, s->u[u].x,
+		    s->u[u].y, c->a[0], c->a[1], MV_NORMAL);
+		struct prog *p = &s->pr[s->nprog++];
+
+		if (s->rush)
+			budget = 2 * CARD(x, s, u)->speed - s->moved;
+		if (grid_step_cost(c->a[0] - s->u[u].x, c->a[1] - s->u[u].y,
+		    slow, &par) > budget)
+			s->single = 1;	/* R000-34 */
+		memset(p, 0, sizeof(*p));
+		p->kind = PK_STEP;
+		p->unit = u;
+		p->tx = c->a[0];
+		p->ty = c->a[1];
+		sk_run(x, s);
+		return;
+	}
+	case C_MELEE:
+	case C_SHOOT:
+		if (s->natk == 0 && s->moved == 0)
+			s->atk_first = 1;
+		s->natk++;
+		s->atk_kind = c->type == C_SHOOT;
+		s->lines_used |= 1 << c->a[1];
+		attack(x, s, u, c->a[0], c->type == C_SHOOT, c->a[1],
+		    s->rush && s->moved > CARD(x, s, u)->speed, 0);
+		sk_run(x, s);
+		return;
+	case C_CHARGE: {
+		struct prog p;
+		char msg[160];
+
+		if (charge_check(x, s, u, c->a[0], c->a[1], c->a[2], &p, msg,
+		    sizeof(msg)) != 0) {
+			x->rc = REFD_EINTERNAL;
+			return;
+		}
+		p.line = c->a[3];
+		s->charged = 1;
+		s->natk = 1;
+		s->pr[s->nprog++] = p;
+		w = sk_ev("charge");
+		refd_mpw_kint(w, "unit", u);
+		refd_mpw_kint(w, "target", c->a[0]);
+		refd_mpw_kint(w, "x", c->a[1]);
+		refd_mpw_kint(w, "y", c->a[2]);
+		sk_emit(x, w);
+		sk_run(x, s);
+		return;
+	}
+	case C_CAST:
+	case C_CAST_CONE:
+		if (s->moved == 0)
+			s->atk_first = 1;
+		s->natk = 1;
+		s->cast = 1;
+		s->atk_kind = 2;
+		if (c->type == C_CAST)
+			cast_spell(x, s, u, c->a[0], c->a[1], 0, 0, 0);
+		else
+			cast_spell(x, s, u, c->a[0], -1, c->a[1], c->a[2],
+			    c->a[3]);
+		sk_run(x, s);
+		return;
+	case C_END:
+		end_turn(x, s);
+		return;
+	case C_RUSH:
+		s->rush = 1;
+		s->rush_t = c->a[0];
+		s->rush_x = s->u[u].x;
+		s->rush_y = s->u[u].y;
+		w = sk_ev("rush");
+		refd_mpw_kint(w, "unit", u);
+		refd_mpw_kint(w, "target", c->a[0]);
+		sk_emit(x, w);
+		return;
+	case C_AOO: {
+		int t = s->dec_unit;
+		struct prog *p = &s->pr[s->nprog - 1];
+
+		s->dec = DEC_NONE;
+		s->dec_unit = -1;
+		p->qi++;
+		s->u[t].aoo_turn = s->turnid;
+		attack(x, s, t, p->unit, 0, c->a[1], 0, 1);
+		sk_run(x, s);
+		return;
+	}
+	case C_DECLINE:
+		if (s->dec == DEC_AOO)
+			s->pr[s->nprog - 1].qi++;
+		w = sk_ev("declined");
+		refd_mpw_kint(w, "unit", s->dec_unit);
+		sk_emit(x, w);
+		s->dec = DEC_NONE;
+		s->dec_unit = -1;
+		sk_run(x, s);
+		return;
+	case C_CLEAVE: {
+		int a = s->dec_unit;
+
+		s->dec = DEC_NONE;
+		s->dec_unit = -1;
+		attack(x, s, a, c->a[0], 0, s->dec_line, 0, 0);
+		sk_run(x, s);
+		return;
+	}
+	default:
+		return;
+	}
+}
+
+/* ---------------------------------------------------------------- */
+/* Labels and legal lists */
+
+void
+sk_label(struct cx *x, const struct state *s, const struct cmd *c, char *buf,
+    size_t len)
+{
+	int u = s->cur >= 0 ? s->cur : 0;
+	const char *un = s->nu > 0 ? CARD(x, s, u)->name : "";
+	const char *tn = c->a[0] >= 0 && c->a[0] < s->nu ?
+	    CARD(x, s, c->a[0])->name : "";
+
+	switch (c->type) {
+	case C_SUBMIT:
+		snprintf(buf, len, "Submit a sealed warband of %d creatures",
+		    (int)c->n);
+		break;
+	case C_SETUPFIRST:
+		snprintf(buf, len, "Seat %d deploys first", (int)c->a[0]);
+		break;
+	case C_FIRST:
+		snprintf(buf, len, "Seat %d takes the first phase",
+		    (int)c->a[0]);
+		break;
+	case C_DEPLOY:
+		snprintf(buf, len, "Deploy at (%d,%d)", (int)c->a[0],
+		    (int)c->a[1]);
+		break;
+	case C_ACTIVATE:
+		snprintf(buf, len, "Activate %s #%d at (%d,%d)", tn,
+		    (int)c->a[0], (int)s->u[c->a[0]].x, (int)s->u[c->a[0]].y);
+		break;
+	case C_MOVE:
+		snprintf(buf, len, "%s steps to (%d,%d)", un, (int)c->a[0],
+		    (int)c->a[1]);
+		break;
+	case C_MELEE:
+		snprintf(buf, len, "%s attacks %s #%d in melee (line %d)", un,
+		    tn, (int)c->a[0], (int)c->a[1]);
+		break;
+	case C_SHOOT:
+		snprintf(buf, len, "%s shoots %s #%d (line %d)", un, tn,
+		    (int)c->a[0], (int)c->a[1]);
+		break;
+	case C_CHARGE:
+		snprintf(buf, len, "%s charges %s #%d, ending at (%d,%d)", un,
+		    tn, (int)c->a[0], (int)c->a[1], (int)c->a[2]);
+		break;
+	case C_CAST:
+		snprintf(buf, len, "%s casts %s on #%d", un,
+		    CARD(x, s, u)->sp[c->a[0]].name, (int)c->a[1]);
+		break;
+	case C_CAST_CONE:
+		snprintf(buf, len, "%s casts %s: cone from (%d,%d), "
+		    "orientation %d", un, CARD(x, s, u)->sp[c->a[0]].name,
+		    (int)c->a[1], (int)c->a[2], (int)c->a[3]);
+		break;
+	case C_END:
+		snprintf(buf, len, "End %s's turn", un);
+		break;
+	case C_AOO:
+		snprintf(buf, len, "%s takes its attack of opportunity (line "
+		    "%d)", tn, (int)c->a[1]);
+		break;
+	case C_DECLINE:
+		snprintf(buf, len, "%s declines", tn);
+		break;
+	case C_CLEAVE:
+		snprintf(buf, len, "Cleave: extra attack on %s #%d", tn,
+		    (int)c->a[0]);
+		break;
+	case C_RUSH:
+		snprintf(buf, len, "%s rushes toward %s #%d", un, tn,
+		    (int)c->a[0]);
+		break;
+	default:
+		snprintf(buf, len, "?");
+	}
+}
+
+struct lst {
+	struct cx *x;
+	const struct state *s;
+	int seat;
+	refd_mpw *w;
+};
+
+static void
+offer(struct lst *l, struct cmd *c)
+{
+	char lab[200];
+
+	if (check(l->x, l->s, l->seat, c, NULL) != 0)
+		return;
+	sk_label(l->x, l->s, c, lab, sizeof(lab));
+	refd_mpw_map(l->w);
+	refd_mpw_str(l->w, "cmd");
+	write_cmd(l->x->c, l->w, c);
+	refd_mpw_kstr(l->w, "label", lab);
+	refd_mpw_end(l->w);
+}
+
+static void
+set(struct cmd *c, int t, int a0, int a1, int a2, int a3)
+{
+	memset(c, 0, sizeof(*c));
+	c->type = t;
+	c->a[0] = a0;
+	c->a[1] = a1;
+	c->a[2] = a2;
+	c->a[3] = a3;
+}
+
+static void
+legal_turn(struct lst *l)
+{
+	const struct cx *x = l->x;
+	const struct state *s = l->s;
+	const struct map *m = MAP(x, s);
+	int u = s->cur, dx, dy, t, k, i;
+	const struct card *C = CARD(x, s, u);
+	struct cmd c;
+
+	for (dy = -1; dy <= 1; dy++)
+		for (dx = -1; dx <= 1; dx++)
+			if (dx || dy) {
+				set(&c, C_MOVE, s->u[u].x + dx, s->u[u].y + dy,
+				    0, 0);
+				offer(l, &c);
+			}
+	for (t = 0; t < s->nu; t++) {
+		if (!s->u[t].on || s->u[t].seat == s->u[u].seat)
+			continue;
+		for (k = 0; k < C->nmelee; k++) {
+			set(&c, C_MELEE, t, k, 0, 0);
+			offer(l, &c);
+		}
+		for (k = 0; k < C->nranged; k++) {
+			set(&c, C_SHOOT, t, k, 0, 0);
+			offer(l, &c);
+		}
+		if (s->oocmd && !s->rush && s->steps == 0 && s->natk == 0) {
+			set(&c, C_RUSH, t, 0, 0, 0);
+			offer(l, &c);
+		}
+	}
+	if (functional(s, u) && s->natk == 0 && s->steps == 0 && !s->single &&
+	    !s->charged) {
+		for (t = 0; t < s->nu; t++) {
+			struct grid_space a = SP(x, s, u), b;
+			int sz = C->size, tz;
+
+			if (!s->u[t].on || s->u[t].seat == s->u[u].seat)
+				continue;
+			b = SP(x, s, t);
+			if (grid_space_dist(&a, &b) > 2 * s->speed + 1 ||
+			    !sees(x, s, u, t))
+				continue;
+			tz = CARD(x, s, t)->size;
+			for (dy = s->u[t].y - sz; dy <= s->u[t].y + tz; dy++)
+				for (dx = s->u[t].x - sz; dx <= s->u[t].x + tz;
+				    dx++) {
+					char msg[160];
+
+					if (dx < 0 || dy < 0 || dx >= m->w ||
+					    dy >= m->h || !end_ok(x, s, u, dx, dy))
+						continue;
+					b.x = dx;
+					b.y = dy;
+					b.s = sz;
+					if (grid_space_dist(&b, &(struct grid_space){
+					    s->u[t].x, s->u[t].y, tz }) != 1)
+						continue;
+					if (charge_check(x, s, u, t, dx, dy, NULL,
+					    msg, sizeof(msg)) != 0)
+						continue;
+					for (k = 0; k < C->nmelee; k++) {
+						set(&c, C_CHARGE, t, dx, dy, k);
+						offer(l, &c);
+					}
+				}
+		}
+	}
+	for (k = 0; k < C->nspell; k++) {
+		if (C->sp[k].range == SR_CONE) {
+			for (dx = 0; dx <= C->size; dx++)
+				for (dy = 0; dy <= C->size; dy++)
+					for (i = 0; i < 8; i++) {
+						set(&c, C_CAST_CONE, k,
+						    s->u[u].x + dx,
+						    s->u[u].y + dy, i);
+						offer(l, &c);
+					}
+		} else {
+			for (t = 0; t < s->nu; t++) {
+				set(&c, C_CAST, k, t, 0, 0);
+				offer(l, &c);
+			}
+		}
+	}
+	set(&c, C_END, 0, 0, 0, 0);
+	offer(l, &c);
+}
+
+static void
+legal_list(struct lst *l)
+{
+	const struct cx *x = l->x;
+	const struct state *s = l->s;
+	const struct map *m = MAP(x, s);
+	struct cmd c;
+	int i, k, u;
+
+	if (!((sk_pending(s) >> l->seat) & 1))
+		return;
+	if (s->dec != DEC_NONE) {
+		int t = s->dec_unit;
+
+		if (s->dec == DEC_AOO)
+			for (k = 0; k < CARD(x, s, t)->nmelee; k++) {
+				set(&c, C_AOO, t, k, 0, 0);
+				offer(l, &c);
+			}
+		else
+			for (i = 0; i < s->nu; i++) {
+				set(&c, C_CLEAVE, i, 0, 0, 0);
+				offer(l, &c);
+			}
+		set(&c, C_DECLINE, t, 0, 0, 0);
+		offer(l, &c);
+		return;
+	}
+	switch (s->stage) {
+	case ST_SUBMIT:
+		for (i = 0; i < x->c->nwb; i++) {
+			set(&c, C_SUBMIT, 0, 0, 0, 0);
+			c.n = x->c->wb[i].n;
+			memcpy(c.cards, x->c->wb[i].card, sizeof(c.cards));
+			offer(l, &c);
+		}
+		/* any other list: a template */
+		refd_mpw_map(l->w);
+		refd_mpw_kmap(l->w, "template");
+		refd_mpw_kstr(l->w, "type", "submit");
+		refd_mpw_karray(l->w, "cards");
+		for (k = 0; k < 3; k++) {
+			refd_mpw_map(l->w);
+			refd_mpw_karray(l->w, "one_of");
+			for (i = 0; i < x->c->ncards; i++)
+				refd_mpw_str(l->w, x->c->c[i].id);
+			refd_mpw_end(l->w);
+			refd_mpw_end(l->w);
+		}
+		refd_mpw_end(l->w);
+		refd_mpw_end(l->w);
+		refd_mpw_kstr(l->w, "label", "Submit any warband of 1 to 12 "
+		    "card ids from cards.json (sealed)");
+		refd_mpw_end(l->w);
+		return;
+	case ST_SETUPCHOICE:
+	case ST_FIRST:
+		for (i = 0; i < 2; i++) {
+			set(&c, s->stage == ST_FIRST ? C_FIRST : C_SETUPFIRST, i,
+			    0, 0, 0);
+			offer(l, &c);
+		}
+		return;
+	case ST_DEPLOY:
+		u = next_deploy(s, l->seat);
+		if (u < 0)
+			return;
+		for (i = 0; i < m->w * m->h; i++)
+			if (m->zone[i] == l->seat + 1) {
+				set(&c, C_DEPLOY, i % m->w, i / m->w, 0, 0);
+				offer(l, &c);
+			}
+		return;
+	case ST_ACTIVATE:
+		for (i = 0; i < s->nu; i++) {
+			set(&c, C_ACTIVATE, i, 0, 0, 0);
+			offer(l, &c);
+		}
+		return;
+	case ST_TURN:
+		legal_turn(l);
+		return;
+	default:
+		return;
+	}
+}
+
+/* ---------------------------------------------------------------- */
+/* Ops */
+
+static int
+op_init(refd_ctx *ctx, const struct refd_host *host, void **pdata)
+{
+	(void)ctx;
+	H = host;
+	*pdata = NULL;
+	return REFD_OK;
+}
+
+static void
+doc_cmd(refd_mpw *w, const char *name, const char *args[][2], int n,
+    const char *doc)
+{
+	int i;
+
+	refd_mpw_kmap(w, name);
+	refd_mpw_kmap(w, "args");
+	for (i = 0; i < n; i++)
+		refd_mpw_kstr(w, args[i][0], args[i][1]);
+	refd_mpw_end(w);
+	refd_mpw_kstr(w, "doc", doc);
+	refd_mpw_end(w);
+}
+
+static void
+doc_opt(refd_mpw *w, const char *name, const char *type, const char *dflt,
+    int64_t idflt, const char *doc)
+{
+	refd_mpw_kmap(w, name);
+	refd_mpw_kstr(w, "type", type);
+	if (dflt != NULL)
+		refd_mpw_kstr(w, "default", dflt);
+	else
+		refd_mpw_kint(w, "default", idflt);
+	refd_mpw_kstr(w, "doc", doc);
+	refd_mpw_end(w);
+}
+
+static int
+op_describe(refd_ctx *ctx, void *pdata)
+{
+	refd_mpw *w = refd_mpw_create();
+	static const char *a_cards[][2] = { { "cards", "[str]: card ids" } };
+	static const char *a_seat[][2] = { { "seat", "int 0..1" } };
+	static const char *a_xy[][2] = { { "x", "int" }, { "y", "int" } };
+	static const char *a_unit[][2] = { { "unit", "int: unit id" } };
+	static const char *a_tl[][2] = { { "target", "int: unit id" },
+		{ "line", "int: attack line" } };
+	static const char *a_ch[][2] = { { "target", "int: unit id" },
+		{ "x", "int: destination anchor" }, { "y", "int" },
+		{ "line", "int: melee line" } };
+	static const char *a_cast[][2] = { { "spell", "int: spell index" },
+		{ "target", "int: unit id" } };
+	static const char *a_cone[][2] = { { "spell", "int: spell index" },
+		{ "ox", "int: corner x" }, { "oy", "int: corner y" },
+		{ "orient", "int 0..7: E SE S SW W NW N NE" } };
+	static const char *a_ul[][2] = { { "unit", "int: the threatener" },
+		{ "line", "int: melee line" } };
+	static const char *a_t[][2] = { { "target", "int: unit id" } };
+
+	(void)pdata;
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "summary", "d20 warband skirmish on a square grid");
+	refd_mpw_karray(w, "seats");
+	refd_mpw_int(w, 2);
+	refd_mpw_int(w, 2);
+	refd_mpw_end(w);
+	refd_mpw_kmap(w, "options");
+	doc_opt(w, "map", "str", "crossroads", 0, "map id from maps.json");
+	doc_opt(w, "points", "int", NULL, 100, "warband size in points");
+	doc_opt(w, "variant", "str", "standard", 0,
+	    "standard or quick_assault");
+	doc_opt(w, "round_limit", "int", NULL, 30,
+	    "rounds before the game ends on VP");
+	doc_opt(w, "stalemate_rounds", "int", NULL, 10,
+	    "rounds without aggression that end the game");
+	doc_opt(w, "units", "[map]", "none", 0, "a fixture: creatures "
+	    "already deployed {card, seat, x, y, hp, ...}; skips setup");
+	doc_opt(w, "first", "int", NULL, -1,
+	    "fixture: seat taking round 1's first phase (no initiative roll)");
+	doc_opt(w, "terrain", "[[x, y, str]]", "none", 0,
+	    "fixture: terrain overrides");
+	refd_mpw_end(w);
+	refd_mpw_kmap(w, "commands");
+	doc_cmd(w, "submit", a_cards, 1, "sealed warband list (R000-07)");
+	doc_cmd(w, "setup_first", a_seat, 1,
+	    "terrain-initiative winner names who deploys first");
+	doc_cmd(w, "deploy", a_xy, 2, "place the next creature of your list");
+	doc_cmd(w, "first", a_seat, 1, "initiative winner names the first "
+	    "player of the round");
+	doc_cmd(w, "activate", a_unit, 1, "start a creature's turn");
+	doc_cmd(w, "move", a_xy, 2, "one step to a neighbouring anchor");
+	doc_cmd(w, "melee", a_tl, 2, "melee attack");
+	doc_cmd(w, "shoot", a_tl, 2, "ranged attack on the nearest visible "
+	    "enemy");
+	doc_cmd(w, "charge", a_ch, 4, "charge the nearest enemy");
+	doc_cmd(w, "cast", a_cast, 2, "cast a touch, range 6 or sight spell");
+	doc_cmd(w, "cast_cone", a_cone, 4, "cast a cone spell");
+	doc_cmd(w, "end", NULL, 0, "end the turn");
+	doc_cmd(w, "aoo", a_ul, 2, "take an attack of opportunity");
+	doc_cmd(w, "decline", a_unit, 1, "decline an attack of opportunity "
+	    "or a Cleave attack");
+	doc_cmd(w, "cleave", a_t, 1, "Cleave: extra melee attack");
+	doc_cmd(w, "rush", a_t, 1, "out of command: rush the nearest enemy "
+	    "(then move steps, then melee it)");
+	refd_mpw_end(w);
+	refd_mpw_end(w);
+	return put(ctx, w);
+}
+
+static int
+op_content_load(refd_ctx *ctx, void *pdata, const uint8_t *b, size_t len,
+    void **out)
+{
+	struct content *c;
+	int rc;
+
+	(void)pdata;
+	rc = sk_content_load(ctx, b, len, &c);
+	if (rc == REFD_OK)
+		*out = c;
+	return rc;
+}
+
+static void
+op_content_free(void *pdata, void *content)
+{
+	(void)pdata;
+	H->free(NULL, content);
+}
+
+static int
+op_create(refd_ctx *ctx, void *pdata, const void *content,
+    const uint8_t *setup, size_t len, uint32_t nseats, void **out)
+{
+	struct cx x;
+	struct match *m = NULL;
+	int rc;
+
+	(void)pdata;
+	cx_init(&x, ctx, content);
+	rc = sk_create(&x, setup, len, nseats, &m);
+	if (rc == REFD_OK)
+		*out = m;
+	return rc;
+}
+
+static int
+op_apply(refd_ctx *ctx, void *state, uint32_t seat, const uint8_t *b,
+    size_t len)
+{
+	struct match *m = state;
+	struct state *s = &m->s;
+	struct cx x;
+	struct cmd c;
+	struct why y;
+	int rc;
+
+	if (seat > 1)
+		return H->reject(ctx, REFD_ESEAT, NULL, "no such seat");
+	if (s->stage == ST_OVER)
+		return H->reject(ctx, REFD_EFINISHED, NULL,
+		    "the skirmish is over");
+	cx_init(&x, ctx, m->c);
+	rc = parse(x.c, b, len, &c);
+	if (rc == -3)
+		return H->reject(ctx, REFD_EBUILD, "R000-01",
+		    "the warband names a card that cards.json lacks");
+	if (rc != 0)
+		return H->reject(ctx, REFD_EBADCMD, NULL, "a command is a map "
+		    "with a known \"type\" and its integer arguments (see "
+		    "describe)");
+	rc = check(&x, s, (int)seat, &c, &y);
+	if (rc != 0)
+		return H->reject(ctx, y.code, y.rule, y.msg);
+	exec(&x, s, (int)seat, &c);
+	return x.rc;
+}
+
+static int
+op_legal(refd_ctx *ctx, const void *state, uint32_t seat)
+{
+	const struct match *m = state;
+	struct cx x;
+	struct lst l;
+
+	cx_init(&x, ctx, m->c);
+	l.x = &x;
+	l.s = &m->s;
+	l.seat = (int)seat;
+	l.w = refd_mpw_create();
+	refd_mpw_array(l.w);
+	if (seat <= 1)
+		legal_list(&l);
+	refd_mpw_end(l.w);
+	return put(ctx, l.w);
+}
+
+static int
+op_pending(refd_ctx *ctx, const void *state, uint64_t *seats)
+{
+	const struct match *m = state;
+
+	(void)ctx;
+	*seats = sk_pending(&m->s);
+	return REFD_OK;
+}
+
+static const char *
+stage_name(int st)
+{
+	static const char *const n[] = { "", "submit", "setup_choice",
+		"deploy", "choose_first", "activate", "turn", "over" };
+
+	return st >= 1 && st <= 7 ? n[st] : "?";
+}
+
+static int
+op_view(refd_ctx *ctx, const void *state, int32_t seat)
+{
+	const struct match *m = state;
+	const struct state *s = &m->s;
+	const struct map *mp = &m->c->m[s->map];
+	refd_mpw *w = refd_mpw_create();
+	struct cx x;
+	struct grid g;
+	int i, k;
+
+	cx_init(&x, ctx, m->c);
+	sk_grid(&x, s, &g);
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "stage", stage_name(s->stage));
+	refd_mpw_kstr(w, "map", mp->id);
+	refd_mpw_kint(w, "width", mp->w);
+	refd_mpw_kint(w, "height", mp->h);
+	refd_mpw_karray(w, "terrain");
+	for (i = 0; i < mp->w * mp->h; i++)
+		if (g.flags[i] != 0) {
+			refd_mpw_array(w);
+			refd_mpw_int(w, i % mp->w);
+			refd_mpw_int(w, i / mp->w);
+			refd_mpw_int(w, g.flags[i]);
+			refd_mpw_end(w);
+		}
+	refd_mpw_end(w);
+	refd_mpw_kstr(w, "variant", s->variant ? "quick_assault" :
+	    "standard");
+	refd_mpw_kint(w, "points", s->points);
+	refd_mpw_kint(w, "round", s->round);
+	refd_mpw_kint(w, "round_limit", s->round_limit);
+	refd_mpw_kint(w, "quiet_rounds", s->quiet);
+	refd_mpw_kint(w, "first", s->first);
+	refd_mpw_kint(w, "phase_seat", s->phase_seat);
+	refd_mpw_kint(w, "phase_left", s->phase_left);
+	refd_mpw_karray(w, "vp");
+	refd_mpw_int(w, s->vp[0]);
+	refd_mpw_int(w, s->vp[1]);
+	refd_mpw_end(w);
+	refd_mpw_karray(w, "submitted");
+	refd_mpw_bool(w, s->submitted[0]);
+	refd_mpw_bool(w, s->submitted[1]);
+	refd_mpw_end(w);
+	if (!s->revealed && (seat == 0 || seat == 1) && s->submitted[seat]) {
+		refd_mpw_karray(w, "my_warband");
+		for (i = 0; i < s->nsub[seat]; i++)
+			refd_mpw_str(w, m->c->c[s->sub[seat][i]].id);
+		refd_mpw_end(w);
+	}
+	refd_mpw_karray(w, "units");
+	for (i = 0; i < s->nu; i++) {
+		const struct unit *u = &s->u[i];
+		const struct card *c = &m->c->c[u->card];
+
+		refd_mpw_map(w);
+		refd_mpw_kint(w, "id", i);
+		refd_mpw_kstr(w, "card", c->id);
+		refd_mpw_kstr(w, "name", c->name);
+		refd_mpw_kint(w, "seat", u->seat);
+		refd_mpw_kint(w, "x", u->x);
+		refd_mpw_kint(w, "y", u->y);
+		refd_mpw_kint(w, "size", c->size);
+		refd_mpw_kbool(w, "on", u->on);
+		refd_mpw_kbool(w, "gone", u->gone);
+		refd_mpw_kint(w, "hp", u->hp);
+		refd_mpw_kint(w, "max_hp", c->hp);
+		refd_mpw_kbool(w, "routed", u->routed);
+		refd_mpw_kbool(w, "stunned", u->stunned);
+		refd_mpw_kbool(w, "asleep", u->asleep);
+		refd_mpw_kbool(w, "frightened", u->frightened);
+		refd_mpw_kbool(w, "invisible", u->invisible);
+		refd_mpw_kbool(w, "half_done", u->half_done);
+		refd_mpw_kbool(w, "activated", u->activated);
+		refd_mpw_karray(w, "spells_used");
+		for (k = 0; k < c->nspell; k++)
+			refd_mpw_int(w, u->spent[k]);
+		refd_mpw_end(w);
+		refd_mpw_end(w);
+	}
+	refd_mpw_end(w);
+	if (s->stage == ST_TURN && s->cur >= 0) {
+		refd_mpw_kmap(w, "turn");
+		refd_mpw_kint(w, "unit", s->cur);
+		refd_mpw_kbool(w, "under_command", !s->oocmd);
+		refd_mpw_kint(w, "speed", s->speed);
+		refd_mpw_kint(w, "moved", s->moved);
+		refd_mpw_kint(w, "moved_after_attack", s->moved2);
+		refd_mpw_kint(w, "attacks", s->natk);
+		refd_mpw_end(w);
+	}
+	if (s->dec != DEC_NONE) {
+		refd_mpw_kmap(w, "decision");
+		refd_mpw_kstr(w, "kind", s->dec == DEC_AOO ? "aoo" : "cleave");
+		refd_mpw_kint(w, "unit", s->dec_unit);
+		if (s->dec == DEC_AOO && s->nprog > 0)
+			refd_mpw_kint(w, "mover", s->pr[s->nprog - 1].unit);
+		refd_mpw_end(w);
+	}
+	if (s->stage == ST_OVER)
+		refd_mpw_kint(w, "winner", s->winner);
+	refd_mpw_end(w);
+	return put(ctx, w);
+}
+
+static int
+op_result(refd_ctx *ctx, const void *state)
+{
+	const struct match *m = state;
+	const struct state *s = &m->s;
+	static const char *const rs[] = { "", "all enemies eliminated",
+		"quick assault", "stalemate", "round limit" };
+	refd_mpw *w;
+	int rc;
+
+	if (s->stage != ST_OVER)
+		return 0;
+	w = refd_mpw_create();
+	refd_mpw_map(w);
+	refd_mpw_karray(w, "winners");
+	if (s->winner >= 0)
+		refd_mpw_int(w, s->winner);
+	refd_mpw_end(w);
+	refd_mpw_kstr(w, "reason", rs[s->reason > 4 ? 0 : s->reason]);
+	refd_mpw_karray(w, "vp");
+	refd_mpw_int(w, s->vp[0]);
+	refd_mpw_int(w, s->vp[1]);
+	refd_mpw_end(w);
+	refd_mpw_kint(w, "rounds", s->round);
+	refd_mpw_end(w);
+	rc = put(ctx, w);
+	return rc == REFD_OK ? 1 : rc;
+}
+
+/* The state is flat int32_t: its bytes are its serialization. */
+static int
+op_serialize(refd_ctx *ctx, const void *state)
+{
+	const struct match *m = state;
+	refd_mpw *w = refd_mpw_create();
+
+	refd_mpw_bin(w, (const uint8_t *)&m->s, sizeof(m->s));
+	return put(ctx, w);
+}
+
+static int
+op_restore(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *b,
+    size_t len, void **out)
+{
+	refd_mpdoc *d = refd_mp_parse(b, len);
+	const uint8_t *p;
+	size_t n;
+	struct match *m;
+
+	(void)pdata;
+	if (d == NULL || refd_mpv_bin(refd_mp_root(d), &p, &n) != 0 ||
+	    n != sizeof(struct state)) {
+		refd_mp_free(d);
+		return H->reject(ctx, REFD_EARG, NULL, "state is damaged");
+	}
+	m = H->alloc(ctx, sizeof(*m));
+	if (m == NULL) {
+		refd_mp_free(d);
+		return REFD_ENOMEM;
+	}
+	memset(m, 0, sizeof(*m));
+	memcpy(&m->s, p, n);
+	refd_mp_free(d);
+	m->c = content;
+	if (m->s.magic != SK_STATE_MAGIC || m->s.nu < 0 || m->s.nu > SK_MAXU ||
+	    m->s.map < 0 || m->s.map >= m->c->nmaps || m->s.nprog < 0 ||
+	    m->s.nprog > SK_MAXPROG) {
+		H->free(ctx, m);
+		return H->reject(ctx, REFD_EARG, NULL, "state is damaged");
+	}
+	*out = m;
+	return REFD_OK;
+}
+
+static void
+op_destroy(refd_ctx *ctx, void *state)
+{
+	H->free(ctx, state);
+}
+
+/* Re-deal seat's sealed warband (before the reveal) among the listed
+ * warbands: hidden data only. */
+static int
+op_redeal(refd_ctx *ctx, void *state, uint32_t seat)
+{
+	struct match *m = state;
+	struct state *s = &m->s;
+	const struct content *c = m->c;
+	uint32_t k;
+	int rc;
+
+	if (seat > 1 || s->revealed || !s->submitted[seat] || c->nwb == 0)
+		return REFD_OK;
+	rc = H->uniform(ctx, (uint32_t)c->nwb, "redeal", &k);
+	if (rc != REFD_OK)
+		return rc;
+	s->nsub[seat] = c->wb[k].n;
+	memcpy(s->sub[seat], c->wb[k].card, sizeof(s->sub[seat]));
+	return REFD_OK;
+}
+
+static const struct refd_plugin_ops ops = {
+	sizeof(struct refd_plugin_ops),
+	op_init,
+	NULL,
+	op_describe,
+	op_content_load,
+	op_content_free,
+	op_create,
+	op_apply,
+	op_legal,
+	op_pending,
+	op_view,
+	op_result,
+	op_serialize,
+	op_restore,
+	op_destroy,
+	op_redeal,
+};
+
+REFD_PLUGIN_DEFINE_CAPS("skirmish", "0.1.0",
+    "d20 warband skirmish on a square grid", 2, 2,
+    REFD_PF_HIDDEN | REFD_PF_SEALED_SETUP | REFD_PF_ROLLBACK,
+    REFD_CAP_DRAWS | REFD_CAP_EVENTS | REFD_CAP_COMMIT, &ops);

@@ -1,0 +1,646 @@
+/*
+ * rules.c - the skirmish rules: geometry queries on the match, command,
+ * attacks, damage, morale, rout, movement programs with attacks of
+ * opportunity, rounds, phases, victory.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sk.h"
+#include "rules.h"
+
+const struct card *
+CARD(const struct cx *x, const struct state *s, int u)
+{
+	return &x->c->c[s->u[u].card];
+}
+
+const struct map *
+MAP(const struct cx *x, const struct state *s)
+{
+	return &x->c->m[s->map];
+}
+
+void
+sk_grid(const struct cx *cx, const struct state *s, struct grid *g)
+{
+	struct cx *x = (struct cx *)cx;
+	const struct map *m = MAP(x, s);
+	int i;
+
+	if (!x->fl_ok) {
+		memcpy(x->fl, m->f, sizeof(x->fl));
+		for (i = 0; i < s->nterr; i++)
+			x->fl[s->terr[i][1] * m->w + s->terr[i][0]] =
+			    (uint8_t)s->terr[i][2];
+		x->fl_ok = 1;
+	}
+	g->w = m->w;
+	g->h = m->h;
+	g->flags = x->fl;
+}
+
+int
+sk_roll(struct cx *x, const char *why)
+{
+	uint32_t v = 1;
+	int rc;
+
+	if (x->rc != REFD_OK)
+		return 1;
+	rc = H->roll(x->ctx, 20, why, &v);
+	if (rc != REFD_OK) {
+		x->rc = rc;
+		return 1;
+	}
+	return (int)v;
+}
+
+refd_mpw *
+sk_ev(const char *type)
+{
+	refd_mpw *w = refd_mpw_create();
+
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "type", type);
+	return w;
+}
+
+void
+sk_emit(struct cx *x, refd_mpw *w)
+{
+	int rc;
+
+	refd_mpw_end(w);
+	if (w == NULL || refd_mpw_error(w))
+		rc = REFD_ENOMEM;
+	else
+		rc = H->emit(x->ctx, REFD_SEAT_PUBLIC, refd_mpw_data(w),
+		    refd_mpw_len(w));
+	refd_mpw_destroy(w);
+	if (rc != REFD_OK && x->rc == REFD_OK)
+		x->rc = rc;
+}
+
+/* ---------------------------------------------------------------- */
+/* Creature queries */
+
+struct grid_space
+SP(const struct cx *x, const struct state *s, int u)
+{
+	struct grid_space r;
+
+	r.x = s->u[u].x;
+	r.y = s->u[u].y;
+	r.s = CARD(x, s, u)->size;
+	return r;
+}
+
+int
+helpless(const struct state *s, int u)
+{
+	return s->u[u].asleep || s->u[u].paralyzed;
+}
+
+/* §0.4 functional: on the grid, not routed, stunned or helpless. */
+int
+functional(const struct state *s, int u)
+{
+	const struct unit *p = &s->u[u];
+
+	return p->on && !p->routed && !p->stunned && !helpless(s, u);
+}
+
+int
+has(const struct cx *x, const struct state *s, int u, int ab)
+{
+	return (CARD(x, s, u)->abil & ab) != 0;
+}
+
+/* a sees b (§5.2 with the Invisible override). */
+int
+sees(const struct cx *x, const struct state *s, int a, int b)
+{
+	struct grid g;
+	struct grid_space sa = SP(x, s, a), sb = SP(x, s, b);
+
+	if (!s->u[a].on || !s->u[b].on)
+		return 0;
+	if (s->u[b].invisible && !has(x, s, a, AB_BLINDSIGHT))
+		return 0;
+	sk_grid(x, s, &g);
+	return grid_los(&g, &sa, &sb);
+}
+
+int
+adjacent(const struct cx *x, const struct state *s, int a, int b)
+{
+	struct grid g;
+	struct grid_space sa = SP(x, s, a), sb = SP(x, s, b);
+
+	sk_grid(x, s, &g);
+	return grid_adjacent(&g, &sa, &sb);
+}
+
+int
+melee_cover(const struct cx *x, const struct state *s, int att, int def)
+{
+	struct grid g;
+	struct grid_space sa = SP(x, s, att), sd = SP(x, s, def);
+
+	sk_grid(x, s, &g);
+	return grid_melee_cover(&g, &sa, &sd);
+}
+
+/* t threatens m (§3.4.1-3.4.2 with its exception): t functional, enemy,
+ * adjacent, sees m, m has no melee cover from t. */
+int
+threatens(const struct cx *x, const struct state *s, int t, int m)
+{
+	if (t == m || s->u[t].seat == s->u[m].seat || !functional(s, t) ||
+	    !s->u[m].on)
+		return 0;
+	if (!adjacent(x, s, t, m))
+		return 0;
+	if (!sees(x, s, t, m))
+		return 0;
+	return !melee_cover(x, s, t, m);
+}
+
+int
+threatened(const struct cx *x, const struct state *s, int m)
+{
+	int t;
+
+	for (t = 0; t < s->nu; t++)
+		if (threatens(x, s, t, m))
+			return 1;
+	return 0;
+}
+
+/* Occupant of square (x, y) other than `except`, or -1. */
+int
+occupant(const struct cx *x, const struct state *s, int sx, int sy,
+    int except)
+{
+	int i;
+
+	for (i = 0; i < s->nu; i++) {
+		const struct unit *p = &s->u[i];
+		int sz;
+
+		if (!p->on || i == except)
+			continue;
+		sz = CARD(x, s, i)->size;
+		if (sx >= p->x && sx < p->x + sz && sy >= p->y &&
+		    sy < p->y + sz)
+			return i;
+	}
+	return -1;
+}
+
+/* §3.1.9 legal end position for u at anchor (ax, ay). */
+int
+end_ok(const struct cx *x, const struct state *s, int u, int ax, int ay)
+{
+	struct grid g;
+	int sz = CARD(x, s, u)->size, i, j;
+
+	sk_grid(x, s, &g);
+	for (i = 0; i < sz; i++)
+		for (j = 0; j < sz; j++) {
+			unsigned f = grid_at(&g, ax + i, ay + j);
+
+			if (f & (GRID_WALL | GRID_STATUE | GRID_PIT))
+				return 0;
+			if (occupant(x, s, ax + i, ay + j, u) >= 0)
+				return 0;
+		}
+	return 1;
+}
+
+/* ---------------------------------------------------------------- */
+/* Command (§2.6) */
+
+static int
+can_command(const struct cx *x, const struct state *s, int c)
+{
+	return CARD(x, s, c)->commander >= 0 && functional(s, c);
+}
+
+/* Does commander c command u now? */
+static int
+commands(const struct cx *x, const struct state *s, int c, int u)
+{
+	struct grid g;
+	struct grid_space sc, su;
+	int d;
+
+	if (c == u || s->u[c].seat != s->u[u].seat || !can_command(x, s, c))
+		return 0;
+	if (CARD(x, s, c)->commander < CARD(x, s, u)->difficult)
+		return 0;
+	if (has(x, s, u, AB_WILD))
+		return 0;
+	if (sees(x, s, u, c))
+		return 1;
+	sk_grid(x, s, &g);
+	sc = SP(x, s, c);
+	su = SP(x, s, u);
+	d = grid_wall_path(&g, &su, &sc, 6);
+	return d >= 0 && d <= 6;
+}
+
+int
+under_command(const struct cx *x, const struct state *s, int u)
+{
+	int c;
+
+	if (has(x, s, u, AB_WILD))
+		return 0;
+	if (has(x, s, u, AB_INDEP))
+		return 1;
+	if (can_command(x, s, u))
+		return 1;
+	for (c = 0; c < s->nu; c++)
+		if (commands(x, s, c, u))
+			return 1;
+	return 0;
+}
+
+/* §4.2.2 commander bonus to morale saves, at check time. */
+static int
+command_bonus(const struct cx *x, const struct state *s, int u)
+{
+	int c, best = 0;
+
+	if (CARD(x, s, u)->commander > 0)
+		best = CARD(x, s, u)->commander;
+	if (has(x, s, u, AB_WILD))
+		return best;
+	for (c = 0; c < s->nu; c++)
+		if (commands(x, s, c, u) && CARD(x, s, c)->commander > best)
+			best = CARD(x, s, c)->commander;
+	return best;
+}
+
+/* §2.7: the strongest commander effect on stat that follower u enjoys
+ * (under that commander's command and within 6 wall-path squares). */
+int
+cmd_effect(const struct cx *x, const struct state *s, int u, int stat)
+{
+	struct grid g;
+	int c, best = 0;
+
+	if (CARD(x, s, u)->commander >= 0 || !s->u[u].on)
+		return 0;
+	sk_grid(x, s, &g);
+	for (c = 0; c < s->nu; c++) {
+		struct grid_space sc, su;
+		int d;
+
+		if (CARD(x, s, c)->eff_stat != stat ||
+		    CARD(x, s, c)->eff_val <= best || !commands(x, s, c, u))
+			continue;
+		sc = SP(x, s, c);
+		su = SP(x, s, u);
+		d = grid_wall_path(&g, &su, &sc, 6);
+		if (d >= 0 && d <= 6)
+			best = CARD(x, s, c)->eff_val;
+	}
+	return best;
+}
+
+/* Highest commander rating among seat's functional commanders. */
+int
+init_bonus(const struct cx *x, const struct state *s, int seat, int any)
+{
+	int i, best = 0;
+
+	for (i = 0; i < s->nu; i++)
+		if (s->u[i].seat == seat && !s->u[i].gone &&
+		    (any || can_command(x, s, i)) &&
+		    CARD(x, s, i)->commander > best)
+			best = CARD(x, s, i)->commander;
+	return best;
+}
+
+/* ---------------------------------------------------------------- */
+/* Elimination, victory */
+
+static int
+alive(const struct state *s, int seat)
+{
+	int i, n = 0;
+
+	for (i = 0; i < s->nu; i++)
+		n += s->u[i].seat == seat && !s->u[i].gone;
+	return n;
+}
+
+void
+game_over(struct cx *x, struct state *s, int winner, int reason)
+{
+	static const char *const rs[] = { "", "all enemies eliminated",
+		"quick assault", "stalemate", "round limit" };
+	refd_mpw *w;
+
+	s->stage = ST_OVER;
+	s->winner = winner;
+	s->reason = reason;
+	s->nprog = 0;
+	s->dec = DEC_NONE;
+	s->dec_unit = -1;
+	w = sk_ev("game_over");
+	refd_mpw_kint(w, "winner", winner);
+	refd_mpw_kstr(w, "reason", rs[reason]);
+	refd_mpw_karray(w, "vp");
+	refd_mpw_int(w, s->vp[0]);
+	refd_mpw_int(w, s->vp[1]);
+	refd_mpw_end(w);
+	sk_emit(x, w);
+}
+
+/* §6.3 tie-breaks after VP: the creature closest to the centre, then its
+ * cost; still tied: a draw. */
+int
+tiebreak(const struct cx *x, const struct state *s)
+{
+	const struct map *m = MAP(x, s);
+	int best[2], cost[2], seat, i;
+	struct grid_space cen;
+
+	if (s->vp[0] != s->vp[1])
+		return s->vp[0] > s->vp[1] ? 0 : 1;
+	cen.x = (m->w - 1) / 2;
+	cen.y = (m->h - 1) / 2;
+	cen.s = 1;
+	for (seat = 0; seat < 2; seat++) {
+		best[seat] = 1 << 20;
+		cost[seat] = 0;
+		for (i = 0; i < s->nu; i++) {
+			struct grid_space a, c2 = cen;
+			int d, dx, dy;
+
+			if (s->u[i].seat != seat || !s->u[i].on)
+				continue;
+			a = SP(x, s, i);
+			d = 1 << 20;
+			/* centre squares: 1, 2 or 4 of them */
+			for (dx = 0; dx <= (m->w % 2 == 0); dx++)
+				for (dy = 0; dy <= (m->h % 2 == 0); dy++) {
+					int e;
+
+					c2.x = cen.x + dx;
+					c2.y = cen.y + dy;
+					e = grid_space_dist(&a, &c2);
+					if (e < d)
+						d = e;
+				}
+			if (d < best[seat] || (d == best[seat] &&
+			    CARD(x, s, i)->cost > cost[seat])) {
+				best[seat] = d;
+				cost[seat] = CARD(x, s, i)->cost;
+			}
+		}
+	}
+	if (best[0] != best[1])
+		return best[0] < best[1] ? 0 : 1;
+	if (cost[0] != cost[1])
+		return cost[0] > cost[1] ? 0 : 1;
+	return -1;
+}
+
+void
+check_victory(struct cx *x, struct state *s)
+{
+	int a0, a1, seat, qa;
+
+	if (s->stage == ST_OVER || s->stage < ST_FIRST)
+		return;
+	a0 = alive(s, 0);
+	a1 = alive(s, 1);
+	if (a0 == 0 || a1 == 0) {
+		if (a0 == 0 && a1 == 0)
+			game_over(x, s, s->vp[0] == s->vp[1] ? -1 :
+			    (s->vp[0] > s->vp[1] ? 0 : 1), RS_ELIM);
+		else
+			game_over(x, s, a0 == 0 ? 1 : 0, RS_ELIM);
+		return;
+	}
+	if (s->variant == 1) {
+		qa = s->points * 70 / 100;
+		for (seat = 0; seat < 2; seat++)
+			if (s->vp[seat] >= qa || alive(s, 1 - seat) <= 1) {
+				game_over(x, s, seat, RS_QA);
+				return;
+			}
+	}
+}
+
+static void
+abort_progs(struct state *s, int u)
+{
+	int i;
+
+	for (i = 0; i < s->nprog; i++)
+		if (s->pr[i].unit == u)
+			s->pr[i].aborted = 1;
+}
+
+/* Glossary, Cowardly: when an ally is destroyed, a Cowardly creature with
+ * no functional ally within 6 squares routs at once, no save. */
+static void
+cowardly(struct cx *x, struct state *s, int seat)
+{
+	int k, a;
+
+	for (k = 0; k < s->nu; k++) {
+		struct grid_space sk2, sa;
+
+		if (s->u[k].seat != seat || !s->u[k].on || s->u[k].routed ||
+		    !has(x, s, k, AB_COWARDLY))
+			continue;
+		sk2 = SP(x, s, k);
+		for (a = 0; a < s->nu; a++) {
+			if (a == k || s->u[a].seat != seat || !functional(s, a))
+				continue;
+			sa = SP(x, s, a);
+			if (grid_space_dist(&sk2, &sa) <= 6)
+				break;
+		}
+		if (a == s->nu)
+			rout(x, s, k, -1);
+	}
+}
+
+/* Remove u from play: destroyed or fled.  VP to the opponent (2 seats:
+ * whoever caused it, or shared among the one opponent, §3.12). */
+void
+eliminate(struct cx *x, struct state *s, int u, const char *how)
+{
+	struct unit *p = &s->u[u];
+	refd_mpw *w;
+
+	p->on = 0;
+	p->gone = 1;
+	s->vp[1 - p->seat] += CARD(x, s, u)->cost;
+	abort_progs(s, u);
+	if (u == s->cur)
+		s->auto_end = 1;
+	w = sk_ev(how);
+	refd_mpw_kint(w, "unit", u);
+	refd_mpw_kstr(w, "name", CARD(x, s, u)->name);
+	refd_mpw_kint(w, "vp_to", 1 - p->seat);
+	refd_mpw_kint(w, "vp", CARD(x, s, u)->cost);
+	sk_emit(x, w);
+	check_victory(x, s);
+	if (strcmp(how, "destroyed") == 0 && s->stage != ST_OVER)
+		cowardly(x, s, p->seat);
+}
+
+/* ---------------------------------------------------------------- */
+/* Saves, morale, rout */
+
+static int
+save_mod(const struct cx *x, const struct state *s, int u)
+{
+	return CARD(x, s, u)->level + CARD(x, s, u)->save_bonus -
+	    (s->u[u].frightened ? 4 : 0);
+}
+
+/* §4.1 save vs dc; returns 1 on success. */
+int
+save(struct cx *x, struct state *s, int u, int dc, const char *why)
+{
+	int d, tot, okk;
+	refd_mpw *w;
+
+	if (has(x, s, u, AB_FEARLESS))
+		return 1;
+	d = sk_roll(x, why);
+	tot = d + save_mod(x, s, u);
+	okk = d == 20 || (d != 1 && tot >= dc);
+	w = sk_ev("save");
+	refd_mpw_kint(w, "unit", u);
+	refd_mpw_kstr(w, "why", why);
+	refd_mpw_kint(w, "roll", d);
+	refd_mpw_kint(w, "total", tot);
+	refd_mpw_kint(w, "dc", dc);
+	refd_mpw_kbool(w, "success", okk);
+	sk_emit(x, w);
+	return okk;
+}
+
+/* §4.2.2 morale save; 1 on success. */
+int
+morale(struct cx *x, struct state *s, int u, const char *why)
+{
+	int d, tot, okk, cb, ty;
+	refd_mpw *w;
+
+	if (has(x, s, u, AB_FEARLESS)) {
+		w = sk_ev("morale");
+		refd_mpw_kint(w, "unit", u);
+		refd_mpw_kstr(w, "why", why);
+		refd_mpw_kbool(w, "fearless", 1);
+		refd_mpw_kbool(w, "success", 1);
+		sk_emit(x, w);
+		return 1;
+	}
+	cb = command_bonus(x, s, u);
+	ty = strcmp(why, "rally") != 0 && s->tyrannical[s->u[u].seat] ?
+	    cmd_effect(x, s, u, 3) : 0;
+	d = sk_roll(x, "morale");
+	tot = d + save_mod(x, s, u) + CARD(x, s, u)->morale_bonus + cb + ty;
+	okk = d == 20 || (d != 1 && tot >= 20);
+	w = sk_ev("morale");
+	refd_mpw_kint(w, "unit", u);
+	refd_mpw_kstr(w, "why", why);
+	refd_mpw_kint(w, "roll", d);
+	refd_mpw_kint(w, "command", cb);
+	if (ty > 0)
+		refd_mpw_kint(w, "tyrannical", ty);
+	refd_mpw_kint(w, "total", tot);
+	refd_mpw_kbool(w, "success", okk);
+	sk_emit(x, w);
+	if (!okk && ty > 0)
+		return -1;	/* Tyrannical Morale: destroyed */
+	return okk;
+}
+
+void
+push_rout(struct cx *x, struct state *s, int u)
+{
+	struct prog *p;
+
+	if (s->nprog >= SK_MAXPROG) {
+		x->rc = REFD_ELIMIT;
+		return;
+	}
+	p = &s->pr[s->nprog++];
+	memset(p, 0, sizeof(*p));
+	p->kind = PK_ROUT;
+	p->unit = u;
+	p->target = -1;
+	p->budget = 2 * CARD(x, s, u)->speed;
+	p->npath = -1;		/* computed at its first step */
+	s->u[u].parity = 0;
+}
+
+/* §4.2.3: u routs because of cause (a unit, or -1). */
+void
+rout(struct cx *x, struct state *s, int u, int cause)
+{
+	struct unit *p = &s->u[u];
+	refd_mpw *w;
+
+	p->routed = 1;
+	p->rout_unit = cause;
+	p->rout_seat = cause >= 0 ? s->u[cause].seat : -1;
+	p->rout_turn = s->turnid;
+	abort_progs(s, u);
+	if (u == s->cur)
+		s->auto_end = 1;	/* A40 */
+	w = sk_ev("routed");
+	refd_mpw_kint(w, "unit", u);
+	refd_mpw_kint(w, "by", cause);
+	sk_emit(x, w);
+	if (!p->stunned && !helpless(s, u))
+		push_rout(x, s, u);
+}
+
+/* §3.11.3: damage consequences.  src: the unit responsible or -1. */
+void
+damage(struct cx *x, struct state *s, int u, int amount, int src)
+{
+	struct unit *p = &s->u[u];
+	const struct card *c = CARD(x, s, u);
+
+	if (amount <= 0 || !p->on)
+		return;
+	if (src >= 0 && s->u[src].seat != p->seat)
+		s->aggr = 1;
+	p->hp -= amount;
+	if (p->asleep) {
+		refd_mpw *w = sk_ev("woke");
+
+		p->asleep = 0;
+		refd_mpw_kint(w, "unit", u);
+		sk_emit(x, w);
+	}
+	if (p->hp <= 0) {
+		eliminate(x, s, u, "destroyed");
+		return;
+	}
+	if (!p->half_done && p->hp <= c->hp / 2) {
+		p->half_done = 1;	/* A38: consumed even while routing */
+		int r = p->routed ? 1 : morale(x, s, u, "half hp");
+
+		if (r == 0)
+			rout(x, s, u, src);
+		else if (r < 0)
+			eliminate(x, s, u, "destroyed");
+	}
+}

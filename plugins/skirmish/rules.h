@@ -1,0 +1,59 @@
+/*
+ * rules.h - internal helpers shared by rules.c, play.c and plugin.c.
+ */
+#ifndef SK_RULES_H
+#define SK_RULES_H
+
+#include "sk.h"
+
+const struct map *MAP(const struct cx *x, const struct state *s);
+struct grid_space SP(const struct cx *x, const struct state *s, int u);
+int helpless(const struct state *s, int u);
+int functional(const struct state *s, int u);
+int has(const struct cx *x, const struct state *s, int u, int ab);
+int sees(const struct cx *x, const struct state *s, int a, int b);
+int adjacent(const struct cx *x, const struct state *s, int a, int b);
+int melee_cover(const struct cx *x, const struct state *s, int att, int def);
+int threatens(const struct cx *x, const struct state *s, int t, int m);
+int threatened(const struct cx *x, const struct state *s, int m);
+int occupant(const struct cx *x, const struct state *s, int sx, int sy,
+    int except);
+int end_ok(const struct cx *x, const struct state *s, int u, int ax, int ay);
+int under_command(const struct cx *x, const struct state *s, int u);
+int cmd_effect(const struct cx *x, const struct state *s, int u, int stat);
+int init_bonus(const struct cx *x, const struct state *s, int seat, int any);
+void check_victory(struct cx *x, struct state *s);
+void eliminate(struct cx *x, struct state *s, int u, const char *how);
+int save(struct cx *x, struct state *s, int u, int dc, const char *why);
+int morale(struct cx *x, struct state *s, int u, const char *why);
+void rout(struct cx *x, struct state *s, int u, int cause);
+void damage(struct cx *x, struct state *s, int u, int amount, int src);
+int tiebreak(const struct cx *x, const struct state *s);
+void game_over(struct cx *x, struct state *s, int winner, int reason);
+void push_rout(struct cx *x, struct state *s, int u);
+
+/* play.c */
+enum mvmode { MV_NORMAL, MV_CHARGE, MV_ROUT };
+int step_slow(const struct cx *x, const struct state *s, int u, int fx,
+    int fy, int tx, int ty, int mode);
+int nearest_ranged(const struct cx *x, const struct state *s, int u,
+    int enemies, int maxrange);
+void attack(struct cx *x, struct state *s, int a, int d, int ranged,
+    int line, int charge, int aoo);
+int charge_check(const struct cx *x, const struct state *s, int u, int t,
+    int dx, int dy, struct prog *out, char *msg, size_t len);
+int rush_cost(const struct cx *x, const struct state *s, int u, int t,
+    int *best);
+int rush_step_ok(const struct cx *x, const struct state *s, int u, int tx,
+    int ty, int budget_after);
+int rush_charge_ok(const struct cx *x, const struct state *s, int u, int t);
+void end_turn(struct cx *x, struct state *s);
+void start_turn(struct cx *x, struct state *s, int u);
+int spell_targets(const struct cx *x, const struct state *s, int u, int k,
+    int t, char *msg, size_t len);
+void cast_spell(struct cx *x, struct state *s, int u, int k, int t, int ox,
+    int oy, int orient);
+int cone_ok(const struct cx *x, const struct state *s, int u, int k, int ox,
+    int oy, int orient, char *msg, size_t len);
+
+#endif

@@ -1,0 +1,222 @@
+/*
+ * sk.h - the skirmish ruleset: types shared by the plugin's files.
+ *
+ * The match state is one flat struct of int32_t (no pointers), so it
+ * serializes as its bytes and two equal states give equal bytes.
+ */
+#ifndef SK_H
+#define SK_H
+
+#include <stdint.h>
+
+#include <refd/grid.h>
+#include <refd/mp.h>
+#include <refd/plugin.h>
+
+#define SK_MAXCARDS 64
+#define SK_MAXMAPS 8
+#define SK_MAXWB 16
+#define SK_MAXLINES 4
+#define SK_MAXSPELLS 2
+#define SK_MAXU 32
+#define SK_WBMAX 12
+#define SK_MAXPROG 12
+#define SK_MAXPATH 48
+#define SK_MAXW 32
+#define SK_MAXH 32
+#define SK_NAMELEN 32
+#define SK_MAXTERR 16
+#define SK_STATE_MAGIC 0x534b3031	/* "SK01" */
+
+enum energy { EN_NONE, EN_ACID, EN_COLD, EN_ELEC, EN_FIRE, EN_SONIC };
+
+/* Card abilities (bits). */
+enum abil {
+	AB_PRECISE = 1 << 0,	/* Precise Shot */
+	AB_CLEAVE = 1 << 1,
+	AB_INCORP = 1 << 2,	/* Incorporeal */
+	AB_FEARLESS = 1 << 3,
+	AB_CRITIMM = 1 << 4,	/* immune to critical hits */
+	AB_INDEP = 1 << 5,	/* Independent */
+	AB_WILD = 1 << 6,
+	AB_MOBILITY = 1 << 7,
+	AB_DEFLECT = 1 << 8,	/* Deflect Arrows */
+	AB_UNIQUE = 1 << 9,
+	AB_FLIGHT = 1 << 10,
+	AB_TINYREACH = 1 << 11,
+	AB_NONLIVING = 1 << 12,
+	AB_COWARDLY = 1 << 13,
+	AB_BLINDSIGHT = 1 << 14,
+	AB_SLEEPIMM = 1 << 15,
+	AB_STUNIMM = 1 << 16,
+	AB_FLANKIMM = 1 << 17,
+	AB_SRALL = 1 << 18
+};
+
+enum srange { SR_SELF, SR_TOUCH, SR_RANGE6, SR_SIGHT, SR_CONE };
+
+struct atk {
+	int32_t bonus, dmg, extra, energy;
+};
+
+struct spell {
+	char name[SK_NAMELEN];
+	int32_t uses, range, dmg, energy, dc, ignores_sr, heal;
+};
+
+struct card {
+	char id[SK_NAMELEN], name[SK_NAMELEN];
+	int32_t cost, factions, commander, level, speed, ac, hp, size;
+	int32_t nmelee, nranged, range;
+	struct atk melee[SK_MAXLINES], ranged[SK_MAXLINES];
+	int32_t abil, dr, sr, conceal, save_bonus, morale_bonus, difficult;
+	int32_t eff_stat, eff_val;	/* commander effect: 1 attack, 2 AC, 3 tyrannical */
+	int32_t nspell;
+	struct spell sp[SK_MAXSPELLS];
+};
+
+/* Square data beyond grid flags: exits and deployment zones (seat + 1). */
+struct map {
+	char id[SK_NAMELEN];
+	int32_t w, h;
+	uint8_t f[SK_MAXW * SK_MAXH];
+	uint8_t exit[SK_MAXW * SK_MAXH];
+	uint8_t zone[SK_MAXW * SK_MAXH];
+};
+
+struct warband {
+	char id[SK_NAMELEN];
+	int32_t n;
+	int32_t card[SK_WBMAX];
+};
+
+struct content {
+	int32_t ncards, nmaps, nwb;
+	struct card c[SK_MAXCARDS];
+	struct map m[SK_MAXMAPS];
+	struct warband wb[SK_MAXWB];
+};
+
+struct unit {
+	int32_t card, seat, x, y;
+	int32_t on;		/* on the grid */
+	int32_t gone;		/* eliminated */
+	int32_t hp, half_done, routed, rout_unit, rout_seat, rout_turn;
+	int32_t stunned, asleep, paralyzed, frightened, invisible;
+	int32_t activated, aoo_turn, cleave_turn, deployed;
+	int32_t spent[SK_MAXSPELLS];
+	int32_t parity;		/* unused outside turns */
+};
+
+enum prog_kind { PK_STEP = 1, PK_CHARGE, PK_ROUT };
+
+struct prog {
+	int32_t kind, unit, aborted;
+	int32_t tx, ty;		/* PK_STEP: destination anchor */
+	int32_t target, line;	/* PK_CHARGE */
+	int32_t budget;		/* PK_ROUT: movement left */
+	int32_t npath, idx;
+	int32_t path[SK_MAXPATH];	/* anchors y * w + x */
+	int32_t qready, nq, qi;
+	int32_t q[SK_MAXU];
+};
+
+enum stage {
+	ST_SUBMIT = 1, ST_SETUPCHOICE, ST_DEPLOY, ST_FIRST, ST_ACTIVATE,
+	ST_TURN, ST_OVER
+};
+
+enum decision { DEC_NONE, DEC_AOO, DEC_CLEAVE };
+
+struct state {
+	int32_t magic, map, nseats, stage;
+	int32_t winner;		/* -1 draw, else seat (when ST_OVER) */
+	int32_t reason;
+	int32_t variant, points, round_limit, stalemate;
+	int32_t tyrannical[2];	/* seat uses Tyrannical Morale (setup) */
+	int32_t round, first, chooser, phase_seat, phase_left, turnid;
+	int32_t submitted[2], revealed;
+	int32_t nsub[2], sub[2][SK_WBMAX];
+	int32_t deploy_seat, setup_first;
+	int32_t vp[2];
+	int32_t quiet, aggr;
+	int32_t nterr, terr[SK_MAXTERR][3];
+	int32_t nu;
+	struct unit u[SK_MAXU];
+	/* the turn in progress */
+	int32_t cur, moved, steps, parity, natk, atk_first, moved_after;
+	int32_t lines_used, atk_kind, single, oocmd, speed, charged, cast;
+	int32_t auto_end, stun_turn, moved2;
+	int32_t rush, rush_t, rush_x, rush_y, rush_charge;
+	/* a reaction owed */
+	int32_t dec, dec_unit, dec_line, dec_target;
+	int32_t nprog;
+	struct prog pr[SK_MAXPROG];
+};
+
+/* What the host holds: the content pointer (never serialized) and the
+ * state. */
+struct match {
+	const struct content *c;
+	struct state s;
+};
+
+enum reason { RS_NONE, RS_ELIM, RS_QA, RS_STALEMATE, RS_ROUNDS };
+
+/* Per-call context: the host ctx, the content, the first error. */
+struct cx {
+	refd_ctx *ctx;
+	const struct content *c;
+	int rc;
+	int fl_ok;
+	uint8_t fl[SK_MAXW * SK_MAXH];
+	struct state scratch;	/* a what-if copy (rush checks) */
+};
+
+extern const struct refd_host *H;
+
+/* content.c */
+int sk_content_load(refd_ctx *ctx, const uint8_t *bytes, size_t len,
+    struct content **out);
+int sk_card_index(const struct content *c, const char *id);
+int sk_create(struct cx *x, const uint8_t *setup, size_t len,
+    uint32_t nseats, struct match **out);
+int sk_warband_check(const struct content *c, const struct state *s,
+    const int32_t *cards, int n, char *msg, size_t msglen,
+    const char **rule);
+
+/* rules.c */
+const struct card *CARD(const struct cx *x, const struct state *s, int u);
+void sk_grid(const struct cx *x, const struct state *s, struct grid *g);
+int sk_roll(struct cx *x, const char *why);
+void sk_emit(struct cx *x, refd_mpw *w);
+refd_mpw *sk_ev(const char *type);
+void sk_start_round(struct cx *x, struct state *s);
+void sk_run(struct cx *x, struct state *s);
+void sk_begin_game(struct cx *x, struct state *s);
+int sk_roll_off(struct cx *x, struct state *s, const int32_t *bonus,
+    const char *why);
+void sk_reveal(struct cx *x, struct state *s);
+
+/* Commands. */
+enum cmdtype {
+	C_SUBMIT = 1, C_SETUPFIRST, C_DEPLOY, C_FIRST, C_ACTIVATE, C_MOVE,
+	C_MELEE, C_SHOOT, C_CHARGE, C_CAST, C_CAST_CONE, C_END, C_AOO,
+	C_DECLINE, C_CLEAVE, C_RUSH, C_NTYPES
+};
+
+struct cmd {
+	int32_t type;
+	int32_t a[5];
+	int32_t n;		/* C_SUBMIT: cards */
+	int32_t cards[SK_WBMAX];
+};
+
+int sk_check(struct cx *x, const struct state *s, int seat,
+    const struct cmd *c, int reject);
+void sk_exec(struct cx *x, struct state *s, int seat, const struct cmd *c);
+uint64_t sk_pending(const struct state *s);
+void sk_label(struct cx *x, const struct state *s, const struct cmd *c,
+    char *buf, size_t len);
+
+#endif
