@@ -302,20 +302,54 @@ record_section(const char *section)
 }
 
 static long
-rss_kib(pid_t pid)
+pss_one(pid_t pid)
 {
 	char path[64], line[256];
 	FILE *f;
 	long kb = -1;
 
-	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	snprintf(path, sizeof(path), "/proc/%ld/smaps_rollup", (long)pid);
 	if ((f = fopen(path, "r")) == NULL)
 		return -1;
 	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "VmRSS: %ld", &kb) == 1)
+		if (sscanf(line, "Pss: %ld", &kb) == 1)
 			break;
 	fclose(f);
 	return kb;
+}
+
+/*
+ * Memory of a daemon and its plugin workers (its children): the sum of
+ * their proportional set sizes, so pages a fork shares count once.
+ */
+static long
+mem_kib(pid_t pid)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	long sum = pss_one(pid), k;
+
+	while (d != NULL && (de = readdir(d)) != NULL) {
+		char path[300], buf[512], *p;
+		long ppid;
+		FILE *f;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		p = fgets(buf, sizeof(buf), f);
+		fclose(f);
+		if (p == NULL || (p = strrchr(buf, ')')) == NULL ||
+		    sscanf(p + 2, "%*c %ld", &ppid) != 1 || ppid != (long)pid)
+			continue;
+		if ((k = pss_one((pid_t)atol(de->d_name))) > 0)
+			sum += k;
+	}
+	if (d != NULL)
+		closedir(d);
+	return sum;
 }
 
 /* Client over the command channel. */
@@ -428,7 +462,7 @@ struct daemon {
 
 static void
 daemon_start(struct daemon *d, const char *name, const char *fsync,
-    const char *state_dir)
+    const char *state_dir, const char *workers)
 {
 	char plugins[PATH_MAX], rulesets[PATH_MAX], refd[PATH_MAX],
 	    logf[PATH_MAX + 16];
@@ -472,6 +506,10 @@ daemon_start(struct daemon *d, const char *name, const char *fsync,
 	av[n++] = "0";
 	av[n++] = "--max-matches";
 	av[n++] = "10000000";
+	if (workers != NULL) {
+		av[n++] = "--plugin-workers";
+		av[n++] = (char *)workers;
+	}
 	av[n] = NULL;
 	record_cmd(name, av);
 	posix_spawn_file_actions_init(&fa);
@@ -934,7 +972,8 @@ rules_plugin(const char *name, json_t *arr)
 	struct trace *tr;
 	struct call c;
 	long g, steps = 0, legal_calls = 0, legal_items = 0, unfinished = 0;
-	double t_apply = 0, t_legal = 0, t_create = 0, t0;
+	double t_apply = 0, t_legal = 0, t_create = 0, t0, t_hash = 0;
+	double state_bytes = 0;
 	uint64_t rng = O.seed;
 	refd_mpw *w = refd_mpw_create();
 	size_t i;
@@ -1025,6 +1064,18 @@ rules_plugin(const char *name, json_t *arr)
 				    "rejected", name, g, i);
 		t_apply += cpu_now() - t0;
 		steps += (long)tr[g].n;
+		/* What the log path hashes after every command. */
+		t0 = cpu_now();
+		if (game_serialize(gm, &c) != REFD_OK)
+			die("plugin '%s': serialize failed", name);
+		state_bytes += (double)c.out.len;
+		{
+			uint8_t h[ENG_HASH_LEN];
+
+			if (game_state_hash(gm, h) != REFD_OK)
+				die("plugin '%s': state hash failed", name);
+		}
+		t_hash += cpu_now() - t0;
 		game_destroy(gm);
 		rng_release(&r);
 	}
@@ -1066,13 +1117,16 @@ rules_plugin(const char *name, json_t *arr)
 		die("plugin '%s': no command was applied in %ld games", name,
 		    O.games);
 	printf("  %-12s %6ld games %8ld cmds  apply %9.0f cmds/s (%6.2f us)"
-	    "  legal %6.2f us (%.1f items)  create %6.1f us%s\n", name,
+	    "  legal %6.2f us (%.1f items)  create %6.1f us  state %.0f B, "
+	    "hash %.1f us%s\n", name,
 	    O.games, steps, steps / t_apply, t_apply * 1e6 / steps,
 	    t_legal * 1e6 / legal_calls, (double)legal_items / legal_calls,
-	    t_create * 1e6 / O.games, unfinished ? "  (some games cut at "
+	    t_create * 1e6 / O.games, state_bytes / O.games, t_hash * 1e6 /
+	    O.games, unfinished ? "  (some games cut at "
 	    "10000 steps)" : "");
-	json_array_append_new(arr, json_pack("{s:s, s:I, s:I, s:f, s:f, s:f, "
-	    "s:f, s:f}", "ruleset", name, "games", (json_int_t)O.games,
+	json_array_append_new(arr, json_pack("{s:f, s:f, s:s, s:I, s:I, s:f, "
+	    "s:f, s:f, s:f, s:f}", "state_bytes", state_bytes / O.games,
+	    "state_hash_us", t_hash * 1e6 / O.games, "ruleset", name, "games", (json_int_t)O.games,
 	    "commands", (json_int_t)steps, "apply_per_s", steps / t_apply,
 	    "apply_us", t_apply * 1e6 / steps, "legal_us",
 	    t_legal * 1e6 / legal_calls, "legal_items",
@@ -1155,7 +1209,8 @@ fsync_floor(const char *dir, size_t bytes, json_t *obj)
 }
 
 static void
-rt_policy(const char *fsync, const char *echo_ep, pid_t echo, json_t *obj)
+rt_policy(const char *fsync, const char *workers, const char *echo_ep,
+    pid_t echo, json_t *obj)
 {
 	struct daemon d;
 	struct cli c, e;
@@ -1168,8 +1223,9 @@ rt_policy(const char *fsync, const char *echo_ep, pid_t echo, json_t *obj)
 	double cpu_r, cpu_e;
 	uint64_t nreq = 0;
 
-	snprintf(name, sizeof(name), "rt-%s", fsync);
-	daemon_start(&d, name, fsync, NULL);
+	snprintf(name, sizeof(name), "rt-%s%s", fsync, workers ?
+	    "-inprocess" : "");
+	daemon_start(&d, name, fsync, NULL, workers);
 	cli_open(&c, d.cmd, 60000);
 	cli_open(&e, echo_ep, 60000);
 	memset(&m, 0, sizeof(m));
@@ -1240,13 +1296,13 @@ rt_policy(const char *fsync, const char *echo_ep, pid_t echo, json_t *obj)
 	p99e = pct(te + warm, (size_t)O.rt, 0.99) * 1e6;
 	ratio50 = p50r / p50e;
 	ratio99 = p99r / p99e;
-	printf("  fsync %-6s refd p50 %8.1f us  p99 %8.1f us | echo p50 %6.1f "
+	printf("  %-12s refd p50 %8.1f us  p99 %8.1f us | echo p50 %6.1f "
 	    "us  p99 %6.1f us | ratio p50 %5.2fx  p99 %5.2fx  (target %s)\n",
-	    fsync, p50r, p99r, p50e, p99e, ratio50, ratio99,
+	    name + 3, p50r, p99r, p50e, p99e, ratio50, ratio99,
 	    strcmp(fsync, "never") == 0 ? "1.15x" : "1.5x");
 	printf("               CPU per request: refd %.1f us (legal and act "
 	    "requests), echo %.1f us\n", cpu_r, cpu_e);
-	json_object_set_new(obj, fsync, json_pack("{s:f, s:f, s:I, s:f, s:f, "
+	json_object_set_new(obj, name + 3, json_pack("{s:f, s:f, s:I, s:f, s:f, "
 	    "s:f, s:f, s:f, s:f, s:f, s:f}", "refd_cpu_us_per_request", cpu_r,
 	    "echo_cpu_us_per_request", cpu_e, "samples", (json_int_t)O.rt, "refd_p50_us",
 	    p50r, "refd_p99_us", p99r, "echo_p50_us", p50e, "echo_p99_us",
@@ -1256,7 +1312,7 @@ rt_policy(const char *fsync, const char *echo_ep, pid_t echo, json_t *obj)
 	free(tr);
 	free(te);
 	if (strcmp(fsync, "always") == 0)
-		fsync_floor(d.state, 300, json_object_get(obj, fsync));
+		fsync_floor(d.state, 300, json_object_get(obj, name + 3));
 }
 
 static void
@@ -1290,8 +1346,10 @@ sec_rt(void)
 		die("cannot start the echo server");
 	kid_add(echo);
 	json_object_set_new(obj, "ruleset", json_string(O.ruleset));
-	rt_policy("never", ep, echo, obj);
-	rt_policy("always", ep, echo, obj);
+	rt_policy("never", NULL, ep, echo, obj);
+	rt_policy("always", NULL, ep, echo, obj);
+	/* The same without worker processes (plugin-workers no). */
+	rt_policy("never", "no", ep, echo, obj);
 	kill(echo, SIGTERM);
 	kid_del(echo);
 	waitpid(echo, NULL, 0);
@@ -1384,7 +1442,7 @@ sec_tp(void)
 		char name[32];
 
 		snprintf(name, sizeof(name), "tp-%s", pol[p]);
-		daemon_start(&d, name, pol[p], NULL);
+		daemon_start(&d, name, pol[p], NULL, NULL);
 		printf("  fsync %-6s", pol[p]);
 		arr = json_array();
 		for (k = 0; k < O.ntp; k++) {
@@ -1457,7 +1515,7 @@ sec_verify(void)
 	printf("\n== verification: refctl verify on '%s' logs played at full "
 	    "speed by one client (fsync never), >= %ld records\n", O.ruleset,
 	    O.verify_records);
-	daemon_start(&d, "verify", "never", NULL);
+	daemon_start(&d, "verify", "never", NULL, NULL);
 	cli_open(&c, d.cmd, 60000);
 	memset(&m, 0, sizeof(m));
 	snprintf(refctl, sizeof(refctl), "%s/bin/refctl", O.build);
@@ -1583,12 +1641,13 @@ sec_mem(void)
 	size_t k;
 	json_t *arr = json_array();
 
-	printf("\n== memory: refd's resident set per idle '%s' match (created, "
-	    "every seat joined, started)\n", O.ruleset);
-	daemon_start(&d, "mem", "never", NULL);
+	printf("\n== memory: refd's and its plugin workers' memory (PSS) per "
+	    "idle '%s' match (created, every seat joined, started)\n",
+	    O.ruleset);
+	daemon_start(&d, "mem", "never", NULL, NULL);
 	cli_open(&c, d.cmd, 60000);
 	memset(&m, 0, sizeof(m));
-	base = rss_kib(d.pid);
+	base = mem_kib(d.pid);
 	printf("  no match: %ld KiB\n", base);
 	for (k = 0; k < O.nscale; k++) {
 		long rss;
@@ -1596,7 +1655,7 @@ sec_mem(void)
 
 		while (have < O.scale[k])
 			wm_create(&c, &m, O.seed + (uint64_t)have++);
-		rss = rss_kib(d.pid);
+		rss = mem_kib(d.pid);
 		per = (double)(rss - base) / (double)have;
 		printf("  %6ld matches: %8ld KiB, %6.1f KiB per match (target "
 		    "< 64)\n", have, rss, per);
@@ -1623,6 +1682,132 @@ gen_report(void *arg, const char *line)
 		fprintf(stderr, "refd-bench: recovery generator: %s\n", line);
 }
 
+/*
+ * The recovery's setup: the round trip's, with the ruleset's game-length
+ * options (when describe lists them) raised so that a match lasts the
+ * commands asked for.  Owned bytes in *out.
+ */
+static void
+long_setup(struct plugin *pl, uint8_t **out, size_t *len, char *what,
+    size_t whatlen)
+{
+	static const struct {
+		const char *name;
+		int v;
+	} stretch[] = { { "round_limit", 200 }, { "stalemate_rounds", 200 },
+	    { "max_rounds", 1000 } };
+	const uint8_t *b = Setup;
+	size_t n = Setup_len, i, off = 0;
+	refd_mpdoc *dd, *desc;
+	refd_mpv opts;
+	json_t *j;
+	refd_mpw *w = refd_mpw_create();
+
+	if (b == NULL && Scenario[0]) {
+		const struct scenario *sc = plugin_scenario(pl, Scenario);
+
+		b = sc->setup;
+		n = sc->setup_len;
+	}
+	dd = refd_mp_parse(b != NULL ? b : (const uint8_t *)"\x80", b ? n : 1);
+	j = mp_to_json(refd_mp_root(dd));
+	refd_mp_free(dd);
+	desc = refd_mp_parse(pl->describe, pl->describe_len);
+	opts = refd_mpv_get(refd_mp_root(desc), "options");
+	what[0] = 0;
+	for (i = 0; i < sizeof(stretch) / sizeof(stretch[0]); i++) {
+		if (!refd_mpv_ok(refd_mpv_get(opts, stretch[i].name)))
+			continue;
+		json_object_set_new(j, stretch[i].name,
+		    json_integer(stretch[i].v));
+		off += (size_t)snprintf(what + off, off < whatlen ? whatlen -
+		    off : 0, " %s %d", stretch[i].name, stretch[i].v);
+	}
+	refd_mp_free(desc);
+	if (json_to_mp(j, w) != 0)
+		die("out of memory");
+	json_decref(j);
+	*len = refd_mpw_len(w);
+	*out = malloc(*len);
+	memcpy(*out, refd_mpw_data(w), *len);
+	refd_mpw_destroy(w);
+}
+
+static void
+trace_add(struct trace *t, uint32_t seat, const uint8_t *b, size_t n)
+{
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 64;
+		t->seat = realloc(t->seat, t->cap * sizeof(*t->seat));
+		t->cmd = realloc(t->cmd, t->cap * sizeof(*t->cmd));
+		t->len = realloc(t->len, t->cap * sizeof(*t->len));
+		if (t->seat == NULL || t->cmd == NULL || t->len == NULL)
+			die("out of memory");
+	}
+	t->seat[t->n] = seat;
+	t->len[t->n] = n;
+	if ((t->cmd[t->n] = malloc(n)) == NULL)
+		die("out of memory");
+	memcpy(t->cmd[t->n], b, n);
+	t->n++;
+}
+
+static void
+trace_free(struct trace *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->cmd[i]);
+	free(t->cmd);
+	free(t->seat);
+	free(t->len);
+	memset(t, 0, sizeof(*t));
+}
+
+/* The draws of a log (start and command records), in order. */
+static int64_t *
+draws_of(const char *path, size_t *n)
+{
+	struct evlog_scan sc;
+	struct evlog_rec r;
+	char err[512];
+	int64_t *v = NULL;
+	size_t i, k, cap = 0;
+
+	*n = 0;
+	if (evlog_scan_file(path, &sc, err, sizeof(err)) != 0)
+		die("'%s': %s", path, err);
+	memset(&r, 0, sizeof(r));
+	for (i = 1; i < sc.n; i++) {
+		evlog_rec_release(&r);
+		if (evlog_decode(sc.fr[i].p, sc.fr[i].len, &r, err,
+		    sizeof(err)) != 0)
+			die("'%s': record %zu: %s", path, i, err);
+		for (k = 0; k < r.ndr; k++) {
+			if (*n == cap) {
+				cap = cap ? cap * 2 : 256;
+				if ((v = realloc(v, cap * sizeof(*v))) == NULL)
+					die("out of memory");
+			}
+			v[(*n)++] = r.dr[k].value;
+		}
+	}
+	evlog_rec_release(&r);
+	evlog_scan_release(&sc);
+	return v;
+}
+
+/* A refused command is fine while generating; a broken daemon is not. */
+static void
+gen_fatal(const struct match_err *me)
+{
+	if (me->code == REFD_ELOGIO || me->code == REFD_ENOMEM ||
+	    me->code == REFD_EINTERNAL || me->code == REFD_EPLUGINFAULT ||
+	    me->code == REFD_ELIMIT)
+		die("recovery generator: act: %s", me->message);
+}
+
 static void
 sec_recover(void)
 {
@@ -1642,6 +1827,14 @@ sec_recover(void)
 	double t0, gen;
 	long rss;
 	double rcpu;
+	int k, rc, replay;
+	long nreplayed = 0, nfallback = 0;
+	struct trace tpl, rec;
+	int64_t *script = NULL;
+	size_t nscript = 0;
+	uint8_t *setup;
+	size_t setup_len;
+	char what[256];
 	json_t *obj = json_object();
 
 	printf("\n== recovery: restart over %ld unfinished '%s' matches of %ld "
@@ -1660,10 +1853,17 @@ sec_recover(void)
 	cfg.state_dir = strdup(state);
 	cfg.fsync = FSYNC_NEVER;
 	cfg.max_matches = 10000000;
+	cfg.plugin_workers = 0;		/* same logs, written faster */
+	cfg.allow_scripted = 1;
 	config_match(&cfg, &mc);
 	plugin_load(O.ruleset, &pl);
 	reg.pl = &pl;
 	reg.n = 1;
+	long_setup(pl, &setup, &setup_len, what, sizeof(what));
+	if (what[0])
+		printf("  setup: the round trip's, with%s\n", what);
+	memset(&tpl, 0, sizeof(tpl));
+	memset(&rec, 0, sizeof(rec));
 	t0 = now();
 	if (matchset_create(&mc, &reg, gen_report, NULL, &ms, err,
 	    sizeof(err)) != 0)
@@ -1679,9 +1879,15 @@ sec_recover(void)
 
 		memset(&ca, 0, sizeof(ca));
 		ca.ruleset = O.ruleset;
-		ca.setup = Setup;
-		ca.setup_len = Setup_len;
-		ca.scenario = Setup == NULL && Scenario[0] ? Scenario : NULL;
+		ca.setup = setup;
+		ca.setup_len = setup_len;
+		if (tpl.n > 0) {
+			/* The first match's draws, scripted: every match
+			 * then takes the same commands. */
+			ca.scripted = 1;
+			ca.dice = script;
+			ca.ndice = nscript;
+		}
 		if (match_create(ms, &ca, &m, &me) != 0)
 			die("create: %s", me.message);
 		{
@@ -1707,41 +1913,76 @@ sec_recover(void)
 				die("join: %s", me.message);
 		}
 		last = nseats - 1;
+		rec.n = 0;
+		replay = tpl.n > 0;
 		for (k = 0; k < O.rec_cmds && !over; k++) {
+			struct act_result ar;
+			char cid[32];
+			uint64_t pend = 0;
 			uint32_t j;
-			int done = 0;
 
-			for (j = 1; j <= nseats && !done; j++) {
+			snprintf(cid, sizeof(cid), "g%ld", k);
+			/* The first match's commands again: same setup, so
+			 * mostly legal, and no costly legal lists. */
+			if (replay && (size_t)k < tpl.n) {
+				s = tpl.seat[k];
+				if (match_act(m, s, tok[s], cid, -1, tpl.cmd[k],
+				    tpl.len[k], &ar, &me) == 0) {
+					cmds++;
+					nreplayed++;
+					over = ar.finished;
+					last = s;
+					continue;
+				}
+				gen_fatal(&me);
+				replay = 0;
+				nfallback++;
+			}
+			if (match_pending(m, &pend, &me) != 0)
+				die("pending: %s", me.message);
+			for (j = 1; j <= nseats; j++)
+				if ((pend >> ((last + j) % nseats)) & 1)
+					break;
+			if (j > nseats) {
+				over = 1;
+				break;
+			}
+			s = (last + j) % nseats;
+			{
 				struct buf b;
-				struct act_result ar;
-				char cid[32];
 
-				s = (last + j) % nseats;
 				buf_init(&b);
 				if (match_legal(m, s, tok[s], &b, &me) != 0)
 					die("legal: %s", me.message);
 				doc = refd_mp_parse(b.data, b.len);
-				if (choose(refd_mp_root(doc), &rng, 1.0,
-				    w) == 0) {
-					snprintf(cid, sizeof(cid), "g%ld", k);
-					if (match_act(m, s, tok[s], cid, -1,
-					    refd_mpw_data(w), refd_mpw_len(w),
-					    &ar, &me) != 0) {
-						if (me.code != REFD_EILLEGAL)
-							die("act: %s",
-							    me.message);
-					} else {
-						cmds++;
-						over = ar.finished;
-						last = s;
-					}
-					done = 1;
-				}
+				rc = choose(refd_mp_root(doc), &rng, 1.0, w);
 				refd_mp_free(doc);
 				buf_release(&b);
 			}
-			if (!done)
+			if (rc != 0) {
 				over = 1;
+				break;
+			}
+			if (match_act(m, s, tok[s], cid, -1, refd_mpw_data(w),
+			    refd_mpw_len(w), &ar, &me) != 0) {
+				gen_fatal(&me);
+				continue;
+			}
+			cmds++;
+			over = ar.finished;
+			last = s;
+			if (tpl.n == 0)
+				trace_add(&rec, s, refd_mpw_data(w),
+				    refd_mpw_len(w));
+		}
+		if (!over && tpl.n == 0 && rec.n > 0) {
+			char lp[PATH_MAX + 64];
+
+			tpl = rec;
+			memset(&rec, 0, sizeof(rec));
+			snprintf(lp, sizeof(lp), "%s/matches/%s.log", state,
+			    match_id(m));
+			script = draws_of(lp, &nscript);
 		}
 		if (over)
 			finished++;
@@ -1756,34 +1997,49 @@ sec_recover(void)
 	}
 	matchset_destroy(ms);
 	plugin_close(pl);
+	free(setup);
+	trace_free(&tpl);
+	trace_free(&rec);
+	free(script);
 	config_release(&cfg);
 	refd_mpw_destroy(w);
 	gen = now() - t0;
-	printf("  written in %.1f s (%ld commands in-process, %ld matches "
-	    "ended early and stay finished)\n", gen, cmds, finished);
-	daemon_start(&d, "recover", "never", state);
-	rcpu = cpu_of(d.pid);
-	cli_open(&c, d.cmd, 60000);
-	w = req_begin(&c, "stats");
-	r = req_call(&c, w, &doc, 0, NULL);
-	if (refd_mpv_get_int(r, "matches", 0) < O.rec_matches)
-		die("recovery: refd has %" PRId64 " matches, want >= %ld",
-		    refd_mpv_get_int(r, "matches", 0), O.rec_matches);
-	refd_mp_free(doc);
-	rss = rss_kib(d.pid);
-	cli_close(&c);
-	daemon_stop(&d);
-	printf("  refd ready after %.2f s (target < 10 s; %.2f s of CPU); "
-	    "resident %ld KiB, %.1f KiB per recovered match\n", d.ready_s,
-	    rcpu, rss, (double)rss / (double)(O.rec_matches + finished));
+	printf("  written in %.1f s (%ld commands in-process; every match after "
+	    "the first plays its commands with its %zu draws scripted: %ld "
+	    "commands so, %ld matches diverged, %ld ended early)\n", gen,
+	    cmds, nscript, nreplayed, nfallback, finished);
+	for (k = 0; k < 2; k++) {
+		/* The default (plugin workers), then in-process. */
+		const char *wk = k ? "no" : NULL;
+
+		daemon_start(&d, k ? "recover-inprocess" : "recover", "never",
+		    state, wk);
+		rcpu = cpu_of(d.pid);
+		cli_open(&c, d.cmd, 60000);
+		w = req_begin(&c, "stats");
+		r = req_call(&c, w, &doc, 0, NULL);
+		if (refd_mpv_get_int(r, "matches", 0) < O.rec_matches)
+			die("recovery: refd has %" PRId64 " matches, want >= "
+			    "%ld", refd_mpv_get_int(r, "matches", 0),
+			    O.rec_matches);
+		refd_mp_free(doc);
+		rss = mem_kib(d.pid);
+		cli_close(&c);
+		daemon_stop(&d);
+		printf("  %-13s refd ready after %.2f s (target < 10 s; the "
+		    "daemon's CPU %.2f s); memory %ld KiB, %.1f KiB per "
+		    "recovered match\n", k ? "in-process:" : "workers:",
+		    d.ready_s, rcpu, rss, (double)rss /
+		    (double)(O.rec_matches + finished));
+		json_object_set_new(obj, k ? "inprocess" : "workers",
+		    json_pack("{s:f, s:f, s:I}", "ready_s", d.ready_s,
+		    "ready_cpu_s", rcpu, "mem_kib", (json_int_t)rss));
+	}
 	json_object_set_new(obj, "ruleset", json_string(O.ruleset));
 	json_object_set_new(obj, "unfinished", json_integer(O.rec_matches));
 	json_object_set_new(obj, "finished", json_integer(finished));
 	json_object_set_new(obj, "commands_each", json_integer(O.rec_cmds));
 	json_object_set_new(obj, "generate_s", json_real(gen));
-	json_object_set_new(obj, "ready_s", json_real(d.ready_s));
-	json_object_set_new(obj, "ready_cpu_s", json_real(rcpu));
-	json_object_set_new(obj, "rss_kib", json_integer(rss));
 	json_object_set_new(obj, "target_s", json_real(10));
 	json_object_set_new(J, "recovery", obj);
 	record_section("recover");
@@ -1903,7 +2159,8 @@ main(int argc, char **argv)
 	O.build = "build";
 	O.work = NULL;
 	O.json = NULL;
-	O.stall = "defend,pass,wait,hold,end_turn,end";
+	O.stall = "defend,pass,wait,hold,end_turn,end,decline,activate,move,"
+	    "deploy,first,setup_first,submit";
 	O.seed = 1;
 	O.rt = 2000;
 	O.tp_secs = 2;
