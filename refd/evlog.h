@@ -283,7 +283,8 @@ void evlog_enc_final(refd_mpw *w, uint64_t n, uint64_t seq,
 
 /*
  * Compare what one create/apply call produced against the record: every
- * draw, event and commitment, in order, then the state hash.  0, or
+ * draw, event and commitment, in order, then the state hash (unless
+ * state_hash is NULL).  0, or
  * REFD_EDIVERGE with "field: expected X, found Y" in err (expected = what
  * the replay gives, found = what the log says).
  */

@@ -38,6 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -94,16 +96,45 @@ static uint32_t Nseats;		/* of a match with Setup or Scenario */
 
 /* Utilities. */
 
+/* Daemons and helpers running now: die() stops them. */
+static pid_t Kids[8];
+
+static void
+kid_add(pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(Kids) / sizeof(Kids[0]); i++)
+		if (Kids[i] == 0) {
+			Kids[i] = pid;
+			return;
+		}
+}
+
+static void
+kid_del(pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(Kids) / sizeof(Kids[0]); i++)
+		if (Kids[i] == pid)
+			Kids[i] = 0;
+}
+
 static void
 die(const char *fmt, ...)
 {
 	va_list ap;
+	size_t i;
 
 	fprintf(stderr, "refd-bench: ");
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	for (i = 0; i < sizeof(Kids) / sizeof(Kids[0]); i++)
+		if (Kids[i] > 0)
+			kill(Kids[i], SIGTERM);
 	exit(1);
 }
 
@@ -114,6 +145,46 @@ now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* CPU seconds of this thread: the in-process figures do not count the
+ * time other processes on a shared machine take from us. */
+static double
+cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* CPU seconds a running process has used, all its threads (nanosecond
+ * schedstat; live threads only, so read it while they run). */
+static double
+cpu_of(pid_t pid)
+{
+	char path[PATH_MAX];
+	unsigned long long ns, sum = 0;
+	struct dirent *de;
+	DIR *d;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
+	if ((d = opendir(path)) == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/task/%s/schedstat",
+		    (long)pid, de->d_name);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		if (fscanf(f, "%llu", &ns) == 1)
+			sum += ns;
+		fclose(f);
+	}
+	closedir(d);
+	return (double)sum / 1e9;
 }
 
 static uint64_t
@@ -231,20 +302,54 @@ record_section(const char *section)
 }
 
 static long
-rss_kib(pid_t pid)
+pss_one(pid_t pid)
 {
 	char path[64], line[256];
 	FILE *f;
 	long kb = -1;
 
-	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	snprintf(path, sizeof(path), "/proc/%ld/smaps_rollup", (long)pid);
 	if ((f = fopen(path, "r")) == NULL)
 		return -1;
 	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "VmRSS: %ld", &kb) == 1)
+		if (sscanf(line, "Pss: %ld", &kb) == 1)
 			break;
 	fclose(f);
 	return kb;
+}
+
+/*
+ * Memory of a daemon and its plugin workers (its children): the sum of
+ * their proportional set sizes, so pages a fork shares count once.
+ */
+static long
+mem_kib(pid_t pid)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	long sum = pss_one(pid), k;
+
+	while (d != NULL && (de = readdir(d)) != NULL) {
+		char path[300], buf[512], *p;
+		long ppid;
+		FILE *f;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		p = fgets(buf, sizeof(buf), f);
+		fclose(f);
+		if (p == NULL || (p = strrchr(buf, ')')) == NULL ||
+		    sscanf(p + 2, "%*c %ld", &ppid) != 1 || ppid != (long)pid)
+			continue;
+		if ((k = pss_one((pid_t)atol(de->d_name))) > 0)
+			sum += k;
+	}
+	if (d != NULL)
+		closedir(d);
+	return sum;
 }
 
 /* Client over the command channel. */
@@ -357,7 +462,7 @@ struct daemon {
 
 static void
 daemon_start(struct daemon *d, const char *name, const char *fsync,
-    const char *state_dir)
+    const char *state_dir, const char *workers)
 {
 	char plugins[PATH_MAX], rulesets[PATH_MAX], refd[PATH_MAX],
 	    logf[PATH_MAX + 16];
@@ -401,6 +506,10 @@ daemon_start(struct daemon *d, const char *name, const char *fsync,
 	av[n++] = "0";
 	av[n++] = "--max-matches";
 	av[n++] = "10000000";
+	if (workers != NULL) {
+		av[n++] = "--plugin-workers";
+		av[n++] = (char *)workers;
+	}
 	av[n] = NULL;
 	record_cmd(name, av);
 	posix_spawn_file_actions_init(&fa);
@@ -410,6 +519,7 @@ daemon_start(struct daemon *d, const char *name, const char *fsync,
 	t0 = now();
 	if (posix_spawn(&d->pid, refd, &fa, NULL, av, environ) != 0)
 		die("cannot start '%s': %s", refd, strerror(errno));
+	kid_add(d->pid);
 	posix_spawn_file_actions_destroy(&fa);
 	/* Ready when it answers hello. */
 	cli_open(&c, d->cmd, 600000);
@@ -434,6 +544,7 @@ daemon_stop(struct daemon *d)
 	if (d->pid <= 0)
 		return;
 	kill(d->pid, SIGTERM);
+	kid_del(d->pid);
 	if (waitpid(d->pid, &st, 0) == d->pid && (!WIFEXITED(st) ||
 	    WEXITSTATUS(st) != 0))
 		die("refd (%s) did not stop cleanly (status %d); see "
@@ -735,9 +846,15 @@ wm_step(struct cli *c, struct wmatch *m, double stall_p, uint64_t *nlegal,
 static int
 echo_main(const char *ep)
 {
-	int s = nn_socket(AF_SP, NN_REP);
+	int s;
 	void *msg;
 	int n;
+
+	/* Never outlive the benchmark. */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() == 1)
+		return 0;
+	s = nn_socket(AF_SP, NN_REP);
 
 	if (s < 0 || nn_bind(s, ep) < 0) {
 		fprintf(stderr, "refd-bench echo: cannot bind '%s': %s\n", ep,
@@ -855,7 +972,8 @@ rules_plugin(const char *name, json_t *arr)
 	struct trace *tr;
 	struct call c;
 	long g, steps = 0, legal_calls = 0, legal_items = 0, unfinished = 0;
-	double t_apply = 0, t_legal = 0, t_create = 0, t0;
+	double t_apply = 0, t_legal = 0, t_create = 0, t0, t_hash = 0;
+	double state_bytes = 0;
 	uint64_t rng = O.seed;
 	refd_mpw *w = refd_mpw_create();
 	size_t i;
@@ -935,17 +1053,29 @@ rules_plugin(const char *name, json_t *arr)
 		struct rng r;
 		struct game *gm;
 
-		t0 = now();
+		t0 = cpu_now();
 		gm = rules_create(pl, g, &r, &c);
-		t_create += now() - t0;
-		t0 = now();
+		t_create += cpu_now() - t0;
+		t0 = cpu_now();
 		for (i = 0; i < tr[g].n; i++)
 			if (game_apply(gm, tr[g].seat[i], tr[g].cmd[i],
 			    tr[g].len[i], &c) != REFD_OK)
 				die("plugin '%s': game %ld: replay step %zu "
 				    "rejected", name, g, i);
-		t_apply += now() - t0;
+		t_apply += cpu_now() - t0;
 		steps += (long)tr[g].n;
+		/* What the log path hashes after every command. */
+		t0 = cpu_now();
+		if (game_serialize(gm, &c) != REFD_OK)
+			die("plugin '%s': serialize failed", name);
+		state_bytes += (double)c.out.len;
+		{
+			uint8_t h[ENG_HASH_LEN];
+
+			if (game_state_hash(gm, h) != REFD_OK)
+				die("plugin '%s': state hash failed", name);
+		}
+		t_hash += cpu_now() - t0;
 		game_destroy(gm);
 		rng_release(&r);
 	}
@@ -955,10 +1085,10 @@ rules_plugin(const char *name, json_t *arr)
 		struct game *gm = rules_create(pl, g, &r, &c);
 
 		for (i = 0; i < tr[g].n; i++) {
-			t0 = now();
+			t0 = cpu_now();
 			if (game_legal(gm, tr[g].seat[i], &c) != REFD_OK)
 				die("plugin '%s': legal failed", name);
-			t_legal += now() - t0;
+			t_legal += cpu_now() - t0;
 			legal_calls++;
 			{
 				refd_mpdoc *d = refd_mp_parse(c.out.data,
@@ -987,13 +1117,16 @@ rules_plugin(const char *name, json_t *arr)
 		die("plugin '%s': no command was applied in %ld games", name,
 		    O.games);
 	printf("  %-12s %6ld games %8ld cmds  apply %9.0f cmds/s (%6.2f us)"
-	    "  legal %6.2f us (%.1f items)  create %6.1f us%s\n", name,
+	    "  legal %6.2f us (%.1f items)  create %6.1f us  state %.0f B, "
+	    "hash %.1f us%s\n", name,
 	    O.games, steps, steps / t_apply, t_apply * 1e6 / steps,
 	    t_legal * 1e6 / legal_calls, (double)legal_items / legal_calls,
-	    t_create * 1e6 / O.games, unfinished ? "  (some games cut at "
+	    t_create * 1e6 / O.games, state_bytes / O.games, t_hash * 1e6 /
+	    O.games, unfinished ? "  (some games cut at "
 	    "10000 steps)" : "");
-	json_array_append_new(arr, json_pack("{s:s, s:I, s:I, s:f, s:f, s:f, "
-	    "s:f, s:f}", "ruleset", name, "games", (json_int_t)O.games,
+	json_array_append_new(arr, json_pack("{s:f, s:f, s:s, s:I, s:I, s:f, "
+	    "s:f, s:f, s:f, s:f}", "state_bytes", state_bytes / O.games,
+	    "state_hash_us", t_hash * 1e6 / O.games, "ruleset", name, "games", (json_int_t)O.games,
 	    "commands", (json_int_t)steps, "apply_per_s", steps / t_apply,
 	    "apply_us", t_apply * 1e6 / steps, "legal_us",
 	    t_legal * 1e6 / legal_calls, "legal_items",
@@ -1019,7 +1152,7 @@ sec_rules(void)
 	json_t *arr = json_array();
 
 	printf("\n== rules speed (in-process, check-plugin's seeded games, "
-	    "%ld per ruleset)\n", O.games);
+	    "%ld per ruleset; CPU time)\n", O.games);
 	snprintf(dir, sizeof(dir), "%s/plugins", O.build);
 	if ((d = opendir(dir)) == NULL)
 		die("cannot read '%s'", dir);
@@ -1041,8 +1174,43 @@ sec_rules(void)
 
 /* Section: round trip against a bare echo. */
 
+/* The floor under fsync always: append a record-sized frame and
+ * fdatasync it, on the file system of the state directory. */
 static void
-rt_policy(const char *fsync, const char *echo_ep, json_t *obj)
+fsync_floor(const char *dir, size_t bytes, json_t *obj)
+{
+	char path[PATH_MAX + 16];
+	uint8_t buf[4096];
+	double v[400], t0;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "%s/fsync-probe", dir);
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND,
+	    0600)) < 0)
+		die("cannot create '%s'", path);
+	memset(buf, 0x5a, sizeof(buf));
+	if (bytes > sizeof(buf))
+		bytes = sizeof(buf);
+	for (i = 0; i < 400; i++) {
+		t0 = now();
+		if (write(fd, buf, bytes) != (ssize_t)bytes || fdatasync(fd) != 0)
+			die("cannot write '%s'", path);
+		v[i] = (now() - t0) * 1e6;
+	}
+	close(fd);
+	unlink(path);
+	printf("               the file system's floor: append %zu bytes + "
+	    "fdatasync p50 %.1f us  p99 %.1f us\n", bytes, pct(v, 400, 0.5),
+	    pct(v, 400, 0.99));
+	json_object_set_new(obj, "fdatasync_p50_us", json_real(pct(v, 400,
+	    0.5)));
+	json_object_set_new(obj, "fdatasync_p99_us", json_real(pct(v, 400,
+	    0.99)));
+}
+
+static void
+rt_policy(const char *fsync, const char *workers, const char *echo_ep,
+    pid_t echo, json_t *obj)
 {
 	struct daemon d;
 	struct cli c, e;
@@ -1052,15 +1220,20 @@ rt_policy(const char *fsync, const char *echo_ep, json_t *obj)
 	uint64_t seed = O.seed;
 	char name[32];
 	size_t bytes = 0;
+	double cpu_r, cpu_e;
+	uint64_t nreq = 0;
 
-	snprintf(name, sizeof(name), "rt-%s", fsync);
-	daemon_start(&d, name, fsync, NULL);
+	snprintf(name, sizeof(name), "rt-%s%s", fsync, workers ?
+	    "-inprocess" : "");
+	daemon_start(&d, name, fsync, NULL, workers);
 	cli_open(&c, d.cmd, 60000);
 	cli_open(&e, echo_ep, 60000);
 	memset(&m, 0, sizeof(m));
 	tr = calloc((size_t)total, sizeof(double));
 	te = calloc((size_t)total, sizeof(double));
 	wm_create(&c, &m, seed++);
+	cpu_r = cpu_of(d.pid);
+	cpu_e = cpu_of(echo);
 	while (n < total) {
 		refd_mpw *w;
 		void *rep;
@@ -1068,7 +1241,7 @@ rt_policy(const char *fsync, const char *echo_ep, json_t *obj)
 		double t0, t1;
 		int rc;
 
-		if (wm_next(&c, &m, 0, NULL) != 0) {
+		if (wm_next(&c, &m, 0, &nreq) != 0) {
 			wm_create(&c, &m, seed++);
 			continue;
 		}
@@ -1109,6 +1282,11 @@ rt_policy(const char *fsync, const char *echo_ep, json_t *obj)
 		if (rc == 1)
 			wm_create(&c, &m, seed++);
 	}
+	/* CPU per request, the daemon's and the echo's (all threads):
+	 * robust where latencies are not on a shared machine. */
+	cpu_r = (cpu_of(d.pid) - cpu_r) * 1e6 / (double)(nreq + (uint64_t)
+	    n + (uint64_t)rej);
+	cpu_e = (cpu_of(echo) - cpu_e) * 1e6 / (double)(n + rej);
 	cli_close(&c);
 	cli_close(&e);
 	daemon_stop(&d);
@@ -1118,18 +1296,23 @@ rt_policy(const char *fsync, const char *echo_ep, json_t *obj)
 	p99e = pct(te + warm, (size_t)O.rt, 0.99) * 1e6;
 	ratio50 = p50r / p50e;
 	ratio99 = p99r / p99e;
-	printf("  fsync %-6s refd p50 %8.1f us  p99 %8.1f us | echo p50 %6.1f "
+	printf("  %-12s refd p50 %8.1f us  p99 %8.1f us | echo p50 %6.1f "
 	    "us  p99 %6.1f us | ratio p50 %5.2fx  p99 %5.2fx  (target %s)\n",
-	    fsync, p50r, p99r, p50e, p99e, ratio50, ratio99,
+	    name + 3, p50r, p99r, p50e, p99e, ratio50, ratio99,
 	    strcmp(fsync, "never") == 0 ? "1.15x" : "1.5x");
-	json_object_set_new(obj, fsync, json_pack("{s:I, s:f, s:f, s:f, s:f, "
-	    "s:f, s:f, s:f, s:f}", "samples", (json_int_t)O.rt, "refd_p50_us",
+	printf("               CPU per request: refd %.1f us (legal and act "
+	    "requests), echo %.1f us\n", cpu_r, cpu_e);
+	json_object_set_new(obj, name + 3, json_pack("{s:f, s:f, s:I, s:f, s:f, "
+	    "s:f, s:f, s:f, s:f, s:f, s:f}", "refd_cpu_us_per_request", cpu_r,
+	    "echo_cpu_us_per_request", cpu_e, "samples", (json_int_t)O.rt, "refd_p50_us",
 	    p50r, "refd_p99_us", p99r, "echo_p50_us", p50e, "echo_p99_us",
 	    p99e, "ratio_p50", ratio50, "ratio_p99", ratio99, "target",
 	    strcmp(fsync, "never") == 0 ? 1.15 : 1.5, "mean_request_bytes",
 	    (double)bytes / (double)n));
 	free(tr);
 	free(te);
+	if (strcmp(fsync, "always") == 0)
+		fsync_floor(d.state, 300, json_object_get(obj, name + 3));
 }
 
 static void
@@ -1161,10 +1344,14 @@ sec_rt(void)
 	record_cmd("echo", av);
 	if (posix_spawn(&echo, self, NULL, NULL, av, environ) != 0)
 		die("cannot start the echo server");
+	kid_add(echo);
 	json_object_set_new(obj, "ruleset", json_string(O.ruleset));
-	rt_policy("never", ep, obj);
-	rt_policy("always", ep, obj);
+	rt_policy("never", NULL, ep, echo, obj);
+	rt_policy("always", NULL, ep, echo, obj);
+	/* The same without worker processes (plugin-workers no). */
+	rt_policy("never", "no", ep, echo, obj);
 	kill(echo, SIGTERM);
+	kid_del(echo);
 	waitpid(echo, NULL, 0);
 	json_object_set_new(J, "round_trip", obj);
 	record_section("rt");
@@ -1255,7 +1442,7 @@ sec_tp(void)
 		char name[32];
 
 		snprintf(name, sizeof(name), "tp-%s", pol[p]);
-		daemon_start(&d, name, pol[p], NULL);
+		daemon_start(&d, name, pol[p], NULL, NULL);
 		printf("  fsync %-6s", pol[p]);
 		arr = json_array();
 		for (k = 0; k < O.ntp; k++) {
@@ -1289,10 +1476,11 @@ sec_tp(void)
 /* Section: verification speed. */
 
 static int
-run_wait(char *const *av, const char *out)
+run_wait(char *const *av, const char *out, double *cpu)
 {
 	pid_t pid;
 	int st;
+	struct rusage ru;
 	posix_spawn_file_actions_t fa;
 
 	posix_spawn_file_actions_init(&fa);
@@ -1302,8 +1490,10 @@ run_wait(char *const *av, const char *out)
 	if (posix_spawn(&pid, av[0], &fa, NULL, av, environ) != 0)
 		die("cannot run '%s'", av[0]);
 	posix_spawn_file_actions_destroy(&fa);
-	if (waitpid(pid, &st, 0) != pid)
+	if (wait4(pid, &st, 0, &ru) != pid)
 		return -1;
+	*cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	    (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
@@ -1314,7 +1504,7 @@ sec_verify(void)
 	struct cli c;
 	struct wmatch m;
 	uint64_t seed = O.seed + 99, recs = 0, nlegal = 0;
-	double live_act = 0, live_wall = 0, vt = 0;
+	double live_act = 0, live_wall = 0, vt = 0, vcpu = 0, rcpu0, rcpu;
 	long nmatches = 0, cmds = 0;
 	char refctl[PATH_MAX], pkhex[2 * EVLOG_PK_LEN + 1], err[256];
 	uint8_t pk[EVLOG_PK_LEN];
@@ -1325,15 +1515,16 @@ sec_verify(void)
 	printf("\n== verification: refctl verify on '%s' logs played at full "
 	    "speed by one client (fsync never), >= %ld records\n", O.ruleset,
 	    O.verify_records);
-	daemon_start(&d, "verify", "never", NULL);
+	daemon_start(&d, "verify", "never", NULL, NULL);
 	cli_open(&c, d.cmd, 60000);
 	memset(&m, 0, sizeof(m));
 	snprintf(refctl, sizeof(refctl), "%s/bin/refctl", O.build);
 	if (matchset_read_pubkey(d.state, pk, err, sizeof(err)) != 0)
 		die("cannot read the daemon's key: %s", err);
 	sodium_bin2hex(pkhex, sizeof(pkhex), pk, sizeof(pk));
+	rcpu0 = cpu_of(d.pid);
 	while (recs < (uint64_t)O.verify_records) {
-		double t0 = now(), dt, tv;
+		double t0 = now(), dt, tv, cpu = 0;
 		int rc, rej;
 		refd_mpdoc *doc;
 		refd_mpw *w;
@@ -1389,8 +1580,9 @@ sec_verify(void)
 		av[4] = pkhex;
 		av[5] = NULL;
 		tv = now();
-		rc = run_wait(av, outp);
+		rc = run_wait(av, outp, &cpu);
 		vt += now() - tv;
+		vcpu += cpu;
 		if (rc != 0)
 			die("refctl verify '%s' failed (exit %d); see %s", logp,
 			    rc, outp);
@@ -1399,6 +1591,7 @@ sec_verify(void)
 		memcpy(lastav, av, sizeof(av));
 		lastav[2] = lastlog;
 	}
+	rcpu = cpu_of(d.pid) - rcpu0;
 	refd_mpw_destroy(m.cmd);
 	cli_close(&c);
 	daemon_stop(&d);
@@ -1411,11 +1604,17 @@ sec_verify(void)
 	    "takes %.1f%% of playing (acts only), %.1f%% of wall (target "
 	    "< 2%%)\n", recs / vt, cmds / live_act, 100 * vt / live_act,
 	    100 * vt / live_wall);
+	printf("  CPU: refctl verify %.3f s (%.1f us per record), refd %.3f s "
+	    "while playing (%.1f us per request): %.1f%%\n", vcpu,
+	    vcpu * 1e6 / (double)recs, rcpu, rcpu * 1e6 / (double)(cmds +
+	    nlegal), 100 * vcpu / rcpu);
 	json_object_set_new(obj, "ruleset", json_string(O.ruleset));
 	json_object_set_new(obj, "matches", json_integer(nmatches));
 	json_object_set_new(obj, "records", json_integer((json_int_t)recs));
 	json_object_set_new(obj, "commands", json_integer(cmds));
 	json_object_set_new(obj, "verify_s", json_real(vt));
+	json_object_set_new(obj, "verify_cpu_s", json_real(vcpu));
+	json_object_set_new(obj, "refd_play_cpu_s", json_real(rcpu));
 	json_object_set_new(obj, "play_acts_s", json_real(live_act));
 	json_object_set_new(obj, "play_wall_s", json_real(live_wall));
 	json_object_set_new(obj, "verify_records_per_s", json_real(recs / vt));
@@ -1442,12 +1641,13 @@ sec_mem(void)
 	size_t k;
 	json_t *arr = json_array();
 
-	printf("\n== memory: refd's resident set per idle '%s' match (created, "
-	    "every seat joined, started)\n", O.ruleset);
-	daemon_start(&d, "mem", "never", NULL);
+	printf("\n== memory: refd's and its plugin workers' memory (PSS) per "
+	    "idle '%s' match (created, every seat joined, started)\n",
+	    O.ruleset);
+	daemon_start(&d, "mem", "never", NULL, NULL);
 	cli_open(&c, d.cmd, 60000);
 	memset(&m, 0, sizeof(m));
-	base = rss_kib(d.pid);
+	base = mem_kib(d.pid);
 	printf("  no match: %ld KiB\n", base);
 	for (k = 0; k < O.nscale; k++) {
 		long rss;
@@ -1455,7 +1655,7 @@ sec_mem(void)
 
 		while (have < O.scale[k])
 			wm_create(&c, &m, O.seed + (uint64_t)have++);
-		rss = rss_kib(d.pid);
+		rss = mem_kib(d.pid);
 		per = (double)(rss - base) / (double)have;
 		printf("  %6ld matches: %8ld KiB, %6.1f KiB per match (target "
 		    "< 64)\n", have, rss, per);
@@ -1478,7 +1678,134 @@ static void
 gen_report(void *arg, const char *line)
 {
 	(void)arg;
-	fprintf(stderr, "refd-bench: recovery generator: %s\n", line);
+	if (strstr(line, "created the signing key") == NULL)
+		fprintf(stderr, "refd-bench: recovery generator: %s\n", line);
+}
+
+/*
+ * The recovery's setup: the round trip's, with the ruleset's game-length
+ * options (when describe lists them) raised so that a match lasts the
+ * commands asked for.  Owned bytes in *out.
+ */
+static void
+long_setup(struct plugin *pl, uint8_t **out, size_t *len, char *what,
+    size_t whatlen)
+{
+	static const struct {
+		const char *name;
+		int v;
+	} stretch[] = { { "round_limit", 200 }, { "stalemate_rounds", 200 },
+	    { "max_rounds", 1000 } };
+	const uint8_t *b = Setup;
+	size_t n = Setup_len, i, off = 0;
+	refd_mpdoc *dd, *desc;
+	refd_mpv opts;
+	json_t *j;
+	refd_mpw *w = refd_mpw_create();
+
+	if (b == NULL && Scenario[0]) {
+		const struct scenario *sc = plugin_scenario(pl, Scenario);
+
+		b = sc->setup;
+		n = sc->setup_len;
+	}
+	dd = refd_mp_parse(b != NULL ? b : (const uint8_t *)"\x80", b ? n : 1);
+	j = mp_to_json(refd_mp_root(dd));
+	refd_mp_free(dd);
+	desc = refd_mp_parse(pl->describe, pl->describe_len);
+	opts = refd_mpv_get(refd_mp_root(desc), "options");
+	what[0] = 0;
+	for (i = 0; i < sizeof(stretch) / sizeof(stretch[0]); i++) {
+		if (!refd_mpv_ok(refd_mpv_get(opts, stretch[i].name)))
+			continue;
+		json_object_set_new(j, stretch[i].name,
+		    json_integer(stretch[i].v));
+		off += (size_t)snprintf(what + off, off < whatlen ? whatlen -
+		    off : 0, " %s %d", stretch[i].name, stretch[i].v);
+	}
+	refd_mp_free(desc);
+	if (json_to_mp(j, w) != 0)
+		die("out of memory");
+	json_decref(j);
+	*len = refd_mpw_len(w);
+	*out = malloc(*len);
+	memcpy(*out, refd_mpw_data(w), *len);
+	refd_mpw_destroy(w);
+}
+
+static void
+trace_add(struct trace *t, uint32_t seat, const uint8_t *b, size_t n)
+{
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 64;
+		t->seat = realloc(t->seat, t->cap * sizeof(*t->seat));
+		t->cmd = realloc(t->cmd, t->cap * sizeof(*t->cmd));
+		t->len = realloc(t->len, t->cap * sizeof(*t->len));
+		if (t->seat == NULL || t->cmd == NULL || t->len == NULL)
+			die("out of memory");
+	}
+	t->seat[t->n] = seat;
+	t->len[t->n] = n;
+	if ((t->cmd[t->n] = malloc(n)) == NULL)
+		die("out of memory");
+	memcpy(t->cmd[t->n], b, n);
+	t->n++;
+}
+
+static void
+trace_free(struct trace *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->cmd[i]);
+	free(t->cmd);
+	free(t->seat);
+	free(t->len);
+	memset(t, 0, sizeof(*t));
+}
+
+/* The draws of a log (start and command records), in order. */
+static int64_t *
+draws_of(const char *path, size_t *n)
+{
+	struct evlog_scan sc;
+	struct evlog_rec r;
+	char err[512];
+	int64_t *v = NULL;
+	size_t i, k, cap = 0;
+
+	*n = 0;
+	if (evlog_scan_file(path, &sc, err, sizeof(err)) != 0)
+		die("'%s': %s", path, err);
+	memset(&r, 0, sizeof(r));
+	for (i = 1; i < sc.n; i++) {
+		evlog_rec_release(&r);
+		if (evlog_decode(sc.fr[i].p, sc.fr[i].len, &r, err,
+		    sizeof(err)) != 0)
+			die("'%s': record %zu: %s", path, i, err);
+		for (k = 0; k < r.ndr; k++) {
+			if (*n == cap) {
+				cap = cap ? cap * 2 : 256;
+				if ((v = realloc(v, cap * sizeof(*v))) == NULL)
+					die("out of memory");
+			}
+			v[(*n)++] = r.dr[k].value;
+		}
+	}
+	evlog_rec_release(&r);
+	evlog_scan_release(&sc);
+	return v;
+}
+
+/* A refused command is fine while generating; a broken daemon is not. */
+static void
+gen_fatal(const struct match_err *me)
+{
+	if (me->code == REFD_ELOGIO || me->code == REFD_ENOMEM ||
+	    me->code == REFD_EINTERNAL || me->code == REFD_EPLUGINFAULT ||
+	    me->code == REFD_ELIMIT)
+		die("recovery generator: act: %s", me->message);
 }
 
 static void
@@ -1499,6 +1826,15 @@ sec_recover(void)
 	uint64_t rng = O.seed;
 	double t0, gen;
 	long rss;
+	double rcpu;
+	int k, rc, replay;
+	long nreplayed = 0, nfallback = 0;
+	struct trace tpl, rec;
+	int64_t *script = NULL;
+	size_t nscript = 0;
+	uint8_t *setup;
+	size_t setup_len;
+	char what[256];
 	json_t *obj = json_object();
 
 	printf("\n== recovery: restart over %ld unfinished '%s' matches of %ld "
@@ -1517,10 +1853,17 @@ sec_recover(void)
 	cfg.state_dir = strdup(state);
 	cfg.fsync = FSYNC_NEVER;
 	cfg.max_matches = 10000000;
+	cfg.plugin_workers = 0;		/* same logs, written faster */
+	cfg.allow_scripted = 1;
 	config_match(&cfg, &mc);
 	plugin_load(O.ruleset, &pl);
 	reg.pl = &pl;
 	reg.n = 1;
+	long_setup(pl, &setup, &setup_len, what, sizeof(what));
+	if (what[0])
+		printf("  setup: the round trip's, with%s\n", what);
+	memset(&tpl, 0, sizeof(tpl));
+	memset(&rec, 0, sizeof(rec));
 	t0 = now();
 	if (matchset_create(&mc, &reg, gen_report, NULL, &ms, err,
 	    sizeof(err)) != 0)
@@ -1536,9 +1879,15 @@ sec_recover(void)
 
 		memset(&ca, 0, sizeof(ca));
 		ca.ruleset = O.ruleset;
-		ca.setup = Setup;
-		ca.setup_len = Setup_len;
-		ca.scenario = Setup == NULL && Scenario[0] ? Scenario : NULL;
+		ca.setup = setup;
+		ca.setup_len = setup_len;
+		if (tpl.n > 0) {
+			/* The first match's draws, scripted: every match
+			 * then takes the same commands. */
+			ca.scripted = 1;
+			ca.dice = script;
+			ca.ndice = nscript;
+		}
 		if (match_create(ms, &ca, &m, &me) != 0)
 			die("create: %s", me.message);
 		{
@@ -1564,41 +1913,76 @@ sec_recover(void)
 				die("join: %s", me.message);
 		}
 		last = nseats - 1;
+		rec.n = 0;
+		replay = tpl.n > 0;
 		for (k = 0; k < O.rec_cmds && !over; k++) {
+			struct act_result ar;
+			char cid[32];
+			uint64_t pend = 0;
 			uint32_t j;
-			int done = 0;
 
-			for (j = 1; j <= nseats && !done; j++) {
+			snprintf(cid, sizeof(cid), "g%ld", k);
+			/* The first match's commands again: same setup, so
+			 * mostly legal, and no costly legal lists. */
+			if (replay && (size_t)k < tpl.n) {
+				s = tpl.seat[k];
+				if (match_act(m, s, tok[s], cid, -1, tpl.cmd[k],
+				    tpl.len[k], &ar, &me) == 0) {
+					cmds++;
+					nreplayed++;
+					over = ar.finished;
+					last = s;
+					continue;
+				}
+				gen_fatal(&me);
+				replay = 0;
+				nfallback++;
+			}
+			if (match_pending(m, &pend, &me) != 0)
+				die("pending: %s", me.message);
+			for (j = 1; j <= nseats; j++)
+				if ((pend >> ((last + j) % nseats)) & 1)
+					break;
+			if (j > nseats) {
+				over = 1;
+				break;
+			}
+			s = (last + j) % nseats;
+			{
 				struct buf b;
-				struct act_result ar;
-				char cid[32];
 
-				s = (last + j) % nseats;
 				buf_init(&b);
 				if (match_legal(m, s, tok[s], &b, &me) != 0)
 					die("legal: %s", me.message);
 				doc = refd_mp_parse(b.data, b.len);
-				if (choose(refd_mp_root(doc), &rng, 1.0,
-				    w) == 0) {
-					snprintf(cid, sizeof(cid), "g%ld", k);
-					if (match_act(m, s, tok[s], cid, -1,
-					    refd_mpw_data(w), refd_mpw_len(w),
-					    &ar, &me) != 0) {
-						if (me.code != REFD_EILLEGAL)
-							die("act: %s",
-							    me.message);
-					} else {
-						cmds++;
-						over = ar.finished;
-						last = s;
-					}
-					done = 1;
-				}
+				rc = choose(refd_mp_root(doc), &rng, 1.0, w);
 				refd_mp_free(doc);
 				buf_release(&b);
 			}
-			if (!done)
+			if (rc != 0) {
 				over = 1;
+				break;
+			}
+			if (match_act(m, s, tok[s], cid, -1, refd_mpw_data(w),
+			    refd_mpw_len(w), &ar, &me) != 0) {
+				gen_fatal(&me);
+				continue;
+			}
+			cmds++;
+			over = ar.finished;
+			last = s;
+			if (tpl.n == 0)
+				trace_add(&rec, s, refd_mpw_data(w),
+				    refd_mpw_len(w));
+		}
+		if (!over && tpl.n == 0 && rec.n > 0) {
+			char lp[PATH_MAX + 64];
+
+			tpl = rec;
+			memset(&rec, 0, sizeof(rec));
+			snprintf(lp, sizeof(lp), "%s/matches/%s.log", state,
+			    match_id(m));
+			script = draws_of(lp, &nscript);
 		}
 		if (over)
 			finished++;
@@ -1613,32 +1997,49 @@ sec_recover(void)
 	}
 	matchset_destroy(ms);
 	plugin_close(pl);
+	free(setup);
+	trace_free(&tpl);
+	trace_free(&rec);
+	free(script);
 	config_release(&cfg);
 	refd_mpw_destroy(w);
 	gen = now() - t0;
-	printf("  written in %.1f s (%ld commands in-process, %ld matches "
-	    "ended early and stay finished)\n", gen, cmds, finished);
-	daemon_start(&d, "recover", "never", state);
-	cli_open(&c, d.cmd, 60000);
-	w = req_begin(&c, "stats");
-	r = req_call(&c, w, &doc, 0, NULL);
-	if (refd_mpv_get_int(r, "matches", 0) < O.rec_matches)
-		die("recovery: refd has %" PRId64 " matches, want >= %ld",
-		    refd_mpv_get_int(r, "matches", 0), O.rec_matches);
-	refd_mp_free(doc);
-	rss = rss_kib(d.pid);
-	cli_close(&c);
-	daemon_stop(&d);
-	printf("  refd ready after %.2f s (target < 10 s); resident %ld KiB, "
-	    "%.1f KiB per recovered match\n", d.ready_s, rss,
-	    (double)rss / (double)(O.rec_matches + finished));
+	printf("  written in %.1f s (%ld commands in-process; every match after "
+	    "the first plays its commands with its %zu draws scripted: %ld "
+	    "commands so, %ld matches diverged, %ld ended early)\n", gen,
+	    cmds, nscript, nreplayed, nfallback, finished);
+	for (k = 0; k < 2; k++) {
+		/* The default (plugin workers), then in-process. */
+		const char *wk = k ? "no" : NULL;
+
+		daemon_start(&d, k ? "recover-inprocess" : "recover", "never",
+		    state, wk);
+		rcpu = cpu_of(d.pid);
+		cli_open(&c, d.cmd, 60000);
+		w = req_begin(&c, "stats");
+		r = req_call(&c, w, &doc, 0, NULL);
+		if (refd_mpv_get_int(r, "matches", 0) < O.rec_matches)
+			die("recovery: refd has %" PRId64 " matches, want >= "
+			    "%ld", refd_mpv_get_int(r, "matches", 0),
+			    O.rec_matches);
+		refd_mp_free(doc);
+		rss = mem_kib(d.pid);
+		cli_close(&c);
+		daemon_stop(&d);
+		printf("  %-13s refd ready after %.2f s (target < 10 s; the "
+		    "daemon's CPU %.2f s); memory %ld KiB, %.1f KiB per "
+		    "recovered match\n", k ? "in-process:" : "workers:",
+		    d.ready_s, rcpu, rss, (double)rss /
+		    (double)(O.rec_matches + finished));
+		json_object_set_new(obj, k ? "inprocess" : "workers",
+		    json_pack("{s:f, s:f, s:I}", "ready_s", d.ready_s,
+		    "ready_cpu_s", rcpu, "mem_kib", (json_int_t)rss));
+	}
 	json_object_set_new(obj, "ruleset", json_string(O.ruleset));
 	json_object_set_new(obj, "unfinished", json_integer(O.rec_matches));
 	json_object_set_new(obj, "finished", json_integer(finished));
 	json_object_set_new(obj, "commands_each", json_integer(O.rec_cmds));
 	json_object_set_new(obj, "generate_s", json_real(gen));
-	json_object_set_new(obj, "ready_s", json_real(d.ready_s));
-	json_object_set_new(obj, "rss_kib", json_integer(rss));
 	json_object_set_new(obj, "target_s", json_real(10));
 	json_object_set_new(J, "recovery", obj);
 	record_section("recover");
@@ -1758,7 +2159,8 @@ main(int argc, char **argv)
 	O.build = "build";
 	O.work = NULL;
 	O.json = NULL;
-	O.stall = "defend,pass,wait,hold,end_turn,end";
+	O.stall = "defend,pass,wait,hold,end_turn,end,decline,activate,move,"
+	    "deploy,first,setup_first,submit";
 	O.seed = 1;
 	O.rt = 2000;
 	O.tp_secs = 2;
@@ -1845,6 +2247,7 @@ main(int argc, char **argv)
 	if (sodium_init() < 0)
 		die("libsodium failed to start");
 	signal(SIGPIPE, SIG_IGN);
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	mkdirs(O.work);
 	J = json_object();
 	Jcmds = json_array();
