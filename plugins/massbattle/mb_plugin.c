@@ -964,16 +964,37 @@ sane(const struct content *c, const struct state *s)
 	    s->nu > MAXU || s->npr < 0 || s->npr > MAXPROMPT ||
 	    s->cur < -1 || s->cur >= s->nu)
 		return 0;
+	if (s->prio < 0 || s->prio > s->nu || s->ncloud < 0 || s->ncloud > 8 ||
+	    s->nterr < 0 || s->nterr > 8 || s->army[0] < 0 ||
+	    s->army[0] > c->na || s->army[1] < 0 || s->army[1] > c->na ||
+	    s->pd.att < -1 || s->pd.att >= MAXM || s->pd.tgt < 0 ||
+	    s->pd.tgt >= MAXM)
+		return 0;
 	for (i = 0; i < s->nm; i++)
 		if (s->m[i].prof < 0 || s->m[i].prof >= c->np ||
 		    s->m[i].unit < 0 || s->m[i].unit >= s->nu ||
 		    s->m[i].role < 0 || s->m[i].role > 7 || s->m[i].mv < 0 ||
-		    s->m[i].mv > 5)
+		    s->m[i].mv > 5 || s->m[i].bg < -1 || s->m[i].bg >= s->nm ||
+		    s->m[i].bg0 < -1 || s->m[i].bg0 >= s->nm ||
+		    s->m[i].ctarget < -1 || s->m[i].ctarget >= s->nm)
+			return 0;
+	for (i = 0; i < s->nu; i++)
+		if (s->u[i].uc < -1 || s->u[i].uc >= s->nm ||
+		    s->u[i].norders < 0 || s->u[i].norders > 4)
+			return 0;
+	for (i = 0; i < s->npr; i++)
+		if (s->pr[i].kind < 1 || s->pr[i].kind > P_ORDER ||
+		    s->pr[i].unit < -1 || s->pr[i].unit >= s->nu ||
+		    s->pr[i].model < -1 || s->pr[i].model >= s->nm ||
+		    s->pr[i].a < -1000 || s->pr[i].a >= 1000 ||
+		    s->pr[i].c < 0 || s->pr[i].c > 4)
 			return 0;
 	for (i = 0; i < MAXINST; i++)
 		if (s->in[i].on && (s->in[i].spell < 0 ||
 		    s->in[i].spell >= c->ns || s->in[i].caster < 0 ||
-		    s->in[i].caster >= s->nm))
+		    s->in[i].caster >= s->nm || s->in[i].model < -1 ||
+		    s->in[i].model >= s->nm || s->in[i].unit < -1 ||
+		    s->in[i].unit >= s->nu))
 			return 0;
 	return 1;
 }
