@@ -237,6 +237,7 @@ struct chr {
 	int32_t nitem, item[MAXOWN], istate[MAXOWN], iuses[MAXOWN];
 	int32_t bonus_move, bonus_attack, bonus_stun, bonus_adv, level, pad;
 	int32_t bg_dealt[2], bg_choice, fire, min_hp, checks;
+	int32_t any_elem, pad5;
 	struct deck mod;
 };
 

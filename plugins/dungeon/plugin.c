@@ -80,11 +80,15 @@ p_describe(refd_ctx *ctx, void *pdata)
 		"tied units", NULL };
 	static const char *play[] = { "card", "card id", "half",
 		"\"top\" or \"bottom\"", "default",
-		"bool, optional: Attack 2 / Move 2 instead", NULL };
-	static const char *to[] = { "to", "[q, r]", NULL };
+		"bool, optional: Attack 2 / Move 2 instead", "element",
+		"str, for a half with a wild infusion: the element", NULL };
+	static const char *to[] = { "to", "[q, r]", "consume",
+		"bool, optional: pay the ability's element augment", "element",
+		"str, optional: the element a wild augment consumes", NULL };
 	static const char *attack[] = { "targets", "[figure ids], or",
 		"at", "[q, r] anchor of an area", "o", "int 0..11 orientation",
-		NULL };
+		"consume", "bool, optional: pay the element augment", "element",
+		"str, optional: the element a wild augment consumes", NULL };
 	static const char *target[] = { "target", "figure id", NULL };
 	static const char *dmg[] = { "take", "true: lose the hit points",
 		"hand", "card id: lose it instead", "discard",
@@ -816,6 +820,32 @@ one_of2(refd_mpv v, const char *w0, const char *w1)
 	return refd_mpv_streq(v, w0) ? 0 : refd_mpv_streq(v, w1) ? 1 : -1;
 }
 
+/* 1 + the element named by member k of root, 0 if absent, -1 if bad. */
+static int
+elem_arg(refd_mpv root, const char *k)
+{
+	refd_mpv v = refd_mpv_get(root, k);
+	int e;
+
+	if (!refd_mpv_ok(v))
+		return 0;
+	for (e = 0; e < NELEM; e++)
+		if (refd_mpv_streq(v, elem_name[e]))
+			return e + 1;
+	return -1;
+}
+
+/* The augment choice of a move or attack: 0, 1, or 2 + element. */
+static int
+aug_arg(refd_mpv root)
+{
+	int e = elem_arg(root, "element");
+
+	if (!refd_mpv_get_bool(root, "consume", 0))
+		return e == 0 ? 0 : -1;
+	return e < 0 ? -1 : e == 0 ? 1 : 1 + e;
+}
+
 /* Parse a command into an option; -1: malformed. */
 static int
 parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
@@ -849,18 +879,25 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 		    "bottom")) < 0)
 			return -1;
 		o->c = refd_mpv_get_bool(root, "default", 0);
+		o->q = elem_arg(root, "element");
+		if (o->q < 0)
+			return -1;
 		return o->a < 0 ? -2 : 0;
 	}
 	if (refd_mpv_streq(t, "move") || refd_mpv_streq(t, "summon") ||
 	    refd_mpv_streq(t, "push")) {
 		o->kind = refd_mpv_streq(t, "move") ? K_MOVE :
 		    refd_mpv_streq(t, "push") ? K_PUSH : K_SUMMON;
+		if (o->kind == K_MOVE && (o->c = aug_arg(root)) < 0)
+			return -1;
 		return parse_xy(refd_mpv_get(root, "to"), &o->q, &o->r);
 	}
 	if (refd_mpv_streq(t, "attack")) {
 		refd_mpv tg = refd_mpv_get(root, "targets");
 		size_t i;
 
+		if ((o->c = aug_arg(root)) < 0)
+			return -1;
 		if (refd_mpv_ok(refd_mpv_get(root, "at"))) {
 			o->kind = K_AOE;
 			if (refd_mpv_int(refd_mpv_get(root, "o"), &x) ||
@@ -1113,9 +1150,12 @@ write_opt(const struct game *g, int seat, const struct opt *o, refd_mpw *w,
 		refd_mpw_kstr(w, "half", o->b ? "bottom" : "top");
 		if (o->c)
 			refd_mpw_kbool(w, "default", 1);
-		snprintf(label, ln, "%s: %s half%s", cl->card[o->a].name,
+		if (o->q > 0)
+			refd_mpw_kstr(w, "element", elem_name[o->q - 1]);
+		snprintf(label, ln, "%s: %s half%s%s%s", cl->card[o->a].name,
 		    o->b ? "bottom" : "top", o->c ? (o->b ? " as Move 2" :
-		    " as Attack 2") : "");
+		    " as Attack 2") : "", o->q > 0 ? ", infusing " : "",
+		    o->q > 0 ? elem_name[o->q - 1] : "");
 		break;
 	case K_MOVE:
 	case K_SUMMON:
@@ -1292,6 +1332,16 @@ write_opt(const struct game *g, int seat, const struct opt *o, refd_mpw *w,
 		    "Lose the card");
 		break;
 	}
+	if ((o->kind == K_MOVE || o->kind == K_ATTACK || o->kind == K_AOE) &&
+	    o->c > 0) {
+		size_t l = strlen(label);
+
+		refd_mpw_kbool(w, "consume", 1);
+		if (o->c >= 2)
+			refd_mpw_kstr(w, "element", elem_name[o->c - 2]);
+		snprintf(label + l, ln - l, ", consuming %s", o->c >= 2 ?
+		    elem_name[o->c - 2] : "its element");
+	}
 	refd_mpw_end(w);
 }
 
@@ -1398,6 +1448,11 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-72",
 		    "that card is not in your lost pile or cannot be recovered");
 	case K_PLAY:
+		if (o->q == 0 && !o->c && !(s->ch[seat].halves >> o->b & 1) &&
+		    (o->a == s->ch[seat].ca || o->a == s->ch[seat].cb))
+			return H->reject(g->ctx, REFD_EILLEGAL, "R002-46",
+			    "this half infuses an element of your choice: name "
+			    "it with \"element\"");
 		if (s->ch[seat].halves >> o->b & 1)
 			return H->reject(g->ctx, REFD_EILLEGAL, "R002-20",
 			    "you already performed that half: play the other "

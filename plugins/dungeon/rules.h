@@ -44,7 +44,8 @@ const struct ability *cur_ability(const struct game *g, int ci,
 int can_target(const struct game *g, int f, const struct ability *a,
     int e, const char **why);
 int active_is_lost(const struct game *g, int ci, int k);
-int move_points(const struct game *g, int ci, const struct ability *a);
+int move_points(const struct game *g, int ci, const struct ability *a,
+    int aug);
 
 /* A decision a seat may send now (legal == what apply accepts). */
 enum { K_PLAN = 1, K_REST, K_ACTIVE, K_PLAY, K_MOVE, K_ATTACK, K_AOE,
@@ -89,8 +90,8 @@ void short_rest_skip(struct game *g);
 void push_choose(struct game *g, int h);
 int push_options(const struct game *g, int *out);
 void char_attack(struct game *g, int ci, const struct ability *a,
-    const int *tg, int ntg, int aoe);
-int char_move_bonus(struct game *g, const struct ability *a);
+    const int *tg, int ntg, int aoe, int aug);
+int char_move_bonus(struct game *g, const struct ability *a, int aug);
 
 int camp_options(const struct game *g, int seat, struct opt *out, int max);
 void camp_perform(struct game *g, int seat, const struct opt *o);

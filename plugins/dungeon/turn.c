@@ -50,11 +50,15 @@ credit_of(const struct game *g, int f)
 }
 
 static void
-infuse(struct game *g, int mask, int any)
+infuse(struct game *g, int mask, int any, int pick)
 {
 	int i;
 
 	g->s.infuse_now |= mask;
+	if (any > 0 && pick >= 0) {
+		g->s.infuse_now |= 1 << pick;
+		any--;
+	}
 	while (any-- > 0)
 		for (i = 0; i < NELEM; i++)
 			if (!(g->s.infuse_now >> i & 1)) {
@@ -66,7 +70,7 @@ infuse(struct game *g, int mask, int any)
 /* Consume elements for an augment: all listed ones must be available;
  * "any" takes the first available.  Returns 1 when paid. */
 static int
-consume(struct game *g, int mask, int any)
+consume(struct game *g, int mask, int any, int wild)
 {
 	int i, avail = 0, pick = 0;
 	refd_mpw *w;
@@ -78,7 +82,11 @@ consume(struct game *g, int mask, int any)
 			avail |= 1 << i;
 	if ((avail & mask) != mask)
 		return 0;
-	if (any) {
+	if (any && wild >= 0) {
+		if (!((avail & ~mask) >> wild & 1))
+			return 0;
+		pick = 1 << wild;
+	} else if (any) {
 		for (i = 0; i < NELEM; i++)
 			if ((avail & ~mask) >> i & 1) {
 				pick = 1 << i;
@@ -162,7 +170,7 @@ atk_step(struct game *g)
 	if (dmg < 0)
 		dmg = 0;
 	if (elems)
-		infuse(g, elems, 0);
+		infuse(g, elems, 0, -1);
 	w = evb("attack");
 	refd_mpw_kint(w, "attacker", a->fig);
 	refd_mpw_kint(w, "target", t);
@@ -815,7 +823,7 @@ monster_turn(struct game *g)
 				    (ab->consume | 64)) {
 					bonus = ab->bonus_attack;
 					bconds = ab->bonus_conds;
-				} else if (consume(g, ab->consume, ab->any)) {
+				} else if (consume(g, ab->consume, ab->any, -1)) {
 					bonus = ab->bonus_attack;
 					bconds = ab->bonus_conds;
 					if (t >= 0)
@@ -849,7 +857,7 @@ monster_turn(struct game *g)
 			monster_summon(g, f, ab);
 			break;
 		case A_INFUSE:
-			infuse(g, ab->infuse, ab->any);
+			infuse(g, ab->infuse, ab->any, -1);
 			break;
 		default:
 			break;
@@ -928,7 +936,8 @@ half_done(struct game *g, int ci)
 		for (i = 0; i < h->nab; i++)
 			if (h->ab[i].kind == A_INFUSE &&
 			    (c->ab_done || h->nab == 1))
-				infuse(g, h->ab[i].infuse, h->ab[i].any);
+				infuse(g, h->ab[i].infuse, h->ab[i].any,
+				    c->any_elem - 1);
 		if (c->ab_done && h->xp)
 			c->xp += h->xp;
 		if ((h->persistent || h->round) && c->ab_done) {
@@ -1694,13 +1703,13 @@ push_options(const struct game *g, int *out)
 
 void
 char_attack(struct game *g, int ci, const struct ability *a, const int *tg,
-    int ntg, int aoe)
+    int ntg, int aoe, int aug)
 {
 	struct dg *s = &g->s;
 	struct atk *k = &s->atk;
 	int bonus = 0, bconds = 0;
 
-	if (consume(g, a->consume, a->any)) {
+	if (aug > 0 && consume(g, a->consume, a->any, aug - 2)) {
 		bonus = a->bonus_attack;
 		bconds = a->bonus_conds;
 	}
@@ -1727,7 +1736,8 @@ char_attack(struct game *g, int ci, const struct ability *a, const int *tg,
 }
 
 int
-char_move_bonus(struct game *g, const struct ability *a)
+char_move_bonus(struct game *g, const struct ability *a, int aug)
 {
-	return consume(g, a->consume, a->any) ? a->bonus_move : 0;
+	return aug > 0 && consume(g, a->consume, a->any, aug - 2) ?
+	    a->bonus_move : 0;
 }
