@@ -235,35 +235,70 @@ after_damage(struct game *g)
 	}
 }
 
+/* The figure other than f on hex (q, r), or -1. */
+static int
+other_at(const struct dg *s, int f, int q, int r)
+{
+	int i;
+
+	for (i = 0; i < s->nfig; i++)
+		if (i != f && s->fig[i].alive && s->fig[i].q == q &&
+		    s->fig[i].r == r)
+			return i;
+	return -1;
+}
+
+/*
+ * Steps of a push or pull of f from hex (q, r) with `left` steps to go
+ * (§6.3): each step takes it farther from (closer to) the attacker,
+ * never into a wall, closed door, obstacle or an enemy of f; it may pass
+ * its allies but not end on one.  A step onto an ally is legal only when
+ * the push can go on from there to a free hex.
+ */
+static int
+steps_from(const struct game *g, int f, int q, int r, int left, int *out)
+{
+	const struct dg *s = &g->s;
+	const struct ppush *p = &s->push;
+	int d, n = 0, cur, aq = s->fig[p->from_fig].q, ar = s->fig[p->from_fig].r;
+
+	if (left <= 0)
+		return 0;
+	cur = range_between(s, aq, ar, q, r);
+	for (d = 0; d < 6; d++) {
+		int nq = q + refd_hex_dq[d], nr = r + refd_hex_dr[d];
+		int h = hex_at(s, nq, nr), o, rr;
+
+		if (h < 0 || !adjacent(s, q, r, nq, nr) ||
+		    s->hex[h].ov == OV_OBSTACLE)
+			continue;
+		rr = range_between(s, aq, ar, nq, nr);
+		if (p->pull ? rr >= cur : rr <= cur)
+			continue;
+		o = other_at(s, f, nq, nr);
+		if (o >= 0) {
+			int tmp[6];
+
+			if (enemies(s, f, o) ||
+			    steps_from(g, f, nq, nr, left - 1, tmp) == 0)
+				continue;
+		}
+		out[n++] = h;
+	}
+	return n;
+}
+
 /* Legal push/pull steps for the push in progress. */
 static int
 push_steps(const struct game *g, int *out)
 {
 	const struct dg *s = &g->s;
 	const struct ppush *p = &s->push;
-	int d, n = 0, f = p->fig, cur;
+	int f = p->fig;
 
 	if (!s->fig[f].alive || !s->fig[p->from_fig].alive || p->left <= 0)
 		return 0;
-	cur = fig_range(s, p->from_fig, f);
-	for (d = 0; d < 6; d++) {
-		int nq = s->fig[f].q + refd_hex_dq[d];
-		int nr = s->fig[f].r + refd_hex_dr[d];
-		int h = hex_at(s, nq, nr), o, rr;
-
-		if (h < 0 || !adjacent(s, s->fig[f].q, s->fig[f].r, nq, nr))
-			continue;
-		if (s->hex[h].ov == OV_OBSTACLE)
-			continue;
-		o = fig_at(s, nq, nr);
-		if (o >= 0)
-			continue;
-		rr = range_between(s, s->fig[p->from_fig].q,
-		    s->fig[p->from_fig].r, nq, nr);
-		if (p->pull ? rr < cur : rr > cur)
-			out[n++] = h;
-	}
-	return n;
+	return steps_from(g, f, s->fig[f].q, s->fig[f].r, p->left, out);
 }
 
 static void
