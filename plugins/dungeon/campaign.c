@@ -778,6 +778,9 @@ camp_return(struct game *g, int win)
 	s->atk.active = 0;
 	s->tie_active = 0;
 	s->nfig = 0;
+	s->nord = 0;
+	s->cur = 0;
+	s->mt_active = 0;
 	w = evb("town");
 	refd_mpw_kint(w, "scenarios", s->scen_count);
 	refd_mpw_kint(w, "reputation", s->reputation);

@@ -1969,6 +1969,63 @@ p_serialize(refd_ctx *ctx, const void *state)
 	return put(ctx, w);
 }
 
+/* Indices a restored state uses must stay inside the content: 0, or
+ * the negative number of the failed check. */
+static int
+state_sane(const struct game *g)
+{
+	const struct dg *s = &g->s;
+	const struct content *c = g->c;
+	int i, k;
+
+	if (s->cur < 0 || s->cur > s->nord || s->nevdeck < 0 ||
+	    s->nevdeck > MAXEV || s->npqdeck < 0 || s->npqdeck > MAXPQ ||
+	    s->level < 0 || s->level > 7 || s->nthin < 0 || s->nthin > 16)
+		return -1;
+	for (i = 0; i < s->nch; i++) {
+		const struct chr *ch = &s->ch[i];
+
+		if (ch->cls < 0 || ch->cls >= c->nclass || ch->fig < 0 ||
+		    ch->fig >= MAXFIG || ch->nitem < 0 || ch->nitem > MAXOWN ||
+		    ch->mod.n < 0 || ch->mod.n > MAXMOD || ch->mod.nd < 0 ||
+		    ch->mod.nd > MAXMOD || ch->cur_card < -1 ||
+		    ch->cur_card >= MAXCARD || ch->ca < 0 || ch->ca >= MAXCARD ||
+		    ch->cb < 0 || ch->cb >= MAXCARD || ch->level < 0 ||
+		    ch->level > 9)
+			return -2;
+		for (k = 0; k < ch->nitem; k++)
+			if (ch->item[k] < 0 || ch->item[k] >= c->nitem)
+				return -3;
+		if (s->cc[i].made && (s->cc[i].cls < 0 ||
+		    s->cc[i].cls >= c->nclass || s->cc[i].level < 1 ||
+		    s->cc[i].level > 9))
+			return -4;
+	}
+	for (i = 0; i < s->nfig; i++) {
+		const struct fig *x = &s->fig[i];
+
+		if (x->kind == F_MONSTER && (x->type < 0 || x->type >= c->ntype ||
+		    x->rank < 0 || x->rank > 2))
+			return -5;
+		if (x->kind == F_SUMMON && (x->owner < 0 || x->owner >= s->nch))
+			return -6;
+	}
+	for (i = 0; i < s->nord; i++)
+		if ((s->ord[i].kind == O_CHAR && (s->ord[i].idx < 0 ||
+		    s->ord[i].idx >= s->nch)) || (s->ord[i].kind == O_TYPE &&
+		    (s->ord[i].idx < 0 || s->ord[i].idx >= c->ntype)) ||
+		    (s->ord[i].kind == O_SUMMON && (s->ord[i].idx < 0 ||
+		    s->ord[i].idx >= s->nfig)))
+			return -7;
+	for (k = 0; k < MAXTYPES; k++)
+		if (s->ad_cur[k] < -1 || s->ad_cur[k] >= MAXMC ||
+		    s->ad_n[k] < 0 || s->ad_n[k] > MAXMC || s->ad_nd[k] < 0 ||
+		    s->ad_nd[k] > MAXMC)
+			return -8;
+	return s->mdeck.n >= 0 && s->mdeck.n <= MAXMOD && s->mdeck.nd >= 0 &&
+	    s->mdeck.nd <= MAXMOD ? 0 : -99;
+}
+
 static int
 p_restore(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *b,
     size_t len, void **out)
@@ -1978,7 +2035,7 @@ p_restore(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *b,
 	size_t n;
 	struct game *g;
 	const struct dg *s;
-	int bad;
+	int bad, why;
 
 	(void)pdata;
 	if (d == NULL || refd_mpv_bin(refd_mp_root(d), &bin, &n) != 0 ||
@@ -2001,6 +2058,13 @@ p_restore(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *b,
 	    s->nfig > MAXFIG || s->nord < 0 || s->nord > MAXORD ||
 	    s->ndq < 0 || s->ndq > 6 || s->mlevel < 0 || s->mlevel > 7 ||
 	    s->mapi >= g->c->nmap || s->nrmon < 0 || s->nrmon > MAXRMON;
+	if (!bad && (why = state_sane(g)) < 0) {
+		char m[64];
+
+		snprintf(m, sizeof(m), "state is damaged (check %d)", -why);
+		H->free(ctx, g);
+		return H->reject(ctx, REFD_EARG, NULL, m);
+	}
 	if (bad) {
 		H->free(ctx, g);
 		return H->reject(ctx, REFD_EARG, NULL, "state is damaged");
