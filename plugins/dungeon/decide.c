@@ -335,6 +335,18 @@ options(const struct game *g, int seat, struct opt *out, int max)
 					opt_add(out, &n, max, K_LOSEDISC, k, k2, 0);
 		return n;
 	}
+	if (s->ai_active) {
+		int i;
+
+		if (seat != s->ai_seat)
+			return 0;
+		for (i = 0; i < s->ai_n; i++) {
+			opt_add(out, &n, max, K_AITIE, 0, 0, 0);
+			out[n - 1].q = s->hex[s->ai_hex[i]].q;
+			out[n - 1].r = s->hex[s->ai_hex[i]].r;
+		}
+		return n;
+	}
 	if (s->push.active) {
 		int st[6], m, i;
 
@@ -739,6 +751,10 @@ perform(struct game *g, int seat, const struct opt *o)
 		break;
 	case K_GOAL:
 		goals_choose(g, seat, o->a);
+		break;
+	case K_AITIE:
+		s->ai_active = 0;
+		monster_move_to(g, s->ai_fig, hex_at(s, o->q, o->r));
 		break;
 	case K_CREATE:
 	case K_LEVELUP:

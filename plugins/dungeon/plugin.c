@@ -144,6 +144,8 @@ p_describe(refd_ctx *ctx, void *pdata)
 	cmd_doc(w, "bless", target, "perform the current Bless ability");
 	cmd_doc(w, "summon", to, "perform the current Summon ability");
 	cmd_doc(w, "recover", card, "perform the current Recover ability");
+	cmd_doc(w, "monster_choice", to, "settle a monster destination tie "
+	    "(one of the hexes of the monster_tie event)");
 	cmd_doc(w, "order", order, "settle an initiative tie: the tied units "
 	    "(as listed by the order_tie event) in the order they act");
 	cmd_doc(w, "battle_goal", goal, "set-up, sealed: the battle goal you "
@@ -885,9 +887,10 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 		return o->a < 0 ? -2 : 0;
 	}
 	if (refd_mpv_streq(t, "move") || refd_mpv_streq(t, "summon") ||
-	    refd_mpv_streq(t, "push")) {
+	    refd_mpv_streq(t, "push") || refd_mpv_streq(t, "monster_choice")) {
 		o->kind = refd_mpv_streq(t, "move") ? K_MOVE :
-		    refd_mpv_streq(t, "push") ? K_PUSH : K_SUMMON;
+		    refd_mpv_streq(t, "push") ? K_PUSH :
+		    refd_mpv_streq(t, "monster_choice") ? K_AITIE : K_SUMMON;
 		if (o->kind == K_MOVE && (o->c = aug_arg(root)) < 0)
 			return -1;
 		return parse_xy(refd_mpv_get(root, "to"), &o->q, &o->r);
@@ -1160,14 +1163,17 @@ write_opt(const struct game *g, int seat, const struct opt *o, refd_mpw *w,
 	case K_MOVE:
 	case K_SUMMON:
 	case K_PUSH:
+	case K_AITIE:
 		refd_mpw_kstr(w, "type", o->kind == K_MOVE ? "move" :
-		    o->kind == K_PUSH ? "push" : "summon");
+		    o->kind == K_PUSH ? "push" : o->kind == K_AITIE ?
+		    "monster_choice" : "summon");
 		refd_mpw_karray(w, "to");
 		refd_mpw_int(w, o->q);
 		refd_mpw_int(w, o->r);
 		refd_mpw_end(w);
 		snprintf(label, ln, "%s to (%d,%d)", o->kind == K_MOVE ? "Move" :
-		    o->kind == K_PUSH ? "Push/pull a step" : "Summon",
+		    o->kind == K_PUSH ? "Push/pull a step" : o->kind == K_AITIE ?
+		    "The monster moves" : "Summon",
 		    (int)o->q, (int)o->r);
 		break;
 	case K_ATTACK:
@@ -1544,6 +1550,10 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 	case K_DONATE:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-82",
 		    "one donation of 10 gold per character per town visit");
+	case K_AITIE:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-74",
+		    "pick one of the equally good monster destinations the "
+		    "monster_tie event lists");
 	case K_PERK:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-79",
 		    "no perk is owed, or that perk is taken as often as it "
@@ -1980,7 +1990,9 @@ state_sane(const struct game *g)
 
 	if (s->cur < 0 || s->cur > s->nord || s->nevdeck < 0 ||
 	    s->nevdeck > MAXEV || s->npqdeck < 0 || s->npqdeck > MAXPQ ||
-	    s->level < 0 || s->level > 7 || s->nthin < 0 || s->nthin > 16)
+	    s->level < 0 || s->level > 7 || s->nthin < 0 || s->nthin > 16 ||
+	    s->ai_n < 0 || s->ai_n > 16 || s->ai_fig < 0 ||
+	    s->ai_fig >= MAXFIG)
 		return -1;
 	for (i = 0; i < s->nch; i++) {
 		const struct chr *ch = &s->ch[i];

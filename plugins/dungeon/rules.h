@@ -53,7 +53,7 @@ enum { K_PLAN = 1, K_REST, K_ACTIVE, K_PLAY, K_MOVE, K_ATTACK, K_AOE,
 	K_TAKE, K_LOSEHAND, K_LOSEDISC, K_LRLOSE, K_SRACCEPT, K_SRKEEP,
 	K_ITEM, K_ORDER, K_CREATE, K_LEVELUP, K_BUY, K_SELL, K_DONATE,
 	K_TRAVEL, K_ENDCAMP, K_GOAL, K_EVDRAW, K_EVCHOOSE,
-	K_ENHANCE, K_PQ, K_RETIRE, K_PERK };
+	K_ENHANCE, K_PQ, K_RETIRE, K_PERK, K_AITIE };
 
 struct opt {
 	int32_t kind, a, b, c, q, r, o, n;
@@ -121,6 +121,7 @@ void write_order(const struct game *g, refd_mpw *w);
 void opt_add(struct opt *out, int *n, int max, int kind, int a, int b,
     int c);
 struct deck *deck_of(struct game *g, int f);
+void monster_move_to(struct game *g, int f, int h);
 void tie_find(struct game *g);
 void tie_apply(struct game *g, const int32_t *perm);
 int tie_perms(const struct game *g, int32_t perms[][4], int max);

@@ -423,9 +423,32 @@ group_size(const struct game *g, int f, int h, int F, const struct prof *p)
 }
 
 /* Destination of f towards focus F with mp points (§12.5). */
+static void
+add_tie(const struct dg *s, int *ties, int *nt, int h)
+{
+	int i, j;
+
+	if (*nt >= 16)
+		return;
+	/* canonical order: q, then r (§0) */
+	for (i = 0; i < *nt; i++)
+		if (s->hex[h].q < s->hex[ties[i]].q ||
+		    (s->hex[h].q == s->hex[ties[i]].q &&
+		    s->hex[h].r < s->hex[ties[i]].r))
+			break;
+	for (j = *nt; j > i; j--)
+		ties[j] = ties[j - 1];
+	ties[i] = h;
+	(*nt)++;
+}
+
+/*
+ * Destinations of f towards focus F with mp points (§12.5): the equally
+ * good hexes in canonical order into ties[], their number returned.
+ */
 static int
 destination(const struct game *g, int f, int F, const struct prof *p,
-    int mp, int *cost, int *prev)
+    int mp, int *cost, int *prev, int *ties)
 {
 	const struct dg *s = &g->s;
 	int fly = s->fig[f].kind == F_MONSTER &&
@@ -458,13 +481,20 @@ destination(const struct game *g, int f, int F, const struct prof *p,
 			ideal[nid++] = h;
 		}
 	}
-	if (best < 0)
-		return start;
-	if (key[1] == 0)
-		return best;
+	if (best < 0) {
+		ties[0] = start;
+		return 1;
+	}
+	if (key[1] == 0) {
+		int nt = 0;
+
+		for (i = 0; i < nid; i++)
+			add_tie(s, ties, &nt, ideal[i]);
+		return nt;
+	}
 	/* out of reach: get as close as possible to an ideal hex */
 	{
-		int c2[MAXHEX], p2[MAXHEX], x, bx = start;
+		int c2[MAXHEX], p2[MAXHEX], x, nt = 0;
 		int b1 = -1, b2 = 0, b3 = 0;
 
 		for (x = 0; x < s->nhex; x++) {
@@ -488,36 +518,45 @@ destination(const struct game *g, int f, int F, const struct prof *p,
 					b1 = t1;
 					b2 = t2;
 					b3 = t3;
-					bx = x;
+					nt = 0;
+					add_tie(s, ties, &nt, x);
+				} else if (t1 == b1 && t2 == b2 && t3 == b3) {
+					int dup = 0, q;
+
+					for (q = 0; q < nt; q++)
+						dup |= ties[q] == x;
+					if (!dup)
+						add_tie(s, ties, &nt, x);
 				}
 			}
 		}
 		/* travel() was reused: recompute from the start */
 		travel(s, f, s->fig[f].q, s->fig[f].r, fly ? 2 : 0, cost, prev);
-		return bx;
+		if (nt == 0)
+			ties[nt++] = start;
+		return nt;
 	}
 }
 
-static void
-monster_move(struct game *g, int f, int F, const struct prof *p, int mp)
+/* Move f to hex h along its best travel path (§12.5 step 3). */
+void
+monster_move_to(struct game *g, int f, int h)
 {
 	struct dg *s = &g->s;
-	int cost[MAXHEX], prev[MAXHEX], path[MAXHEX], n = 0, h, i;
+	int cost[MAXHEX], prev[MAXHEX], path[MAXHEX], n = 0, i;
 	int fly = s->fig[f].kind == F_MONSTER &&
 	    g->c->type[s->fig[f].type].flying;
 	int start = hex_at(s, s->fig[f].q, s->fig[f].r);
 	refd_mpw *w;
 
-	if (mp <= 0 || (s->fig[f].conds & C_IMMOBILIZE))
-		return;
-	h = destination(g, f, F, p, mp, cost, prev);
+	travel(s, f, s->fig[f].q, s->fig[f].r, fly ? 2 : 0, cost, prev);
 	while (h >= 0 && h != start && n < MAXHEX) {
 		path[n++] = h;
 		h = prev[h];
 	}
 	w = evb("monster_move");
 	refd_mpw_kint(w, "fig", f);
-	refd_mpw_kint(w, "focus", F);
+	refd_mpw_kint(w, "focus", s->mt_focus);
 	write_path(s, w, path, n, 1);
 	ev(g, REFD_SEAT_PUBLIC, w);
 	for (i = n - 1; i >= 0; i--) {
@@ -528,6 +567,50 @@ monster_move(struct game *g, int f, int F, const struct prof *p, int mp)
 		if (!s->fig[f].alive)
 			return;
 	}
+}
+
+/*
+ * The move of a monster or summon: to the best destination, or, when
+ * several are equally good, a decision of the players (§12.5, §17
+ * AI_TIE).  Returns 1 when it waits for that decision.
+ */
+static int
+monster_move(struct game *g, int f, int F, const struct prof *p, int mp)
+{
+	struct dg *s = &g->s;
+	int cost[MAXHEX], prev[MAXHEX], ties[16], nt, i;
+	refd_mpw *w;
+
+	if (mp <= 0 || (s->fig[f].conds & C_IMMOBILIZE))
+		return 0;
+	nt = destination(g, f, F, p, mp, cost, prev, ties);
+	if (nt == 1) {
+		monster_move_to(g, f, ties[0]);
+		return 0;
+	}
+	s->ai_active = 1;
+	s->ai_fig = f;
+	s->ai_n = nt;
+	memcpy(s->ai_hex, ties, (size_t)nt * sizeof(ties[0]));
+	s->ai_seat = 0;
+	for (i = 0; i < s->nch; i++)
+		if (!s->ch[i].exhausted) {
+			s->ai_seat = i;
+			break;
+		}
+	w = evb("monster_tie");
+	refd_mpw_kint(w, "fig", f);
+	refd_mpw_kint(w, "seat", s->ai_seat);
+	refd_mpw_karray(w, "destinations");
+	for (i = 0; i < nt; i++) {
+		refd_mpw_array(w);
+		refd_mpw_int(w, s->hex[ties[i]].q);
+		refd_mpw_int(w, s->hex[ties[i]].r);
+		refd_mpw_end(w);
+	}
+	refd_mpw_end(w);
+	ev(g, REFD_SEAT_PUBLIC, w);
+	return 1;
 }
 
 /* The ability card a monster or summon uses this turn. */
@@ -831,8 +914,9 @@ monster_turn(struct game *g)
 
 		switch (ab->kind) {
 		case A_MOVE:
-			if (F >= 0)
-				monster_move(g, f, F, &p, mv + ab->value);
+			if (F >= 0 && monster_move(g, f, F, &p,
+			    mv + ab->value))
+				return;	/* the players pick the destination */
 			break;
 		case A_ATTACK: {
 			struct atk *a = &s->atk;
@@ -1552,7 +1636,7 @@ dg_advance(struct game *g)
 			s->ndq--;
 			continue;
 		}
-		if (s->ndq > 0)
+		if (s->ndq > 0 || s->ai_active)
 			return;
 		if (s->push.active) {
 			int st[6], n = push_steps(g, st);
