@@ -706,6 +706,12 @@ camp_perform(struct game *g, int seat, const struct opt *o)
 		c->bless_next = 1;
 		s->donations++;
 		town_event(g, "donated", seat, NULL, 10);
+		if (s->donations == 10) {
+			/* 100 gold in all opens sealed content (§2.10) */
+			w = evb("sealed_content");
+			refd_mpw_kstr(w, "opened", "sanctuary envelope");
+			ev(g, REFD_SEAT_PUBLIC, w);
+		}
 		break;
 	case K_TRAVEL:
 		s->actions = 0;
@@ -808,6 +814,11 @@ camp_setup(struct game *g, refd_mpv cv, char *err, size_t errlen)
 	s->reputation = (int)refd_mpv_get_int(cv, "reputation", 0);
 	s->max_scen = (int)refd_mpv_get_int(cv, "max_scenarios", 3);
 	s->solo = refd_mpv_get_bool(cv, "solo", 0);
+	s->donations = (int)refd_mpv_get_int(cv, "donations", 0);
+	if (s->donations < 0 || s->donations > 999) {
+		snprintf(err, errlen, "campaign: donations 0..999");
+		return -1;
+	}
 	v = refd_mpv_get(cv, "difficulty");
 	s->difficulty = refd_mpv_streq(v, "easy") ? -1 :
 	    refd_mpv_streq(v, "hard") ? 1 : refd_mpv_streq(v, "very_hard") ? 2 :
