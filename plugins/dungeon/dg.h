@@ -153,10 +153,11 @@ struct bgdef {
 struct outcome {
 	int32_t cls, rep_min, rep_max, otherwise;
 	int32_t gold_coll, gold_each, rep, prosp, design, item, curse;
+	int32_t damage_next, discard_next, random_design, random_side;
 };
 struct evdef {
 	char id[8];
-	int32_t ret[2], nout[2];
+	int32_t road, ret[2], nout[2];
 	struct outcome out[2][MAXOUT];
 };
 
@@ -270,7 +271,7 @@ enum { PH_PLAN = 1, PH_TURN, PH_SHORTREST, PH_OVER, PH_TOWN, PH_GOALS };
 struct cchar {
 	int32_t made, cls, level, xp, gold, owned, donated, bless_next;
 	int32_t checks, curse_next;
-	int32_t pq, pq_count, pq_offer[2], retired, pad;
+	int32_t pq, pq_count, pq_offer[2], retired, damage_next, discard_next;
 	int32_t perk[MAXPERK], perks_taken, pad2;
 };
 /* character turn stages */
@@ -312,6 +313,8 @@ struct dg {
 	int32_t difficulty, solo;
 	int32_t enh[MAXCLASS][MAXCARD][2];
 	int32_t pqdeck[MAXPQ], npqdeck, retirements;
+	int32_t roaddeck[MAXEV], nroad, road_map, road_mode, rdeck[MAXITEMS];
+	int32_t nrdeck, pad6;
 	int32_t supply[MAXITEMS];
 	struct cchar cc[MAXCH];
 };

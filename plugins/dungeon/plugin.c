@@ -212,7 +212,7 @@ static int
 commit_zones(struct game *g, int mask)
 {
 	struct dg *s = &g->s;
-	int32_t buf[MAXTYPES * MAXMC + MAXEV + 8];
+	int32_t buf[MAXTYPES * MAXMC + 2 * MAXEV + MAXITEMS + 16];
 	char zone[24];
 	int i, rc, d, n;
 
@@ -282,6 +282,12 @@ commit_zones(struct game *g, int mask)
 		buf[n++] = s->nevdeck;
 		for (i = 0; i < s->nevdeck; i++)
 			buf[n++] = s->evdeck[i];
+		buf[n++] = s->nroad;
+		for (i = 0; i < s->nroad; i++)
+			buf[n++] = s->roaddeck[i];
+		buf[n++] = s->nrdeck;
+		for (i = 0; i < s->nrdeck; i++)
+			buf[n++] = s->rdeck[i];
 		rc = H->commit(g->ctx, "monster_abilities", REFD_SEAT_PUBLIC,
 		    (const uint8_t *)buf, (size_t)n * sizeof(int32_t));
 		if (rc != REFD_OK)
@@ -1992,7 +1998,9 @@ state_sane(const struct game *g)
 	    s->nevdeck > MAXEV || s->npqdeck < 0 || s->npqdeck > MAXPQ ||
 	    s->level < 0 || s->level > 7 || s->nthin < 0 || s->nthin > 16 ||
 	    s->ai_n < 0 || s->ai_n > 16 || s->ai_fig < 0 ||
-	    s->ai_fig >= MAXFIG)
+	    s->ai_fig >= MAXFIG || s->nroad < 0 || s->nroad > MAXEV ||
+	    s->nrdeck < 0 || s->nrdeck > MAXITEMS || s->road_map < 0 ||
+	    s->road_map > c->nmap || s->ev_cur < -1 || s->ev_cur >= c->nev)
 		return -1;
 	for (i = 0; i < s->nch; i++) {
 		const struct chr *ch = &s->ch[i];
