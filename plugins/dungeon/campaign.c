@@ -408,6 +408,19 @@ go_travel(struct game *g, int m, int campaign)
 		x->q = md->start[i % (md->nstart > 0 ? md->nstart : 1)][0];
 		x->r = md->start[i % (md->nstart > 0 ? md->nstart : 1)][1];
 		ch->hand = default_hand(cl);
+		/* road event penalties, after the hand is chosen */
+		for (k = 0; k < MAXCARD && cc->discard_next > 0; k++)
+			if (ch->hand >> k & 1) {
+				ch->hand &= ~(1 << k);
+				ch->disc |= 1 << k;
+				cc->discard_next--;
+			}
+		cc->discard_next = 0;
+		x->hp -= cc->damage_next;
+		if (x->hp < 1)
+			x->hp = 1;
+		cc->damage_next = 0;
+		ch->min_hp = x->hp;
 		deck_build(&ch->mod, NULL, 0);
 		/* perks edit the deck definition (§8.4) */
 		for (k = 0; k < cl->nperk; k++) {
@@ -472,6 +485,8 @@ go_travel(struct game *g, int m, int campaign)
 	scenario_begin(g);
 	g->dirty |= 0x3ff;
 }
+
+static void go_travel(struct game *g, int m, int campaign);
 
 static int
 party_has(const struct game *g, int cls)
@@ -541,6 +556,21 @@ event_choose(struct game *g, int h)
 			supply_update(g);
 		}
 		design(g, u->design);
+		for (i = 0; i < s->nch; i++) {
+			s->cc[i].damage_next += u->damage_next;
+			s->cc[i].discard_next += u->discard_next;
+		}
+		if (u->random_design && s->nrdeck > 0) {
+			design(g, s->rdeck[0]);
+			memmove(&s->rdeck[0], &s->rdeck[1],
+			    (size_t)(s->nrdeck - 1) * sizeof(s->rdeck[0]));
+			s->nrdeck--;
+		}
+		if (u->random_side) {
+			w = evb("side_scenario");
+			refd_mpw_kstr(w, "unlocked", "none left in the content");
+			ev(g, REFD_SEAT_PUBLIC, w);
+		}
 		if (u->item >= 0) {
 			for (i = 0; i < s->nch; i++)
 				if (!(s->cc[i].owned >> u->item & 1))
@@ -553,9 +583,17 @@ event_choose(struct game *g, int h)
 			}
 		}
 	}
-	if (d->ret[h])
+	if (d->ret[h] && d->road)
+		s->roaddeck[s->nroad++] = s->ev_cur;
+	else if (d->ret[h])
 		s->evdeck[s->nevdeck++] = s->ev_cur;
 	s->ev_cur = -1;
+	if (s->road_map > 0) {
+		int m = s->road_map - 1;
+
+		s->road_map = 0;
+		go_travel(g, m, s->road_mode);
+	}
 }
 
 void
@@ -706,9 +744,29 @@ camp_perform(struct game *g, int seat, const struct opt *o)
 		c->bless_next = 1;
 		s->donations++;
 		town_event(g, "donated", seat, NULL, 10);
+		if (s->donations == 10) {
+			/* 100 gold in all opens sealed content (§2.10) */
+			w = evb("sealed_content");
+			refd_mpw_kstr(w, "opened", "sanctuary envelope");
+			ev(g, REFD_SEAT_PUBLIC, w);
+		}
 		break;
 	case K_TRAVEL:
 		s->actions = 0;
+		if (o->b && s->nroad > 0) {
+			/* a road event on the way to a campaign scenario */
+			s->ev_cur = s->roaddeck[0];
+			memmove(&s->roaddeck[0], &s->roaddeck[1],
+			    (size_t)(s->nroad - 1) * sizeof(s->roaddeck[0]));
+			s->nroad--;
+			s->road_map = o->a + 1;
+			s->road_mode = o->b;
+			w = evb("road_event");
+			refd_mpw_kstr(w, "event", g->c->ev[s->ev_cur].id);
+			ev(g, REFD_SEAT_PUBLIC, w);
+			g->dirty |= DIRTY_AD;
+			break;
+		}
 		go_travel(g, o->a, o->b);
 		break;
 	case K_EVDRAW:
@@ -778,6 +836,10 @@ camp_return(struct game *g, int win)
 	s->atk.active = 0;
 	s->tie_active = 0;
 	s->nfig = 0;
+	s->nord = 0;
+	s->cur = 0;
+	s->mt_active = 0;
+	s->ai_active = 0;
 	w = evb("town");
 	refd_mpw_kint(w, "scenarios", s->scen_count);
 	refd_mpw_kint(w, "reputation", s->reputation);
@@ -804,6 +866,11 @@ camp_setup(struct game *g, refd_mpv cv, char *err, size_t errlen)
 	s->reputation = (int)refd_mpv_get_int(cv, "reputation", 0);
 	s->max_scen = (int)refd_mpv_get_int(cv, "max_scenarios", 3);
 	s->solo = refd_mpv_get_bool(cv, "solo", 0);
+	s->donations = (int)refd_mpv_get_int(cv, "donations", 0);
+	if (s->donations < 0 || s->donations > 999) {
+		snprintf(err, errlen, "campaign: donations 0..999");
+		return -1;
+	}
 	v = refd_mpv_get(cv, "difficulty");
 	s->difficulty = refd_mpv_streq(v, "easy") ? -1 :
 	    refd_mpv_streq(v, "hard") ? 1 : refd_mpv_streq(v, "very_hard") ? 2 :
@@ -865,7 +932,8 @@ camp_setup(struct game *g, refd_mpv cv, char *err, size_t errlen)
 		}
 	} else {
 		for (k = 0; k < g->c->nev; k++)
-			s->evdeck[s->nevdeck++] = k;
+			if (!g->c->ev[k].road)
+				s->evdeck[s->nevdeck++] = k;
 		if (s->nevdeck > 1 && H->shuffle(g->ctx, s->evdeck,
 		    (size_t)s->nevdeck, sizeof(s->evdeck[0]), "city events") !=
 		    REFD_OK) {
@@ -873,6 +941,21 @@ camp_setup(struct game *g, refd_mpv cv, char *err, size_t errlen)
 			    "deck");
 			return -1;
 		}
+	}
+	/* the road event deck and the random item design deck */
+	for (k = 0; k < g->c->nev; k++)
+		if (g->c->ev[k].road)
+			s->roaddeck[s->nroad++] = k;
+	for (k = 0; k < g->c->nitem; k++)
+		if (g->c->item[k].prosperity == 0)
+			s->rdeck[s->nrdeck++] = k;
+	if ((s->nroad > 1 && H->shuffle(g->ctx, s->roaddeck, (size_t)s->nroad,
+	    sizeof(s->roaddeck[0]), "road events") != REFD_OK) ||
+	    (s->nrdeck > 1 && H->shuffle(g->ctx, s->rdeck, (size_t)s->nrdeck,
+	    sizeof(s->rdeck[0]), "random item designs") != REFD_OK)) {
+		snprintf(err, errlen, "campaign: no draw for the road or design "
+		    "decks");
+		return -1;
 	}
 	for (k = 0; k < MAXCH; k++)
 		s->cc[k].pq = s->cc[k].pq_offer[0] = s->cc[k].pq_offer[1] = -1;

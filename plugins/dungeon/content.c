@@ -874,6 +874,7 @@ parse_events(refd_mpv root, struct content *c, struct perr *e)
 
 		snprintf(d->id, sizeof(d->id), "%s",
 		    refd_mpv_cstr(refd_mpv_key_at(root, i), "?"));
+		d->road = refd_mpv_streq(refd_mpv_get(v, "kind"), "road");
 		for (h = 0; h < 2; h++) {
 			refd_mpv opt = refd_mpv_get(v, h ? "B" : "A");
 			refd_mpv outs = refd_mpv_get(opt, "outcomes");
@@ -915,6 +916,14 @@ parse_events(refd_mpv root, struct content *c, struct perr *e)
 				    "events.json", d->id);
 				u->curse = geti(o, "curse_each", 0, 0, 3, e,
 				    "events.json", d->id);
+				u->damage_next = geti(o, "damage_next", 0, 0, 9,
+				    e, "events.json", d->id);
+				u->discard_next = geti(o, "discard_next", 0, 0,
+				    3, e, "events.json", d->id);
+				u->random_design = geti(o, "random_design", 0, 0,
+				    1, e, "events.json", d->id);
+				u->random_side = geti(o, "random_side", 0, 0, 1,
+				    e, "events.json", d->id);
 				u->design = u->item = -1;
 				for (k = 0; k < c->nitem; k++) {
 					it = c->item[k].id;

@@ -106,26 +106,54 @@ can_target(const struct game *g, int f, const struct ability *a, int e,
 	return 1;
 }
 
+/*
+ * The ways to pay ability a's augment now (§10): aug[0] = 0 (do not),
+ * then 1 for a named augment, or 2 + e for each element e a wild augment
+ * may take.  Returns the number of ways.
+ */
 static int
-elements_ok(const struct game *g, const struct ability *a)
+augments(const struct game *g, const struct ability *a, int *aug)
 {
-	int i, avail = 0;
+	int i, avail = 0, n = 0;
 
+	aug[n++] = 0;
+	if (a->consume == 0 && a->any == 0)
+		return n;
 	for (i = 0; i < NELEM; i++)
 		if (g->s.elem[i] > 0)
 			avail |= 1 << i;
 	if ((avail & a->consume) != a->consume)
-		return 0;
-	if (a->any && popc(avail & ~a->consume) < 1)
-		return 0;
-	return a->consume != 0 || a->any != 0;
+		return n;
+	if (!a->any) {
+		aug[n++] = 1;
+		return n;
+	}
+	for (i = 0; i < NELEM; i++)
+		if ((avail & ~a->consume) >> i & 1)
+			aug[n++] = 2 + i;
+	return n;
 }
 
 int
-move_points(const struct game *g, int ci, const struct ability *a)
+move_points(const struct game *g, int ci, const struct ability *a, int aug)
 {
-	return a->value + (elements_ok(g, a) ? a->bonus_move : 0) +
+	return a->value + (aug > 0 ? a->bonus_move : 0) +
 	    g->s.ch[ci].bonus_move;
+}
+
+/* Repeat the options from first on for every way to pay the augment. */
+static void
+with_augments(struct opt *out, int *n, int max, int first, const int *aug,
+    int naug)
+{
+	int end = *n, u, i;
+
+	for (u = 1; u < naug; u++)
+		for (i = first; i < end && *n < max; i++) {
+			out[*n] = out[i];
+			out[*n].c = aug[u];
+			(*n)++;
+		}
 }
 
 static void
@@ -138,23 +166,30 @@ ability_options(const struct game *g, int ci, struct opt *out, int *n,
 	struct ability tmp;
 	const struct ability *a = cur_ability(g, ci, &tmp);
 	const char *why;
+	int aug[NELEM + 2], naug, u, first;
 
 	if (a == NULL)
 		return;
+	naug = augments(g, a, aug);
+	first = *n;
 	switch (a->kind) {
 	case A_MOVE:
-		if (!(s->fig[f].conds & C_IMMOBILIZE)) {
-			int best[MAXHEX];
+		if (!(s->fig[f].conds & C_IMMOBILIZE))
+			for (u = 0; u < naug; u++) {
+				int best[MAXHEX];
 
-			char_reach(g, f, move_points(g, ci, a), a->jump, best);
-			for (h = 0; h < s->nhex; h++)
-				if (best[h] >= 0 && (s->hex[h].q != s->fig[f].q ||
-				    s->hex[h].r != s->fig[f].r)) {
-					opt_add(out, n, max, K_MOVE, 0, 0, 0);
-					out[*n - 1].q = s->hex[h].q;
-					out[*n - 1].r = s->hex[h].r;
-				}
-		}
+				char_reach(g, f, move_points(g, ci, a, aug[u]),
+				    a->jump, best);
+				for (h = 0; h < s->nhex; h++)
+					if (best[h] >= 0 &&
+					    (s->hex[h].q != s->fig[f].q ||
+					    s->hex[h].r != s->fig[f].r)) {
+						opt_add(out, n, max, K_MOVE, 0, 0,
+						    aug[u]);
+						out[*n - 1].q = s->hex[h].q;
+						out[*n - 1].r = s->hex[h].r;
+					}
+			}
 		break;
 	case A_ATTACK:
 		if (s->fig[f].conds & C_DISARM)
@@ -185,6 +220,7 @@ ability_options(const struct game *g, int ci, struct opt *out, int *n,
 					out[*n - 1].o = o;
 				}
 			}
+			with_augments(out, n, max, first, aug, naug);
 			break;
 		}
 		for (e = 0; e < s->nfig; e++) {
@@ -216,6 +252,7 @@ ability_options(const struct game *g, int ci, struct opt *out, int *n,
 				}
 			}
 		}
+		with_augments(out, n, max, first, aug, naug);
 		break;
 	case A_HEAL:
 	case A_BLESS:
@@ -298,6 +335,18 @@ options(const struct game *g, int seat, struct opt *out, int max)
 					opt_add(out, &n, max, K_LOSEDISC, k, k2, 0);
 		return n;
 	}
+	if (s->ai_active) {
+		int i;
+
+		if (seat != s->ai_seat)
+			return 0;
+		for (i = 0; i < s->ai_n; i++) {
+			opt_add(out, &n, max, K_AITIE, 0, 0, 0);
+			out[n - 1].q = s->hex[s->ai_hex[i]].q;
+			out[n - 1].r = s->hex[s->ai_hex[i]].r;
+		}
+		return n;
+	}
 	if (s->push.active) {
 		int st[6], m, i;
 
@@ -366,9 +415,22 @@ options(const struct game *g, int seat, struct opt *out, int max)
 				if (c->played >> cards[i] & 1)
 					continue;
 				for (h = 0; h < 2; h++) {
+					const struct half *hf = &g->c->cls[
+					    c->cls].card[cards[i]].h[h];
+					int wild = 0, ab, e;
+
 					if (c->halves >> h & 1)
 						continue;
-					opt_add(out, &n, max, K_PLAY, cards[i], h, 0);
+					for (ab = 0; ab < hf->nab; ab++)
+						wild |= hf->ab[ab].kind ==
+						    A_INFUSE && hf->ab[ab].any;
+					/* a wild infusion: the player picks the
+					 * element (§10) */
+					for (e = 0; e < (wild ? NELEM : 1); e++) {
+						opt_add(out, &n, max, K_PLAY,
+						    cards[i], h, 0);
+						out[n - 1].q = wild ? e + 1 : 0;
+					}
 					opt_add(out, &n, max, K_PLAY, cards[i], h, 1);
 				}
 			}
@@ -558,6 +620,7 @@ perform(struct game *g, int seat, const struct opt *o)
 		break;
 	}
 	case K_PLAY:
+		c->any_elem = o->q;
 		c->cur_card = o->a;
 		c->cur_half = o->b;
 		c->cur_default = o->c;
@@ -577,7 +640,7 @@ perform(struct game *g, int seat, const struct opt *o)
 		int mp, h = hex_at(s, o->q, o->r);
 
 		a = cur_ability(g, seat, &tmp);
-		mp = a->value + char_move_bonus(g, a) + c->bonus_move;
+		mp = a->value + char_move_bonus(g, a, o->c) + c->bonus_move;
 		c->bonus_move = 0;
 		char_move(g, f, mp, a->jump, h);
 		ability_done(g, seat, 1);
@@ -585,14 +648,14 @@ perform(struct game *g, int seat, const struct opt *o)
 	}
 	case K_ATTACK:
 		a = cur_ability(g, seat, &tmp);
-		char_attack(g, seat, a, o->tg, o->n, 0);
+		char_attack(g, seat, a, o->tg, o->n, 0, o->c);
 		break;
 	case K_AOE: {
 		int tg[MAXTG], inr, nt;
 
 		a = cur_ability(g, seat, &tmp);
 		nt = aoe_targets(g, f, a, o->q, o->r, o->o, tg, &inr);
-		char_attack(g, seat, a, tg, nt, 1);
+		char_attack(g, seat, a, tg, nt, 1, o->c);
 		break;
 	}
 	case K_HEAL:
@@ -688,6 +751,10 @@ perform(struct game *g, int seat, const struct opt *o)
 		break;
 	case K_GOAL:
 		goals_choose(g, seat, o->a);
+		break;
+	case K_AITIE:
+		s->ai_active = 0;
+		monster_move_to(g, s->ai_fig, hex_at(s, o->q, o->r));
 		break;
 	case K_CREATE:
 	case K_LEVELUP:

@@ -153,10 +153,11 @@ struct bgdef {
 struct outcome {
 	int32_t cls, rep_min, rep_max, otherwise;
 	int32_t gold_coll, gold_each, rep, prosp, design, item, curse;
+	int32_t damage_next, discard_next, random_design, random_side;
 };
 struct evdef {
 	char id[8];
-	int32_t ret[2], nout[2];
+	int32_t road, ret[2], nout[2];
 	struct outcome out[2][MAXOUT];
 };
 
@@ -237,6 +238,7 @@ struct chr {
 	int32_t nitem, item[MAXOWN], istate[MAXOWN], iuses[MAXOWN];
 	int32_t bonus_move, bonus_attack, bonus_stun, bonus_adv, level, pad;
 	int32_t bg_dealt[2], bg_choice, fire, min_hp, checks;
+	int32_t any_elem, pad5;
 	struct deck mod;
 };
 
@@ -269,7 +271,7 @@ enum { PH_PLAN = 1, PH_TURN, PH_SHORTREST, PH_OVER, PH_TOWN, PH_GOALS };
 struct cchar {
 	int32_t made, cls, level, xp, gold, owned, donated, bless_next;
 	int32_t checks, curse_next;
-	int32_t pq, pq_count, pq_offer[2], retired, pad;
+	int32_t pq, pq_count, pq_offer[2], retired, damage_next, discard_next;
 	int32_t perk[MAXPERK], perks_taken, pad2;
 };
 /* character turn stages */
@@ -286,6 +288,7 @@ struct dg {
 	int32_t summon_seq, progress;
 	int32_t tie_active, tie_start, tie_n, tie_seat, tie_from, tie_kind;
 	int32_t tie_unit[MAXORD + 1];
+	int32_t ai_active, ai_fig, ai_n, ai_seat, ai_hex[16];
 	struct hexs hex[MAXHEX];
 	int32_t grid[GQ][GR];
 	struct fig fig[MAXFIG];
@@ -310,6 +313,8 @@ struct dg {
 	int32_t difficulty, solo;
 	int32_t enh[MAXCLASS][MAXCARD][2];
 	int32_t pqdeck[MAXPQ], npqdeck, retirements;
+	int32_t roaddeck[MAXEV], nroad, road_map, road_mode, rdeck[MAXITEMS];
+	int32_t nrdeck, pad6;
 	int32_t supply[MAXITEMS];
 	struct cchar cc[MAXCH];
 };

@@ -80,11 +80,15 @@ p_describe(refd_ctx *ctx, void *pdata)
 		"tied units", NULL };
 	static const char *play[] = { "card", "card id", "half",
 		"\"top\" or \"bottom\"", "default",
-		"bool, optional: Attack 2 / Move 2 instead", NULL };
-	static const char *to[] = { "to", "[q, r]", NULL };
+		"bool, optional: Attack 2 / Move 2 instead", "element",
+		"str, for a half with a wild infusion: the element", NULL };
+	static const char *to[] = { "to", "[q, r]", "consume",
+		"bool, optional: pay the ability's element augment", "element",
+		"str, optional: the element a wild augment consumes", NULL };
 	static const char *attack[] = { "targets", "[figure ids], or",
 		"at", "[q, r] anchor of an area", "o", "int 0..11 orientation",
-		NULL };
+		"consume", "bool, optional: pay the element augment", "element",
+		"str, optional: the element a wild augment consumes", NULL };
 	static const char *target[] = { "target", "figure id", NULL };
 	static const char *dmg[] = { "take", "true: lose the hit points",
 		"hand", "card id: lose it instead", "discard",
@@ -140,6 +144,8 @@ p_describe(refd_ctx *ctx, void *pdata)
 	cmd_doc(w, "bless", target, "perform the current Bless ability");
 	cmd_doc(w, "summon", to, "perform the current Summon ability");
 	cmd_doc(w, "recover", card, "perform the current Recover ability");
+	cmd_doc(w, "monster_choice", to, "settle a monster destination tie "
+	    "(one of the hexes of the monster_tie event)");
 	cmd_doc(w, "order", order, "settle an initiative tie: the tied units "
 	    "(as listed by the order_tie event) in the order they act");
 	cmd_doc(w, "battle_goal", goal, "set-up, sealed: the battle goal you "
@@ -206,7 +212,7 @@ static int
 commit_zones(struct game *g, int mask)
 {
 	struct dg *s = &g->s;
-	int32_t buf[MAXTYPES * MAXMC + MAXEV + 8];
+	int32_t buf[MAXTYPES * MAXMC + 2 * MAXEV + MAXITEMS + 16];
 	char zone[24];
 	int i, rc, d, n;
 
@@ -276,6 +282,12 @@ commit_zones(struct game *g, int mask)
 		buf[n++] = s->nevdeck;
 		for (i = 0; i < s->nevdeck; i++)
 			buf[n++] = s->evdeck[i];
+		buf[n++] = s->nroad;
+		for (i = 0; i < s->nroad; i++)
+			buf[n++] = s->roaddeck[i];
+		buf[n++] = s->nrdeck;
+		for (i = 0; i < s->nrdeck; i++)
+			buf[n++] = s->rdeck[i];
 		rc = H->commit(g->ctx, "monster_abilities", REFD_SEAT_PUBLIC,
 		    (const uint8_t *)buf, (size_t)n * sizeof(int32_t));
 		if (rc != REFD_OK)
@@ -816,6 +828,32 @@ one_of2(refd_mpv v, const char *w0, const char *w1)
 	return refd_mpv_streq(v, w0) ? 0 : refd_mpv_streq(v, w1) ? 1 : -1;
 }
 
+/* 1 + the element named by member k of root, 0 if absent, -1 if bad. */
+static int
+elem_arg(refd_mpv root, const char *k)
+{
+	refd_mpv v = refd_mpv_get(root, k);
+	int e;
+
+	if (!refd_mpv_ok(v))
+		return 0;
+	for (e = 0; e < NELEM; e++)
+		if (refd_mpv_streq(v, elem_name[e]))
+			return e + 1;
+	return -1;
+}
+
+/* The augment choice of a move or attack: 0, 1, or 2 + element. */
+static int
+aug_arg(refd_mpv root)
+{
+	int e = elem_arg(root, "element");
+
+	if (!refd_mpv_get_bool(root, "consume", 0))
+		return e == 0 ? 0 : -1;
+	return e < 0 ? -1 : e == 0 ? 1 : 1 + e;
+}
+
 /* Parse a command into an option; -1: malformed. */
 static int
 parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
@@ -849,18 +887,26 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 		    "bottom")) < 0)
 			return -1;
 		o->c = refd_mpv_get_bool(root, "default", 0);
+		o->q = elem_arg(root, "element");
+		if (o->q < 0)
+			return -1;
 		return o->a < 0 ? -2 : 0;
 	}
 	if (refd_mpv_streq(t, "move") || refd_mpv_streq(t, "summon") ||
-	    refd_mpv_streq(t, "push")) {
+	    refd_mpv_streq(t, "push") || refd_mpv_streq(t, "monster_choice")) {
 		o->kind = refd_mpv_streq(t, "move") ? K_MOVE :
-		    refd_mpv_streq(t, "push") ? K_PUSH : K_SUMMON;
+		    refd_mpv_streq(t, "push") ? K_PUSH :
+		    refd_mpv_streq(t, "monster_choice") ? K_AITIE : K_SUMMON;
+		if (o->kind == K_MOVE && (o->c = aug_arg(root)) < 0)
+			return -1;
 		return parse_xy(refd_mpv_get(root, "to"), &o->q, &o->r);
 	}
 	if (refd_mpv_streq(t, "attack")) {
 		refd_mpv tg = refd_mpv_get(root, "targets");
 		size_t i;
 
+		if ((o->c = aug_arg(root)) < 0)
+			return -1;
 		if (refd_mpv_ok(refd_mpv_get(root, "at"))) {
 			o->kind = K_AOE;
 			if (refd_mpv_int(refd_mpv_get(root, "o"), &x) ||
@@ -1113,21 +1159,27 @@ write_opt(const struct game *g, int seat, const struct opt *o, refd_mpw *w,
 		refd_mpw_kstr(w, "half", o->b ? "bottom" : "top");
 		if (o->c)
 			refd_mpw_kbool(w, "default", 1);
-		snprintf(label, ln, "%s: %s half%s", cl->card[o->a].name,
+		if (o->q > 0)
+			refd_mpw_kstr(w, "element", elem_name[o->q - 1]);
+		snprintf(label, ln, "%s: %s half%s%s%s", cl->card[o->a].name,
 		    o->b ? "bottom" : "top", o->c ? (o->b ? " as Move 2" :
-		    " as Attack 2") : "");
+		    " as Attack 2") : "", o->q > 0 ? ", infusing " : "",
+		    o->q > 0 ? elem_name[o->q - 1] : "");
 		break;
 	case K_MOVE:
 	case K_SUMMON:
 	case K_PUSH:
+	case K_AITIE:
 		refd_mpw_kstr(w, "type", o->kind == K_MOVE ? "move" :
-		    o->kind == K_PUSH ? "push" : "summon");
+		    o->kind == K_PUSH ? "push" : o->kind == K_AITIE ?
+		    "monster_choice" : "summon");
 		refd_mpw_karray(w, "to");
 		refd_mpw_int(w, o->q);
 		refd_mpw_int(w, o->r);
 		refd_mpw_end(w);
 		snprintf(label, ln, "%s to (%d,%d)", o->kind == K_MOVE ? "Move" :
-		    o->kind == K_PUSH ? "Push/pull a step" : "Summon",
+		    o->kind == K_PUSH ? "Push/pull a step" : o->kind == K_AITIE ?
+		    "The monster moves" : "Summon",
 		    (int)o->q, (int)o->r);
 		break;
 	case K_ATTACK:
@@ -1292,6 +1344,16 @@ write_opt(const struct game *g, int seat, const struct opt *o, refd_mpw *w,
 		    "Lose the card");
 		break;
 	}
+	if ((o->kind == K_MOVE || o->kind == K_ATTACK || o->kind == K_AOE) &&
+	    o->c > 0) {
+		size_t l = strlen(label);
+
+		refd_mpw_kbool(w, "consume", 1);
+		if (o->c >= 2)
+			refd_mpw_kstr(w, "element", elem_name[o->c - 2]);
+		snprintf(label + l, ln - l, ", consuming %s", o->c >= 2 ?
+		    elem_name[o->c - 2] : "its element");
+	}
 	refd_mpw_end(w);
 }
 
@@ -1398,6 +1460,11 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-72",
 		    "that card is not in your lost pile or cannot be recovered");
 	case K_PLAY:
+		if (o->q == 0 && !o->c && !(s->ch[seat].halves >> o->b & 1) &&
+		    (o->a == s->ch[seat].ca || o->a == s->ch[seat].cb))
+			return H->reject(g->ctx, REFD_EILLEGAL, "R002-46",
+			    "this half infuses an element of your choice: name "
+			    "it with \"element\"");
 		if (s->ch[seat].halves >> o->b & 1)
 			return H->reject(g->ctx, REFD_EILLEGAL, "R002-20",
 			    "you already performed that half: play the other "
@@ -1489,6 +1556,10 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 	case K_DONATE:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-82",
 		    "one donation of 10 gold per character per town visit");
+	case K_AITIE:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-74",
+		    "pick one of the equally good monster destinations the "
+		    "monster_tie event lists");
 	case K_PERK:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-79",
 		    "no perk is owed, or that perk is taken as often as it "
@@ -1914,6 +1985,67 @@ p_serialize(refd_ctx *ctx, const void *state)
 	return put(ctx, w);
 }
 
+/* Indices a restored state uses must stay inside the content: 0, or
+ * the negative number of the failed check. */
+static int
+state_sane(const struct game *g)
+{
+	const struct dg *s = &g->s;
+	const struct content *c = g->c;
+	int i, k;
+
+	if (s->cur < 0 || s->cur > s->nord || s->nevdeck < 0 ||
+	    s->nevdeck > MAXEV || s->npqdeck < 0 || s->npqdeck > MAXPQ ||
+	    s->level < 0 || s->level > 7 || s->nthin < 0 || s->nthin > 16 ||
+	    s->ai_n < 0 || s->ai_n > 16 || s->ai_fig < 0 ||
+	    s->ai_fig >= MAXFIG || s->nroad < 0 || s->nroad > MAXEV ||
+	    s->nrdeck < 0 || s->nrdeck > MAXITEMS || s->road_map < 0 ||
+	    s->road_map > c->nmap || s->ev_cur < -1 || s->ev_cur >= c->nev)
+		return -1;
+	for (i = 0; i < s->nch; i++) {
+		const struct chr *ch = &s->ch[i];
+
+		if (ch->cls < 0 || ch->cls >= c->nclass || ch->fig < 0 ||
+		    ch->fig >= MAXFIG || ch->nitem < 0 || ch->nitem > MAXOWN ||
+		    ch->mod.n < 0 || ch->mod.n > MAXMOD || ch->mod.nd < 0 ||
+		    ch->mod.nd > MAXMOD || ch->cur_card < -1 ||
+		    ch->cur_card >= MAXCARD || ch->ca < 0 || ch->ca >= MAXCARD ||
+		    ch->cb < 0 || ch->cb >= MAXCARD || ch->level < 0 ||
+		    ch->level > 9)
+			return -2;
+		for (k = 0; k < ch->nitem; k++)
+			if (ch->item[k] < 0 || ch->item[k] >= c->nitem)
+				return -3;
+		if (s->cc[i].made && (s->cc[i].cls < 0 ||
+		    s->cc[i].cls >= c->nclass || s->cc[i].level < 1 ||
+		    s->cc[i].level > 9))
+			return -4;
+	}
+	for (i = 0; i < s->nfig; i++) {
+		const struct fig *x = &s->fig[i];
+
+		if (x->kind == F_MONSTER && (x->type < 0 || x->type >= c->ntype ||
+		    x->rank < 0 || x->rank > 2))
+			return -5;
+		if (x->kind == F_SUMMON && (x->owner < 0 || x->owner >= s->nch))
+			return -6;
+	}
+	for (i = 0; i < s->nord; i++)
+		if ((s->ord[i].kind == O_CHAR && (s->ord[i].idx < 0 ||
+		    s->ord[i].idx >= s->nch)) || (s->ord[i].kind == O_TYPE &&
+		    (s->ord[i].idx < 0 || s->ord[i].idx >= c->ntype)) ||
+		    (s->ord[i].kind == O_SUMMON && (s->ord[i].idx < 0 ||
+		    s->ord[i].idx >= s->nfig)))
+			return -7;
+	for (k = 0; k < MAXTYPES; k++)
+		if (s->ad_cur[k] < -1 || s->ad_cur[k] >= MAXMC ||
+		    s->ad_n[k] < 0 || s->ad_n[k] > MAXMC || s->ad_nd[k] < 0 ||
+		    s->ad_nd[k] > MAXMC)
+			return -8;
+	return s->mdeck.n >= 0 && s->mdeck.n <= MAXMOD && s->mdeck.nd >= 0 &&
+	    s->mdeck.nd <= MAXMOD ? 0 : -99;
+}
+
 static int
 p_restore(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *b,
     size_t len, void **out)
@@ -1923,7 +2055,7 @@ p_restore(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *b,
 	size_t n;
 	struct game *g;
 	const struct dg *s;
-	int bad;
+	int bad, why;
 
 	(void)pdata;
 	if (d == NULL || refd_mpv_bin(refd_mp_root(d), &bin, &n) != 0 ||
@@ -1946,6 +2078,13 @@ p_restore(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *b,
 	    s->nfig > MAXFIG || s->nord < 0 || s->nord > MAXORD ||
 	    s->ndq < 0 || s->ndq > 6 || s->mlevel < 0 || s->mlevel > 7 ||
 	    s->mapi >= g->c->nmap || s->nrmon < 0 || s->nrmon > MAXRMON;
+	if (!bad && (why = state_sane(g)) < 0) {
+		char m[64];
+
+		snprintf(m, sizeof(m), "state is damaged (check %d)", -why);
+		H->free(ctx, g);
+		return H->reject(ctx, REFD_EARG, NULL, m);
+	}
 	if (bad) {
 		H->free(ctx, g);
 		return H->reject(ctx, REFD_EARG, NULL, "state is damaged");

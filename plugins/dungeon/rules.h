@@ -44,7 +44,8 @@ const struct ability *cur_ability(const struct game *g, int ci,
 int can_target(const struct game *g, int f, const struct ability *a,
     int e, const char **why);
 int active_is_lost(const struct game *g, int ci, int k);
-int move_points(const struct game *g, int ci, const struct ability *a);
+int move_points(const struct game *g, int ci, const struct ability *a,
+    int aug);
 
 /* A decision a seat may send now (legal == what apply accepts). */
 enum { K_PLAN = 1, K_REST, K_ACTIVE, K_PLAY, K_MOVE, K_ATTACK, K_AOE,
@@ -52,7 +53,7 @@ enum { K_PLAN = 1, K_REST, K_ACTIVE, K_PLAY, K_MOVE, K_ATTACK, K_AOE,
 	K_TAKE, K_LOSEHAND, K_LOSEDISC, K_LRLOSE, K_SRACCEPT, K_SRKEEP,
 	K_ITEM, K_ORDER, K_CREATE, K_LEVELUP, K_BUY, K_SELL, K_DONATE,
 	K_TRAVEL, K_ENDCAMP, K_GOAL, K_EVDRAW, K_EVCHOOSE,
-	K_ENHANCE, K_PQ, K_RETIRE, K_PERK };
+	K_ENHANCE, K_PQ, K_RETIRE, K_PERK, K_AITIE };
 
 struct opt {
 	int32_t kind, a, b, c, q, r, o, n;
@@ -89,8 +90,8 @@ void short_rest_skip(struct game *g);
 void push_choose(struct game *g, int h);
 int push_options(const struct game *g, int *out);
 void char_attack(struct game *g, int ci, const struct ability *a,
-    const int *tg, int ntg, int aoe);
-int char_move_bonus(struct game *g, const struct ability *a);
+    const int *tg, int ntg, int aoe, int aug);
+int char_move_bonus(struct game *g, const struct ability *a, int aug);
 
 int camp_options(const struct game *g, int seat, struct opt *out, int max);
 void camp_perform(struct game *g, int seat, const struct opt *o);
@@ -120,6 +121,7 @@ void write_order(const struct game *g, refd_mpw *w);
 void opt_add(struct opt *out, int *n, int max, int kind, int a, int b,
     int c);
 struct deck *deck_of(struct game *g, int f);
+void monster_move_to(struct game *g, int f, int h);
 void tie_find(struct game *g);
 void tie_apply(struct game *g, const int32_t *perm);
 int tie_perms(const struct game *g, int32_t perms[][4], int max);

@@ -50,11 +50,15 @@ credit_of(const struct game *g, int f)
 }
 
 static void
-infuse(struct game *g, int mask, int any)
+infuse(struct game *g, int mask, int any, int pick)
 {
 	int i;
 
 	g->s.infuse_now |= mask;
+	if (any > 0 && pick >= 0) {
+		g->s.infuse_now |= 1 << pick;
+		any--;
+	}
 	while (any-- > 0)
 		for (i = 0; i < NELEM; i++)
 			if (!(g->s.infuse_now >> i & 1)) {
@@ -66,7 +70,7 @@ infuse(struct game *g, int mask, int any)
 /* Consume elements for an augment: all listed ones must be available;
  * "any" takes the first available.  Returns 1 when paid. */
 static int
-consume(struct game *g, int mask, int any)
+consume(struct game *g, int mask, int any, int wild)
 {
 	int i, avail = 0, pick = 0;
 	refd_mpw *w;
@@ -78,7 +82,11 @@ consume(struct game *g, int mask, int any)
 			avail |= 1 << i;
 	if ((avail & mask) != mask)
 		return 0;
-	if (any) {
+	if (any && wild >= 0) {
+		if (!((avail & ~mask) >> wild & 1))
+			return 0;
+		pick = 1 << wild;
+	} else if (any) {
 		for (i = 0; i < NELEM; i++)
 			if ((avail & ~mask) >> i & 1) {
 				pick = 1 << i;
@@ -162,7 +170,7 @@ atk_step(struct game *g)
 	if (dmg < 0)
 		dmg = 0;
 	if (elems)
-		infuse(g, elems, 0);
+		infuse(g, elems, 0, -1);
 	w = evb("attack");
 	refd_mpw_kint(w, "attacker", a->fig);
 	refd_mpw_kint(w, "target", t);
@@ -227,35 +235,70 @@ after_damage(struct game *g)
 	}
 }
 
+/* The figure other than f on hex (q, r), or -1. */
+static int
+other_at(const struct dg *s, int f, int q, int r)
+{
+	int i;
+
+	for (i = 0; i < s->nfig; i++)
+		if (i != f && s->fig[i].alive && s->fig[i].q == q &&
+		    s->fig[i].r == r)
+			return i;
+	return -1;
+}
+
+/*
+ * Steps of a push or pull of f from hex (q, r) with `left` steps to go
+ * (§6.3): each step takes it farther from (closer to) the attacker,
+ * never into a wall, closed door, obstacle or an enemy of f; it may pass
+ * its allies but not end on one.  A step onto an ally is legal only when
+ * the push can go on from there to a free hex.
+ */
+static int
+steps_from(const struct game *g, int f, int q, int r, int left, int *out)
+{
+	const struct dg *s = &g->s;
+	const struct ppush *p = &s->push;
+	int d, n = 0, cur, aq = s->fig[p->from_fig].q, ar = s->fig[p->from_fig].r;
+
+	if (left <= 0)
+		return 0;
+	cur = range_between(s, aq, ar, q, r);
+	for (d = 0; d < 6; d++) {
+		int nq = q + refd_hex_dq[d], nr = r + refd_hex_dr[d];
+		int h = hex_at(s, nq, nr), o, rr;
+
+		if (h < 0 || !adjacent(s, q, r, nq, nr) ||
+		    s->hex[h].ov == OV_OBSTACLE)
+			continue;
+		rr = range_between(s, aq, ar, nq, nr);
+		if (p->pull ? rr >= cur : rr <= cur)
+			continue;
+		o = other_at(s, f, nq, nr);
+		if (o >= 0) {
+			int tmp[6];
+
+			if (enemies(s, f, o) ||
+			    steps_from(g, f, nq, nr, left - 1, tmp) == 0)
+				continue;
+		}
+		out[n++] = h;
+	}
+	return n;
+}
+
 /* Legal push/pull steps for the push in progress. */
 static int
 push_steps(const struct game *g, int *out)
 {
 	const struct dg *s = &g->s;
 	const struct ppush *p = &s->push;
-	int d, n = 0, f = p->fig, cur;
+	int f = p->fig;
 
 	if (!s->fig[f].alive || !s->fig[p->from_fig].alive || p->left <= 0)
 		return 0;
-	cur = fig_range(s, p->from_fig, f);
-	for (d = 0; d < 6; d++) {
-		int nq = s->fig[f].q + refd_hex_dq[d];
-		int nr = s->fig[f].r + refd_hex_dr[d];
-		int h = hex_at(s, nq, nr), o, rr;
-
-		if (h < 0 || !adjacent(s, s->fig[f].q, s->fig[f].r, nq, nr))
-			continue;
-		if (s->hex[h].ov == OV_OBSTACLE)
-			continue;
-		o = fig_at(s, nq, nr);
-		if (o >= 0)
-			continue;
-		rr = range_between(s, s->fig[p->from_fig].q,
-		    s->fig[p->from_fig].r, nq, nr);
-		if (p->pull ? rr < cur : rr > cur)
-			out[n++] = h;
-	}
-	return n;
+	return steps_from(g, f, s->fig[f].q, s->fig[f].r, p->left, out);
 }
 
 static void
@@ -380,9 +423,32 @@ group_size(const struct game *g, int f, int h, int F, const struct prof *p)
 }
 
 /* Destination of f towards focus F with mp points (§12.5). */
+static void
+add_tie(const struct dg *s, int *ties, int *nt, int h)
+{
+	int i, j;
+
+	if (*nt >= 16)
+		return;
+	/* canonical order: q, then r (§0) */
+	for (i = 0; i < *nt; i++)
+		if (s->hex[h].q < s->hex[ties[i]].q ||
+		    (s->hex[h].q == s->hex[ties[i]].q &&
+		    s->hex[h].r < s->hex[ties[i]].r))
+			break;
+	for (j = *nt; j > i; j--)
+		ties[j] = ties[j - 1];
+	ties[i] = h;
+	(*nt)++;
+}
+
+/*
+ * Destinations of f towards focus F with mp points (§12.5): the equally
+ * good hexes in canonical order into ties[], their number returned.
+ */
 static int
 destination(const struct game *g, int f, int F, const struct prof *p,
-    int mp, int *cost, int *prev)
+    int mp, int *cost, int *prev, int *ties)
 {
 	const struct dg *s = &g->s;
 	int fly = s->fig[f].kind == F_MONSTER &&
@@ -415,13 +481,20 @@ destination(const struct game *g, int f, int F, const struct prof *p,
 			ideal[nid++] = h;
 		}
 	}
-	if (best < 0)
-		return start;
-	if (key[1] == 0)
-		return best;
+	if (best < 0) {
+		ties[0] = start;
+		return 1;
+	}
+	if (key[1] == 0) {
+		int nt = 0;
+
+		for (i = 0; i < nid; i++)
+			add_tie(s, ties, &nt, ideal[i]);
+		return nt;
+	}
 	/* out of reach: get as close as possible to an ideal hex */
 	{
-		int c2[MAXHEX], p2[MAXHEX], x, bx = start;
+		int c2[MAXHEX], p2[MAXHEX], x, nt = 0;
 		int b1 = -1, b2 = 0, b3 = 0;
 
 		for (x = 0; x < s->nhex; x++) {
@@ -445,36 +518,45 @@ destination(const struct game *g, int f, int F, const struct prof *p,
 					b1 = t1;
 					b2 = t2;
 					b3 = t3;
-					bx = x;
+					nt = 0;
+					add_tie(s, ties, &nt, x);
+				} else if (t1 == b1 && t2 == b2 && t3 == b3) {
+					int dup = 0, q;
+
+					for (q = 0; q < nt; q++)
+						dup |= ties[q] == x;
+					if (!dup)
+						add_tie(s, ties, &nt, x);
 				}
 			}
 		}
 		/* travel() was reused: recompute from the start */
 		travel(s, f, s->fig[f].q, s->fig[f].r, fly ? 2 : 0, cost, prev);
-		return bx;
+		if (nt == 0)
+			ties[nt++] = start;
+		return nt;
 	}
 }
 
-static void
-monster_move(struct game *g, int f, int F, const struct prof *p, int mp)
+/* Move f to hex h along its best travel path (§12.5 step 3). */
+void
+monster_move_to(struct game *g, int f, int h)
 {
 	struct dg *s = &g->s;
-	int cost[MAXHEX], prev[MAXHEX], path[MAXHEX], n = 0, h, i;
+	int cost[MAXHEX], prev[MAXHEX], path[MAXHEX], n = 0, i;
 	int fly = s->fig[f].kind == F_MONSTER &&
 	    g->c->type[s->fig[f].type].flying;
 	int start = hex_at(s, s->fig[f].q, s->fig[f].r);
 	refd_mpw *w;
 
-	if (mp <= 0 || (s->fig[f].conds & C_IMMOBILIZE))
-		return;
-	h = destination(g, f, F, p, mp, cost, prev);
+	travel(s, f, s->fig[f].q, s->fig[f].r, fly ? 2 : 0, cost, prev);
 	while (h >= 0 && h != start && n < MAXHEX) {
 		path[n++] = h;
 		h = prev[h];
 	}
 	w = evb("monster_move");
 	refd_mpw_kint(w, "fig", f);
-	refd_mpw_kint(w, "focus", F);
+	refd_mpw_kint(w, "focus", s->mt_focus);
 	write_path(s, w, path, n, 1);
 	ev(g, REFD_SEAT_PUBLIC, w);
 	for (i = n - 1; i >= 0; i--) {
@@ -485,6 +567,50 @@ monster_move(struct game *g, int f, int F, const struct prof *p, int mp)
 		if (!s->fig[f].alive)
 			return;
 	}
+}
+
+/*
+ * The move of a monster or summon: to the best destination, or, when
+ * several are equally good, a decision of the players (§12.5, §17
+ * AI_TIE).  Returns 1 when it waits for that decision.
+ */
+static int
+monster_move(struct game *g, int f, int F, const struct prof *p, int mp)
+{
+	struct dg *s = &g->s;
+	int cost[MAXHEX], prev[MAXHEX], ties[16], nt, i;
+	refd_mpw *w;
+
+	if (mp <= 0 || (s->fig[f].conds & C_IMMOBILIZE))
+		return 0;
+	nt = destination(g, f, F, p, mp, cost, prev, ties);
+	if (nt == 1) {
+		monster_move_to(g, f, ties[0]);
+		return 0;
+	}
+	s->ai_active = 1;
+	s->ai_fig = f;
+	s->ai_n = nt;
+	memcpy(s->ai_hex, ties, (size_t)nt * sizeof(ties[0]));
+	s->ai_seat = 0;
+	for (i = 0; i < s->nch; i++)
+		if (!s->ch[i].exhausted) {
+			s->ai_seat = i;
+			break;
+		}
+	w = evb("monster_tie");
+	refd_mpw_kint(w, "fig", f);
+	refd_mpw_kint(w, "seat", s->ai_seat);
+	refd_mpw_karray(w, "destinations");
+	for (i = 0; i < nt; i++) {
+		refd_mpw_array(w);
+		refd_mpw_int(w, s->hex[ties[i]].q);
+		refd_mpw_int(w, s->hex[ties[i]].r);
+		refd_mpw_end(w);
+	}
+	refd_mpw_end(w);
+	ev(g, REFD_SEAT_PUBLIC, w);
+	return 1;
 }
 
 /* The ability card a monster or summon uses this turn. */
@@ -788,8 +914,9 @@ monster_turn(struct game *g)
 
 		switch (ab->kind) {
 		case A_MOVE:
-			if (F >= 0)
-				monster_move(g, f, F, &p, mv + ab->value);
+			if (F >= 0 && monster_move(g, f, F, &p,
+			    mv + ab->value))
+				return;	/* the players pick the destination */
 			break;
 		case A_ATTACK: {
 			struct atk *a = &s->atk;
@@ -815,7 +942,7 @@ monster_turn(struct game *g)
 				    (ab->consume | 64)) {
 					bonus = ab->bonus_attack;
 					bconds = ab->bonus_conds;
-				} else if (consume(g, ab->consume, ab->any)) {
+				} else if (consume(g, ab->consume, ab->any, -1)) {
 					bonus = ab->bonus_attack;
 					bconds = ab->bonus_conds;
 					if (t >= 0)
@@ -849,7 +976,7 @@ monster_turn(struct game *g)
 			monster_summon(g, f, ab);
 			break;
 		case A_INFUSE:
-			infuse(g, ab->infuse, ab->any);
+			infuse(g, ab->infuse, ab->any, -1);
 			break;
 		default:
 			break;
@@ -928,7 +1055,8 @@ half_done(struct game *g, int ci)
 		for (i = 0; i < h->nab; i++)
 			if (h->ab[i].kind == A_INFUSE &&
 			    (c->ab_done || h->nab == 1))
-				infuse(g, h->ab[i].infuse, h->ab[i].any);
+				infuse(g, h->ab[i].infuse, h->ab[i].any,
+				    c->any_elem - 1);
 		if (c->ab_done && h->xp)
 			c->xp += h->xp;
 		if ((h->persistent || h->round) && c->ab_done) {
@@ -1508,7 +1636,7 @@ dg_advance(struct game *g)
 			s->ndq--;
 			continue;
 		}
-		if (s->ndq > 0)
+		if (s->ndq > 0 || s->ai_active)
 			return;
 		if (s->push.active) {
 			int st[6], n = push_steps(g, st);
@@ -1694,13 +1822,13 @@ push_options(const struct game *g, int *out)
 
 void
 char_attack(struct game *g, int ci, const struct ability *a, const int *tg,
-    int ntg, int aoe)
+    int ntg, int aoe, int aug)
 {
 	struct dg *s = &g->s;
 	struct atk *k = &s->atk;
 	int bonus = 0, bconds = 0;
 
-	if (consume(g, a->consume, a->any)) {
+	if (aug > 0 && consume(g, a->consume, a->any, aug - 2)) {
 		bonus = a->bonus_attack;
 		bconds = a->bonus_conds;
 	}
@@ -1727,7 +1855,8 @@ char_attack(struct game *g, int ci, const struct ability *a, const int *tg,
 }
 
 int
-char_move_bonus(struct game *g, const struct ability *a)
+char_move_bonus(struct game *g, const struct ability *a, int aug)
 {
-	return consume(g, a->consume, a->any) ? a->bonus_move : 0;
+	return aug > 0 && consume(g, a->consume, a->any, aug - 2) ?
+	    a->bonus_move : 0;
 }
