@@ -630,6 +630,10 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_EILLEGAL, "R001-43",
 			    "%s cannot run (blinded, entangled, fatigued or "
 			    "exhausted)", A->d.name);
+		if (A->winded >= s->round)
+			return rej(y, REFD_EILLEGAL, "R001-43",
+			    "%s is winded and must rest until round %d",
+			    A->d.name, A->winded + 1);
 		if (s->moved || !can_full(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-43",
 			    "running takes the whole turn");
@@ -2516,6 +2520,35 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		return start_move(ctx, s, a, c, MV_WITHDRAW, 0);
 	case C_RUN:
 		s->full = 1;
+		A->run_rounds = A->run_last == s->round - 1 ?
+		    A->run_rounds + 1 : 1;
+		A->run_last = s->round;
+		if (A->run_rounds > A->d.con) {
+			/* Beyond Con rounds: Con check DC 10, +1 a round. */
+			int v, dc = 10 + (A->run_rounds - A->d.con - 1), ok;
+			refd_mpw *ev;
+
+			if ((rc = roll(ctx, 20, "endurance", &v)) != REFD_OK)
+				return rc;
+			ok = v + mod(A->d.con) >= dc;
+			ev = refd_mpw_create();
+			refd_mpw_map(ev);
+			refd_mpw_kstr(ev, "type", "endurance");
+			refd_mpw_kstr(ev, "who", A->d.name);
+			refd_mpw_kint(ev, "roll", v);
+			refd_mpw_kint(ev, "total", v + mod(A->d.con));
+			refd_mpw_kint(ev, "dc", dc);
+			refd_mpw_kbool(ev, "success", ok);
+			refd_mpw_end(ev);
+			if ((rc = emitw(ctx, ev)) != REFD_OK)
+				return rc;
+			if (!ok) {
+				/* It stops and must rest ten rounds. */
+				A->winded = s->round + 10;
+				A->run_rounds = 0;
+				return settle(ctx, s);
+			}
+		}
 		A->ran = 1;
 		return start_move(ctx, s, a, c, MV_RUN, 0);
 	case C_CHARGE:
