@@ -18,7 +18,8 @@ const char *const cmd_name[C_NCMD] = {
 	"bull_rush", "disarm", "sunder", "grapple", "grapple_damage",
 	"escape", "feint", "aid", "coup_de_grace", "stabilize", "end_turn",
 	"aoo", "counter", "follow", "act", "wait", "ready", "fire", "crawl",
-	"minimum_move", "cast", "overrun", "avoid", "cleave"
+	"minimum_move", "cast", "overrun", "avoid", "cleave", "pin",
+	"release"
 };
 
 static int
@@ -749,10 +750,18 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 	case C_FULL: {
 		const struct weapon *aw = &A->d.w[0];
 
-		if (A->grap)
+		if (A->pinned_by)
 			return rej(y, REFD_EILLEGAL, "R001-56",
-			    "%s is grappling: use grapple_damage or escape",
+			    "%s is pinned: it can only try to escape",
 			    A->d.name);
+		if (A->grap && (c->t == C_FULL || c->has_sq ||
+		    t != A->grap - 1 || A->d.w[0].ranged ||
+		    (A->d.w[0].cat != 0 && !A->d.w[0].unarmed &&
+		    !A->d.w[0].natural)))
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "grappling, %s can only attack %s with a light, "
+			    "unarmed or natural weapon (one attack)", A->d.name,
+			    nm(s, A->grap - 1));
 		if (c->off) {
 			if (c->t != C_FULL || !has_off(A))
 				return rej(y, REFD_EILLEGAL, "R001-25",
@@ -905,11 +914,24 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 				    T->d.name);
 			return REFD_OK;
 		}
+	case C_RELEASE:
+		if (!A->grap || s->c[A->grap - 1].pinned_by != a + 1)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is pinning nobody", A->d.name);
+		return REFD_OK;
 	case C_GDMG:
 	case C_ESCAPE:
+	case C_PIN:
 		if (!A->grap)
 			return rej(y, REFD_EILLEGAL, "R001-56",
 			    "%s is not grappling", A->d.name);
+		if (A->pinned_by && c->t != C_ESCAPE)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is pinned: it can only try to escape",
+			    A->d.name);
+		if (c->t == C_PIN && s->c[A->grap - 1].pinned_by)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is already pinned", nm(s, A->grap - 1));
 		if (!can_std(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-04",
 			    "%s has no standard action left this turn",
@@ -1261,6 +1283,9 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 			c->fdef = c->tdef = c->charged = c->ran = 0;
 			c->aoo_used = 0;
 			c->ready_vs = -1;
+			if (c->grap && s->c[c->grap - 1].pinned_by ==
+			    s->order[n] + 1)
+				s->c[c->grap - 1].pinned_by = 0; /* 1 round */
 			if (c->temp > 0 && c->temp_rounds > 0 &&
 			    --c->temp_rounds == 0) {
 				c->temp = 0;	/* the pool expires (3.6) */
@@ -2628,6 +2653,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			A->fdef = 1;
 		if (w->ranged)
 			flags |= A_RANGED;
+		if (A->grap)
+			flags |= A_GRAP;
 		if (c->nonlethal)
 			flags |= A_NONLETHAL;
 		if (c->lethal)
@@ -2830,8 +2857,19 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 	case C_STAB:
 		use_std(s, A);
 		return begin_act(ctx, s, C_STAB, a, t, 0, 0, 1);
+	case C_RELEASE: {
+		int o = A->grap - 1;
+
+		s->c[o].pinned_by = 0;
+		s->c[o].grap = 0;
+		A->grap = 0;
+		if ((rc = ev_simple(ctx, "release", s, a, o)) != REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	}
 	case C_GDMG:
-	case C_ESCAPE: {
+	case C_ESCAPE:
+	case C_PIN: {
 		int o = A->grap - 1, ra, rd, win;
 		int ma = grapple_mod(A), md = grapple_mod(&s->c[o]);
 
@@ -2842,9 +2880,13 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		if ((rc = ev_check(ctx, cmd_name[c->t], s, a, o, ra, ra + ma,
 		    rd, rd + md, win)) != REFD_OK)
 			return rc;
-		if (win && c->t == C_ESCAPE) {
+		if (win && c->t == C_ESCAPE && A->pinned_by) {
+			A->pinned_by = 0;	/* the pin ends; still grappled */
+		} else if (win && c->t == C_ESCAPE) {
 			A->grap = 0;
 			s->c[o].grap = 0;
+		} else if (win && c->t == C_PIN) {
+			s->c[o].pinned_by = a + 1;
 		} else if (win && (rc = unarmed_damage(ctx, s, a, o)) !=
 		    REFD_OK) {
 			return rc;
@@ -3121,12 +3163,13 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 	put_cmd(s, w, &c, "End the turn");
 	{
 		static const int simple[] = { C_TDEF, C_DELAY, C_STAND, C_PRONE,
-			C_GDMG, C_ESCAPE };
+			C_GDMG, C_ESCAPE, C_PIN, C_RELEASE };
 		static const char *const lab[] = { "Total defense (+4 AC)",
 			"Delay", "Stand up", "Drop prone",
-			"Damage the grapple opponent", "Escape the grapple" };
+			"Damage the grapple opponent", "Escape the grapple",
+			"Pin the grapple opponent", "Release the pin" };
 
-		for (i = 0; i < 6; i++) {
+		for (i = 0; i < 8; i++) {
 			blank(&c, simple[i]);
 			try_cmd(s, seat, w, &c, lab[i]);
 		}

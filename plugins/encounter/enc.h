@@ -140,6 +140,7 @@ struct cr {
 	int32_t cond;		/* COND_* bits (section 6) */
 	int32_t temp, temp_rounds;	/* temporary HP; rounds left, -1 */
 	int32_t run_rounds, run_last, winded;	/* running endurance (4.7) */
+	int32_t pinned_by;	/* pinner + 1, 0: not pinned */
 };
 
 /* A paused action (waiting for attacks of opportunity or a prompt). */

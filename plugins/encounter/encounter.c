@@ -123,6 +123,8 @@ static const struct {
 	    "prompt: avoid the overrun (true) or block it (false)" },
 	{ { { "target", "creature name, or none to decline" } },
 	    "prompt: Cleave, one more melee attack after dropping a foe" },
+	{ { { NULL, NULL } }, "grappling: pin the opponent for a round" },
+	{ { { NULL, NULL } }, "free action: release a pinned opponent" },
 };
 
 static int
@@ -724,6 +726,7 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_kbool(w, "prone", c->prone);
 		refd_mpw_kbool(w, "flat_footed", c->flat);
 		refd_mpw_kbool(w, "grappling", c->grap != 0);
+		refd_mpw_kbool(w, "pinned", c->pinned_by != 0);
 		refd_mpw_kbool(w, "total_defense", c->tdef);
 		refd_mpw_kbool(w, "fighting_defensively", c->fdef);
 		refd_mpw_kbool(w, "charging", c->charged);
