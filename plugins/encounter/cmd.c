@@ -19,7 +19,7 @@ const char *const cmd_name[C_NCMD] = {
 	"escape", "feint", "aid", "coup_de_grace", "stabilize", "end_turn",
 	"aoo", "counter", "follow", "act", "wait", "ready", "fire", "crawl",
 	"minimum_move", "cast", "overrun", "avoid", "cleave", "pin",
-	"release"
+	"release", "throw"
 };
 
 static int
@@ -117,6 +117,11 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 	if (refd_mpv_ok(v)) {
 		c->has_sq = 1;
 		bad |= getxy(v, &c->sqx, &c->sqy);
+	}
+	v = refd_mpv_get(r, "point");
+	if (refd_mpv_ok(v)) {
+		c->has_pt = 1;
+		bad |= getxy(v, &c->ptx, &c->pty);
 	}
 	v = refd_mpv_get(r, "path");
 	if (refd_mpv_ok(v)) {
@@ -320,6 +325,22 @@ square_ok(const struct st *s, int a, const struct cmd *c,
 		return rej(y, REFD_ERANGE, "R001-11",
 		    "(%d,%d) is out of %s's reach", sq.x, sq.y, A->d.name);
 	return REFD_OK;
+}
+
+/* Distance from a creature to a lattice point: to the nearest of the
+ * four squares sharing it. */
+static int
+point_dist(const struct cr *A, int px, int py)
+{
+	int i, d, best = 1 << 20;
+
+	for (i = 0; i < 4; i++) {
+		d = g_space_dist(A->x, A->y, space_n(A), px - 1 + (i & 1),
+		    py - 1 + (i >> 1), 1);
+		if (d < best)
+			best = d;
+	}
+	return best;
 }
 
 static int
@@ -1048,6 +1069,32 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			    "not enough movement to pass through");
 		c->x = bx;
 		c->y = by;
+		return REFD_OK;
+	}
+	case C_THROW: {
+		const struct weapon *sw = &A->d.w[0];
+
+		if (!sw->splash)
+			return rej(y, REFD_EILLEGAL, "R001-54",
+			    "%s holds no splash weapon", A->d.name);
+		if (!can_std(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-04",
+			    "%s has no standard action left this turn",
+			    A->d.name);
+		if (A->grap)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is grappling", A->d.name);
+		if (c->has_pt == (t >= 0))
+			return rej(y, REFD_EBADCMD, "R001-54",
+			    "give a \"target\" or a \"point\"");
+		if (t >= 0)
+			return target_ok(s, a, t, sw, y);
+		if (c->ptx < 0 || c->pty < 0 || c->ptx > s->w || c->pty > s->h)
+			return rej(y, REFD_ERANGE, "R001-54",
+			    "(%d,%d) is off the map", c->ptx, c->pty);
+		if (point_dist(A, c->ptx, c->pty) > 5 * sw->incr)
+			return rej(y, REFD_ERANGE, "R001-54",
+			    "the point is beyond 5 range increments");
 		return REFD_OK;
 	}
 	case C_READY:
@@ -1876,6 +1923,144 @@ cleave_offer(struct st *s, int a)
 	return 1;
 }
 
+/* Splash damage to every creature overlapping the square block
+ * [x0, x1] x [y0, y1], except `skip` (5.11). */
+static int
+splash_area(refd_ctx *ctx, struct st *s, const struct weapon *w, int x0,
+    int y0, int x1, int y1, int skip)
+{
+	int i, rc;
+
+	for (i = 0; i < s->nc; i++) {
+		struct cr *c = &s->c[i];
+		int n = space_n(c);
+		refd_mpw *ev;
+
+		if (i == skip || c->dead || c->x > x1 || c->x + n - 1 < x0 ||
+		    c->y > y1 || c->y + n - 1 < y0)
+			continue;
+		ev = refd_mpw_create();
+		refd_mpw_map(ev);
+		refd_mpw_kstr(ev, "type", "splash");
+		refd_mpw_kstr(ev, "target", c->d.name);
+		refd_mpw_kint(ev, "damage", w->splash);
+		refd_mpw_end(ev);
+		if ((rc = emitw(ctx, ev)) != REFD_OK ||
+		    (rc = deal(ctx, s, i, w->splash, 0, 0)) != REFD_OK)
+			return rc;
+	}
+	return REFD_OK;
+}
+
+/* The 8-way direction nearest to (dx, dy), as an index of the clockwise
+ * list N, NE, E, SE, S, SW, W, NW (D001-38). */
+static int
+octant(long dx, long dy)
+{
+	static const int idx[3][3] = { { 7, 6, 5 }, { 0, -1, 4 },
+		{ 1, 2, 3 } };
+	long ax = dx < 0 ? -dx : dx, ay = dy < 0 ? -dy : dy;
+	int sx = dx > 0 ? 1 : (dx < 0 ? -1 : 0);
+	int sy = dy > 0 ? 1 : (dy < 0 ? -1 : 0);
+
+	/* tan 22.5 degrees ~ 0.41421: integers only. */
+	if (ay * 100000 < ax * 41421)
+		sy = 0;
+	else if (ax * 100000 < ay * 41421)
+		sx = 0;
+	return idx[sx + 1][sy + 1];
+}
+
+/* A thrown splash weapon: hit, or scatter by d8 and increments (5.11). */
+static int
+throw_splash(refd_ctx *ctx, struct st *s)
+{
+	static const int ddx[8] = { 0, 1, 1, 1, 0, -1, -1, -1 };
+	static const int ddy[8] = { -1, -1, 0, 1, 1, 1, 0, -1 };
+	struct cont *k = &s->k;
+	int a = k->who, t = k->target, pt = k->flags & 1, rc, hit, n, d;
+	struct cr *A = &s->c[a];
+	const struct weapon *w = &A->d.w[0];
+	int ax, ay, dir, v, lx, ly;
+	long vx, vy;
+	refd_mpw *ev;
+
+	if (!pt) {
+		struct atk r;
+
+		if ((rc = attack(ctx, s, a, t, w, A_RANGED | A_TOUCH, 0, 0,
+		    &r)) != REFD_OK)
+			return rc;
+		hit = r.hit;
+		ax = s->c[t].x;
+		ay = s->c[t].y;
+		d = cdist(A, &s->c[t]);
+		if (hit)
+			return splash_area(ctx, s, w, ax - 1, ay - 1,
+			    ax + space_n(&s->c[t]), ay + space_n(&s->c[t]), t);
+		vx = (2 * A->x + 1) - (2 * ax + 1);
+		vy = (2 * A->y + 1) - (2 * ay + 1);
+	} else {
+		int b, tot;
+
+		ax = k->px[1];
+		ay = k->py[1];
+		d = point_dist(A, ax, ay);
+		n = (d + w->incr - 1) / w->incr;
+		b = A->d.bab + mod(A->d.dex) + sizemod(A->d.size) + w->enh -
+		    (n > 1 ? s->range_pen * (n - 1) : 0);
+		if ((rc = roll(ctx, 20, "attack", &v)) != REFD_OK)
+			return rc;
+		tot = v + b;
+		hit = v != 1 && (v == 20 || tot >= 5);
+		ev = refd_mpw_create();
+		refd_mpw_map(ev);
+		refd_mpw_kstr(ev, "type", "throw");
+		refd_mpw_kstr(ev, "who", A->d.name);
+		refd_mpw_karray(ev, "point");
+		refd_mpw_int(ev, ax);
+		refd_mpw_int(ev, ay);
+		refd_mpw_end(ev);
+		refd_mpw_kint(ev, "roll", v);
+		refd_mpw_kint(ev, "bonus", b);
+		refd_mpw_kint(ev, "total", tot);
+		refd_mpw_kint(ev, "ac", 5);
+		refd_mpw_kbool(ev, "hit", hit);
+		refd_mpw_end(ev);
+		if ((rc = emitw(ctx, ev)) != REFD_OK)
+			return rc;
+		if (hit)
+			return splash_area(ctx, s, w, ax - 1, ay - 1, ax, ay,
+			    -1);
+		vx = (2 * A->x + 1) - 2 * ax;
+		vy = (2 * A->y + 1) - 2 * ay;
+	}
+	/* A miss: d8 from "back toward the thrower", clockwise. */
+	n = (d + w->incr - 1) / w->incr;
+	if (n < 1)
+		n = 1;
+	if ((rc = roll(ctx, 8, "splash direction", &v)) != REFD_OK)
+		return rc;
+	dir = octant(vx, vy);
+	dir = ((dir < 0 ? 0 : dir) + v - 1) % 8;
+	lx = ax + ddx[dir] * n;
+	ly = ay + ddy[dir] * n;
+	ev = refd_mpw_create();
+	refd_mpw_map(ev);
+	refd_mpw_kstr(ev, "type", "splash_lands");
+	refd_mpw_kint(ev, "roll", v);
+	refd_mpw_karray(ev, pt ? "point" : "square");
+	refd_mpw_int(ev, lx);
+	refd_mpw_int(ev, ly);
+	refd_mpw_end(ev);
+	refd_mpw_end(ev);
+	if ((rc = emitw(ctx, ev)) != REFD_OK)
+		return rc;
+	if (pt)
+		return splash_area(ctx, s, w, lx - 1, ly - 1, lx, ly, -1);
+	return splash_area(ctx, s, w, lx - 1, ly - 1, lx + 1, ly + 1, -1);
+}
+
 /* The overrunner passes to the square beyond the defender. */
 static int
 pass_through(refd_ctx *ctx, struct st *s, int a)
@@ -1994,6 +2179,10 @@ finish_act(refd_ctx *ctx, struct st *s)
 		s->nq = 1;
 		s->qi = 0;
 		return REFD_OK;
+	case C_THROW:
+		if ((rc = throw_splash(ctx, s)) != REFD_OK)
+			return rc;
+		break;
 	case C_CAST: {
 		const struct spell *sp = &A->d.sp[k->pen];
 		int ok = 1;
@@ -2793,6 +2982,20 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		if (aoo_queue(s, a, t, 0) > 0)
 			return REFD_OK;
 		return finish_act(ctx, s);
+	case C_THROW:
+		use_std(s, A);
+		s->attacks++;
+		memset(&s->k, 0, sizeof(s->k));
+		s->k.kind = K_ACT;
+		s->k.act = C_THROW;
+		s->k.who = a;
+		s->k.target = c->has_pt ? -1 : t;
+		s->k.flags = c->has_pt;
+		s->k.px[1] = c->ptx;
+		s->k.py[1] = c->pty;
+		if (aoo_queue(s, a, -1, 0) > 0)
+			return REFD_OK;	/* a ranged attack provokes */
+		return finish_act(ctx, s);
 	case C_READY: {
 		refd_mpw *w;
 
@@ -2981,6 +3184,12 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 		refd_mpw_karray(w, "to");
 		refd_mpw_int(w, c->x);
 		refd_mpw_int(w, c->y);
+		refd_mpw_end(w);
+	}
+	if (c->has_pt) {
+		refd_mpw_karray(w, "point");
+		refd_mpw_int(w, c->ptx);
+		refd_mpw_int(w, c->pty);
 		refd_mpw_end(w);
 	}
 	if (c->has_sq) {
@@ -3286,6 +3495,11 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 						try_cmd(s, seat, w, &c, label);
 				}
 		}
+		blank(&c, C_THROW);
+		c.target = t;
+		snprintf(label, sizeof(label), "Throw the %s at %s",
+		    A->d.w[0].name, nm(s, t));
+		try_cmd(s, seat, w, &c, label);
 		for (i = 0; i < MAXSP; i++) {
 			if (A->d.uses[i] <= 0)
 				continue;

@@ -86,6 +86,7 @@ struct weapon {
 	int32_t hardness, ihp;	/* as an item */
 	int32_t enh;		/* attack bonus */
 	int32_t nostr, plus;	/* spells: no Strength, flat damage */
+	int32_t splash;		/* splash weapon: splash damage */
 };
 
 #define MAXSP 4		/* spells a creature knows */

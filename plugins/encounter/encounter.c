@@ -125,6 +125,8 @@ static const struct {
 	    "prompt: Cleave, one more melee attack after dropping a foe" },
 	{ { { NULL, NULL } }, "grappling: pin the opponent for a round" },
 	{ { { NULL, NULL } }, "free action: release a pinned opponent" },
+	{ { { "target", "creature name" }, { "point", "[x, y] intersection" } },
+	    "throw a splash weapon at a creature or a grid intersection" },
 };
 
 static int
