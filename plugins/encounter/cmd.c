@@ -2157,6 +2157,27 @@ finish_act(refd_ctx *ctx, struct st *s)
 			break;
 		}
 		w = (k->flags & A_OFF) ? A->d.w[1] : A->d.w[0];
+		if (w.ranged && T->grap && T->grap - 1 != a) {
+			/* An outsider's ranged attack strikes a random
+			 * participant of the grapple (5.13, D001-39). */
+			int p[2], v;
+			refd_mpw *ev;
+
+			p[0] = t < T->grap - 1 ? t : T->grap - 1;
+			p[1] = t < T->grap - 1 ? T->grap - 1 : t;
+			if ((rc = roll(ctx, 2, "grappler", &v)) != REFD_OK)
+				return rc;
+			t = p[v - 1];
+			T = &s->c[t];
+			ev = refd_mpw_create();
+			refd_mpw_map(ev);
+			refd_mpw_kstr(ev, "type", "grapple_target");
+			refd_mpw_kint(ev, "roll", v);
+			refd_mpw_kstr(ev, "target", T->d.name);
+			refd_mpw_end(ev);
+			if ((rc = emitw(ctx, ev)) != REFD_OK)
+				return rc;
+		}
 		{
 			int up = T->hp >= 0 && !T->dead;
 
