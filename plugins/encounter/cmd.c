@@ -19,7 +19,7 @@ const char *const cmd_name[C_NCMD] = {
 	"escape", "feint", "aid", "coup_de_grace", "stabilize", "end_turn",
 	"aoo", "counter", "follow", "act", "wait", "ready", "fire", "crawl",
 	"minimum_move", "cast", "overrun", "avoid", "cleave", "pin",
-	"release", "throw"
+	"release", "throw", "draw", "sheathe"
 };
 
 static int
@@ -341,6 +341,14 @@ point_dist(const struct cr *A, int px, int py)
 			best = d;
 	}
 	return best;
+}
+
+/* Drawing is free with a move action used for movement at BAB +1
+ * (1.6), once a turn. */
+static int
+draw_free(const struct st *s, const struct cr *A)
+{
+	return A->d.bab >= 1 && s->moveact && !s->freedraw;
 }
 
 static int
@@ -1097,6 +1105,32 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			    "the point is beyond 5 range increments");
 		return REFD_OK;
 	}
+	case C_DRAW:
+		if (A->stow[0].nd == 0 && A->stow[1].nd == 0)
+			return rej(y, REFD_EILLEGAL, "R001-77",
+			    "%s has no sheathed weapon", A->d.name);
+		if (A->grap)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is grappling", A->d.name);
+		if (draw_free(s, A))
+			return REFD_OK;
+		if (!can_move(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-77",
+			    "drawing takes a move action (free with a move "
+			    "at BAB +1 or more)");
+		return REFD_OK;
+	case C_SHEATHE:
+		if ((A->d.w[0].unarmed || A->d.w[0].natural) &&
+		    A->d.w[1].nd == 0)
+			return rej(y, REFD_EILLEGAL, "R001-77",
+			    "%s holds no weapon", A->d.name);
+		if (A->stow[0].nd || A->stow[1].nd)
+			return rej(y, REFD_EILLEGAL, "R001-77",
+			    "%s already has a sheathed weapon", A->d.name);
+		if (!can_move(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-04",
+			    "sheathing takes a move action");
+		return REFD_OK;
 	case C_READY:
 		if (!can_std(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-45",
@@ -1320,6 +1354,7 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 			s->diag = s->sq_moved = s->fa = s->fa_main = 0;
 			s->fa_off = s->fa_conv = s->attacks = s->std_dis = 0;
 			s->cast = s->qcast = s->overrun = s->cleaved = 0;
+			s->freedraw = s->moveact = 0;
 			s->aoo_taken = 0;
 			c->delaying = 0;
 			if (c->dead || (s->surprise && !c->aware)) {
@@ -2746,6 +2781,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		} else {
 			s->mv++;
 		}
+		s->moveact = 1;
 		return start_move(ctx, s, a, c, MV_MOVE, 0);
 	case C_WITHDRAW:
 		if (can_full(s, A))
@@ -3017,6 +3053,46 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		if (aoo_queue(s, a, -1, 0) > 0)
 			return REFD_OK;	/* a ranged attack provokes */
 		return finish_act(ctx, s);
+	case C_DRAW:
+	case C_SHEATHE: {
+		int i;
+
+		if (c->t == C_DRAW && draw_free(s, A)) {
+			s->freedraw = 1;
+		} else if (s->fa) {
+			s->fa = 0;
+			s->full = 0;
+			s->std = 1;
+			s->mv = 1;
+			s->fa_conv = 1;
+		} else {
+			s->mv++;
+		}
+		if (c->t == C_DRAW) {
+			/* Two at once with Two-Weapon Fighting (1.6). */
+			A->d.w[0] = A->stow[0].nd ? A->stow[0] : A->d.w[0];
+			if (A->stow[1].nd && (A->d.feats & F_TWF ||
+			    A->stow[0].nd == 0)) {
+				A->d.w[1] = A->stow[1];
+				memset(&A->stow[1], 0, sizeof(A->stow[1]));
+			}
+			memset(&A->stow[0], 0, sizeof(A->stow[0]));
+		} else {
+			for (i = 0; i < 2; i++)
+				if (A->d.w[i].nd && !A->d.w[i].unarmed &&
+				    !A->d.w[i].natural) {
+					A->stow[i] = A->d.w[i];
+					memset(&A->d.w[i], 0, sizeof(A->d.w[i]));
+				}
+			if (A->stow[0].nd)
+				unarmed_weapon(&A->d.w[0], A->d.size);
+		}
+		if (A->d.w[0].nd == 0)
+			unarmed_weapon(&A->d.w[0], A->d.size);
+		if ((rc = ev_simple(ctx, cmd_name[c->t], s, a, -1)) != REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	}
 	case C_READY: {
 		refd_mpw *w;
 
@@ -3393,13 +3469,14 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 	put_cmd(s, w, &c, "End the turn");
 	{
 		static const int simple[] = { C_TDEF, C_DELAY, C_STAND, C_PRONE,
-			C_GDMG, C_ESCAPE, C_PIN, C_RELEASE };
+			C_GDMG, C_ESCAPE, C_PIN, C_RELEASE, C_DRAW, C_SHEATHE };
 		static const char *const lab[] = { "Total defense (+4 AC)",
 			"Delay", "Stand up", "Drop prone",
 			"Damage the grapple opponent", "Escape the grapple",
-			"Pin the grapple opponent", "Release the pin" };
+			"Pin the grapple opponent", "Release the pin",
+			"Draw the weapon", "Sheathe the weapon" };
 
-		for (i = 0; i < 8; i++) {
+		for (i = 0; i < 10; i++) {
 			blank(&c, simple[i]);
 			try_cmd(s, seat, w, &c, lab[i]);
 		}
