@@ -18,7 +18,8 @@ const char *const cmd_name[C_NCMD] = {
 	"bull_rush", "disarm", "sunder", "grapple", "grapple_damage",
 	"escape", "feint", "aid", "coup_de_grace", "stabilize", "end_turn",
 	"aoo", "counter", "follow", "act", "wait", "ready", "fire", "crawl",
-	"minimum_move", "cast", "overrun", "avoid", "cleave"
+	"minimum_move", "cast", "overrun", "avoid", "cleave", "pin",
+	"release", "throw", "draw", "sheathe"
 };
 
 static int
@@ -116,6 +117,11 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 	if (refd_mpv_ok(v)) {
 		c->has_sq = 1;
 		bad |= getxy(v, &c->sqx, &c->sqy);
+	}
+	v = refd_mpv_get(r, "point");
+	if (refd_mpv_ok(v)) {
+		c->has_pt = 1;
+		bad |= getxy(v, &c->ptx, &c->pty);
 	}
 	v = refd_mpv_get(r, "path");
 	if (refd_mpv_ok(v)) {
@@ -319,6 +325,30 @@ square_ok(const struct st *s, int a, const struct cmd *c,
 		return rej(y, REFD_ERANGE, "R001-11",
 		    "(%d,%d) is out of %s's reach", sq.x, sq.y, A->d.name);
 	return REFD_OK;
+}
+
+/* Distance from a creature to a lattice point: to the nearest of the
+ * four squares sharing it. */
+static int
+point_dist(const struct cr *A, int px, int py)
+{
+	int i, d, best = 1 << 20;
+
+	for (i = 0; i < 4; i++) {
+		d = g_space_dist(A->x, A->y, space_n(A), px - 1 + (i & 1),
+		    py - 1 + (i >> 1), 1);
+		if (d < best)
+			best = d;
+	}
+	return best;
+}
+
+/* Drawing is free with a move action used for movement at BAB +1
+ * (1.6), once a turn. */
+static int
+draw_free(const struct st *s, const struct cr *A)
+{
+	return A->d.bab >= 1 && s->moveact && !s->freedraw;
 }
 
 static int
@@ -630,6 +660,10 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_EILLEGAL, "R001-43",
 			    "%s cannot run (blinded, entangled, fatigued or "
 			    "exhausted)", A->d.name);
+		if (A->winded >= s->round)
+			return rej(y, REFD_EILLEGAL, "R001-43",
+			    "%s is winded and must rest until round %d",
+			    A->d.name, A->winded + 1);
 		if (s->moved || !can_full(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-43",
 			    "running takes the whole turn");
@@ -745,10 +779,18 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 	case C_FULL: {
 		const struct weapon *aw = &A->d.w[0];
 
-		if (A->grap)
+		if (A->pinned_by)
 			return rej(y, REFD_EILLEGAL, "R001-56",
-			    "%s is grappling: use grapple_damage or escape",
+			    "%s is pinned: it can only try to escape",
 			    A->d.name);
+		if (A->grap && (c->t == C_FULL || c->has_sq ||
+		    t != A->grap - 1 || A->d.w[0].ranged ||
+		    (A->d.w[0].cat != 0 && !A->d.w[0].unarmed &&
+		    !A->d.w[0].natural)))
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "grappling, %s can only attack %s with a light, "
+			    "unarmed or natural weapon (one attack)", A->d.name,
+			    nm(s, A->grap - 1));
 		if (c->off) {
 			if (c->t != C_FULL || !has_off(A))
 				return rej(y, REFD_EILLEGAL, "R001-25",
@@ -901,11 +943,24 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 				    T->d.name);
 			return REFD_OK;
 		}
+	case C_RELEASE:
+		if (!A->grap || s->c[A->grap - 1].pinned_by != a + 1)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is pinning nobody", A->d.name);
+		return REFD_OK;
 	case C_GDMG:
 	case C_ESCAPE:
+	case C_PIN:
 		if (!A->grap)
 			return rej(y, REFD_EILLEGAL, "R001-56",
 			    "%s is not grappling", A->d.name);
+		if (A->pinned_by && c->t != C_ESCAPE)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is pinned: it can only try to escape",
+			    A->d.name);
+		if (c->t == C_PIN && s->c[A->grap - 1].pinned_by)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is already pinned", nm(s, A->grap - 1));
 		if (!can_std(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-04",
 			    "%s has no standard action left this turn",
@@ -1024,6 +1079,58 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		c->y = by;
 		return REFD_OK;
 	}
+	case C_THROW: {
+		const struct weapon *sw = &A->d.w[0];
+
+		if (!sw->splash)
+			return rej(y, REFD_EILLEGAL, "R001-54",
+			    "%s holds no splash weapon", A->d.name);
+		if (!can_std(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-04",
+			    "%s has no standard action left this turn",
+			    A->d.name);
+		if (A->grap)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is grappling", A->d.name);
+		if (c->has_pt == (t >= 0))
+			return rej(y, REFD_EBADCMD, "R001-54",
+			    "give a \"target\" or a \"point\"");
+		if (t >= 0)
+			return target_ok(s, a, t, sw, y);
+		if (c->ptx < 0 || c->pty < 0 || c->ptx > s->w || c->pty > s->h)
+			return rej(y, REFD_ERANGE, "R001-54",
+			    "(%d,%d) is off the map", c->ptx, c->pty);
+		if (point_dist(A, c->ptx, c->pty) > 5 * sw->incr)
+			return rej(y, REFD_ERANGE, "R001-54",
+			    "the point is beyond 5 range increments");
+		return REFD_OK;
+	}
+	case C_DRAW:
+		if (A->stow[0].nd == 0 && A->stow[1].nd == 0)
+			return rej(y, REFD_EILLEGAL, "R001-77",
+			    "%s has no sheathed weapon", A->d.name);
+		if (A->grap)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is grappling", A->d.name);
+		if (draw_free(s, A))
+			return REFD_OK;
+		if (!can_move(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-77",
+			    "drawing takes a move action (free with a move "
+			    "at BAB +1 or more)");
+		return REFD_OK;
+	case C_SHEATHE:
+		if ((A->d.w[0].unarmed || A->d.w[0].natural) &&
+		    A->d.w[1].nd == 0)
+			return rej(y, REFD_EILLEGAL, "R001-77",
+			    "%s holds no weapon", A->d.name);
+		if (A->stow[0].nd || A->stow[1].nd)
+			return rej(y, REFD_EILLEGAL, "R001-77",
+			    "%s already has a sheathed weapon", A->d.name);
+		if (!can_move(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-04",
+			    "sheathing takes a move action");
+		return REFD_OK;
 	case C_READY:
 		if (!can_std(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-45",
@@ -1247,6 +1354,7 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 			s->diag = s->sq_moved = s->fa = s->fa_main = 0;
 			s->fa_off = s->fa_conv = s->attacks = s->std_dis = 0;
 			s->cast = s->qcast = s->overrun = s->cleaved = 0;
+			s->freedraw = s->moveact = 0;
 			s->aoo_taken = 0;
 			c->delaying = 0;
 			if (c->dead || (s->surprise && !c->aware)) {
@@ -1257,6 +1365,9 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 			c->fdef = c->tdef = c->charged = c->ran = 0;
 			c->aoo_used = 0;
 			c->ready_vs = -1;
+			if (c->grap && s->c[c->grap - 1].pinned_by ==
+			    s->order[n] + 1)
+				s->c[c->grap - 1].pinned_by = 0; /* 1 round */
 			if (c->temp > 0 && c->temp_rounds > 0 &&
 			    --c->temp_rounds == 0) {
 				c->temp = 0;	/* the pool expires (3.6) */
@@ -1847,6 +1958,144 @@ cleave_offer(struct st *s, int a)
 	return 1;
 }
 
+/* Splash damage to every creature overlapping the square block
+ * [x0, x1] x [y0, y1], except `skip` (5.11). */
+static int
+splash_area(refd_ctx *ctx, struct st *s, const struct weapon *w, int x0,
+    int y0, int x1, int y1, int skip)
+{
+	int i, rc;
+
+	for (i = 0; i < s->nc; i++) {
+		struct cr *c = &s->c[i];
+		int n = space_n(c);
+		refd_mpw *ev;
+
+		if (i == skip || c->dead || c->x > x1 || c->x + n - 1 < x0 ||
+		    c->y > y1 || c->y + n - 1 < y0)
+			continue;
+		ev = refd_mpw_create();
+		refd_mpw_map(ev);
+		refd_mpw_kstr(ev, "type", "splash");
+		refd_mpw_kstr(ev, "target", c->d.name);
+		refd_mpw_kint(ev, "damage", w->splash);
+		refd_mpw_end(ev);
+		if ((rc = emitw(ctx, ev)) != REFD_OK ||
+		    (rc = deal(ctx, s, i, w->splash, 0, 0)) != REFD_OK)
+			return rc;
+	}
+	return REFD_OK;
+}
+
+/* The 8-way direction nearest to (dx, dy), as an index of the clockwise
+ * list N, NE, E, SE, S, SW, W, NW (D001-38). */
+static int
+octant(long dx, long dy)
+{
+	static const int idx[3][3] = { { 7, 6, 5 }, { 0, -1, 4 },
+		{ 1, 2, 3 } };
+	long ax = dx < 0 ? -dx : dx, ay = dy < 0 ? -dy : dy;
+	int sx = dx > 0 ? 1 : (dx < 0 ? -1 : 0);
+	int sy = dy > 0 ? 1 : (dy < 0 ? -1 : 0);
+
+	/* tan 22.5 degrees ~ 0.41421: integers only. */
+	if (ay * 100000 < ax * 41421)
+		sy = 0;
+	else if (ax * 100000 < ay * 41421)
+		sx = 0;
+	return idx[sx + 1][sy + 1];
+}
+
+/* A thrown splash weapon: hit, or scatter by d8 and increments (5.11). */
+static int
+throw_splash(refd_ctx *ctx, struct st *s)
+{
+	static const int ddx[8] = { 0, 1, 1, 1, 0, -1, -1, -1 };
+	static const int ddy[8] = { -1, -1, 0, 1, 1, 1, 0, -1 };
+	struct cont *k = &s->k;
+	int a = k->who, t = k->target, pt = k->flags & 1, rc, hit, n, d;
+	struct cr *A = &s->c[a];
+	const struct weapon *w = &A->d.w[0];
+	int ax, ay, dir, v, lx, ly;
+	long vx, vy;
+	refd_mpw *ev;
+
+	if (!pt) {
+		struct atk r;
+
+		if ((rc = attack(ctx, s, a, t, w, A_RANGED | A_TOUCH, 0, 0,
+		    &r)) != REFD_OK)
+			return rc;
+		hit = r.hit;
+		ax = s->c[t].x;
+		ay = s->c[t].y;
+		d = cdist(A, &s->c[t]);
+		if (hit)
+			return splash_area(ctx, s, w, ax - 1, ay - 1,
+			    ax + space_n(&s->c[t]), ay + space_n(&s->c[t]), t);
+		vx = (2 * A->x + 1) - (2 * ax + 1);
+		vy = (2 * A->y + 1) - (2 * ay + 1);
+	} else {
+		int b, tot;
+
+		ax = k->px[1];
+		ay = k->py[1];
+		d = point_dist(A, ax, ay);
+		n = (d + w->incr - 1) / w->incr;
+		b = A->d.bab + mod(A->d.dex) + sizemod(A->d.size) + w->enh -
+		    (n > 1 ? s->range_pen * (n - 1) : 0);
+		if ((rc = roll(ctx, 20, "attack", &v)) != REFD_OK)
+			return rc;
+		tot = v + b;
+		hit = v != 1 && (v == 20 || tot >= 5);
+		ev = refd_mpw_create();
+		refd_mpw_map(ev);
+		refd_mpw_kstr(ev, "type", "throw");
+		refd_mpw_kstr(ev, "who", A->d.name);
+		refd_mpw_karray(ev, "point");
+		refd_mpw_int(ev, ax);
+		refd_mpw_int(ev, ay);
+		refd_mpw_end(ev);
+		refd_mpw_kint(ev, "roll", v);
+		refd_mpw_kint(ev, "bonus", b);
+		refd_mpw_kint(ev, "total", tot);
+		refd_mpw_kint(ev, "ac", 5);
+		refd_mpw_kbool(ev, "hit", hit);
+		refd_mpw_end(ev);
+		if ((rc = emitw(ctx, ev)) != REFD_OK)
+			return rc;
+		if (hit)
+			return splash_area(ctx, s, w, ax - 1, ay - 1, ax, ay,
+			    -1);
+		vx = (2 * A->x + 1) - 2 * ax;
+		vy = (2 * A->y + 1) - 2 * ay;
+	}
+	/* A miss: d8 from "back toward the thrower", clockwise. */
+	n = (d + w->incr - 1) / w->incr;
+	if (n < 1)
+		n = 1;
+	if ((rc = roll(ctx, 8, "splash direction", &v)) != REFD_OK)
+		return rc;
+	dir = octant(vx, vy);
+	dir = ((dir < 0 ? 0 : dir) + v - 1) % 8;
+	lx = ax + ddx[dir] * n;
+	ly = ay + ddy[dir] * n;
+	ev = refd_mpw_create();
+	refd_mpw_map(ev);
+	refd_mpw_kstr(ev, "type", "splash_lands");
+	refd_mpw_kint(ev, "roll", v);
+	refd_mpw_karray(ev, pt ? "point" : "square");
+	refd_mpw_int(ev, lx);
+	refd_mpw_int(ev, ly);
+	refd_mpw_end(ev);
+	refd_mpw_end(ev);
+	if ((rc = emitw(ctx, ev)) != REFD_OK)
+		return rc;
+	if (pt)
+		return splash_area(ctx, s, w, lx - 1, ly - 1, lx, ly, -1);
+	return splash_area(ctx, s, w, lx - 1, ly - 1, lx + 1, ly + 1, -1);
+}
+
 /* The overrunner passes to the square beyond the defender. */
 static int
 pass_through(refd_ctx *ctx, struct st *s, int a)
@@ -1943,6 +2192,27 @@ finish_act(refd_ctx *ctx, struct st *s)
 			break;
 		}
 		w = (k->flags & A_OFF) ? A->d.w[1] : A->d.w[0];
+		if (w.ranged && T->grap && T->grap - 1 != a) {
+			/* An outsider's ranged attack strikes a random
+			 * participant of the grapple (5.13, D001-39). */
+			int p[2], v;
+			refd_mpw *ev;
+
+			p[0] = t < T->grap - 1 ? t : T->grap - 1;
+			p[1] = t < T->grap - 1 ? T->grap - 1 : t;
+			if ((rc = roll(ctx, 2, "grappler", &v)) != REFD_OK)
+				return rc;
+			t = p[v - 1];
+			T = &s->c[t];
+			ev = refd_mpw_create();
+			refd_mpw_map(ev);
+			refd_mpw_kstr(ev, "type", "grapple_target");
+			refd_mpw_kint(ev, "roll", v);
+			refd_mpw_kstr(ev, "target", T->d.name);
+			refd_mpw_end(ev);
+			if ((rc = emitw(ctx, ev)) != REFD_OK)
+				return rc;
+		}
 		{
 			int up = T->hp >= 0 && !T->dead;
 
@@ -1965,6 +2235,10 @@ finish_act(refd_ctx *ctx, struct st *s)
 		s->nq = 1;
 		s->qi = 0;
 		return REFD_OK;
+	case C_THROW:
+		if ((rc = throw_splash(ctx, s)) != REFD_OK)
+			return rc;
+		break;
 	case C_CAST: {
 		const struct spell *sp = &A->d.sp[k->pen];
 		int ok = 1;
@@ -2507,6 +2781,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		} else {
 			s->mv++;
 		}
+		s->moveact = 1;
 		return start_move(ctx, s, a, c, MV_MOVE, 0);
 	case C_WITHDRAW:
 		if (can_full(s, A))
@@ -2516,6 +2791,35 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		return start_move(ctx, s, a, c, MV_WITHDRAW, 0);
 	case C_RUN:
 		s->full = 1;
+		A->run_rounds = A->run_last == s->round - 1 ?
+		    A->run_rounds + 1 : 1;
+		A->run_last = s->round;
+		if (A->run_rounds > A->d.con) {
+			/* Beyond Con rounds: Con check DC 10, +1 a round. */
+			int v, dc = 10 + (A->run_rounds - A->d.con - 1), ok;
+			refd_mpw *ev;
+
+			if ((rc = roll(ctx, 20, "endurance", &v)) != REFD_OK)
+				return rc;
+			ok = v + mod(A->d.con) >= dc;
+			ev = refd_mpw_create();
+			refd_mpw_map(ev);
+			refd_mpw_kstr(ev, "type", "endurance");
+			refd_mpw_kstr(ev, "who", A->d.name);
+			refd_mpw_kint(ev, "roll", v);
+			refd_mpw_kint(ev, "total", v + mod(A->d.con));
+			refd_mpw_kint(ev, "dc", dc);
+			refd_mpw_kbool(ev, "success", ok);
+			refd_mpw_end(ev);
+			if ((rc = emitw(ctx, ev)) != REFD_OK)
+				return rc;
+			if (!ok) {
+				/* It stops and must rest ten rounds. */
+				A->winded = s->round + 10;
+				A->run_rounds = 0;
+				return settle(ctx, s);
+			}
+		}
 		A->ran = 1;
 		return start_move(ctx, s, a, c, MV_RUN, 0);
 	case C_CHARGE:
@@ -2595,6 +2899,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			A->fdef = 1;
 		if (w->ranged)
 			flags |= A_RANGED;
+		if (A->grap)
+			flags |= A_GRAP;
 		if (c->nonlethal)
 			flags |= A_NONLETHAL;
 		if (c->lethal)
@@ -2733,6 +3039,60 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		if (aoo_queue(s, a, t, 0) > 0)
 			return REFD_OK;
 		return finish_act(ctx, s);
+	case C_THROW:
+		use_std(s, A);
+		s->attacks++;
+		memset(&s->k, 0, sizeof(s->k));
+		s->k.kind = K_ACT;
+		s->k.act = C_THROW;
+		s->k.who = a;
+		s->k.target = c->has_pt ? -1 : t;
+		s->k.flags = c->has_pt;
+		s->k.px[1] = c->ptx;
+		s->k.py[1] = c->pty;
+		if (aoo_queue(s, a, -1, 0) > 0)
+			return REFD_OK;	/* a ranged attack provokes */
+		return finish_act(ctx, s);
+	case C_DRAW:
+	case C_SHEATHE: {
+		int i;
+
+		if (c->t == C_DRAW && draw_free(s, A)) {
+			s->freedraw = 1;
+		} else if (s->fa) {
+			s->fa = 0;
+			s->full = 0;
+			s->std = 1;
+			s->mv = 1;
+			s->fa_conv = 1;
+		} else {
+			s->mv++;
+		}
+		if (c->t == C_DRAW) {
+			/* Two at once with Two-Weapon Fighting (1.6). */
+			A->d.w[0] = A->stow[0].nd ? A->stow[0] : A->d.w[0];
+			if (A->stow[1].nd && (A->d.feats & F_TWF ||
+			    A->stow[0].nd == 0)) {
+				A->d.w[1] = A->stow[1];
+				memset(&A->stow[1], 0, sizeof(A->stow[1]));
+			}
+			memset(&A->stow[0], 0, sizeof(A->stow[0]));
+		} else {
+			for (i = 0; i < 2; i++)
+				if (A->d.w[i].nd && !A->d.w[i].unarmed &&
+				    !A->d.w[i].natural) {
+					A->stow[i] = A->d.w[i];
+					memset(&A->d.w[i], 0, sizeof(A->d.w[i]));
+				}
+			if (A->stow[0].nd)
+				unarmed_weapon(&A->d.w[0], A->d.size);
+		}
+		if (A->d.w[0].nd == 0)
+			unarmed_weapon(&A->d.w[0], A->d.size);
+		if ((rc = ev_simple(ctx, cmd_name[c->t], s, a, -1)) != REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	}
 	case C_READY: {
 		refd_mpw *w;
 
@@ -2797,8 +3157,19 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 	case C_STAB:
 		use_std(s, A);
 		return begin_act(ctx, s, C_STAB, a, t, 0, 0, 1);
+	case C_RELEASE: {
+		int o = A->grap - 1;
+
+		s->c[o].pinned_by = 0;
+		s->c[o].grap = 0;
+		A->grap = 0;
+		if ((rc = ev_simple(ctx, "release", s, a, o)) != REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	}
 	case C_GDMG:
-	case C_ESCAPE: {
+	case C_ESCAPE:
+	case C_PIN: {
 		int o = A->grap - 1, ra, rd, win;
 		int ma = grapple_mod(A), md = grapple_mod(&s->c[o]);
 
@@ -2809,9 +3180,13 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		if ((rc = ev_check(ctx, cmd_name[c->t], s, a, o, ra, ra + ma,
 		    rd, rd + md, win)) != REFD_OK)
 			return rc;
-		if (win && c->t == C_ESCAPE) {
+		if (win && c->t == C_ESCAPE && A->pinned_by) {
+			A->pinned_by = 0;	/* the pin ends; still grappled */
+		} else if (win && c->t == C_ESCAPE) {
 			A->grap = 0;
 			s->c[o].grap = 0;
+		} else if (win && c->t == C_PIN) {
+			s->c[o].pinned_by = a + 1;
 		} else if (win && (rc = unarmed_damage(ctx, s, a, o)) !=
 		    REFD_OK) {
 			return rc;
@@ -2906,6 +3281,12 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 		refd_mpw_karray(w, "to");
 		refd_mpw_int(w, c->x);
 		refd_mpw_int(w, c->y);
+		refd_mpw_end(w);
+	}
+	if (c->has_pt) {
+		refd_mpw_karray(w, "point");
+		refd_mpw_int(w, c->ptx);
+		refd_mpw_int(w, c->pty);
 		refd_mpw_end(w);
 	}
 	if (c->has_sq) {
@@ -3088,12 +3469,14 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 	put_cmd(s, w, &c, "End the turn");
 	{
 		static const int simple[] = { C_TDEF, C_DELAY, C_STAND, C_PRONE,
-			C_GDMG, C_ESCAPE };
+			C_GDMG, C_ESCAPE, C_PIN, C_RELEASE, C_DRAW, C_SHEATHE };
 		static const char *const lab[] = { "Total defense (+4 AC)",
 			"Delay", "Stand up", "Drop prone",
-			"Damage the grapple opponent", "Escape the grapple" };
+			"Damage the grapple opponent", "Escape the grapple",
+			"Pin the grapple opponent", "Release the pin",
+			"Draw the weapon", "Sheathe the weapon" };
 
-		for (i = 0; i < 6; i++) {
+		for (i = 0; i < 10; i++) {
 			blank(&c, simple[i]);
 			try_cmd(s, seat, w, &c, lab[i]);
 		}
@@ -3210,6 +3593,11 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 						try_cmd(s, seat, w, &c, label);
 				}
 		}
+		blank(&c, C_THROW);
+		c.target = t;
+		snprintf(label, sizeof(label), "Throw the %s at %s",
+		    A->d.w[0].name, nm(s, t));
+		try_cmd(s, seat, w, &c, label);
 		for (i = 0; i < MAXSP; i++) {
 			if (A->d.uses[i] <= 0)
 				continue;

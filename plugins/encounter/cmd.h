@@ -10,7 +10,7 @@ enum {
 	C_SUNDER, C_GRAPPLE, C_GDMG, C_ESCAPE, C_FEINT, C_AID, C_CDG,
 	C_STAB, C_END, C_AOO, C_COUNTER, C_FOLLOW, C_ACT, C_WAIT, C_READY,
 	C_FIRE, C_CRAWL, C_MINMOVE, C_CAST, C_OVERRUN, C_AVOID, C_CLEAVE,
-	C_NCMD
+	C_PIN, C_RELEASE, C_THROW, C_DRAW, C_SHEATHE, C_NCMD
 };
 
 struct cmd {
@@ -23,6 +23,7 @@ struct cmd {
 	int item;		/* sunder: 0 weapon, 1 armor, 2 shield */
 	char spell[NAMEL];	/* cast: the spell's name */
 	int has_sq, sqx, sqy;	/* attack: a square instead of a target */
+	int has_pt, ptx, pty;	/* throw: a grid intersection */
 	int si;			/* cast: its slot, set by the check */
 };
 

@@ -86,6 +86,7 @@ struct weapon {
 	int32_t hardness, ihp;	/* as an item */
 	int32_t enh;		/* attack bonus */
 	int32_t nostr, plus;	/* spells: no Strength, flat damage */
+	int32_t splash;		/* splash weapon: splash damage */
 };
 
 #define MAXSP 4		/* spells a creature knows */
@@ -139,6 +140,9 @@ struct cr {
 	int32_t ready_vs;	/* readied attack on this creature, -1 */
 	int32_t cond;		/* COND_* bits (section 6) */
 	int32_t temp, temp_rounds;	/* temporary HP; rounds left, -1 */
+	int32_t run_rounds, run_last, winded;	/* running endurance (4.7) */
+	int32_t pinned_by;	/* pinner + 1, 0: not pinned */
+	struct weapon stow[2];	/* sheathed weapons (nd 0: none) */
 };
 
 /* A paused action (waiting for attacks of opportunity or a prompt). */
@@ -171,7 +175,7 @@ struct st {
 	/* The active creature's turn. */
 	int32_t std, mv, full, moved, step5, diag, sq_moved;
 	int32_t fa, fa_main, fa_off, fa_conv, attacks, cast, qcast, overrun;
-	int32_t cleaved;
+	int32_t cleaved, freedraw, moveact;
 	int32_t std_dis;	/* a standard action done while disabled */
 	/* Prompt and paused action. */
 	int32_t pk, q[MAXC], nq, qi, dnext;

@@ -85,8 +85,8 @@ static const struct {
 	{ { { "target", "creature name" } }, "bull rush an adjacent foe" },
 	{ { { "target", "creature name" }, { "full", "bool: in a full attack" } },
 	    "disarm (replaces an attack)" },
-	{ { { "target", "creature name" }, { "item", "weapon|armor|shield" } },
-	    "sunder a held weapon" },
+	{ { { "target", "creature name" }, { "item", "weapon|armor|shield" },
+	    { "full", "bool: in a full attack" } }, "sunder a held weapon" },
 	{ { { "target", "creature name" }, { "full", "bool: in a full attack" } },
 	    "start a grapple" },
 	{ { { NULL, NULL } }, "grappling: damage the opponent" },
@@ -123,6 +123,13 @@ static const struct {
 	    "prompt: avoid the overrun (true) or block it (false)" },
 	{ { { "target", "creature name, or none to decline" } },
 	    "prompt: Cleave, one more melee attack after dropping a foe" },
+	{ { { NULL, NULL } }, "grappling: pin the opponent for a round" },
+	{ { { NULL, NULL } }, "free action: release a pinned opponent" },
+	{ { { "target", "creature name" }, { "point", "[x, y] intersection" } },
+	    "throw a splash weapon at a creature or a grid intersection" },
+	{ { { NULL, NULL } }, "draw the sheathed weapon(s): a move action, "
+	    "free after a move with BAB +1" },
+	{ { { NULL, NULL } }, "sheathe the held weapon(s): a move action" },
 };
 
 static int
@@ -485,6 +492,11 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 						    "condition");
 					c->cond |= 1 << z;
 				}
+			} else if (strcmp(key, "sheathed") == 0) {
+				if (refd_mpv_bool(x, &b) != 0)
+					return bad_setup(ctx, s, d, "setup: "
+					    "sheathed is true or false");
+				c->cond |= b ? (1 << 30) : 0;
 			} else if (strcmp(key, "aware") == 0 ||
 			    strcmp(key, "prone") == 0 ||
 			    strcmp(key, "asleep") == 0 ||
@@ -536,6 +548,19 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			c->d.str = 1;
 		if (c->d.dex < 1)
 			c->d.dex = 1;
+		if (c->cond & (1 << 30)) {
+			int k2;
+
+			c->cond &= ~(1 << 30);
+			for (k2 = 0; k2 < 2; k2++)
+				if (c->d.w[k2].nd && !c->d.w[k2].unarmed &&
+				    !c->d.w[k2].natural) {
+					c->stow[k2] = c->d.w[k2];
+					memset(&c->d.w[k2], 0, sizeof(c->d.w[k2]));
+				}
+			if (c->d.w[0].nd == 0)
+				unarmed_weapon(&c->d.w[0], c->d.size);
+		}
 		c->hp = hpnow > -1000 ? hpnow : c->d.hp;
 		if (c->hp < 0)
 			c->stable = 1;
@@ -721,9 +746,12 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_kstr(w, "size", size_name(c->d.size));
 		refd_mpw_kstr(w, "state", state_name(c));
 		refd_mpw_kstr(w, "weapon", c->d.w[0].name);
+		if (c->stow[0].nd)
+			refd_mpw_kstr(w, "sheathed", c->stow[0].name);
 		refd_mpw_kbool(w, "prone", c->prone);
 		refd_mpw_kbool(w, "flat_footed", c->flat);
 		refd_mpw_kbool(w, "grappling", c->grap != 0);
+		refd_mpw_kbool(w, "pinned", c->pinned_by != 0);
 		refd_mpw_kbool(w, "total_defense", c->tdef);
 		refd_mpw_kbool(w, "fighting_defensively", c->fdef);
 		refd_mpw_kbool(w, "charging", c->charged);

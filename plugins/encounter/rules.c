@@ -524,8 +524,8 @@ ac_vs(const struct st *s, int d, int a, int flags)
 		dodge += 2;
 	if (D->tdef)
 		dodge += 4;
-	if (helpless(D)) {
-		dexm = -5;
+	if (helpless(D) || (D->pinned_by && a != D->pinned_by - 1)) {
+		dexm = -5;	/* helpless, or pinned (D001-10) */
 		dodge = 0;
 	} else if (loses_dex(s, d, a)) {
 		if (dexm > 0)
@@ -535,7 +535,8 @@ ac_vs(const struct st *s, int d, int a, int flags)
 	ac = 10 + sizemod(D->d.size) + D->d.deflect + dexm + dodge;
 	if (!(flags & A_TOUCH))
 		ac += D->d.armor + D->d.shield + D->d.natural;
-	if (helpless(D) && !(flags & A_RANGED))
+	if ((helpless(D) || (D->pinned_by && a != D->pinned_by - 1)) &&
+	    !(flags & A_RANGED))
 		ac -= 4;
 	if (D->prone)
 		ac += (flags & A_RANGED) ? 4 : -4;
@@ -608,6 +609,8 @@ atk_bonus(const struct st *s, int a, int d, const struct weapon *w,
 		b += 2;	/* invisible attacker */
 	if (flags & A_NONLETHAL)
 		b -= 4;
+	if (flags & A_GRAP)
+		b -= 4;	/* 5.13 */
 	if ((flags & A_LETHAL) && !(A->d.feats & F_IUS))
 		b -= 4;
 	for (i = 0; i < s->nc; i++)
@@ -779,7 +782,9 @@ deal(refd_ctx *ctx, struct st *s, int d, int dmg, int nonlethal,
 	}
 	if (!able(D) && D->grap) {
 		s->c[D->grap - 1].grap = 0;
+		s->c[D->grap - 1].pinned_by = 0;
 		D->grap = 0;
+		D->pinned_by = 0;
 	}
 	if (!able(D))
 		D->delaying = 0;

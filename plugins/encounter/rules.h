@@ -25,7 +25,8 @@ enum {
 	A_LETHAL = 1 << 6,	/* nonlethal weapon used for lethal damage */
 	A_DEFENSIVE = 1 << 7,
 	A_CDG = 1 << 8,
-	A_NODMG = 1 << 9	/* a touch attack that only grabs or trips */
+	A_NODMG = 1 << 9,	/* a touch attack that only grabs or trips */
+	A_GRAP = 1 << 10	/* attacking the grapple opponent */
 };
 
 struct atk {
