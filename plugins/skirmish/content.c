@@ -92,6 +92,9 @@ static const struct {
 	{ "pounce", AB_POUNCE }, { "hide", AB_HIDE },
 	{ "blind-fight", AB_BLINDFIGHT }, { "dual activation", AB_DUAL },
 	{ "scout", AB_SCOUT }, { "wandering monster", AB_WANDERING },
+	{ "countersong", AB_COUNTERSONG },
+	{ "improved countersong", AB_ICOUNTERSONG | AB_COUNTERSONG },
+	{ "not subject to commander effects", AB_NOTSUBJECT },
 	{ NULL, 0 }
 };
 
@@ -207,6 +210,7 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 	INTX("powerful_charge", 0, 50, 0, &c->pcharge);
 	INTX("feed", 0, 50, 0, &c->feed);
 	INTX("reach", 0, 4, 0, &c->reach);
+	c->relay = refd_mpv_get_bool(v, "relay_orders", 0);
 	{
 		refd_mpv db = refd_mpv_get(v, "death_burst");
 		const char *e = refd_mpv_get_str(db, "energy", "");
@@ -338,6 +342,7 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 		const char *st = refd_mpv_get_str(ef, "stat", "");
 
 		if (refd_mpv_ok(ef)) {
+			c->eff_hostile = refd_mpv_get_bool(ef, "hostile", 0);
 			c->eff_stat = strcmp(st, "attack") == 0 ? 1 :
 			    strcmp(st, "ac") == 0 ? 2 :
 			    strcmp(st, "tyrannical morale") == 0 ? 3 : 0;

@@ -59,7 +59,10 @@ enum abil {
 	AB_DUAL = 1 << 24,
 	AB_INCITEIMM = 1 << 25,
 	AB_SCOUT = 1 << 26,
-	AB_WANDERING = 1 << 27
+	AB_WANDERING = 1 << 27,
+	AB_COUNTERSONG = 1 << 28,
+	AB_ICOUNTERSONG = 1 << 29,
+	AB_NOTSUBJECT = 1 << 30
 };
 
 enum srange { SR_SELF, SR_TOUCH, SR_RANGE6, SR_SIGHT, SR_CONE, SR_YOURWB,
@@ -91,7 +94,7 @@ struct card {
 	int32_t eff_stat, eff_val;	/* commander effect: 1 attack, 2 AC, 3 tyrannical */
 	int32_t resist[6], vuln, immune;	/* by energy; masks 1 << energy */
 	int32_t pcharge, smite_val, smite_uses, smite_vs, feed, humanoid;
-	int32_t reach;
+	int32_t reach, relay, eff_hostile;
 	int32_t db_radius, db_dmg, db_energy, db_dc;	/* Death Burst */
 	int32_t nspell;
 	struct spell sp[SK_MAXSPELLS];
