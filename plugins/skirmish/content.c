@@ -628,6 +628,35 @@ sk_content_load(refd_ctx *ctx, const uint8_t *bytes, size_t len,
 		    refd_mpv_val_at(cs, i), &c->c[i]);
 		c->ncards++;
 	}
+	/* second pass: Minions and Requires name other cards */
+	for (i = 0; i < refd_mpv_len(cs) && rc == REFD_OK; i++) {
+		refd_mpv v = refd_mpv_val_at(cs, i), mn = refd_mpv_get(v,
+		    "minions");
+		struct card *k = &c->c[i];
+
+		k->req = -1;
+		if (refd_mpv_ok(refd_mpv_get(v, "requires"))) {
+			k->req = sk_card_index(c, refd_mpv_get_str(v, "requires",
+			    ""));
+			if (k->req < 0)
+				rc = bad(ctx, "cards", k->id, "requires",
+				    "names a card that cards.json lacks");
+		}
+		if (refd_mpv_ok(mn) && (refd_mpv_type(mn) != REFD_MP_ARRAY ||
+		    refd_mpv_len(mn) > 4))
+			rc = bad(ctx, "cards", k->id, "minions",
+			    "expected up to 4 card ids");
+		for (j = 0; rc == REFD_OK && j < refd_mpv_len(mn); j++) {
+			int m = sk_card_index(c, refd_mpv_cstr(refd_mpv_at(mn,
+			    j), ""));
+
+			if (m < 0 || c->c[m].nminion > 0)
+				rc = bad(ctx, "cards", k->id, "minions",
+				    "names an unknown card or one with minions");
+			else
+				k->minion[k->nminion++] = m;
+		}
+	}
 	for (i = 0; i < refd_mpv_len(ms) && rc == REFD_OK; i++) {
 		rc = load_map(ctx, refd_mpv_cstr(refd_mpv_key_at(ms, i), "?"),
 		    refd_mpv_val_at(ms, i), &c->m[i]);
@@ -737,6 +766,17 @@ sk_warband_check(const struct content *c, const struct state *s,
 		k = &c->c[cards[i]];
 		total += k->cost;
 		fac &= k->factions;
+		if (k->req >= 0 && !s->rtp) {
+			for (j = 0; j < n; j++)
+				if (j != i && cards[j] == k->req)
+					break;
+			if (j == n) {
+				*rule = "R000-05";
+				snprintf(msg, msglen, "%s requires %s in the "
+				    "warband", k->name, c->c[k->req].name);
+				return -1;
+			}
+		}
 		if (k->cost > cap) {
 			*rule = "R000-02";
 			snprintf(msg, msglen, "%s costs %d, more than 70%% of "
@@ -745,7 +785,8 @@ sk_warband_check(const struct content *c, const struct state *s,
 			return -1;
 		}
 		for (j = 0; j < i; j++)
-			if ((k->abil & AB_UNIQUE) && cards[j] == cards[i]) {
+			if ((k->abil & AB_UNIQUE) && cards[j] == cards[i] &&
+			    !s->rtp) {
 				*rule = "R000-04";
 				snprintf(msg, msglen, "%s is Unique: at most one "
 				    "per warband", k->name);
@@ -758,7 +799,7 @@ sk_warband_check(const struct content *c, const struct state *s,
 		    "the %d allowed", total, (int)s->points);
 		return -1;
 	}
-	if (fac == 0) {
+	if (fac == 0 && !s->rtp) {
 		*rule = "R000-03";
 		snprintf(msg, msglen, "no faction is shown by every creature of "
 		    "the warband");
@@ -835,6 +876,8 @@ sk_create(struct cx *x, const uint8_t *setup, size_t len, uint32_t nseats,
 			s->tyrannical[k] = b;
 		}
 	}
+	s->rtp = strcmp(refd_mpv_get_str(root, "format", "standard"),
+	    "ready_to_play") == 0;
 	var = refd_mpv_get_str(root, "variant", "standard");
 	s->variant = strcmp(var, "quick_assault") == 0 ? 1 : 0;
 	if ((s->variant == 0 && strcmp(var, "standard") != 0) ||
@@ -921,6 +964,15 @@ sk_create(struct cx *x, const uint8_t *setup, size_t len, uint32_t nseats,
 		u->frightened = refd_mpv_get_bool(v, "frightened", 0);
 		u->invisible = refd_mpv_get_bool(v, "invisible", 0);
 		u->activated = refd_mpv_get_bool(v, "activated", 0);
+		u->partner = (int32_t)refd_mpv_get_int(v, "partner", -1);
+		u->cmd0 = refd_mpv_get_bool(v, "commander0", 0);
+		u->minion = refd_mpv_get_bool(v, "minion", 0);
+		if (u->partner < -1 || u->partner >= (int)refd_mpv_len(us) ||
+		    u->partner == (int)s->nu) {
+			refd_mp_free(d);
+			return setup_err(x, s, "units: partner is another "
+			    "unit's index");
+		}
 		s->nu++;
 	}
 	s->first = (int32_t)refd_mpv_get_int(root, "first", -1);

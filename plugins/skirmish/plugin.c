@@ -125,6 +125,7 @@ parse(const struct content *ct, const uint8_t *b, size_t len, struct cmd *c)
 			}
 			c->tiles[c->nt++] = k;
 		}
+		c->cmd0 = refd_mpv_get_bool(root, "commander0", 0);
 	}
 	refd_mp_free(d);
 	return 0;
@@ -144,6 +145,8 @@ write_cmd(const struct content *ct, refd_mpw *w, const struct cmd *c)
 		for (i = 0; i < c->n; i++)
 			refd_mpw_str(w, ct->c[c->cards[i]].id);
 		refd_mpw_end(w);
+		if (c->cmd0)
+			refd_mpw_kbool(w, "commander0", 1);
 		if (c->nt > 0) {
 			refd_mpw_karray(w, "tiles");
 			for (i = 0; i < c->nt; i++)
@@ -589,6 +592,26 @@ check(const struct cx *x, const struct state *s, int seat,
 		if (sk_warband_check(x->c, s, c->cards, c->n, msg, sizeof(msg),
 		    &rule) != 0)
 			NO(REFD_EBUILD, rule, "%s", msg);
+		if (c->cmd0) {
+			int i2, cheap = -1;
+
+			if (!s->rtp)
+				NO(REFD_EBUILD, "R000-91", "the commander-0 rule "
+				    "is for Ready-to-Play games");
+			for (i2 = 0; i2 < c->n; i2++)
+				if (x->c->c[c->cards[i2]].commander >= 0)
+					NO(REFD_EBUILD, "R000-91", "the warband has "
+					    "a commander already");
+			for (i2 = 0; i2 < c->n; i2++) {
+				const struct card *k = &x->c->c[c->cards[i2]];
+
+				if (!k->difficult && !(k->abil & AB_WILD))
+					cheap = i2;
+			}
+			if (cheap < 0)
+				NO(REFD_EBUILD, "R000-91", "every creature is "
+				    "Difficult or Wild: no commander 0");
+		}
 		if (!s->tiled && c->nt > 0)
 			NO(REFD_EBUILD, "R000-06", "this map has fixed terrain: "
 			    "submit no tiles");
@@ -738,6 +761,52 @@ sk_reveal(struct cx *x, struct state *s)
 	}
 	refd_mpw_end(w);
 	sk_emit(x, w);
+	for (i = 0; i < s->nu; i++)
+		s->u[i].partner = -1;
+	for (i = 0, seat = s->nu; i < seat && !s->rtp; i++) {
+		const struct card *k = &x->c->c[s->u[i].card];
+		int m;
+
+		for (m = 0; m < k->nminion && s->nu < SK_MAXU; m++) {
+			struct unit *p = &s->u[s->nu++];
+
+			*p = s->u[i];
+			p->card = k->minion[m];
+			p->hp = x->c->c[p->card].hp;
+			p->minion = 1;
+			p->partner = -1;
+		}
+	}
+	for (i = 0; i < s->nu; i++) {
+		const struct card *k = &x->c->c[s->u[i].card];
+		int j;
+
+		if (k->req < 0)
+			continue;
+		for (j = 0; j < s->nu; j++)
+			if (j != i && s->u[j].seat == s->u[i].seat &&
+			    (s->u[j].card == k->req || (s->rtp &&
+			    s->u[i].partner < 0)))
+				s->u[i].partner = j;
+	}
+	for (seat = 0; seat < 2; seat++) {
+		int cheap = -1;
+
+		if (!s->c0sub[seat])
+			continue;
+		for (i = 0; i < s->nu; i++) {
+			const struct card *k = &x->c->c[s->u[i].card];
+
+			if (s->u[i].seat == seat && !k->difficult &&
+			    !(k->abil & AB_WILD) && (cheap < 0 || k->cost <
+			    x->c->c[s->u[cheap].card].cost))
+				cheap = i;
+		}
+		if (cheap >= 0)
+			s->u[cheap].cmd0 = 1;
+	}
+	if (s->rtp)
+		s->wbfac[0] = s->wbfac[1] = 0;
 	b[0] = init_bonus(x, s, 0, 1);
 	b[1] = init_bonus(x, s, 1, 1);
 	s->chooser = sk_roll_off(x, s, b, "terrain_initiative");
@@ -793,6 +862,7 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 			s->sub[seat][i] = c->cards[i];
 		for (i = 0; i < c->nt; i++)
 			s->tsub[seat][i] = c->tiles[i];
+		s->c0sub[seat] = c->cmd0;
 		commit_sub(x, s, seat);
 		w = sk_ev("submitted");
 		refd_mpw_kint(w, "seat", seat);
@@ -1289,6 +1359,9 @@ legal_list(struct lst *l)
 					    sizeof(c.tiles));
 				}
 				offer(l, &c);
+				c.cmd0 = 1;
+				if (s->rtp)
+					offer(l, &c);
 			}
 		/* any other list: a template */
 		refd_mpw_map(l->w);
@@ -1696,6 +1769,12 @@ op_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_kbool(w, "invisible", u->invisible);
 		refd_mpw_kbool(w, "half_done", u->half_done);
 		refd_mpw_kbool(w, "activated", u->activated > 0);
+		if (u->cmd0)
+			refd_mpw_kbool(w, "commander0", 1);
+		if (u->minion)
+			refd_mpw_kbool(w, "minion", 1);
+		if (u->partner >= 0)
+			refd_mpw_kint(w, "partner", u->partner);
 		refd_mpw_karray(w, "spells_used");
 		for (k = 0; k < c->nspell; k++)
 			refd_mpw_int(w, u->spent[k]);

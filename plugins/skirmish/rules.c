@@ -267,6 +267,8 @@ rating(const struct cx *x, const struct state *s, int c, int depth)
 {
 	int k, best = -1;
 
+	if (s->u[c].cmd0)
+		return 0;
 	if (CARD(x, s, c)->commander >= 0)
 		return CARD(x, s, c)->commander;
 	if (depth > 0 || !CARD(x, s, c)->relay)
@@ -593,7 +595,9 @@ eliminate(struct cx *x, struct state *s, int u, const char *how)
 
 	p->on = 0;
 	p->gone = 1;
-	s->vp[1 - p->seat] += CARD(x, s, u)->cost;
+	/* §3.12: minions give no VP; the commander-0 creature 5 more */
+	if (!p->minion)
+		s->vp[1 - p->seat] += CARD(x, s, u)->cost + (p->cmd0 ? 5 : 0);
 	abort_progs(s, u);
 	if (u == s->cur)
 		s->auto_end = 1;
@@ -601,11 +605,20 @@ eliminate(struct cx *x, struct state *s, int u, const char *how)
 	refd_mpw_kint(w, "unit", u);
 	refd_mpw_kstr(w, "name", CARD(x, s, u)->name);
 	refd_mpw_kint(w, "vp_to", 1 - p->seat);
-	refd_mpw_kint(w, "vp", CARD(x, s, u)->cost);
+	refd_mpw_kint(w, "vp", p->minion ? 0 : CARD(x, s, u)->cost +
+	    (p->cmd0 ? 5 : 0));
 	sk_emit(x, w);
 	check_victory(x, s);
 	if (strcmp(how, "destroyed") == 0 && s->stage != ST_OVER)
 		cowardly(x, s, p->seat);
+	{
+		int k;
+
+		/* Requires: the requiring creature follows its partner */
+		for (k = 0; k < s->nu && s->stage != ST_OVER; k++)
+			if (s->u[k].partner == u && s->u[k].on)
+				eliminate(x, s, k, "eliminated_with_partner");
+	}
 }
 
 /* ---------------------------------------------------------------- */

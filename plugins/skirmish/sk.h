@@ -95,6 +95,7 @@ struct card {
 	int32_t resist[6], vuln, immune;	/* by energy; masks 1 << energy */
 	int32_t pcharge, smite_val, smite_uses, smite_vs, feed, humanoid;
 	int32_t reach, relay, eff_hostile;
+	int32_t nminion, minion[4], req;	/* Minions, Requires (card) */
 	int32_t db_radius, db_dmg, db_energy, db_dc;	/* Death Burst */
 	int32_t nspell;
 	struct spell sp[SK_MAXSPELLS];
@@ -155,6 +156,7 @@ struct unit {
 	int32_t activated, aoo_turn, cleave_turn, deployed;
 	int32_t spent[SK_MAXSPELLS];
 	int32_t buffs, smite_spent;
+	int32_t cmd0, partner, minion;
 	int32_t parity;		/* unused outside turns */
 };
 
@@ -185,6 +187,7 @@ struct state {
 	int32_t variant, points, round_limit, stalemate;
 	int32_t tyrannical[2];	/* seat uses Tyrannical Morale (setup) */
 	int32_t wbfac[2];	/* warband faction mask (0: by card) */
+	int32_t rtp, c0sub[2];	/* Ready-to-Play; commander-0 choice */
 	int32_t round, first, chooser, phase_seat, phase_left, turnid;
 	int32_t submitted[2], revealed;
 	int32_t nsub[2], sub[2][SK_WBMAX];
@@ -274,6 +277,7 @@ struct cmd {
 	int32_t n;		/* C_SUBMIT: cards */
 	int32_t cards[SK_WBMAX];
 	int32_t nt, tiles[4];	/* C_SUBMIT: tiles */
+	int32_t cmd0;		/* C_SUBMIT: commander-0 rule */
 };
 
 int sk_check(struct cx *x, const struct state *s, int seat,
