@@ -80,22 +80,26 @@ faction_of(const char *s)
 
 static const struct {
 	const char *name;
-	int32_t bit;
+	int32_t bit, bit2;
 } abilnames[] = {
-	{ "precise shot", AB_PRECISE }, { "cleave", AB_CLEAVE },
-	{ "incorporeal", AB_INCORP }, { "fearless", AB_FEARLESS },
-	{ "independent", AB_INDEP }, { "wild", AB_WILD },
-	{ "mobility", AB_MOBILITY }, { "deflect arrows", AB_DEFLECT },
-	{ "unique", AB_UNIQUE }, { "flight", AB_FLIGHT },
-	{ "tiny reach", AB_TINYREACH }, { "cowardly", AB_COWARDLY },
-	{ "blindsight", AB_BLINDSIGHT }, { "spell resistance all", AB_SRALL },
-	{ "pounce", AB_POUNCE }, { "hide", AB_HIDE },
-	{ "blind-fight", AB_BLINDFIGHT }, { "dual activation", AB_DUAL },
-	{ "scout", AB_SCOUT }, { "wandering monster", AB_WANDERING },
-	{ "countersong", AB_COUNTERSONG },
-	{ "improved countersong", AB_ICOUNTERSONG | AB_COUNTERSONG },
-	{ "not subject to commander effects", AB_NOTSUBJECT },
-	{ NULL, 0 }
+	{ "phalanx fighting", 0, A2_PHALANX }, { "stench", 0, A2_STENCH },
+	{ "level drain", 0, A2_LEVELDRAIN }, { "uncanny dodge", 0, A2_UNCANNY },
+	{ "spring attack", 0, A2_SPRING }, { "sidestep", 0, A2_SIDESTEP },
+	{ "whirlwind attack", 0, A2_WHIRLWIND },
+	{ "precise shot", AB_PRECISE, 0 }, { "cleave", AB_CLEAVE, 0 },
+	{ "incorporeal", AB_INCORP, 0 }, { "fearless", AB_FEARLESS, 0 },
+	{ "independent", AB_INDEP, 0 }, { "wild", AB_WILD, 0 },
+	{ "mobility", AB_MOBILITY, 0 }, { "deflect arrows", AB_DEFLECT, 0 },
+	{ "unique", AB_UNIQUE, 0 }, { "flight", AB_FLIGHT, 0 },
+	{ "tiny reach", AB_TINYREACH, 0 }, { "cowardly", AB_COWARDLY, 0 },
+	{ "blindsight", AB_BLINDSIGHT, 0 }, { "spell resistance all", AB_SRALL, 0 },
+	{ "pounce", AB_POUNCE, 0 }, { "hide", AB_HIDE, 0 },
+	{ "blind-fight", AB_BLINDFIGHT, 0 }, { "dual activation", AB_DUAL, 0 },
+	{ "scout", AB_SCOUT, 0 }, { "wandering monster", AB_WANDERING, 0 },
+	{ "countersong", AB_COUNTERSONG, 0 },
+	{ "improved countersong", AB_ICOUNTERSONG | AB_COUNTERSONG, 0 },
+	{ "not subject to commander effects", AB_NOTSUBJECT, 0 },
+	{ NULL, 0, 0 }
 };
 
 static int
@@ -210,6 +214,11 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 	INTX("powerful_charge", 0, 50, 0, &c->pcharge);
 	INTX("feed", 0, 50, 0, &c->feed);
 	INTX("reach", 0, 4, 0, &c->reach);
+	INTX("sneak_attack", 0, 50, 0, &c->sneak);
+	INTX("ranged_sneak_attack", 0, 50, 0, &c->rsneak);
+	INTX("rend", 0, 50, 0, &c->rend);
+	INTX("turn_undead", 0, 30, 0, &c->turn_undead);
+	c->undead = strcmp(refd_mpv_get_str(v, "type", ""), "undead") == 0;
 	c->relay = refd_mpv_get_bool(v, "relay_orders", 0);
 	{
 		refd_mpv db = refd_mpv_get(v, "death_burst");
@@ -336,6 +345,7 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 			return bad(ctx, "cards", id, "abilities", why);
 		}
 		c->abil |= abilnames[k].bit;
+		c->abil2 |= abilnames[k].bit2;
 	}
 	{
 		refd_mpv ef = refd_mpv_get(v, "effect");
@@ -383,6 +393,7 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 			    "bad uses, damage, heal, dc or energy");
 		p->ignores_sr = refd_mpv_get_bool(s, "ignores_sr", 0);
 		p->any = refd_mpv_get_bool(s, "any", 0);
+		p->ability = refd_mpv_get_bool(s, "ability", 0);
 		if (refd_mpv_ok(refd_mpv_get(s, "condition"))) {
 			p->cond = cond_of(refd_mpv_get_str(s, "condition", ""));
 			if (p->cond <= 0 || p->dc <= 0)

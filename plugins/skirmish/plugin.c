@@ -14,7 +14,7 @@ void begin_phases_pub(struct cx *x, struct state *s, int first);
 static const char *const cmdname[C_NTYPES] = { "", "submit", "setup_first",
 	"deploy", "first", "activate", "move", "melee", "shoot", "charge",
 	"cast", "cast_cone", "end", "aoo", "decline", "cleave", "rush", "smite", "wake", "cast_area", "cast_line",
-	"place_tile" };
+	"place_tile", "sidestep", "whirlwind", "turn_undead" };
 static const char *const argname[C_NTYPES][6] = {
 	{ NULL }, { NULL }, { "seat" }, { "x", "y" }, { "seat" }, { "unit" },
 	{ "x", "y" }, { "target", "line" }, { "target", "line" },
@@ -23,7 +23,7 @@ static const char *const argname[C_NTYPES][6] = {
 	{ "unit" }, { "target" }, { "target" }, { "target", "line" }, { "target" },
 	{ "spell", "target", "ox", "oy" },
 	{ "spell", "target", "sx", "sy", "px", "py" },
-	{ "tile", "x", "y", "rot" }
+	{ "tile", "x", "y", "rot" }, { "x", "y" }, { NULL }, { "target" }
 };
 
 static int
@@ -297,9 +297,26 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		    "step (send end)", C->name);
 	switch (c->type) {
 	case C_MOVE:
-		if (s->natk > 0 && s->moved > 0)
+	case C_SIDESTEP:
+		if (s->sidestepped)
+			NO(REFD_EILLEGAL, "R000-98", "%s sidestepped: no more "
+			    "movement this turn", C->name);
+		if (s->natk > 0 && s->moved > 0 && !(C->abil2 & A2_SPRING))
 			NO(REFD_EILLEGAL, "R000-27", "%s moved and then "
 			    "attacked: no more movement this turn", C->name);
+		if (c->type == C_SIDESTEP) {
+			if (!(C->abil2 & A2_SIDESTEP) || s->steps > 0 ||
+			    s->rush || (s->natk > 0 && !s->atk_first) ||
+			    s->cast)
+				NO(REFD_EILLEGAL, "R000-98", "Sidestep: a single "
+				    "1-square move before or after all attacks");
+			slow = step_slow(x, s, u, s->u[u].x, s->u[u].y,
+			    c->a[0], c->a[1], MV_NORMAL);
+			if (slow != 0 || !end_ok(x, s, u, c->a[0], c->a[1]))
+				NO(REFD_ENOPATH, "R000-98", "Sidestep: one free, "
+				    "unslowed square to end on");
+			return 0;
+		}
 		slow = step_slow(x, s, u, s->u[u].x, s->u[u].y, c->a[0],
 		    c->a[1], MV_NORMAL);
 		if (slow < 0)
@@ -313,6 +330,8 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		    slow, &par);
 		budget = s->natk > 0 ? s->speed - s->moved2 :
 		    2 * s->speed - s->moved;
+		if (s->natk > 0 && s->moved > 0)	/* Spring Attack */
+			budget = s->speed - s->moved - s->moved2;
 		if (s->rush) {
 			budget = 2 * C->speed - s->moved;
 			if (cost > budget)
@@ -345,6 +364,11 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 				    "destroy %s", C->name);
 		}
 		return 0;
+	case C_WHIRLWIND:
+	case C_TURN:
+		if (c->type == C_TURN || c->type == C_WHIRLWIND)
+			goto attackish;
+		/* FALLTHROUGH */
 	case C_WAKE:
 		if (!unit_ok(s, c->a[0]) || !s->u[c->a[0]].on ||
 		    !s->u[c->a[0]].asleep || !adjacent(x, s, u, c->a[0]))
@@ -367,6 +391,7 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 	case C_CAST_CONE:
 	case C_CAST_AREA:
 	case C_CAST_LINE:
+	attackish:
 		if (s->cast)
 			NO(REFD_EILLEGAL, "R000-71", "%s already cast its spell "
 			    "instead of attacking", C->name);
@@ -380,6 +405,9 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		if (s->natk > 0 && (s->moved > 0 || s->moved2 > 0))
 			NO(REFD_EILLEGAL, "R000-27", "a creature that moves "
 			    "makes at most one attack");
+		if (s->natk > 0 && s->sidestepped == 2)
+			NO(REFD_EILLEGAL, "R000-98", "Sidestep: no attack after "
+			    "attacking and sidestepping");
 		break;
 	case C_RUSH:
 		if (s->natk > 0 || s->steps > 0 || s->cast || s->rush)
@@ -415,6 +443,23 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 	default:
 		break;
 	}
+	if (c->type == C_WHIRLWIND) {
+		if (!(C->abil2 & A2_WHIRLWIND) || s->natk > 0 || s->steps > 1 ||
+		    s->cast || s->rush)
+			NO(REFD_EILLEGAL, "R000-98", "Whirlwind Attack: no attack "
+			    "yet and at most 1 square moved");
+		return 0;
+	}
+	if (c->type == C_TURN) {
+		if (C->turn_undead <= 0 || s->natk > 0 || s->cast || s->rush)
+			NO(REFD_EILLEGAL, "R000-98", "Turn Undead replaces the "
+			    "attack");
+		if (!turn_target_ok(x, s, u, c->a[0]))
+			NO(REFD_ENOTARGET, "R000-98", "Turn Undead targets the "
+			    "nearest undead of level <= %d within 12 squares in "
+			    "sight", (int)C->turn_undead);
+		return 0;
+	}
 	if (c->type == C_WAKE) {
 		if (s->natk > 0)
 			NO(REFD_EILLEGAL, "R000-79", "waking a sleeper replaces "
@@ -441,7 +486,7 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		if (c->type != want)
 			NO(REFD_EBADCMD, "R000-73", "%s: use %s", sp->name,
 			    cmdname[want]);
-		if (sp->range != SR_TOUCH && threatened(x, s, u))
+		if (sp->range != SR_TOUCH && !sp->ability && threatened(x, s, u))
 			NO(REFD_EILLEGAL, "R000-41", "%s is threatened: only "
 			    "touch spells", C->name);
 		if (c->type == C_CAST) {
@@ -700,7 +745,9 @@ check(const struct cx *x, const struct state *s, int seat,
 	case ST_TURN:
 		if ((c->type < C_MOVE || c->type > C_END) && c->type != C_RUSH &&
 		    c->type != C_SMITE && c->type != C_WAKE &&
-		    c->type != C_CAST_AREA && c->type != C_CAST_LINE)
+		    c->type != C_CAST_AREA && c->type != C_CAST_LINE &&
+		    c->type != C_SIDESTEP && c->type != C_WHIRLWIND &&
+		    c->type != C_TURN)
 			NO(REFD_EPHASE, "R000-26", "a turn takes move, melee, "
 			    "shoot, charge, cast, cast_cone or end");
 		return turn_check(x, s, c, y);
@@ -995,6 +1042,21 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 	case C_END:
 		end_turn(x, s);
 		return;
+	case C_SIDESTEP:
+		sidestep(x, s, u, c->a[0], c->a[1]);
+		return;
+	case C_WHIRLWIND:
+	case C_TURN:
+		if (s->moved == 0)
+			s->atk_first = 1;
+		s->natk = 1;
+		s->cast = 1;
+		if (c->type == C_WHIRLWIND)
+			whirlwind(x, s, u);
+		else
+			turn_undead(x, s, u, c->a[0]);
+		sk_run(x, s);
+		return;
 	case C_WAKE:
 		if (s->moved == 0)
 			s->atk_first = 1;
@@ -1143,6 +1205,18 @@ sk_label(struct cx *x, const struct state *s, const struct cmd *c, char *buf,
 		    x->c->t[s->tsub[s->place_seat][c->a[0] & 3]].id,
 		    (int)c->a[1], (int)c->a[2], (int)c->a[3]);
 		break;
+	case C_SIDESTEP:
+		snprintf(buf, len, "%s sidesteps to (%d,%d)", un, (int)c->a[0],
+		    (int)c->a[1]);
+		break;
+	case C_WHIRLWIND:
+		snprintf(buf, len, "%s attacks every adjacent enemy (Whirlwind)",
+		    un);
+		break;
+	case C_TURN:
+		snprintf(buf, len, "%s turns undead %s #%d", un, tn,
+		    (int)c->a[0]);
+		break;
 	case C_WAKE:
 		snprintf(buf, len, "%s wakes %s #%d", un, tn, (int)c->a[0]);
 		break;
@@ -1261,6 +1335,21 @@ legal_turn(struct lst *l)
 					}
 				}
 		}
+	}
+	for (dy = -1; (C->abil2 & A2_SIDESTEP) && dy <= 1; dy++)
+		for (dx = -1; dx <= 1; dx++)
+			if (dx || dy) {
+				set(&c, C_SIDESTEP, s->u[u].x + dx,
+				    s->u[u].y + dy, 0, 0);
+				offer(l, &c);
+			}
+	if (C->abil2 & A2_WHIRLWIND) {
+		set(&c, C_WHIRLWIND, 0, 0, 0, 0);
+		offer(l, &c);
+	}
+	for (t = 0; C->turn_undead > 0 && t < s->nu; t++) {
+		set(&c, C_TURN, t, 0, 0, 0);
+		offer(l, &c);
 	}
 	for (t = 0; t < s->nu; t++)
 		if (s->u[t].on && s->u[t].asleep) {
@@ -1560,6 +1649,12 @@ op_describe(refd_ctx *ctx, void *pdata)
 	doc_cmd(w, "cleave", a_t, 1, "Cleave: extra melee attack");
 	doc_cmd(w, "smite", a_tl, 2, "melee attack declaring Smite (a use is "
 	    "spent even on a miss)");
+	doc_cmd(w, "sidestep", a_xy, 2, "Sidestep: one square without "
+	    "attacks of opportunity, keeping all attacks");
+	doc_cmd(w, "whirlwind", NULL, 0, "Whirlwind Attack: one attack on "
+	    "every adjacent enemy");
+	doc_cmd(w, "turn_undead", a_t, 1, "Turn Undead: the nearest undead "
+	    "saves or routs");
 	doc_cmd(w, "wake", a_t, 1, "spend the attack to wake an adjacent "
 	    "sleeping creature");
 	doc_cmd(w, "rush", a_t, 1, "out of command: rush the nearest enemy "

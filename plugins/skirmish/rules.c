@@ -624,11 +624,28 @@ eliminate(struct cx *x, struct state *s, int u, const char *how)
 /* ---------------------------------------------------------------- */
 /* Saves, morale, rout */
 
+/* Glossary, Stench: a living creature adjacent to another creature
+ * with Stench (and without it itself). */
+int
+stenched(const struct cx *x, const struct state *s, int u)
+{
+	int k;
+
+	if (has(x, s, u, AB_NONLIVING) || (CARD(x, s, u)->abil2 & A2_STENCH))
+		return 0;
+	for (k = 0; k < s->nu; k++)
+		if (k != u && s->u[k].on && (CARD(x, s, k)->abil2 & A2_STENCH) &&
+		    adjacent(x, s, u, k))
+			return 1;
+	return 0;
+}
+
 static int
 save_mod(const struct cx *x, const struct state *s, int u)
 {
 	return CARD(x, s, u)->level + CARD(x, s, u)->save_bonus -
-	    (s->u[u].frightened ? 4 : 0);
+	    (s->u[u].frightened ? 4 : 0) - s->u[u].drained -
+	    (stenched(x, s, u) ? 2 : 0);
 }
 
 /* §4.1 save vs dc; returns 1 on success. */
@@ -661,7 +678,7 @@ morale(struct cx *x, struct state *s, int u, const char *why)
 	int d, tot, okk, cb, ty;
 	refd_mpw *w;
 
-	if (has(x, s, u, AB_FEARLESS)) {
+	if (has(x, s, u, AB_FEARLESS) && strcmp(why, "turn undead") != 0) {
 		w = sk_ev("morale");
 		refd_mpw_kint(w, "unit", u);
 		refd_mpw_kstr(w, "why", why);
