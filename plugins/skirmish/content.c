@@ -80,19 +80,26 @@ faction_of(const char *s)
 
 static const struct {
 	const char *name;
-	int32_t bit;
+	int32_t bit, bit2;
 } abilnames[] = {
-	{ "precise shot", AB_PRECISE }, { "cleave", AB_CLEAVE },
-	{ "incorporeal", AB_INCORP }, { "fearless", AB_FEARLESS },
-	{ "independent", AB_INDEP }, { "wild", AB_WILD },
-	{ "mobility", AB_MOBILITY }, { "deflect arrows", AB_DEFLECT },
-	{ "unique", AB_UNIQUE }, { "flight", AB_FLIGHT },
-	{ "tiny reach", AB_TINYREACH }, { "cowardly", AB_COWARDLY },
-	{ "blindsight", AB_BLINDSIGHT }, { "spell resistance all", AB_SRALL },
-	{ "pounce", AB_POUNCE }, { "hide", AB_HIDE },
-	{ "blind-fight", AB_BLINDFIGHT }, { "dual activation", AB_DUAL },
-	{ "scout", AB_SCOUT }, { "wandering monster", AB_WANDERING },
-	{ NULL, 0 }
+	{ "phalanx fighting", 0, A2_PHALANX }, { "stench", 0, A2_STENCH },
+	{ "level drain", 0, A2_LEVELDRAIN }, { "uncanny dodge", 0, A2_UNCANNY },
+	{ "spring attack", 0, A2_SPRING }, { "sidestep", 0, A2_SIDESTEP },
+	{ "whirlwind attack", 0, A2_WHIRLWIND },
+	{ "precise shot", AB_PRECISE, 0 }, { "cleave", AB_CLEAVE, 0 },
+	{ "incorporeal", AB_INCORP, 0 }, { "fearless", AB_FEARLESS, 0 },
+	{ "independent", AB_INDEP, 0 }, { "wild", AB_WILD, 0 },
+	{ "mobility", AB_MOBILITY, 0 }, { "deflect arrows", AB_DEFLECT, 0 },
+	{ "unique", AB_UNIQUE, 0 }, { "flight", AB_FLIGHT, 0 },
+	{ "tiny reach", AB_TINYREACH, 0 }, { "cowardly", AB_COWARDLY, 0 },
+	{ "blindsight", AB_BLINDSIGHT, 0 }, { "spell resistance all", AB_SRALL, 0 },
+	{ "pounce", AB_POUNCE, 0 }, { "hide", AB_HIDE, 0 },
+	{ "blind-fight", AB_BLINDFIGHT, 0 }, { "dual activation", AB_DUAL, 0 },
+	{ "scout", AB_SCOUT, 0 }, { "wandering monster", AB_WANDERING, 0 },
+	{ "countersong", AB_COUNTERSONG, 0 },
+	{ "improved countersong", AB_ICOUNTERSONG | AB_COUNTERSONG, 0 },
+	{ "not subject to commander effects", AB_NOTSUBJECT, 0 },
+	{ NULL, 0, 0 }
 };
 
 static int
@@ -207,6 +214,12 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 	INTX("powerful_charge", 0, 50, 0, &c->pcharge);
 	INTX("feed", 0, 50, 0, &c->feed);
 	INTX("reach", 0, 4, 0, &c->reach);
+	INTX("sneak_attack", 0, 50, 0, &c->sneak);
+	INTX("ranged_sneak_attack", 0, 50, 0, &c->rsneak);
+	INTX("rend", 0, 50, 0, &c->rend);
+	INTX("turn_undead", 0, 30, 0, &c->turn_undead);
+	c->undead = strcmp(refd_mpv_get_str(v, "type", ""), "undead") == 0;
+	c->relay = refd_mpv_get_bool(v, "relay_orders", 0);
 	{
 		refd_mpv db = refd_mpv_get(v, "death_burst");
 		const char *e = refd_mpv_get_str(db, "energy", "");
@@ -332,12 +345,14 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 			return bad(ctx, "cards", id, "abilities", why);
 		}
 		c->abil |= abilnames[k].bit;
+		c->abil2 |= abilnames[k].bit2;
 	}
 	{
 		refd_mpv ef = refd_mpv_get(v, "effect");
 		const char *st = refd_mpv_get_str(ef, "stat", "");
 
 		if (refd_mpv_ok(ef)) {
+			c->eff_hostile = refd_mpv_get_bool(ef, "hostile", 0);
 			c->eff_stat = strcmp(st, "attack") == 0 ? 1 :
 			    strcmp(st, "ac") == 0 ? 2 :
 			    strcmp(st, "tyrannical morale") == 0 ? 3 : 0;
@@ -378,6 +393,7 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 			    "bad uses, damage, heal, dc or energy");
 		p->ignores_sr = refd_mpv_get_bool(s, "ignores_sr", 0);
 		p->any = refd_mpv_get_bool(s, "any", 0);
+		p->ability = refd_mpv_get_bool(s, "ability", 0);
 		if (refd_mpv_ok(refd_mpv_get(s, "condition"))) {
 			p->cond = cond_of(refd_mpv_get_str(s, "condition", ""));
 			if (p->cond <= 0 || p->dc <= 0)
@@ -623,6 +639,35 @@ sk_content_load(refd_ctx *ctx, const uint8_t *bytes, size_t len,
 		    refd_mpv_val_at(cs, i), &c->c[i]);
 		c->ncards++;
 	}
+	/* second pass: Minions and Requires name other cards */
+	for (i = 0; i < refd_mpv_len(cs) && rc == REFD_OK; i++) {
+		refd_mpv v = refd_mpv_val_at(cs, i), mn = refd_mpv_get(v,
+		    "minions");
+		struct card *k = &c->c[i];
+
+		k->req = -1;
+		if (refd_mpv_ok(refd_mpv_get(v, "requires"))) {
+			k->req = sk_card_index(c, refd_mpv_get_str(v, "requires",
+			    ""));
+			if (k->req < 0)
+				rc = bad(ctx, "cards", k->id, "requires",
+				    "names a card that cards.json lacks");
+		}
+		if (refd_mpv_ok(mn) && (refd_mpv_type(mn) != REFD_MP_ARRAY ||
+		    refd_mpv_len(mn) > 4))
+			rc = bad(ctx, "cards", k->id, "minions",
+			    "expected up to 4 card ids");
+		for (j = 0; rc == REFD_OK && j < refd_mpv_len(mn); j++) {
+			int m = sk_card_index(c, refd_mpv_cstr(refd_mpv_at(mn,
+			    j), ""));
+
+			if (m < 0 || c->c[m].nminion > 0)
+				rc = bad(ctx, "cards", k->id, "minions",
+				    "names an unknown card or one with minions");
+			else
+				k->minion[k->nminion++] = m;
+		}
+	}
 	for (i = 0; i < refd_mpv_len(ms) && rc == REFD_OK; i++) {
 		rc = load_map(ctx, refd_mpv_cstr(refd_mpv_key_at(ms, i), "?"),
 		    refd_mpv_val_at(ms, i), &c->m[i]);
@@ -732,6 +777,17 @@ sk_warband_check(const struct content *c, const struct state *s,
 		k = &c->c[cards[i]];
 		total += k->cost;
 		fac &= k->factions;
+		if (k->req >= 0 && !s->rtp) {
+			for (j = 0; j < n; j++)
+				if (j != i && cards[j] == k->req)
+					break;
+			if (j == n) {
+				*rule = "R000-05";
+				snprintf(msg, msglen, "%s requires %s in the "
+				    "warband", k->name, c->c[k->req].name);
+				return -1;
+			}
+		}
 		if (k->cost > cap) {
 			*rule = "R000-02";
 			snprintf(msg, msglen, "%s costs %d, more than 70%% of "
@@ -740,7 +796,8 @@ sk_warband_check(const struct content *c, const struct state *s,
 			return -1;
 		}
 		for (j = 0; j < i; j++)
-			if ((k->abil & AB_UNIQUE) && cards[j] == cards[i]) {
+			if ((k->abil & AB_UNIQUE) && cards[j] == cards[i] &&
+			    !s->rtp) {
 				*rule = "R000-04";
 				snprintf(msg, msglen, "%s is Unique: at most one "
 				    "per warband", k->name);
@@ -753,7 +810,7 @@ sk_warband_check(const struct content *c, const struct state *s,
 		    "the %d allowed", total, (int)s->points);
 		return -1;
 	}
-	if (fac == 0) {
+	if (fac == 0 && !s->rtp) {
 		*rule = "R000-03";
 		snprintf(msg, msglen, "no faction is shown by every creature of "
 		    "the warband");
@@ -830,6 +887,8 @@ sk_create(struct cx *x, const uint8_t *setup, size_t len, uint32_t nseats,
 			s->tyrannical[k] = b;
 		}
 	}
+	s->rtp = strcmp(refd_mpv_get_str(root, "format", "standard"),
+	    "ready_to_play") == 0;
 	var = refd_mpv_get_str(root, "variant", "standard");
 	s->variant = strcmp(var, "quick_assault") == 0 ? 1 : 0;
 	if ((s->variant == 0 && strcmp(var, "standard") != 0) ||
@@ -916,6 +975,15 @@ sk_create(struct cx *x, const uint8_t *setup, size_t len, uint32_t nseats,
 		u->frightened = refd_mpv_get_bool(v, "frightened", 0);
 		u->invisible = refd_mpv_get_bool(v, "invisible", 0);
 		u->activated = refd_mpv_get_bool(v, "activated", 0);
+		u->partner = (int32_t)refd_mpv_get_int(v, "partner", -1);
+		u->cmd0 = refd_mpv_get_bool(v, "commander0", 0);
+		u->minion = refd_mpv_get_bool(v, "minion", 0);
+		if (u->partner < -1 || u->partner >= (int)refd_mpv_len(us) ||
+		    u->partner == (int)s->nu) {
+			refd_mp_free(d);
+			return setup_err(x, s, "units: partner is another "
+			    "unit's index");
+		}
 		s->nu++;
 	}
 	s->first = (int32_t)refd_mpv_get_int(root, "first", -1);

@@ -251,7 +251,8 @@ flanked(const struct cx *x, const struct state *s, int a, int d)
 {
 	int h;
 
-	if (has(x, s, d, AB_FLANKIMM) || !adjacent(x, s, a, d))
+	if (has(x, s, d, AB_FLANKIMM) || !adjacent(x, s, a, d) ||
+	    ((CARD(x, s, d)->abil2 & A2_UNCANNY) && functional(s, d)))
 		return 0;
 	for (h = 0; h < s->nu; h++) {
 		struct grid_space sa, sh, sd;
@@ -382,6 +383,19 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 		ac += 4;
 	if (s->u[a].frightened)
 		bonus -= 4;
+	bonus -= s->u[a].drained + (stenched(x, s, a) ? 2 : 0);
+	ac -= stenched(x, s, d) ? 2 : 0;
+	if (D->abil2 & A2_PHALANX) {
+		int k;
+
+		for (k = 0; k < s->nu; k++)
+			if (k != d && s->u[k].on && s->u[k].seat == s->u[d].seat &&
+			    (CARD(x, s, k)->abil2 & A2_PHALANX) &&
+			    adjacent(x, s, k, d)) {
+				ac += 2;
+				break;
+			}
+	}
 	bonus += cmd_effect(x, s, a, 1) + buff(x, s, a, ES_ATTACK);
 	ac += cmd_effect(x, s, d, 2) + buff(x, s, d, ES_AC);
 	if (!sees(x, s, d, a) && !(D->abil & (AB_BLINDFIGHT | AB_BLINDSIGHT)))
@@ -440,6 +454,31 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 		base += A->pcharge;
 	if (smite && smite_applies(x, s, a, d))
 		base += A->smite_val;
+	/* Sneak Attack (creatures immune to criticals are immune to it) */
+	if (!(D->abil & AB_CRITIMM) && !((D->abil2 & A2_UNCANNY) &&
+	    functional(s, d))) {
+		int helpl = s->u[d].stunned || helpless(s, d) ||
+		    !sees(x, s, d, a);
+
+		if (!ranged && A->sneak > 0 && (flank || helpl))
+			base += A->sneak;
+		if (ranged && A->rsneak > 0 && helpl) {
+			struct grid_space sa = SP(x, s, a), sd = SP(x, s, d);
+
+			if (grid_space_dist(&sa, &sd) <= 6)
+				base += A->rsneak;
+		}
+	}
+	/* Rend (A30): the second melee hit on the same enemy this turn */
+	if (hit && !ranged && a == s->cur && A->rend > 0) {
+		if (s->rend_t == d && s->rend_hits == 1)
+			base += A->rend;
+		if (s->rend_t != d) {
+			s->rend_t = d;
+			s->rend_hits = 0;
+		}
+		s->rend_hits++;
+	}
 	extra = energy_adjust(x, s, d, k->extra, k->energy);
 	if (!magic && !buff(x, s, a, ES_MAGIC) && D->dr > 0)
 		base = base > D->dr ? base - D->dr : 0;
@@ -476,6 +515,16 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 	sk_emit(x, w);
 	if (dmg > 0) {
 		damage2(x, s, d, dmg, a, 1);
+		if (!ranged && (A->abil2 & A2_LEVELDRAIN) && s->u[d].on &&
+		    !has(x, s, d, AB_NONLIVING)) {
+			s->u[d].drained++;
+			s->u[a].hp += 5;
+			w = sk_ev("level_drain");
+			refd_mpw_kint(w, "unit", d);
+			refd_mpw_kint(w, "drained", s->u[d].drained);
+			refd_mpw_kint(w, "drainer_hp", s->u[a].hp);
+			sk_emit(x, w);
+		}
 		if (k->cond > 0 && s->u[d].on)
 			condition(x, s, d, k->cond, k->dc, a);
 		half_check(x, s, d, a);
@@ -1299,6 +1348,8 @@ start_turn(struct cx *x, struct state *s, int u)
 	s->charged = s->cast = s->auto_end = s->stun_turn = 0;
 	s->rush = s->rush_x = s->rush_y = s->rush_charge = 0;
 	s->compel = 0;
+	s->rend_t = -1;
+	s->rend_hits = s->sidestepped = 0;
 	s->rush_t = -1;
 	p->activated++;
 	s->stage = ST_TURN;
@@ -1504,7 +1555,7 @@ spell_hit(struct cx *x, struct state *s, int u, const struct spell *sp, int t)
 		s->aggr = 1;
 	/* §4.4.6: spell resistance, waived for the caster's own side. */
 	if ((CARD(x, s, t)->sr || has(x, s, t, AB_SRALL)) &&
-	    !sp->ignores_sr && (s->u[t].seat != s->u[u].seat ||
+	    !sp->ignores_sr && !sp->ability && (s->u[t].seat != s->u[u].seat ||
 	    has(x, s, t, AB_SRALL))) {
 		int r = sk_roll(x, "spell resistance");
 
@@ -1699,6 +1750,72 @@ cast_spell(struct cx *x, struct state *s, int u, const int32_t *a)
 }
 
 void begin_phases_pub(struct cx *x, struct state *s, int first);
+
+/* Glossary: Sidestep (a 1-square move without AoO), Whirlwind Attack, Turn
+ * Undead. */
+void
+sidestep(struct cx *x, struct state *s, int u, int tx, int ty)
+{
+	s->moved += do_step(x, s, u, tx, ty, &s->parity);
+	s->moved = 0;	/* it may still make all its attacks */
+	s->steps = 1;
+	s->sidestepped = s->natk > 0 ? 2 : 1;
+}
+
+void
+whirlwind(struct cx *x, struct state *s, int u)
+{
+	int list[SK_MAXU], n = 0, k;
+
+	for (k = 0; k < s->nu; k++)
+		if (s->u[k].on && s->u[k].seat != s->u[u].seat &&
+		    adjacent(x, s, u, k))
+			list[n++] = k;
+	for (k = 0; k < n && s->stage != ST_OVER && s->u[u].on &&
+	    functional(s, u); k++)
+		if (s->u[list[k]].on)
+			attack(x, s, u, list[k], 0, 0, 0, 0);
+}
+
+/* The undead u may turn: nearest undead (any side) of level <= N within 12
+ * squares in sight. */
+int
+turn_target_ok(const struct cx *x, const struct state *s, int u, int t)
+{
+	struct grid_space a = SP(x, s, u), b;
+	int k, best = -1, d;
+
+	for (k = 0; k < s->nu; k++) {
+		if (k == u || !s->u[k].on || !CARD(x, s, k)->undead ||
+		    CARD(x, s, k)->level > CARD(x, s, u)->turn_undead ||
+		    !sees(x, s, u, k))
+			continue;
+		b = SP(x, s, k);
+		d = grid_space_dist(&a, &b);
+		if (d <= 12 && (best < 0 || d < best))
+			best = d;
+	}
+	if (t < 0 || t >= s->nu || !s->u[t].on || !CARD(x, s, t)->undead ||
+	    CARD(x, s, t)->level > CARD(x, s, u)->turn_undead ||
+	    !sees(x, s, u, t))
+		return 0;
+	b = SP(x, s, t);
+	return grid_space_dist(&a, &b) == best;
+}
+
+void
+turn_undead(struct cx *x, struct state *s, int u, int t)
+{
+	refd_mpw *w = sk_ev("turn_undead");
+
+	refd_mpw_kint(w, "unit", u);
+	refd_mpw_kint(w, "target", t);
+	sk_emit(x, w);
+	if (s->u[t].seat != s->u[u].seat)
+		s->aggr = 1;
+	if (!s->u[t].routed && morale(x, s, t, "turn undead") <= 0)
+		rout(x, s, t, u);
+}
 
 void
 begin_phases_pub(struct cx *x, struct state *s, int first)

@@ -14,7 +14,7 @@ void begin_phases_pub(struct cx *x, struct state *s, int first);
 static const char *const cmdname[C_NTYPES] = { "", "submit", "setup_first",
 	"deploy", "first", "activate", "move", "melee", "shoot", "charge",
 	"cast", "cast_cone", "end", "aoo", "decline", "cleave", "rush", "smite", "wake", "cast_area", "cast_line",
-	"place_tile" };
+	"place_tile", "sidestep", "whirlwind", "turn_undead" };
 static const char *const argname[C_NTYPES][6] = {
 	{ NULL }, { NULL }, { "seat" }, { "x", "y" }, { "seat" }, { "unit" },
 	{ "x", "y" }, { "target", "line" }, { "target", "line" },
@@ -23,7 +23,7 @@ static const char *const argname[C_NTYPES][6] = {
 	{ "unit" }, { "target" }, { "target" }, { "target", "line" }, { "target" },
 	{ "spell", "target", "ox", "oy" },
 	{ "spell", "target", "sx", "sy", "px", "py" },
-	{ "tile", "x", "y", "rot" }
+	{ "tile", "x", "y", "rot" }, { "x", "y" }, { NULL }, { "target" }
 };
 
 static int
@@ -125,6 +125,7 @@ parse(const struct content *ct, const uint8_t *b, size_t len, struct cmd *c)
 			}
 			c->tiles[c->nt++] = k;
 		}
+		c->cmd0 = refd_mpv_get_bool(root, "commander0", 0);
 	}
 	refd_mp_free(d);
 	return 0;
@@ -144,6 +145,8 @@ write_cmd(const struct content *ct, refd_mpw *w, const struct cmd *c)
 		for (i = 0; i < c->n; i++)
 			refd_mpw_str(w, ct->c[c->cards[i]].id);
 		refd_mpw_end(w);
+		if (c->cmd0)
+			refd_mpw_kbool(w, "commander0", 1);
 		if (c->nt > 0) {
 			refd_mpw_karray(w, "tiles");
 			for (i = 0; i < c->nt; i++)
@@ -294,9 +297,26 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		    "step (send end)", C->name);
 	switch (c->type) {
 	case C_MOVE:
-		if (s->natk > 0 && s->moved > 0)
+	case C_SIDESTEP:
+		if (s->sidestepped)
+			NO(REFD_EILLEGAL, "R000-98", "%s sidestepped: no more "
+			    "movement this turn", C->name);
+		if (s->natk > 0 && s->moved > 0 && !(C->abil2 & A2_SPRING))
 			NO(REFD_EILLEGAL, "R000-27", "%s moved and then "
 			    "attacked: no more movement this turn", C->name);
+		if (c->type == C_SIDESTEP) {
+			if (!(C->abil2 & A2_SIDESTEP) || s->steps > 0 ||
+			    s->rush || (s->natk > 0 && !s->atk_first) ||
+			    s->cast)
+				NO(REFD_EILLEGAL, "R000-98", "Sidestep: a single "
+				    "1-square move before or after all attacks");
+			slow = step_slow(x, s, u, s->u[u].x, s->u[u].y,
+			    c->a[0], c->a[1], MV_NORMAL);
+			if (slow != 0 || !end_ok(x, s, u, c->a[0], c->a[1]))
+				NO(REFD_ENOPATH, "R000-98", "Sidestep: one free, "
+				    "unslowed square to end on");
+			return 0;
+		}
 		slow = step_slow(x, s, u, s->u[u].x, s->u[u].y, c->a[0],
 		    c->a[1], MV_NORMAL);
 		if (slow < 0)
@@ -310,6 +330,8 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		    slow, &par);
 		budget = s->natk > 0 ? s->speed - s->moved2 :
 		    2 * s->speed - s->moved;
+		if (s->natk > 0 && s->moved > 0)	/* Spring Attack */
+			budget = s->speed - s->moved - s->moved2;
 		if (s->rush) {
 			budget = 2 * C->speed - s->moved;
 			if (cost > budget)
@@ -342,6 +364,11 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 				    "destroy %s", C->name);
 		}
 		return 0;
+	case C_WHIRLWIND:
+	case C_TURN:
+		if (c->type == C_TURN || c->type == C_WHIRLWIND)
+			goto attackish;
+		/* FALLTHROUGH */
 	case C_WAKE:
 		if (!unit_ok(s, c->a[0]) || !s->u[c->a[0]].on ||
 		    !s->u[c->a[0]].asleep || !adjacent(x, s, u, c->a[0]))
@@ -364,6 +391,7 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 	case C_CAST_CONE:
 	case C_CAST_AREA:
 	case C_CAST_LINE:
+	attackish:
 		if (s->cast)
 			NO(REFD_EILLEGAL, "R000-71", "%s already cast its spell "
 			    "instead of attacking", C->name);
@@ -377,6 +405,9 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		if (s->natk > 0 && (s->moved > 0 || s->moved2 > 0))
 			NO(REFD_EILLEGAL, "R000-27", "a creature that moves "
 			    "makes at most one attack");
+		if (s->natk > 0 && s->sidestepped == 2)
+			NO(REFD_EILLEGAL, "R000-98", "Sidestep: no attack after "
+			    "attacking and sidestepping");
 		break;
 	case C_RUSH:
 		if (s->natk > 0 || s->steps > 0 || s->cast || s->rush)
@@ -412,6 +443,23 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 	default:
 		break;
 	}
+	if (c->type == C_WHIRLWIND) {
+		if (!(C->abil2 & A2_WHIRLWIND) || s->natk > 0 || s->steps > 1 ||
+		    s->cast || s->rush)
+			NO(REFD_EILLEGAL, "R000-98", "Whirlwind Attack: no attack "
+			    "yet and at most 1 square moved");
+		return 0;
+	}
+	if (c->type == C_TURN) {
+		if (C->turn_undead <= 0 || s->natk > 0 || s->cast || s->rush)
+			NO(REFD_EILLEGAL, "R000-98", "Turn Undead replaces the "
+			    "attack");
+		if (!turn_target_ok(x, s, u, c->a[0]))
+			NO(REFD_ENOTARGET, "R000-98", "Turn Undead targets the "
+			    "nearest undead of level <= %d within 12 squares in "
+			    "sight", (int)C->turn_undead);
+		return 0;
+	}
 	if (c->type == C_WAKE) {
 		if (s->natk > 0)
 			NO(REFD_EILLEGAL, "R000-79", "waking a sleeper replaces "
@@ -438,7 +486,7 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		if (c->type != want)
 			NO(REFD_EBADCMD, "R000-73", "%s: use %s", sp->name,
 			    cmdname[want]);
-		if (sp->range != SR_TOUCH && threatened(x, s, u))
+		if (sp->range != SR_TOUCH && !sp->ability && threatened(x, s, u))
 			NO(REFD_EILLEGAL, "R000-41", "%s is threatened: only "
 			    "touch spells", C->name);
 		if (c->type == C_CAST) {
@@ -589,6 +637,26 @@ check(const struct cx *x, const struct state *s, int seat,
 		if (sk_warband_check(x->c, s, c->cards, c->n, msg, sizeof(msg),
 		    &rule) != 0)
 			NO(REFD_EBUILD, rule, "%s", msg);
+		if (c->cmd0) {
+			int i2, cheap = -1;
+
+			if (!s->rtp)
+				NO(REFD_EBUILD, "R000-91", "the commander-0 rule "
+				    "is for Ready-to-Play games");
+			for (i2 = 0; i2 < c->n; i2++)
+				if (x->c->c[c->cards[i2]].commander >= 0)
+					NO(REFD_EBUILD, "R000-91", "the warband has "
+					    "a commander already");
+			for (i2 = 0; i2 < c->n; i2++) {
+				const struct card *k = &x->c->c[c->cards[i2]];
+
+				if (!k->difficult && !(k->abil & AB_WILD))
+					cheap = i2;
+			}
+			if (cheap < 0)
+				NO(REFD_EBUILD, "R000-91", "every creature is "
+				    "Difficult or Wild: no commander 0");
+		}
 		if (!s->tiled && c->nt > 0)
 			NO(REFD_EBUILD, "R000-06", "this map has fixed terrain: "
 			    "submit no tiles");
@@ -677,7 +745,9 @@ check(const struct cx *x, const struct state *s, int seat,
 	case ST_TURN:
 		if ((c->type < C_MOVE || c->type > C_END) && c->type != C_RUSH &&
 		    c->type != C_SMITE && c->type != C_WAKE &&
-		    c->type != C_CAST_AREA && c->type != C_CAST_LINE)
+		    c->type != C_CAST_AREA && c->type != C_CAST_LINE &&
+		    c->type != C_SIDESTEP && c->type != C_WHIRLWIND &&
+		    c->type != C_TURN)
 			NO(REFD_EPHASE, "R000-26", "a turn takes move, melee, "
 			    "shoot, charge, cast, cast_cone or end");
 		return turn_check(x, s, c, y);
@@ -738,6 +808,52 @@ sk_reveal(struct cx *x, struct state *s)
 	}
 	refd_mpw_end(w);
 	sk_emit(x, w);
+	for (i = 0; i < s->nu; i++)
+		s->u[i].partner = -1;
+	for (i = 0, seat = s->nu; i < seat && !s->rtp; i++) {
+		const struct card *k = &x->c->c[s->u[i].card];
+		int m;
+
+		for (m = 0; m < k->nminion && s->nu < SK_MAXU; m++) {
+			struct unit *p = &s->u[s->nu++];
+
+			*p = s->u[i];
+			p->card = k->minion[m];
+			p->hp = x->c->c[p->card].hp;
+			p->minion = 1;
+			p->partner = -1;
+		}
+	}
+	for (i = 0; i < s->nu; i++) {
+		const struct card *k = &x->c->c[s->u[i].card];
+		int j;
+
+		if (k->req < 0)
+			continue;
+		for (j = 0; j < s->nu; j++)
+			if (j != i && s->u[j].seat == s->u[i].seat &&
+			    (s->u[j].card == k->req || (s->rtp &&
+			    s->u[i].partner < 0)))
+				s->u[i].partner = j;
+	}
+	for (seat = 0; seat < 2; seat++) {
+		int cheap = -1;
+
+		if (!s->c0sub[seat])
+			continue;
+		for (i = 0; i < s->nu; i++) {
+			const struct card *k = &x->c->c[s->u[i].card];
+
+			if (s->u[i].seat == seat && !k->difficult &&
+			    !(k->abil & AB_WILD) && (cheap < 0 || k->cost <
+			    x->c->c[s->u[cheap].card].cost))
+				cheap = i;
+		}
+		if (cheap >= 0)
+			s->u[cheap].cmd0 = 1;
+	}
+	if (s->rtp)
+		s->wbfac[0] = s->wbfac[1] = 0;
 	b[0] = init_bonus(x, s, 0, 1);
 	b[1] = init_bonus(x, s, 1, 1);
 	s->chooser = sk_roll_off(x, s, b, "terrain_initiative");
@@ -793,6 +909,7 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 			s->sub[seat][i] = c->cards[i];
 		for (i = 0; i < c->nt; i++)
 			s->tsub[seat][i] = c->tiles[i];
+		s->c0sub[seat] = c->cmd0;
 		commit_sub(x, s, seat);
 		w = sk_ev("submitted");
 		refd_mpw_kint(w, "seat", seat);
@@ -924,6 +1041,21 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		return;
 	case C_END:
 		end_turn(x, s);
+		return;
+	case C_SIDESTEP:
+		sidestep(x, s, u, c->a[0], c->a[1]);
+		return;
+	case C_WHIRLWIND:
+	case C_TURN:
+		if (s->moved == 0)
+			s->atk_first = 1;
+		s->natk = 1;
+		s->cast = 1;
+		if (c->type == C_WHIRLWIND)
+			whirlwind(x, s, u);
+		else
+			turn_undead(x, s, u, c->a[0]);
+		sk_run(x, s);
 		return;
 	case C_WAKE:
 		if (s->moved == 0)
@@ -1073,6 +1205,18 @@ sk_label(struct cx *x, const struct state *s, const struct cmd *c, char *buf,
 		    x->c->t[s->tsub[s->place_seat][c->a[0] & 3]].id,
 		    (int)c->a[1], (int)c->a[2], (int)c->a[3]);
 		break;
+	case C_SIDESTEP:
+		snprintf(buf, len, "%s sidesteps to (%d,%d)", un, (int)c->a[0],
+		    (int)c->a[1]);
+		break;
+	case C_WHIRLWIND:
+		snprintf(buf, len, "%s attacks every adjacent enemy (Whirlwind)",
+		    un);
+		break;
+	case C_TURN:
+		snprintf(buf, len, "%s turns undead %s #%d", un, tn,
+		    (int)c->a[0]);
+		break;
 	case C_WAKE:
 		snprintf(buf, len, "%s wakes %s #%d", un, tn, (int)c->a[0]);
 		break;
@@ -1192,6 +1336,21 @@ legal_turn(struct lst *l)
 				}
 		}
 	}
+	for (dy = -1; (C->abil2 & A2_SIDESTEP) && dy <= 1; dy++)
+		for (dx = -1; dx <= 1; dx++)
+			if (dx || dy) {
+				set(&c, C_SIDESTEP, s->u[u].x + dx,
+				    s->u[u].y + dy, 0, 0);
+				offer(l, &c);
+			}
+	if (C->abil2 & A2_WHIRLWIND) {
+		set(&c, C_WHIRLWIND, 0, 0, 0, 0);
+		offer(l, &c);
+	}
+	for (t = 0; C->turn_undead > 0 && t < s->nu; t++) {
+		set(&c, C_TURN, t, 0, 0, 0);
+		offer(l, &c);
+	}
 	for (t = 0; t < s->nu; t++)
 		if (s->u[t].on && s->u[t].asleep) {
 			set(&c, C_WAKE, t, 0, 0, 0);
@@ -1289,6 +1448,9 @@ legal_list(struct lst *l)
 					    sizeof(c.tiles));
 				}
 				offer(l, &c);
+				c.cmd0 = 1;
+				if (s->rtp)
+					offer(l, &c);
 			}
 		/* any other list: a template */
 		refd_mpw_map(l->w);
@@ -1487,6 +1649,12 @@ op_describe(refd_ctx *ctx, void *pdata)
 	doc_cmd(w, "cleave", a_t, 1, "Cleave: extra melee attack");
 	doc_cmd(w, "smite", a_tl, 2, "melee attack declaring Smite (a use is "
 	    "spent even on a miss)");
+	doc_cmd(w, "sidestep", a_xy, 2, "Sidestep: one square without "
+	    "attacks of opportunity, keeping all attacks");
+	doc_cmd(w, "whirlwind", NULL, 0, "Whirlwind Attack: one attack on "
+	    "every adjacent enemy");
+	doc_cmd(w, "turn_undead", a_t, 1, "Turn Undead: the nearest undead "
+	    "saves or routs");
 	doc_cmd(w, "wake", a_t, 1, "spend the attack to wake an adjacent "
 	    "sleeping creature");
 	doc_cmd(w, "rush", a_t, 1, "out of command: rush the nearest enemy "
@@ -1696,6 +1864,12 @@ op_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_kbool(w, "invisible", u->invisible);
 		refd_mpw_kbool(w, "half_done", u->half_done);
 		refd_mpw_kbool(w, "activated", u->activated > 0);
+		if (u->cmd0)
+			refd_mpw_kbool(w, "commander0", 1);
+		if (u->minion)
+			refd_mpw_kbool(w, "minion", 1);
+		if (u->partner >= 0)
+			refd_mpw_kint(w, "partner", u->partner);
 		refd_mpw_karray(w, "spells_used");
 		for (k = 0; k < c->nspell; k++)
 			refd_mpw_int(w, u->spent[k]);

@@ -239,25 +239,70 @@ end_ok(const struct cx *x, const struct state *s, int u, int ax, int ay)
 /* ---------------------------------------------------------------- */
 /* Command (§2.6) */
 
+/* An enemy of u with (Improved) Countersong within 6 squares of u. */
+static int
+singer_near(const struct cx *x, const struct state *s, int u, int ab)
+{
+	struct grid_space su = SP(x, s, u), sk2;
+	int k;
+
+	for (k = 0; k < s->nu; k++) {
+		if (!s->u[k].on || s->u[k].routed ||
+		    s->u[k].seat == s->u[u].seat || !has(x, s, k, ab))
+			continue;
+		sk2 = SP(x, s, k);
+		if (grid_space_dist(&su, &sk2) <= 6)
+			return 1;
+	}
+	return 0;
+}
+
+static int commands_r(const struct cx *x, const struct state *s, int c,
+    int u, int depth);
+
+/* The commander rating c commands with: its own, or with Relay Orders
+ * the highest of the commanders commanding it (-1: not a commander). */
+static int
+rating(const struct cx *x, const struct state *s, int c, int depth)
+{
+	int k, best = -1;
+
+	if (s->u[c].cmd0)
+		return 0;
+	if (CARD(x, s, c)->commander >= 0)
+		return CARD(x, s, c)->commander;
+	if (depth > 0 || !CARD(x, s, c)->relay)
+		return -1;
+	for (k = 0; k < s->nu; k++)
+		if (commands_r(x, s, k, c, 1) && CARD(x, s, k)->commander > best)
+			best = CARD(x, s, k)->commander;
+	return best;
+}
+
 static int
 can_command(const struct cx *x, const struct state *s, int c)
 {
-	return CARD(x, s, c)->commander >= 0 && functional(s, c);
+	return functional(s, c) && rating(x, s, c, 0) >= 0;
 }
 
-/* Does commander c command u now? */
+/* Does commander c command u now (§2.6)? */
 static int
-commands(const struct cx *x, const struct state *s, int c, int u)
+commands_r(const struct cx *x, const struct state *s, int c, int u, int depth)
 {
 	struct grid g;
 	struct grid_space sc, su;
-	int d;
+	int d, r;
 
-	if (c == u || s->u[c].seat != s->u[u].seat || !can_command(x, s, c))
+	if (c == u || s->u[c].seat != s->u[u].seat || !functional(s, c))
 		return 0;
-	if (CARD(x, s, c)->commander < CARD(x, s, u)->difficult)
+	r = rating(x, s, c, depth);
+	if (r < 0 || r < CARD(x, s, u)->difficult)
 		return 0;
 	if (has(x, s, u, AB_WILD))
+		return 0;
+	/* Improved Countersong: no commanding others near the singer */
+	if (singer_near(x, s, c, AB_ICOUNTERSONG) ||
+	    singer_near(x, s, u, AB_ICOUNTERSONG))
 		return 0;
 	if (sees(x, s, u, c))
 		return 1;
@@ -266,6 +311,12 @@ commands(const struct cx *x, const struct state *s, int c, int u)
 	su = SP(x, s, u);
 	d = grid_wall_path(&g, &su, &sc, 6);
 	return d >= 0 && d <= 6;
+}
+
+static int
+commands(const struct cx *x, const struct state *s, int c, int u)
+{
+	return commands_r(x, s, c, u, 0);
 }
 
 int
@@ -296,36 +347,79 @@ command_bonus(const struct cx *x, const struct state *s, int u)
 	if (has(x, s, u, AB_WILD))
 		return best;
 	for (c = 0; c < s->nu; c++)
-		if (commands(x, s, c, u) && CARD(x, s, c)->commander > best)
-			best = CARD(x, s, c)->commander;
+		if (commands(x, s, c, u) && rating(x, s, c, 0) > best)
+			best = rating(x, s, c, 0);
 	return best;
 }
 
 /* §2.7: the strongest commander effect on stat that follower u enjoys
  * (under that commander's command and within 6 wall-path squares). */
+/* The effect on stat commander c gives (with Relay Orders: the best of
+ * its commanders'), or 0; hostile: the hostile effects instead. */
+static int
+effect_of(const struct cx *x, const struct state *s, int c, int stat,
+    int hostile)
+{
+	const struct card *C = CARD(x, s, c);
+	int k, best = 0;
+
+	if (!can_command(x, s, c) || singer_near(x, s, c, AB_COUNTERSONG))
+		return 0;
+	if (C->eff_stat == stat && C->eff_hostile == hostile)
+		return C->eff_val;
+	if (!C->relay || C->commander >= 0)
+		return 0;
+	for (k = 0; k < s->nu; k++)
+		if (commands_r(x, s, k, c, 1) &&
+		    CARD(x, s, k)->eff_stat == stat &&
+		    CARD(x, s, k)->eff_hostile == hostile &&
+		    (hostile ? CARD(x, s, k)->eff_val < best :
+		    CARD(x, s, k)->eff_val > best))
+			best = CARD(x, s, k)->eff_val;
+	return best;
+}
+
+/* §2.7: the strongest friendly commander effect on stat that follower u
+ * enjoys (under that commander's command and within 6 wall-path
+ * squares), plus the strongest hostile one on it; Countersong and Not
+ * Subject to Commander Effects switch them off. */
 int
 cmd_effect(const struct cx *x, const struct state *s, int u, int stat)
 {
 	struct grid g;
-	int c, best = 0;
+	struct grid_space sc, su;
+	int c, best = 0, worst = 0, v, d;
 
-	if (CARD(x, s, u)->commander >= 0 || !s->u[u].on)
+	if (!s->u[u].on || has(x, s, u, AB_NOTSUBJECT))
 		return 0;
 	sk_grid(x, s, &g);
+	su = SP(x, s, u);
 	for (c = 0; c < s->nu; c++) {
-		struct grid_space sc, su;
-		int d;
-
-		if (CARD(x, s, c)->eff_stat != stat ||
-		    CARD(x, s, c)->eff_val <= best || !commands(x, s, c, u))
+		if (c == u || !s->u[c].on)
 			continue;
+		if (s->u[c].seat == s->u[u].seat) {
+			if (CARD(x, s, u)->commander >= 0 ||
+			    singer_near(x, s, u, AB_COUNTERSONG) ||
+			    !commands(x, s, c, u))
+				continue;
+			v = effect_of(x, s, c, stat, 0);
+			if (v <= best)
+				continue;
+		} else {
+			v = effect_of(x, s, c, stat, 1);
+			if (v >= worst)
+				continue;
+		}
 		sc = SP(x, s, c);
-		su = SP(x, s, u);
 		d = grid_wall_path(&g, &su, &sc, 6);
-		if (d >= 0 && d <= 6)
-			best = CARD(x, s, c)->eff_val;
+		if (d < 0 || d > 6)
+			continue;
+		if (s->u[c].seat == s->u[u].seat)
+			best = v;
+		else
+			worst = v;
 	}
-	return best;
+	return best + worst;
 }
 
 /* Highest commander rating among seat's functional commanders. */
@@ -501,7 +595,9 @@ eliminate(struct cx *x, struct state *s, int u, const char *how)
 
 	p->on = 0;
 	p->gone = 1;
-	s->vp[1 - p->seat] += CARD(x, s, u)->cost;
+	/* §3.12: minions give no VP; the commander-0 creature 5 more */
+	if (!p->minion)
+		s->vp[1 - p->seat] += CARD(x, s, u)->cost + (p->cmd0 ? 5 : 0);
 	abort_progs(s, u);
 	if (u == s->cur)
 		s->auto_end = 1;
@@ -509,21 +605,47 @@ eliminate(struct cx *x, struct state *s, int u, const char *how)
 	refd_mpw_kint(w, "unit", u);
 	refd_mpw_kstr(w, "name", CARD(x, s, u)->name);
 	refd_mpw_kint(w, "vp_to", 1 - p->seat);
-	refd_mpw_kint(w, "vp", CARD(x, s, u)->cost);
+	refd_mpw_kint(w, "vp", p->minion ? 0 : CARD(x, s, u)->cost +
+	    (p->cmd0 ? 5 : 0));
 	sk_emit(x, w);
 	check_victory(x, s);
 	if (strcmp(how, "destroyed") == 0 && s->stage != ST_OVER)
 		cowardly(x, s, p->seat);
+	{
+		int k;
+
+		/* Requires: the requiring creature follows its partner */
+		for (k = 0; k < s->nu && s->stage != ST_OVER; k++)
+			if (s->u[k].partner == u && s->u[k].on)
+				eliminate(x, s, k, "eliminated_with_partner");
+	}
 }
 
 /* ---------------------------------------------------------------- */
 /* Saves, morale, rout */
 
+/* Glossary, Stench: a living creature adjacent to another creature
+ * with Stench (and without it itself). */
+int
+stenched(const struct cx *x, const struct state *s, int u)
+{
+	int k;
+
+	if (has(x, s, u, AB_NONLIVING) || (CARD(x, s, u)->abil2 & A2_STENCH))
+		return 0;
+	for (k = 0; k < s->nu; k++)
+		if (k != u && s->u[k].on && (CARD(x, s, k)->abil2 & A2_STENCH) &&
+		    adjacent(x, s, u, k))
+			return 1;
+	return 0;
+}
+
 static int
 save_mod(const struct cx *x, const struct state *s, int u)
 {
 	return CARD(x, s, u)->level + CARD(x, s, u)->save_bonus -
-	    (s->u[u].frightened ? 4 : 0);
+	    (s->u[u].frightened ? 4 : 0) - s->u[u].drained -
+	    (stenched(x, s, u) ? 2 : 0);
 }
 
 /* §4.1 save vs dc; returns 1 on success. */
@@ -556,7 +678,7 @@ morale(struct cx *x, struct state *s, int u, const char *why)
 	int d, tot, okk, cb, ty;
 	refd_mpw *w;
 
-	if (has(x, s, u, AB_FEARLESS)) {
+	if (has(x, s, u, AB_FEARLESS) && strcmp(why, "turn undead") != 0) {
 		w = sk_ev("morale");
 		refd_mpw_kint(w, "unit", u);
 		refd_mpw_kstr(w, "why", why);

@@ -22,6 +22,7 @@ int occupant(const struct cx *x, const struct state *s, int sx, int sy,
     int except);
 int end_ok(const struct cx *x, const struct state *s, int u, int ax, int ay);
 int under_command(const struct cx *x, const struct state *s, int u);
+int stenched(const struct cx *x, const struct state *s, int u);
 int cmd_effect(const struct cx *x, const struct state *s, int u, int stat);
 int init_bonus(const struct cx *x, const struct state *s, int seat, int any);
 void check_victory(struct cx *x, struct state *s);
@@ -59,6 +60,10 @@ int energy_adjust(const struct cx *x, const struct state *s, int d, int n,
 int buff(const struct cx *x, const struct state *s, int u, int stat);
 int smite_applies(const struct cx *x, const struct state *s, int a, int d);
 int activations(const struct cx *x, const struct state *s, int u);
+void sidestep(struct cx *x, struct state *s, int u, int tx, int ty);
+void whirlwind(struct cx *x, struct state *s, int u);
+int turn_target_ok(const struct cx *x, const struct state *s, int u, int t);
+void turn_undead(struct cx *x, struct state *s, int u, int t);
 void end_turn(struct cx *x, struct state *s);
 void start_turn(struct cx *x, struct state *s, int u);
 int spell_targets(const struct cx *x, const struct state *s, int u, int k,

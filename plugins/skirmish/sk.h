@@ -59,7 +59,21 @@ enum abil {
 	AB_DUAL = 1 << 24,
 	AB_INCITEIMM = 1 << 25,
 	AB_SCOUT = 1 << 26,
-	AB_WANDERING = 1 << 27
+	AB_WANDERING = 1 << 27,
+	AB_COUNTERSONG = 1 << 28,
+	AB_ICOUNTERSONG = 1 << 29,
+	AB_NOTSUBJECT = 1 << 30
+};
+
+/* More abilities (card abil2). */
+enum abil2 {
+	A2_PHALANX = 1 << 0,
+	A2_STENCH = 1 << 1,
+	A2_LEVELDRAIN = 1 << 2,
+	A2_UNCANNY = 1 << 3,
+	A2_SPRING = 1 << 4,
+	A2_SIDESTEP = 1 << 5,
+	A2_WHIRLWIND = 1 << 6
 };
 
 enum srange { SR_SELF, SR_TOUCH, SR_RANGE6, SR_SIGHT, SR_CONE, SR_YOURWB,
@@ -78,6 +92,7 @@ struct spell {
 	char name[SK_NAMELEN];
 	int32_t uses, range, dmg, energy, dc, ignores_sr, heal;
 	int32_t fam;		/* continuous effect family, -1 none */
+	int32_t ability;	/* spell-format ability: not a spell */
 	int32_t cond;		/* save (dc) or this condition */
 	int32_t any;		/* the "any" keyword */
 };
@@ -88,10 +103,12 @@ struct card {
 	int32_t nmelee, nranged, range;
 	struct atk melee[SK_MAXLINES], ranged[SK_MAXLINES];
 	int32_t abil, dr, sr, conceal, save_bonus, morale_bonus, difficult;
+	int32_t abil2, sneak, rsneak, rend, turn_undead, undead;
 	int32_t eff_stat, eff_val;	/* commander effect: 1 attack, 2 AC, 3 tyrannical */
 	int32_t resist[6], vuln, immune;	/* by energy; masks 1 << energy */
 	int32_t pcharge, smite_val, smite_uses, smite_vs, feed, humanoid;
-	int32_t reach;
+	int32_t reach, relay, eff_hostile;
+	int32_t nminion, minion[4], req;	/* Minions, Requires (card) */
 	int32_t db_radius, db_dmg, db_energy, db_dc;	/* Death Burst */
 	int32_t nspell;
 	struct spell sp[SK_MAXSPELLS];
@@ -152,6 +169,7 @@ struct unit {
 	int32_t activated, aoo_turn, cleave_turn, deployed;
 	int32_t spent[SK_MAXSPELLS];
 	int32_t buffs, smite_spent;
+	int32_t cmd0, partner, minion, drained;
 	int32_t parity;		/* unused outside turns */
 };
 
@@ -182,6 +200,7 @@ struct state {
 	int32_t variant, points, round_limit, stalemate;
 	int32_t tyrannical[2];	/* seat uses Tyrannical Morale (setup) */
 	int32_t wbfac[2];	/* warband faction mask (0: by card) */
+	int32_t rtp, c0sub[2];	/* Ready-to-Play; commander-0 choice */
 	int32_t round, first, chooser, phase_seat, phase_left, turnid;
 	int32_t submitted[2], revealed;
 	int32_t nsub[2], sub[2][SK_WBMAX];
@@ -197,6 +216,7 @@ struct state {
 	int32_t auto_end, stun_turn, moved2;
 	int32_t rush, rush_t, rush_x, rush_y, rush_charge;
 	int32_t ent_tried, ent_block, no_action, compel;
+	int32_t rend_t, rend_hits, sidestepped;
 	/* a reaction owed */
 	int32_t dec, dec_unit, dec_line, dec_target;
 	int32_t nprog;
@@ -262,7 +282,8 @@ void sk_reveal(struct cx *x, struct state *s);
 enum cmdtype {
 	C_SUBMIT = 1, C_SETUPFIRST, C_DEPLOY, C_FIRST, C_ACTIVATE, C_MOVE,
 	C_MELEE, C_SHOOT, C_CHARGE, C_CAST, C_CAST_CONE, C_END, C_AOO,
-	C_DECLINE, C_CLEAVE, C_RUSH, C_SMITE, C_WAKE, C_CAST_AREA, C_CAST_LINE, C_PLACE, C_NTYPES
+	C_DECLINE, C_CLEAVE, C_RUSH, C_SMITE, C_WAKE, C_CAST_AREA, C_CAST_LINE, C_PLACE, C_SIDESTEP, C_WHIRLWIND,
+	C_TURN, C_NTYPES
 };
 
 struct cmd {
@@ -271,6 +292,7 @@ struct cmd {
 	int32_t n;		/* C_SUBMIT: cards */
 	int32_t cards[SK_WBMAX];
 	int32_t nt, tiles[4];	/* C_SUBMIT: tiles */
+	int32_t cmd0;		/* C_SUBMIT: commander-0 rule */
 };
 
 int sk_check(struct cx *x, const struct state *s, int seat,
