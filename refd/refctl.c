@@ -192,13 +192,37 @@ reply_free(struct reply *r)
 	memset(r, 0, sizeof(*r));
 }
 
+static int request_once(const char *op, json_t *args, struct reply *r);
+
 /*
  * Send {v, id, op, ...args} (args: a JSON object, borrowed) and wait for
  * the reply.  Returns 0 with r filled (ok or not), or -1 on a transport
- * failure (already reported).
+ * failure (already reported).  A request refused with ERATE (refd did not
+ * run it) is sent again after a pause, for up to about ten seconds.
  */
 static int
 request(const char *op, json_t *args, struct reply *r)
+{
+	struct timespec ts;
+	long ms = 20, waited = 0;
+	int rc;
+
+	for (;;) {
+		rc = request_once(op, args, r);
+		if (rc != 0 || r->ok || r->code != REFD_ERATE || waited >= 10000)
+			return rc;
+		reply_free(r);
+		ts.tv_sec = ms / 1000;
+		ts.tv_nsec = (ms % 1000) * 1000000L;
+		nanosleep(&ts, NULL);
+		waited += ms;
+		if (ms < 500)
+			ms *= 2;
+	}
+}
+
+static int
+request_once(const char *op, json_t *args, struct reply *r)
 {
 	refd_mpw *w;
 	const char *k;

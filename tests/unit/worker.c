@@ -4,6 +4,7 @@
  *  - a duel played in a worker gives exactly what it gives in-process:
  *    return values, events, draws, commitments, outputs and state hashes,
  *    with seeded and with scripted draws;
+ *  - events must be maps with string keys and UTF-8 strings;
  *  - a crash (segfault, abort) or an overrun costs the op it happened in:
  *    EPLUGINFAULT with fault_reason "crash" or "timeout"; the other games
  *    of the plugin go on from their saved states in a new worker, and so
@@ -239,6 +240,26 @@ main(void)
 	int64_t dice[64];
 	double t0;
 	int i;
+
+	/* What an event may be. */
+	ok(event_fault((const uint8_t *)"\x81\xa1k\xa2\xc3\xa9", 6) == NULL,
+	    "event: a map with UTF-8 strings");
+	ok(event_fault((const uint8_t *)"\x81\xa1k\xa4\xf0\x9f\x98\x80", 8) ==
+	    NULL, "event: a four-byte character");
+	ok(event_fault((const uint8_t *)"\x92\x01\x02", 3) != NULL,
+	    "event: an array is refused");
+	ok(event_fault((const uint8_t *)"\x81\x01\x02", 3) != NULL,
+	    "event: an integer key is refused");
+	ok(event_fault((const uint8_t *)"\x81\xa1k\xa2\xc0\xaf", 6) != NULL,
+	    "event: an overlong encoding is refused");
+	ok(event_fault((const uint8_t *)"\x81\xa1k\xa3\xed\xa0\x80", 7) !=
+	    NULL, "event: a surrogate is refused");
+	ok(event_fault((const uint8_t *)"\x81\xa1k\xa4\xf4\x90\x80\x80", 8) !=
+	    NULL, "event: a code point past U+10FFFF is refused");
+	ok(event_fault((const uint8_t *)"\x81\xa1k\xa1\xc3", 5) != NULL,
+	    "event: a cut character is refused");
+	ok(event_fault((const uint8_t *)"\x81\xa1k\x91\xa1\xff", 6) != NULL,
+	    "event: a bad string deep inside is refused");
 
 	din = open_duel("plugins/duel.so");
 	dout = open_duel("plugins/duel.so");
