@@ -7,7 +7,9 @@
 #    public events; each seat's events are the public ones and its own
 #    private ones, never another seat's; a seat's view and events need its
 #    token; after the end, the log verifies;
-#  - refctl check-plugin, which re-deals one seat's hidden data at every
+#  - refctl check-plugin (tests/conformance.t runs it on every plugin
+#    too; here with the fixtures and a statement per ruleset), which
+#    re-deals one seat's hidden data at every
 #    step and checks that no other seat's view, nor the spectators', nor
 #    any event they then receive changes, and for sealed choices
 #    (REFD_PF_SEALED_SETUP) that a seat's choice shows nowhere else while
@@ -22,7 +24,8 @@ use File::Temp qw(tempdir);
 use Refd;
 
 my $b = Refd::build_dir();
-my $GAMES = $ENV{REFD_AUDIT_GAMES} // 3;
+my $GAMES = $ENV{REFD_AUDIT_GAMES} // 2;
+my $STEPS = $ENV{REFD_AUDIT_STEPS} // 150;
 my $PF_HIDDEN = 1 << 1;
 
 # Every built plugin and the fixture, with their content.
@@ -39,7 +42,7 @@ for my $so (glob("$b/plugins/*.so"), "$b/tests/plugins/good.so",
 	else { mkdir("$tmp/rulesets/$n") or die }
 }
 my $d = Refd->new(conf => { 'plugin-dir' => "$tmp/plugins",
-    'ruleset-dir' => "$tmp/rulesets" });
+    'ruleset-dir' => "$tmp/rulesets", fsync => 'never' });
 my $c = $d->client;
 my $pk = $c->ok('pubkey')->{pubkey};
 my @hidden = grep { $_->{flags} & $PF_HIDDEN } @{ $c->ok('rulesets') };
@@ -96,7 +99,7 @@ for my $r (@hidden) {
 		my @tok = map { $c->ok('join', match => $id, seat => $_,
 		    seed => "audit $g $_")->{token} } 0 .. $nseats - 1;
 		my ($steps, $bad) = (0, 0);
-		while ($steps < 400) {
+		while ($steps < $STEPS) {
 			my $p = $c->ok('pending', match => $id) or last;
 			last if $p->{finished} || !@{ $p->{seats} };
 			my $s = $p->{seats}[int(rand(@{ $p->{seats} }))];
@@ -172,8 +175,8 @@ my $refctl = Refd::bin('refctl');
 for my $r (@hidden) {
 	my $so = "$tmp/plugins/$r->{name}.so";
 	my ($st, $out) = Refd::run_prog($refctl, 'check-plugin', $so,
-	    '--content', "$tmp/rulesets/$r->{name}", '--games', 20,
-	    '--seed', 11, $check_setup{ $r->{name} } ?
+	    '--content', "$tmp/rulesets/$r->{name}", '--games',
+	    $ENV{REFD_AUDIT_CHECK_GAMES} // 6, '--seed', 11, $check_setup{ $r->{name} } ?
 	    ('--setup', $check_setup{ $r->{name} }) : ());
 	is($st, 0, "check-plugin $r->{name}: no view or event depends on "
 	    . 'another seat\'s hidden data') or diag($out);
