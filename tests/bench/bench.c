@@ -161,7 +161,7 @@ cpu_now(void)
 /* CPU seconds a running process has used, all its threads (nanosecond
  * schedstat; live threads only, so read it while they run). */
 static double
-cpu_of(pid_t pid)
+cpu_one(pid_t pid)
 {
 	char path[PATH_MAX];
 	unsigned long long ns, sum = 0;
@@ -318,16 +318,13 @@ pss_one(pid_t pid)
 	return kb;
 }
 
-/*
- * Memory of a daemon and its plugin workers (its children): the sum of
- * their proportional set sizes, so pages a fork shares count once.
- */
-static long
-mem_kib(pid_t pid)
+/* The children of pid (a daemon's plugin workers), up to max. */
+static size_t
+children(pid_t pid, pid_t *out, size_t max)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *de;
-	long sum = pss_one(pid), k;
+	size_t n = 0;
 
 	while (d != NULL && (de = readdir(d)) != NULL) {
 		char path[300], buf[512], *p;
@@ -344,11 +341,42 @@ mem_kib(pid_t pid)
 		if (p == NULL || (p = strrchr(buf, ')')) == NULL ||
 		    sscanf(p + 2, "%*c %ld", &ppid) != 1 || ppid != (long)pid)
 			continue;
-		if ((k = pss_one((pid_t)atol(de->d_name))) > 0)
-			sum += k;
+		if (n < max)
+			out[n++] = (pid_t)atol(de->d_name);
 	}
 	if (d != NULL)
 		closedir(d);
+	return n;
+}
+
+/*
+ * Memory of a daemon and its plugin workers (its children): the sum of
+ * their proportional set sizes, so pages a fork shares count once.
+ */
+static long
+mem_kib(pid_t pid)
+{
+	pid_t kid[64];
+	size_t i, n = children(pid, kid, 64);
+	long sum = pss_one(pid), k;
+
+	for (i = 0; i < n; i++)
+		if ((k = pss_one(kid[i])) > 0)
+			sum += k;
+	return sum;
+}
+
+/* CPU seconds of a daemon and its plugin workers. */
+static double
+cpu_of(pid_t pid)
+{
+	pid_t kid[64];
+	size_t i, n = children(pid, kid, 64);
+	double sum = cpu_one(pid), k;
+
+	for (i = 0; i < n; i++)
+		if ((k = cpu_one(kid[i])) > 0)
+			sum += k;
 	return sum;
 }
 
@@ -885,6 +913,38 @@ struct trace {
 };
 
 static void
+trace_add(struct trace *t, uint32_t seat, const uint8_t *b, size_t n)
+{
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 64;
+		t->seat = realloc(t->seat, t->cap * sizeof(*t->seat));
+		t->cmd = realloc(t->cmd, t->cap * sizeof(*t->cmd));
+		t->len = realloc(t->len, t->cap * sizeof(*t->len));
+		if (t->seat == NULL || t->cmd == NULL || t->len == NULL)
+			die("out of memory");
+	}
+	t->seat[t->n] = seat;
+	t->len[t->n] = n;
+	if ((t->cmd[t->n] = malloc(n)) == NULL)
+		die("out of memory");
+	memcpy(t->cmd[t->n], b, n);
+	t->n++;
+}
+
+static void
+trace_free(struct trace *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->cmd[i]);
+	free(t->cmd);
+	free(t->seat);
+	free(t->len);
+	memset(t, 0, sizeof(*t));
+}
+
+static void
 game_key(uint64_t seed, long game, uint8_t key[32])
 {
 	uint8_t in[16];
@@ -1011,31 +1071,10 @@ rules_plugin(const char *name, json_t *arr)
 					    refd_mpw_data(w), refd_mpw_len(w),
 					    &c);
 
-					if (rc == REFD_OK) {
-						struct trace *t = &tr[g];
-
-						if (t->n == t->cap) {
-							t->cap = t->cap ?
-							    t->cap * 2 : 64;
-							t->seat = realloc(
-							    t->seat, t->cap *
-							    sizeof(*t->seat));
-							t->cmd = realloc(t->cmd,
-							    t->cap *
-							    sizeof(*t->cmd));
-							t->len = realloc(t->len,
-							    t->cap *
-							    sizeof(*t->len));
-						}
-						t->seat[t->n] = s;
-						t->len[t->n] = refd_mpw_len(w);
-						t->cmd[t->n] = malloc(
-						    refd_mpw_len(w));
-						memcpy(t->cmd[t->n],
+					if (rc == REFD_OK)
+						trace_add(&tr[g], s,
 						    refd_mpw_data(w),
 						    refd_mpw_len(w));
-						t->n++;
-					}
 					done = 1;
 				}
 				refd_mp_free(d);
@@ -1065,17 +1104,17 @@ rules_plugin(const char *name, json_t *arr)
 		t_apply += cpu_now() - t0;
 		steps += (long)tr[g].n;
 		/* What the log path hashes after every command. */
-		t0 = cpu_now();
 		if (game_serialize(gm, &c) != REFD_OK)
 			die("plugin '%s': serialize failed", name);
 		state_bytes += (double)c.out.len;
 		{
 			uint8_t h[ENG_HASH_LEN];
 
+			t0 = cpu_now();
 			if (game_state_hash(gm, h) != REFD_OK)
 				die("plugin '%s': state hash failed", name);
+			t_hash += cpu_now() - t0;
 		}
-		t_hash += cpu_now() - t0;
 		game_destroy(gm);
 		rng_release(&r);
 	}
@@ -1104,11 +1143,7 @@ rules_plugin(const char *name, json_t *arr)
 		}
 		game_destroy(gm);
 		rng_release(&r);
-		for (i = 0; i < tr[g].n; i++)
-			free(tr[g].cmd[i]);
-		free(tr[g].cmd);
-		free(tr[g].seat);
-		free(tr[g].len);
+		trace_free(&tr[g]);
 	}
 	free(tr);
 	call_release(&c);
@@ -1118,7 +1153,7 @@ rules_plugin(const char *name, json_t *arr)
 		    O.games);
 	printf("  %-12s %6ld games %8ld cmds  apply %9.0f cmds/s (%6.2f us)"
 	    "  legal %6.2f us (%.1f items)  create %6.1f us  state %.0f B, "
-	    "hash %.1f us%s\n", name,
+	    "serialize+hash %.1f us%s\n", name,
 	    O.games, steps, steps / t_apply, t_apply * 1e6 / steps,
 	    t_legal * 1e6 / legal_calls, (double)legal_items / legal_calls,
 	    t_create * 1e6 / O.games, state_bytes / O.games, t_hash * 1e6 /
@@ -1733,38 +1768,6 @@ long_setup(struct plugin *pl, uint8_t **out, size_t *len, char *what,
 	refd_mpw_destroy(w);
 }
 
-static void
-trace_add(struct trace *t, uint32_t seat, const uint8_t *b, size_t n)
-{
-	if (t->n == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 64;
-		t->seat = realloc(t->seat, t->cap * sizeof(*t->seat));
-		t->cmd = realloc(t->cmd, t->cap * sizeof(*t->cmd));
-		t->len = realloc(t->len, t->cap * sizeof(*t->len));
-		if (t->seat == NULL || t->cmd == NULL || t->len == NULL)
-			die("out of memory");
-	}
-	t->seat[t->n] = seat;
-	t->len[t->n] = n;
-	if ((t->cmd[t->n] = malloc(n)) == NULL)
-		die("out of memory");
-	memcpy(t->cmd[t->n], b, n);
-	t->n++;
-}
-
-static void
-trace_free(struct trace *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->n; i++)
-		free(t->cmd[i]);
-	free(t->cmd);
-	free(t->seat);
-	free(t->len);
-	memset(t, 0, sizeof(*t));
-}
-
 /* The draws of a log (start and command records), in order. */
 static int64_t *
 draws_of(const char *path, size_t *n)
@@ -2026,8 +2029,8 @@ sec_recover(void)
 		rss = mem_kib(d.pid);
 		cli_close(&c);
 		daemon_stop(&d);
-		printf("  %-13s refd ready after %.2f s (target < 10 s; the "
-		    "daemon's CPU %.2f s); memory %ld KiB, %.1f KiB per "
+		printf("  %-13s refd ready after %.2f s (target < 10 s; CPU of "
+		    "refd and its workers %.2f s); memory %ld KiB, %.1f KiB per "
 		    "recovered match\n", k ? "in-process:" : "workers:",
 		    d.ready_s, rcpu, rss, (double)rss /
 		    (double)(O.rec_matches + finished));
@@ -2165,7 +2168,7 @@ main(int argc, char **argv)
 	O.rt = 2000;
 	O.tp_secs = 2;
 	O.ntp = parse_list("1,8,64", O.tp_clients);
-	O.games = 50;
+	O.games = 20;
 	O.verify_records = 20000;
 	O.nscale = parse_list("1,1000,10000", O.scale);
 	O.rec_matches = 10000;
