@@ -94,6 +94,25 @@ static size_t Setup_len;
 static char Scenario[128];
 static uint32_t Nseats;		/* of a match with Setup or Scenario */
 
+/* The summary: one line per target. */
+static char Summary[16][200];
+static size_t Nsummary;
+
+static void __attribute__((format(printf, 2, 3)))
+summary(int holds, const char *fmt, ...)
+{
+	va_list ap;
+	char line[180];
+
+	if (Nsummary >= sizeof(Summary) / sizeof(Summary[0]))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	snprintf(Summary[Nsummary++], sizeof(Summary[0]), "  %-5s %s",
+	    holds ? "holds" : "MISS", line);
+}
+
 /* Utilities. */
 
 /* Daemons and helpers running now: die() stops them. */
@@ -283,7 +302,7 @@ static void
 record_section(const char *section)
 {
 	char *av[128];
-	char only[64];
+	char only[64], what[80];
 	int i, n = 0;
 
 	av[n++] = Argv[0];
@@ -298,7 +317,8 @@ record_section(const char *section)
 	av[n++] = "--only";
 	av[n++] = only;
 	av[n] = NULL;
-	record_cmd(section, av);
+	snprintf(what, sizeof(what), "re-run the %s section", section);
+	record_cmd(what, av);
 }
 
 static long
@@ -1330,6 +1350,9 @@ rt_policy(const char *fsync, const char *workers, const char *echo_ep,
 	p50e = pct(te + warm, (size_t)O.rt, 0.5) * 1e6;
 	p99e = pct(te + warm, (size_t)O.rt, 0.99) * 1e6;
 	ratio50 = p50r / p50e;
+	summary(ratio50 <= (strcmp(fsync, "never") == 0 ? 1.15 : 1.5),
+	    "round trip, %s: %.2fx the bare echo at p50 (target %s)", name + 3,
+	    ratio50, strcmp(fsync, "never") == 0 ? "1.15x" : "1.5x");
 	ratio99 = p99r / p99e;
 	printf("  %-12s refd p50 %8.1f us  p99 %8.1f us | echo p50 %6.1f "
 	    "us  p99 %6.1f us | ratio p50 %5.2fx  p99 %5.2fx  (target %s)\n",
@@ -1495,6 +1518,9 @@ sec_tp(void)
 		json_object_set_new(obj, pol[p], arr);
 	}
 	k = O.ntp - 1;
+	summary(rate[2][k] / rate[0][k] >= 0.5, "throughput, %ld clients: "
+	    "always at %.0f%% of never (target >= 50%%)", O.tp_clients[k],
+	    100 * rate[2][k] / rate[0][k]);
 	printf("  always/never with %ld clients: %.0f%% (target >= 50%%); "
 	    "with 1 client: %.0f%%\n", O.tp_clients[k],
 	    100 * rate[2][k] / rate[0][k], 100 * rate[2][0] / rate[0][0]);
@@ -1635,6 +1661,8 @@ sec_verify(void)
 	    "%.2f s of act round trips (%.2f s wall with legal queries), "
 	    "verified in %.3f s\n", nmatches, recs, cmds, live_act, live_wall,
 	    vt);
+	summary(vt / live_act < 0.02, "verification: %.1f%% of the time the "
+	    "acts took (target < 2%%)", 100 * vt / live_act);
 	printf("  verify %.0f records/s vs live %.0f commands/s: verifying "
 	    "takes %.1f%% of playing (acts only), %.1f%% of wall (target "
 	    "< 2%%)\n", recs / vt, cmds / live_act, 100 * vt / live_act,
@@ -1692,6 +1720,9 @@ sec_mem(void)
 			wm_create(&c, &m, O.seed + (uint64_t)have++);
 		rss = mem_kib(d.pid);
 		per = (double)(rss - base) / (double)have;
+		if (k == O.nscale - 1)
+			summary(per < 64, "memory: %.1f KiB per idle match at "
+			    "%ld matches (target < 64 KiB)", per, have);
 		printf("  %6ld matches: %8ld KiB, %6.1f KiB per match (target "
 		    "< 64)\n", have, rss, per);
 		json_array_append_new(arr, json_pack("{s:I, s:I, s:f}",
@@ -2029,6 +2060,9 @@ sec_recover(void)
 		rss = mem_kib(d.pid);
 		cli_close(&c);
 		daemon_stop(&d);
+		summary(d.ready_s < 10, "restart over %ld unfinished matches, "
+		    "%s: %.1f s (target < 10 s)", O.rec_matches, k ?
+		    "in-process" : "plugin workers", d.ready_s);
 		printf("  %-13s refd ready after %.2f s (target < 10 s; CPU of "
 		    "refd and its workers %.2f s); memory %ld KiB, %.1f KiB per "
 		    "recovered match\n", k ? "in-process:" : "workers:",
@@ -2283,6 +2317,25 @@ main(int argc, char **argv)
 		sec_mem();
 	if (on("recover"))
 		sec_recover();
+	if (Nsummary > 0) {
+		size_t i;
+
+		printf("\n== targets (figures, not a pass or fail)\n");
+		for (i = 0; i < Nsummary; i++)
+			printf("%s\n", Summary[i]);
+	}
+	{
+		size_t i;
+
+		printf("\n== command lines used (also in the JSON file)\n");
+		for (i = 0; i < json_array_size(Jcmds); i++) {
+			json_t *c = json_array_get(Jcmds, i);
+
+			printf("  %s: %s\n", json_string_value(json_object_get(c,
+			    "what")), json_string_value(json_object_get(c,
+			    "command")));
+		}
+	}
 	json_object_set_new(J, "commands", Jcmds);
 	json_object_set_new(J, "elapsed_s", json_real(now() - t0));
 	if (json_dump_file(J, O.json, JSON_INDENT(2) | JSON_SORT_KEYS) != 0)
