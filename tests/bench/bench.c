@@ -94,6 +94,25 @@ static size_t Setup_len;
 static char Scenario[128];
 static uint32_t Nseats;		/* of a match with Setup or Scenario */
 
+/* The summary: one line per target. */
+static char Summary[16][200];
+static size_t Nsummary;
+
+static void __attribute__((format(printf, 2, 3)))
+summary(int holds, const char *fmt, ...)
+{
+	va_list ap;
+	char line[180];
+
+	if (Nsummary >= sizeof(Summary) / sizeof(Summary[0]))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	snprintf(Summary[Nsummary++], sizeof(Summary[0]), "  %-5s %s",
+	    holds ? "holds" : "MISS", line);
+}
+
 /* Utilities. */
 
 /* Daemons and helpers running now: die() stops them. */
@@ -161,7 +180,7 @@ cpu_now(void)
 /* CPU seconds a running process has used, all its threads (nanosecond
  * schedstat; live threads only, so read it while they run). */
 static double
-cpu_of(pid_t pid)
+cpu_one(pid_t pid)
 {
 	char path[PATH_MAX];
 	unsigned long long ns, sum = 0;
@@ -283,7 +302,7 @@ static void
 record_section(const char *section)
 {
 	char *av[128];
-	char only[64];
+	char only[64], what[80];
 	int i, n = 0;
 
 	av[n++] = Argv[0];
@@ -298,7 +317,8 @@ record_section(const char *section)
 	av[n++] = "--only";
 	av[n++] = only;
 	av[n] = NULL;
-	record_cmd(section, av);
+	snprintf(what, sizeof(what), "re-run the %s section", section);
+	record_cmd(what, av);
 }
 
 static long
@@ -318,16 +338,13 @@ pss_one(pid_t pid)
 	return kb;
 }
 
-/*
- * Memory of a daemon and its plugin workers (its children): the sum of
- * their proportional set sizes, so pages a fork shares count once.
- */
-static long
-mem_kib(pid_t pid)
+/* The children of pid (a daemon's plugin workers), up to max. */
+static size_t
+children(pid_t pid, pid_t *out, size_t max)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *de;
-	long sum = pss_one(pid), k;
+	size_t n = 0;
 
 	while (d != NULL && (de = readdir(d)) != NULL) {
 		char path[300], buf[512], *p;
@@ -344,11 +361,42 @@ mem_kib(pid_t pid)
 		if (p == NULL || (p = strrchr(buf, ')')) == NULL ||
 		    sscanf(p + 2, "%*c %ld", &ppid) != 1 || ppid != (long)pid)
 			continue;
-		if ((k = pss_one((pid_t)atol(de->d_name))) > 0)
-			sum += k;
+		if (n < max)
+			out[n++] = (pid_t)atol(de->d_name);
 	}
 	if (d != NULL)
 		closedir(d);
+	return n;
+}
+
+/*
+ * Memory of a daemon and its plugin workers (its children): the sum of
+ * their proportional set sizes, so pages a fork shares count once.
+ */
+static long
+mem_kib(pid_t pid)
+{
+	pid_t kid[64];
+	size_t i, n = children(pid, kid, 64);
+	long sum = pss_one(pid), k;
+
+	for (i = 0; i < n; i++)
+		if ((k = pss_one(kid[i])) > 0)
+			sum += k;
+	return sum;
+}
+
+/* CPU seconds of a daemon and its plugin workers. */
+static double
+cpu_of(pid_t pid)
+{
+	pid_t kid[64];
+	size_t i, n = children(pid, kid, 64);
+	double sum = cpu_one(pid), k;
+
+	for (i = 0; i < n; i++)
+		if ((k = cpu_one(kid[i])) > 0)
+			sum += k;
 	return sum;
 }
 
@@ -885,6 +933,38 @@ struct trace {
 };
 
 static void
+trace_add(struct trace *t, uint32_t seat, const uint8_t *b, size_t n)
+{
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 64;
+		t->seat = realloc(t->seat, t->cap * sizeof(*t->seat));
+		t->cmd = realloc(t->cmd, t->cap * sizeof(*t->cmd));
+		t->len = realloc(t->len, t->cap * sizeof(*t->len));
+		if (t->seat == NULL || t->cmd == NULL || t->len == NULL)
+			die("out of memory");
+	}
+	t->seat[t->n] = seat;
+	t->len[t->n] = n;
+	if ((t->cmd[t->n] = malloc(n)) == NULL)
+		die("out of memory");
+	memcpy(t->cmd[t->n], b, n);
+	t->n++;
+}
+
+static void
+trace_free(struct trace *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->cmd[i]);
+	free(t->cmd);
+	free(t->seat);
+	free(t->len);
+	memset(t, 0, sizeof(*t));
+}
+
+static void
 game_key(uint64_t seed, long game, uint8_t key[32])
 {
 	uint8_t in[16];
@@ -1011,31 +1091,10 @@ rules_plugin(const char *name, json_t *arr)
 					    refd_mpw_data(w), refd_mpw_len(w),
 					    &c);
 
-					if (rc == REFD_OK) {
-						struct trace *t = &tr[g];
-
-						if (t->n == t->cap) {
-							t->cap = t->cap ?
-							    t->cap * 2 : 64;
-							t->seat = realloc(
-							    t->seat, t->cap *
-							    sizeof(*t->seat));
-							t->cmd = realloc(t->cmd,
-							    t->cap *
-							    sizeof(*t->cmd));
-							t->len = realloc(t->len,
-							    t->cap *
-							    sizeof(*t->len));
-						}
-						t->seat[t->n] = s;
-						t->len[t->n] = refd_mpw_len(w);
-						t->cmd[t->n] = malloc(
-						    refd_mpw_len(w));
-						memcpy(t->cmd[t->n],
+					if (rc == REFD_OK)
+						trace_add(&tr[g], s,
 						    refd_mpw_data(w),
 						    refd_mpw_len(w));
-						t->n++;
-					}
 					done = 1;
 				}
 				refd_mp_free(d);
@@ -1065,17 +1124,17 @@ rules_plugin(const char *name, json_t *arr)
 		t_apply += cpu_now() - t0;
 		steps += (long)tr[g].n;
 		/* What the log path hashes after every command. */
-		t0 = cpu_now();
 		if (game_serialize(gm, &c) != REFD_OK)
 			die("plugin '%s': serialize failed", name);
 		state_bytes += (double)c.out.len;
 		{
 			uint8_t h[ENG_HASH_LEN];
 
+			t0 = cpu_now();
 			if (game_state_hash(gm, h) != REFD_OK)
 				die("plugin '%s': state hash failed", name);
+			t_hash += cpu_now() - t0;
 		}
-		t_hash += cpu_now() - t0;
 		game_destroy(gm);
 		rng_release(&r);
 	}
@@ -1104,11 +1163,7 @@ rules_plugin(const char *name, json_t *arr)
 		}
 		game_destroy(gm);
 		rng_release(&r);
-		for (i = 0; i < tr[g].n; i++)
-			free(tr[g].cmd[i]);
-		free(tr[g].cmd);
-		free(tr[g].seat);
-		free(tr[g].len);
+		trace_free(&tr[g]);
 	}
 	free(tr);
 	call_release(&c);
@@ -1118,7 +1173,7 @@ rules_plugin(const char *name, json_t *arr)
 		    O.games);
 	printf("  %-12s %6ld games %8ld cmds  apply %9.0f cmds/s (%6.2f us)"
 	    "  legal %6.2f us (%.1f items)  create %6.1f us  state %.0f B, "
-	    "hash %.1f us%s\n", name,
+	    "serialize+hash %.1f us%s\n", name,
 	    O.games, steps, steps / t_apply, t_apply * 1e6 / steps,
 	    t_legal * 1e6 / legal_calls, (double)legal_items / legal_calls,
 	    t_create * 1e6 / O.games, state_bytes / O.games, t_hash * 1e6 /
@@ -1295,6 +1350,9 @@ rt_policy(const char *fsync, const char *workers, const char *echo_ep,
 	p50e = pct(te + warm, (size_t)O.rt, 0.5) * 1e6;
 	p99e = pct(te + warm, (size_t)O.rt, 0.99) * 1e6;
 	ratio50 = p50r / p50e;
+	summary(ratio50 <= (strcmp(fsync, "never") == 0 ? 1.15 : 1.5),
+	    "round trip, %s: %.2fx the bare echo at p50 (target %s)", name + 3,
+	    ratio50, strcmp(fsync, "never") == 0 ? "1.15x" : "1.5x");
 	ratio99 = p99r / p99e;
 	printf("  %-12s refd p50 %8.1f us  p99 %8.1f us | echo p50 %6.1f "
 	    "us  p99 %6.1f us | ratio p50 %5.2fx  p99 %5.2fx  (target %s)\n",
@@ -1460,6 +1518,9 @@ sec_tp(void)
 		json_object_set_new(obj, pol[p], arr);
 	}
 	k = O.ntp - 1;
+	summary(rate[2][k] / rate[0][k] >= 0.5, "throughput, %ld clients: "
+	    "always at %.0f%% of never (target >= 50%%)", O.tp_clients[k],
+	    100 * rate[2][k] / rate[0][k]);
 	printf("  always/never with %ld clients: %.0f%% (target >= 50%%); "
 	    "with 1 client: %.0f%%\n", O.tp_clients[k],
 	    100 * rate[2][k] / rate[0][k], 100 * rate[2][0] / rate[0][0]);
@@ -1600,6 +1661,8 @@ sec_verify(void)
 	    "%.2f s of act round trips (%.2f s wall with legal queries), "
 	    "verified in %.3f s\n", nmatches, recs, cmds, live_act, live_wall,
 	    vt);
+	summary(vt / live_act < 0.02, "verification: %.1f%% of the time the "
+	    "acts took (target < 2%%)", 100 * vt / live_act);
 	printf("  verify %.0f records/s vs live %.0f commands/s: verifying "
 	    "takes %.1f%% of playing (acts only), %.1f%% of wall (target "
 	    "< 2%%)\n", recs / vt, cmds / live_act, 100 * vt / live_act,
@@ -1657,6 +1720,9 @@ sec_mem(void)
 			wm_create(&c, &m, O.seed + (uint64_t)have++);
 		rss = mem_kib(d.pid);
 		per = (double)(rss - base) / (double)have;
+		if (k == O.nscale - 1)
+			summary(per < 64, "memory: %.1f KiB per idle match at "
+			    "%ld matches (target < 64 KiB)", per, have);
 		printf("  %6ld matches: %8ld KiB, %6.1f KiB per match (target "
 		    "< 64)\n", have, rss, per);
 		json_array_append_new(arr, json_pack("{s:I, s:I, s:f}",
@@ -1731,38 +1797,6 @@ long_setup(struct plugin *pl, uint8_t **out, size_t *len, char *what,
 	*out = malloc(*len);
 	memcpy(*out, refd_mpw_data(w), *len);
 	refd_mpw_destroy(w);
-}
-
-static void
-trace_add(struct trace *t, uint32_t seat, const uint8_t *b, size_t n)
-{
-	if (t->n == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 64;
-		t->seat = realloc(t->seat, t->cap * sizeof(*t->seat));
-		t->cmd = realloc(t->cmd, t->cap * sizeof(*t->cmd));
-		t->len = realloc(t->len, t->cap * sizeof(*t->len));
-		if (t->seat == NULL || t->cmd == NULL || t->len == NULL)
-			die("out of memory");
-	}
-	t->seat[t->n] = seat;
-	t->len[t->n] = n;
-	if ((t->cmd[t->n] = malloc(n)) == NULL)
-		die("out of memory");
-	memcpy(t->cmd[t->n], b, n);
-	t->n++;
-}
-
-static void
-trace_free(struct trace *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->n; i++)
-		free(t->cmd[i]);
-	free(t->cmd);
-	free(t->seat);
-	free(t->len);
-	memset(t, 0, sizeof(*t));
 }
 
 /* The draws of a log (start and command records), in order. */
@@ -2026,8 +2060,11 @@ sec_recover(void)
 		rss = mem_kib(d.pid);
 		cli_close(&c);
 		daemon_stop(&d);
-		printf("  %-13s refd ready after %.2f s (target < 10 s; the "
-		    "daemon's CPU %.2f s); memory %ld KiB, %.1f KiB per "
+		summary(d.ready_s < 10, "restart over %ld unfinished matches, "
+		    "%s: %.1f s (target < 10 s)", O.rec_matches, k ?
+		    "in-process" : "plugin workers", d.ready_s);
+		printf("  %-13s refd ready after %.2f s (target < 10 s; CPU of "
+		    "refd and its workers %.2f s); memory %ld KiB, %.1f KiB per "
 		    "recovered match\n", k ? "in-process:" : "workers:",
 		    d.ready_s, rcpu, rss, (double)rss /
 		    (double)(O.rec_matches + finished));
@@ -2165,7 +2202,7 @@ main(int argc, char **argv)
 	O.rt = 2000;
 	O.tp_secs = 2;
 	O.ntp = parse_list("1,8,64", O.tp_clients);
-	O.games = 50;
+	O.games = 20;
 	O.verify_records = 20000;
 	O.nscale = parse_list("1,1000,10000", O.scale);
 	O.rec_matches = 10000;
@@ -2280,6 +2317,25 @@ main(int argc, char **argv)
 		sec_mem();
 	if (on("recover"))
 		sec_recover();
+	if (Nsummary > 0) {
+		size_t i;
+
+		printf("\n== targets (figures, not a pass or fail)\n");
+		for (i = 0; i < Nsummary; i++)
+			printf("%s\n", Summary[i]);
+	}
+	{
+		size_t i;
+
+		printf("\n== command lines used (also in the JSON file)\n");
+		for (i = 0; i < json_array_size(Jcmds); i++) {
+			json_t *c = json_array_get(Jcmds, i);
+
+			printf("  %s: %s\n", json_string_value(json_object_get(c,
+			    "what")), json_string_value(json_object_get(c,
+			    "command")));
+		}
+	}
 	json_object_set_new(J, "commands", Jcmds);
 	json_object_set_new(J, "elapsed_s", json_real(now() - t0));
 	if (json_dump_file(J, O.json, JSON_INDENT(2) | JSON_SORT_KEYS) != 0)
