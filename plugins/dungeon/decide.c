@@ -326,6 +326,12 @@ options(const struct game *g, int seat, struct opt *out, int max)
 		if (s->phase == PH_TURN && !c->rest && c->planned)
 			keep = ((1 << c->ca) | (1 << c->cb)) & ~c->played;
 		opt_add(out, &n, max, K_TAKE, 0, 0, 0);
+		/* an item that negates trap damage (Iron Cap), not stunned */
+		if (s->dq[0].kind == 1 && !(s->fig[c->fig].conds & C_STUN))
+			for (k = 0; k < c->nitem; k++)
+				if (c->istate[k] == 0 &&
+				    g->c->item[c->item[k]].effect == IE_TRAPSAFE)
+					opt_add(out, &n, max, K_ITEM, k, 0, 0);
 		for (k = 0; k < MAXCARD; k++)
 			if ((c->hand >> k & 1) && !(keep >> k & 1))
 				opt_add(out, &n, max, K_LOSEHAND, k, 0, 0);
@@ -744,6 +750,14 @@ perform(struct game *g, int seat, const struct opt *o)
 		ability_done(g, seat, 0);
 		break;
 	case K_ITEM:
+		if (s->ndq > 0 && s->dq[0].ci == seat) {
+			/* the trap's damage is negated: the prompt is answered */
+			item_use(g, seat, o->a);
+			memmove(&s->dq[0], &s->dq[1], (size_t)(s->ndq - 1) *
+			    sizeof(s->dq[0]));
+			s->ndq--;
+			break;
+		}
 		item_use(g, seat, o->a);
 		break;
 	case K_ORDER:

@@ -95,6 +95,9 @@ item_use(struct game *g, int ci, int k)
 				break;
 			}
 		break;
+	case IE_TRAPSAFE:
+		(void)s;
+		break;
 	default:
 		break;
 	}

@@ -1397,7 +1397,7 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 	for (i = 0; i < n; i++)
 		kinds |= list[i].kind == o->kind;
 	if (s->ndq > 0 && s->dq[0].ci == seat && o->kind != K_TAKE &&
-	    o->kind != K_LOSEHAND && o->kind != K_LOSEDISC)
+	    o->kind != K_LOSEHAND && o->kind != K_LOSEDISC && o->kind != K_ITEM)
 		return H->reject(g->ctx, REFD_EPHASE, "R002-48",
 		    "answer the damage prompt first (take, hand or discard)");
 	if (s->phase == PH_TOWN && camp_owes_levelup(g, seat) &&

@@ -539,7 +539,7 @@ damage(struct game *g, int f, int n, int credit, const char *why,
 	g->s.dq[g->s.ndq].ci = char_of(g, f);
 	g->s.dq[g->s.ndq].amount = n;
 	g->s.dq[g->s.ndq].after = after;
-	g->s.dq[g->s.ndq].kind = 0;
+	g->s.dq[g->s.ndq].kind = strcmp(why, "trap") == 0;
 	g->s.ndq++;
 	w = evb("damage_prompt");
 	refd_mpw_kint(w, "seat", char_of(g, f));
