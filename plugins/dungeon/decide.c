@@ -310,6 +310,14 @@ options(const struct game *g, int seat, struct opt *out, int max)
 	if (s->phase == PH_TOWN)
 		return camp_options(g, seat, out, max);
 	c = &s->ch[ci];
+	if (s->phase == PH_HANDS) {
+		if (c->exhausted || popc(c->hand) <= g->c->cls[c->cls].hand)
+			return 0;
+		for (k = 0; k < MAXCARD; k++)
+			if (c->hand >> k & 1)
+				opt_add(out, &n, max, K_DROP, k, 0, 0);
+		return n;
+	}
 	if (s->phase == PH_GOALS) {
 		if (c->exhausted || c->bg_choice >= 0 || c->bg_dealt[0] < 0)
 			return 0;
@@ -766,6 +774,13 @@ perform(struct game *g, int seat, const struct opt *o)
 	case K_GOAL:
 		goals_choose(g, seat, o->a);
 		break;
+	case K_DROP:
+		c->hand &= ~(1 << o->a);
+		g->dirty |= DIRTY_HAND(seat);
+		w = evb("hand_drop");
+		refd_mpw_kstr(w, "card", cl->card[o->a].id);
+		ev(g, seat, w);
+		break;
 	case K_AITIE:
 		s->ai_active = 0;
 		monster_move_to(g, s->ai_fig, hex_at(s, o->q, o->r));
@@ -783,6 +798,7 @@ perform(struct game *g, int seat, const struct opt *o)
 	case K_PQ:
 	case K_RETIRE:
 	case K_PERK:
+	case K_CARD:
 		camp_perform(g, seat, o);
 		break;
 	case K_SRACCEPT:

@@ -265,14 +265,15 @@ struct ppush {
 	int32_t active, fig, from_fig, left, pull, by_ci;
 };
 
-enum { PH_PLAN = 1, PH_TURN, PH_SHORTREST, PH_OVER, PH_TOWN, PH_GOALS };
+enum { PH_PLAN = 1, PH_TURN, PH_SHORTREST, PH_OVER, PH_TOWN, PH_GOALS,
+	PH_HANDS };
 
 /* A campaign character between scenarios (§2.1). */
 struct cchar {
 	int32_t made, cls, level, xp, gold, owned, donated, bless_next;
 	int32_t checks, curse_next;
 	int32_t pq, pq_count, pq_offer[2], retired, damage_next, discard_next;
-	int32_t perk[MAXPERK], perks_taken, pad2;
+	int32_t perk[MAXPERK], perks_taken, pool, cards_forfeit, pad7;
 };
 /* character turn stages */
 enum { CT_START = 0, CT_WOUNDED, CT_LONGREST, CT_CHOOSE, CT_ABILITY, CT_END };

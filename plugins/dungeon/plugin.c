@@ -156,6 +156,10 @@ p_describe(refd_ctx *ctx, void *pdata)
 	cmd_doc(w, "sell", item, "town: sell an item for half its cost");
 	cmd_doc(w, "donate", none, "town: 10 gold, 2 blesses next scenario");
 	cmd_doc(w, "travel", trav, "town, seat 0: play a scenario");
+	cmd_doc(w, "gain_card", card, "town: the ability card a new level "
+	    "gives");
+	cmd_doc(w, "hand_drop", card, "set-up: leave one card of your pool "
+	    "out of your hand");
 	cmd_doc(w, "perk", perk, "town: take an owed perk of your class");
 	cmd_doc(w, "personal_quest", pq, "town, sealed: the quest you keep");
 	cmd_doc(w, "retire", none, "town: retire once your quest is "
@@ -874,8 +878,9 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 		return 0;
 	}
 	if (refd_mpv_streq(t, "active_to_pile") || refd_mpv_streq(t, "lose") ||
-	    refd_mpv_streq(t, "recover")) {
+	    refd_mpv_streq(t, "recover") || refd_mpv_streq(t, "hand_drop")) {
 		o->kind = refd_mpv_streq(t, "lose") ? K_LRLOSE :
+		    refd_mpv_streq(t, "hand_drop") ? K_DROP :
 		    refd_mpv_streq(t, "recover") ? K_RECOVER : K_ACTIVE;
 		o->a = card_index(cl, refd_mpv_get(root, "card"));
 		return o->a < 0 ? -2 : 0;
@@ -975,6 +980,12 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 		    refd_mpv_streq(t, "donate") ? K_DONATE :
 		    refd_mpv_streq(t, "retire") ? K_RETIRE :
 		    refd_mpv_streq(t, "city_event") ? K_EVDRAW : K_ENDCAMP;
+		return 0;
+	}
+	if (refd_mpv_streq(t, "gain_card")) {
+		o->kind = K_CARD;
+		o->a = card_index(&g->c->cls[g->s.cc[seat].cls],
+		    refd_mpv_get(root, "card"));
 		return 0;
 	}
 	if (refd_mpv_streq(t, "perk")) {
@@ -1142,6 +1153,19 @@ write_opt(const struct game *g, int seat, const struct opt *o, refd_mpw *w,
 		refd_mpw_kstr(w, "card", cl->card[o->a].id);
 		snprintf(label, ln, "Move %s out of your active area",
 		    cl->card[o->a].name);
+		break;
+	case K_DROP:
+		refd_mpw_kstr(w, "type", "hand_drop");
+		refd_mpw_kstr(w, "card", cl->card[o->a].id);
+		snprintf(label, ln, "Leave %s out of your hand",
+		    cl->card[o->a].name);
+		break;
+	case K_CARD:
+		refd_mpw_kstr(w, "type", "gain_card");
+		refd_mpw_kstr(w, "card",
+		    g->c->cls[g->s.cc[seat].cls].card[o->a].id);
+		snprintf(label, ln, "Add %s to your cards",
+		    g->c->cls[g->s.cc[seat].cls].card[o->a].name);
 		break;
 	case K_LRLOSE:
 		refd_mpw_kstr(w, "type", "lose");
@@ -1401,9 +1425,10 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 		return H->reject(g->ctx, REFD_EPHASE, "R002-48",
 		    "answer the damage prompt first (take, hand or discard)");
 	if (s->phase == PH_TOWN && camp_owes_levelup(g, seat) &&
-	    o->kind != K_LEVELUP && o->kind != K_TRAVEL)
+	    o->kind != K_LEVELUP && o->kind != K_TRAVEL && o->kind != K_CARD &&
+	    o->kind != K_PERK)
 		return H->reject(g->ctx, REFD_EPHASE, "R002-78",
-		    "your XP has reached the next level: level up first");
+		    "a level-up, its card or a perk is owed first");
 	if (!kinds && s->phase == PH_TURN && s->ct == CT_ABILITY &&
 	    s->ord[s->cur].kind == O_CHAR && s->ord[s->cur].idx == seat) {
 		struct ability tmp;
@@ -1560,6 +1585,13 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-74",
 		    "pick one of the equally good monster destinations the "
 		    "monster_tie event lists");
+	case K_DROP:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-09",
+		    "that card is not among those you hold");
+	case K_CARD:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-78",
+		    "gain a card of your class not yet yours, of level 2 up to "
+		    "your level");
 	case K_PERK:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-79",
 		    "no perk is owed, or that perk is taken as often as it "
@@ -1736,7 +1768,7 @@ p_view(refd_ctx *ctx, const void *state, int32_t seat)
 	const struct dg *s = &g->s;
 	refd_mpw *w = refd_mpw_create();
 	static const char *const phases[] = { "", "plan", "turns",
-		"short_rest", "over", "town", "battle_goals" };
+		"short_rest", "over", "town", "battle_goals", "hands" };
 	static const char *const ovn[] = { "", "trap", "hazard", "difficult",
 		"obstacle", "plate", "treasure" };
 	char key[24], nm[48];
@@ -1906,6 +1938,8 @@ p_view(refd_ctx *ctx, const void *state, int32_t seat)
 				refd_mpw_kint(w, "gold", cc->gold);
 				refd_mpw_kint(w, "checkmarks", cc->checks);
 				refd_mpw_kint(w, "retired", cc->retired);
+				card_ids(w, "cards", &g->c->cls[cc->cls],
+				    cc->pool);
 				refd_mpw_karray(w, "perks");
 				for (k = 0; k < g->c->cls[cc->cls].nperk; k++)
 					for (j = 0; j < cc->perk[k]; j++)

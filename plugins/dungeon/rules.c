@@ -1020,6 +1020,31 @@ default_hand(const struct cclass *cl)
 	return hand;
 }
 
+/* Level-1 and level-X cards: the pool of a new character (§2.5). */
+int
+base_pool(const struct cclass *cl)
+{
+	int k, m = 0;
+
+	for (k = 0; k < cl->ncards; k++)
+		if (cl->card[k].level <= 1)
+			m |= 1 << k;
+	return m;
+}
+
+/* Every character holds at most its hand size (§3 step 15). */
+int
+hands_ready(const struct game *g)
+{
+	int i;
+
+	for (i = 0; i < g->s.nch; i++)
+		if (!g->s.ch[i].exhausted && __builtin_popcount(
+		    (unsigned)g->s.ch[i].hand) > g->c->cls[g->s.ch[i].cls].hand)
+			return 0;
+	return 1;
+}
+
 /* Equip limits (§5.5) for cnt[] items per slot at a level. */
 int
 equip_ok(const int *cnt, int level)

@@ -53,7 +53,7 @@ enum { K_PLAN = 1, K_REST, K_ACTIVE, K_PLAY, K_MOVE, K_ATTACK, K_AOE,
 	K_TAKE, K_LOSEHAND, K_LOSEDISC, K_LRLOSE, K_SRACCEPT, K_SRKEEP,
 	K_ITEM, K_ORDER, K_CREATE, K_LEVELUP, K_BUY, K_SELL, K_DONATE,
 	K_TRAVEL, K_ENDCAMP, K_GOAL, K_EVDRAW, K_EVCHOOSE,
-	K_ENHANCE, K_PQ, K_RETIRE, K_PERK, K_AITIE };
+	K_ENHANCE, K_PQ, K_RETIRE, K_PERK, K_AITIE, K_CARD, K_DROP };
 
 struct opt {
 	int32_t kind, a, b, c, q, r, o, n;
@@ -115,6 +115,8 @@ void place_obstacles(struct game *g, int room);
 void write_path(const struct dg *s, refd_mpw *w, const int *path, int n,
     int reverse);
 int default_hand(const struct cclass *cl);
+int base_pool(const struct cclass *cl);
+int hands_ready(const struct game *g);
 int equip_ok(const int *cnt, int level);
 int parse_at(refd_mpv a, int *q, int *r);
 void write_order(const struct game *g, refd_mpw *w);

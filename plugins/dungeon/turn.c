@@ -1657,6 +1657,12 @@ dg_advance(struct game *g)
 		if (s->phase == PH_GOALS) {
 			if (!goals_all_chosen(g))
 				return;
+			s->phase = PH_HANDS;
+			continue;
+		}
+		if (s->phase == PH_HANDS) {
+			if (!hands_ready(g))
+				return;
 			s->phase = PH_PLAN;
 			continue;
 		}
