@@ -407,18 +407,54 @@ focus_of(const struct game *g, int f, const struct prof *p)
 	return best;
 }
 
-/* Number of targets an attack from h could take along with focus F. */
+/*
+ * The best target group from hex h around focus F (§12.5 step 2): its
+ * size, the secondary-rank code of its extra targets (their ranks by
+ * proximity from the monster's hex, then turn order, ascending: lower is
+ * better) and how many extras would be attacked with disadvantage.
+ */
 static int
-group_size(const struct game *g, int f, int h, int F, const struct prof *p)
+group_eval(const struct game *g, int f, int h, int F, const struct prof *p,
+    int *sec, int *disx)
 {
-	int e, n = 1;
+	const struct dg *s = &g->s;
+	int cand[MAXFIG], rank[MAXFIG], nc = 0, e, i, j, n = 1;
 
+	*sec = 0;
+	*disx = 0;
 	if (p->target <= 1)
 		return 1;
-	for (e = 0; e < g->s.nfig && n < p->target; e++)
+	for (e = 0; e < s->nfig; e++)
 		if (e != F && is_enemy_target(g, f, e) &&
 		    attack_from(g, h, e, p))
-			n++;
+			cand[nc++] = e;
+	/* rank: how many enemies are strictly better; equals share */
+	for (i = 0; i < nc; i++) {
+		int pi = fig_range(s, f, cand[i]), oi = order_pos(g, cand[i]);
+
+		rank[i] = 0;
+		for (j = 0; j < nc; j++) {
+			int pj = fig_range(s, f, cand[j]);
+			int oj = order_pos(g, cand[j]);
+
+			rank[i] += pj < pi || (pj == pi && oj < oi);
+		}
+	}
+	/* take the best-ranked extras (stable by figure id) */
+	while (n < p->target && nc > 0) {
+		int b = 0;
+
+		for (i = 1; i < nc; i++)
+			if (rank[i] < rank[b])
+				b = i;
+		*sec = *sec * 100 + (rank[b] < 99 ? rank[b] : 99);
+		*disx += p->ranged && adjacent(s, s->hex[h].q, s->hex[h].r,
+		    s->fig[cand[b]].q, s->fig[cand[b]].r);
+		cand[b] = cand[nc - 1];
+		rank[b] = rank[nc - 1];
+		nc--;
+		n++;
+	}
 	return n;
 }
 
@@ -453,7 +489,7 @@ destination(const struct game *g, int f, int F, const struct prof *p,
 	const struct dg *s = &g->s;
 	int fly = s->fig[f].kind == F_MONSTER &&
 	    g->c->type[s->fig[f].type].flying;
-	int h, best = -1, key[5] = { 0 }, k[5], i, ideal[MAXHEX], nid = 0;
+	int h, best = -1, key[7] = { 0 }, k[7], i, ideal[MAXHEX], nid = 0;
 	int start = hex_at(s, s->fig[f].q, s->fig[f].r);
 
 	travel(s, f, s->fig[f].q, s->fig[f].r, fly ? 2 : 0, cost, prev);
@@ -465,12 +501,12 @@ destination(const struct game *g, int f, int F, const struct prof *p,
 		k[1] = cost[h] % 1000 <= mp ? 0 : 1;
 		k[2] = p->ranged && adjacent(s, s->hex[h].q, s->hex[h].r,
 		    s->fig[F].q, s->fig[F].r);
-		k[3] = -group_size(g, f, h, F, p);
+		k[3] = -group_eval(g, f, h, F, p, &k[5], &k[6]);
 		k[4] = cost[h] % 1000;
-		for (i = 0; i < 5 && best >= 0; i++)
+		for (i = 0; i < 7 && best >= 0; i++)
 			if (k[i] != key[i])
 				break;
-		if (best >= 0 && i == 5) {
+		if (best >= 0 && i == 7) {
 			ideal[nid++] = h;
 			continue;
 		}
