@@ -349,6 +349,13 @@ options(const struct game *g, int seat, struct opt *out, int max)
 					opt_add(out, &n, max, K_LOSEDISC, k, k2, 0);
 		return n;
 	}
+	if (s->atk.active && s->atk.react) {
+		if (seat != s->atk.react_seat)
+			return 0;
+		opt_add(out, &n, max, K_REACT, 1, 0, 0);
+		opt_add(out, &n, max, K_REACT, 0, 0, 0);
+		return n;
+	}
 	if (s->ai_active) {
 		int i;
 
@@ -773,6 +780,13 @@ perform(struct game *g, int seat, const struct opt *o)
 		break;
 	case K_GOAL:
 		goals_choose(g, seat, o->a);
+		break;
+	case K_REACT:
+		s->atk.react = 0;
+		if (o->a) {
+			item_use(g, seat, item_reaction(g, seat));
+			s->atk.extra_shield = 2;
+		}
 		break;
 	case K_DROP:
 		c->hand &= ~(1 << o->a);

@@ -253,6 +253,7 @@ struct atk {
 	int32_t active, fig, by_char, value, range, pierce, push, pull;
 	int32_t conds, aoe, ntg, tg[MAXTG], ti, xp, ab_xp_ok, ranged;
 	int32_t stage, cur_tg, effects, pending_push;
+	int32_t react, asked, extra_shield, react_seat;
 };
 
 /* A damage prompt owed by a character. */

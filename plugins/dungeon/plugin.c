@@ -65,6 +65,7 @@ p_describe(refd_ctx *ctx, void *pdata)
 		"second", "card id", NULL };
 	static const char *card[] = { "card", "card id", NULL };
 	static const char *item[] = { "item", "item id", NULL };
+	static const char *react[] = { "use", "bool", NULL };
 	static const char *perk[] = { "perk", "perk id", NULL };
 	static const char *pq[] = { "quest", "personal quest id", NULL };
 	static const char *enh[] = { "card", "card id", "half",
@@ -156,6 +157,8 @@ p_describe(refd_ctx *ctx, void *pdata)
 	cmd_doc(w, "sell", item, "town: sell an item for half its cost");
 	cmd_doc(w, "donate", none, "town: 10 gold, 2 blesses next scenario");
 	cmd_doc(w, "travel", trav, "town, seat 0: play a scenario");
+	cmd_doc(w, "item_reaction", react, "when attacked, before the draw: "
+	    "use your defensive item or not");
 	cmd_doc(w, "gain_card", card, "town: the ability card a new level "
 	    "gives");
 	cmd_doc(w, "hand_drop", card, "set-up: leave one card of your pool "
@@ -982,6 +985,11 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 		    refd_mpv_streq(t, "city_event") ? K_EVDRAW : K_ENDCAMP;
 		return 0;
 	}
+	if (refd_mpv_streq(t, "item_reaction")) {
+		o->kind = K_REACT;
+		o->a = refd_mpv_get_bool(root, "use", 0);
+		return 0;
+	}
 	if (refd_mpv_streq(t, "gain_card")) {
 		o->kind = K_CARD;
 		o->a = card_index(&g->c->cls[g->s.cc[seat].cls],
@@ -1153,6 +1161,12 @@ write_opt(const struct game *g, int seat, const struct opt *o, refd_mpw *w,
 		refd_mpw_kstr(w, "card", cl->card[o->a].id);
 		snprintf(label, ln, "Move %s out of your active area",
 		    cl->card[o->a].name);
+		break;
+	case K_REACT:
+		refd_mpw_kstr(w, "type", "item_reaction");
+		refd_mpw_kbool(w, "use", o->a);
+		snprintf(label, ln, o->a ? "Use your Chain Coat: Shield 2 "
+		    "against this attack" : "Do not use an item");
 		break;
 	case K_DROP:
 		refd_mpw_kstr(w, "type", "hand_drop");
@@ -1420,6 +1434,10 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 
 	for (i = 0; i < n; i++)
 		kinds |= list[i].kind == o->kind;
+	if (s->atk.active && s->atk.react && s->atk.react_seat == seat &&
+	    o->kind != K_REACT)
+		return H->reject(g->ctx, REFD_EPHASE, "R002-25",
+		    "you are attacked: first say whether you use your item");
 	if (s->ndq > 0 && s->dq[0].ci == seat && o->kind != K_TAKE &&
 	    o->kind != K_LOSEHAND && o->kind != K_LOSEDISC && o->kind != K_ITEM)
 		return H->reject(g->ctx, REFD_EPHASE, "R002-48",
@@ -2034,7 +2052,9 @@ state_sane(const struct game *g)
 	    s->ai_n < 0 || s->ai_n > 16 || s->ai_fig < 0 ||
 	    s->ai_fig >= MAXFIG || s->nroad < 0 || s->nroad > MAXEV ||
 	    s->nrdeck < 0 || s->nrdeck > MAXITEMS || s->road_map < 0 ||
-	    s->road_map > c->nmap || s->ev_cur < -1 || s->ev_cur >= c->nev)
+	    s->road_map > c->nmap || s->ev_cur < -1 || s->ev_cur >= c->nev ||
+	    (s->atk.react && (s->atk.react_seat < 0 ||
+	    s->atk.react_seat >= s->nch)))
 		return -1;
 	for (i = 0; i < s->nch; i++) {
 		const struct chr *ch = &s->ch[i];

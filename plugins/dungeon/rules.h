@@ -53,7 +53,8 @@ enum { K_PLAN = 1, K_REST, K_ACTIVE, K_PLAY, K_MOVE, K_ATTACK, K_AOE,
 	K_TAKE, K_LOSEHAND, K_LOSEDISC, K_LRLOSE, K_SRACCEPT, K_SRKEEP,
 	K_ITEM, K_ORDER, K_CREATE, K_LEVELUP, K_BUY, K_SELL, K_DONATE,
 	K_TRAVEL, K_ENDCAMP, K_GOAL, K_EVDRAW, K_EVCHOOSE,
-	K_ENHANCE, K_PQ, K_RETIRE, K_PERK, K_AITIE, K_CARD, K_DROP };
+	K_ENHANCE, K_PQ, K_RETIRE, K_PERK, K_AITIE, K_CARD, K_DROP,
+	K_REACT };
 
 struct opt {
 	int32_t kind, a, b, c, q, r, o, n;
@@ -130,6 +131,7 @@ int tie_perms(const struct game *g, int32_t perms[][4], int max);
 int item_usable(const struct game *g, int ci, int k);
 void item_use(struct game *g, int ci, int k);
 int item_ward(struct game *g, int ci);
+int item_reaction(const struct game *g, int ci);
 void item_refresh(struct game *g, int ci, int all);
 
 #endif

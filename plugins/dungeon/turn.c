@@ -130,9 +130,25 @@ atk_step(struct game *g)
 		attack_done(g);
 		return;
 	}
-	t = a->tg[a->ti++];
-	if (!s->fig[t].alive)
+	t = a->tg[a->ti];
+	if (!s->fig[t].alive) {
+		a->ti++;
 		return;
+	}
+	/* an item the target may use against this attack, before the draw
+	 * (§5.5): its owner decides */
+	if (s->fig[t].kind == F_CHAR && !a->asked &&
+	    item_reaction(g, char_of(g, t)) >= 0) {
+		a->asked = 1;
+		a->react = 1;
+		a->react_seat = char_of(g, t);
+		w = evb("item_reaction");
+		refd_mpw_kint(w, "seat", a->react_seat);
+		ev(g, REFD_SEAT_PUBLIC, w);
+		return;
+	}
+	a->ti++;
+	a->asked = 0;
 	v = a->value + (s->fig[t].conds & C_POISON ? 1 : 0);
 	adv = (s->fig[a->fig].conds & C_STRENGTHEN) != 0 || a->stage;
 	dis = (s->fig[a->fig].conds & C_MUDDLE) != 0 ||
@@ -163,6 +179,8 @@ atk_step(struct game *g)
 		shield += ward(g, char_of(g, t));
 		shield += item_ward(g, char_of(g, t));
 	}
+	shield += a->extra_shield;
+	a->extra_shield = 0;
 	shield -= a->pierce;
 	if (shield < 0)
 		shield = 0;
@@ -1687,6 +1705,8 @@ dg_advance(struct game *g)
 			continue;
 		}
 		if (s->atk.active) {
+			if (s->atk.react)
+				return;	/* an item reaction is owed */
 			atk_step(g);
 			continue;
 		}
