@@ -244,8 +244,8 @@ camp_options(const struct game *g, int seat, struct opt *out, int max)
 
 	for (i = 0; i < s->nch; i++)
 		if (!s->cc[i].made || mandatory_levelup(g, &s->cc[i]) ||
-		    s->cc[i].pq_offer[0] >= 0)
-			all = 0;
+		    s->cc[i].pq_offer[0] >= 0 || quest_done(g, &s->cc[i]))
+			all = 0;	/* a finished quest retires first */
 	if (c->made && c->pq_offer[0] >= 0) {
 		/* keep one of the two personal quests drawn (§2.5 step 5) */
 		for (k = 0; k < 2; k++)
@@ -763,6 +763,26 @@ camp_perform(struct game *g, int seat, const struct opt *o)
 		refd_mpw_kstr(w, "class", g->c->cls[c->cls].name);
 		refd_mpw_kstr(w, "quest", g->c->pq[c->pq].id);
 		refd_mpw_kbool(w, "first", s->retirements == 0);
+		ev(g, REFD_SEAT_PUBLIC, w);
+		/* the quest's content opens; if it already is, a random item
+		 * design and a random side scenario instead (§2.11 step 1) */
+		w = evb("content_opened");
+		if (!(s->opened >> c->pq & 1)) {
+			s->opened |= 1 << c->pq;
+			refd_mpw_kstr(w, "opened", g->c->pq[c->pq].opens);
+		} else {
+			refd_mpw_kstr(w, "opened", "already open");
+			if (s->nrdeck > 0) {
+				design(g, s->rdeck[0]);
+				refd_mpw_kstr(w, "item_design",
+				    g->c->item[s->rdeck[0]].id);
+				memmove(&s->rdeck[0], &s->rdeck[1],
+				    (size_t)(s->nrdeck - 1) * sizeof(s->rdeck[0]));
+				s->nrdeck--;
+			}
+		}
+		if (s->retirements == 0)
+			refd_mpw_kstr(w, "first_retirement", "town records");
 		ev(g, REFD_SEAT_PUBLIC, w);
 		s->retirements++;
 		k = c->retired + 1;

@@ -165,6 +165,7 @@ struct evdef {
 struct pqdef {
 	char id[8];
 	char name[24];
+	char opens[24];
 	int32_t gold, type, target;	/* gold quest, or kills of a type */
 };
 
@@ -316,7 +317,7 @@ struct dg {
 	int32_t enh[MAXCLASS][MAXCARD][2];
 	int32_t pqdeck[MAXPQ], npqdeck, retirements;
 	int32_t roaddeck[MAXEV], nroad, road_map, road_mode, rdeck[MAXITEMS];
-	int32_t nrdeck, pad6;
+	int32_t nrdeck, opened;
 	int32_t supply[MAXITEMS];
 	struct cchar cc[MAXCH];
 };
