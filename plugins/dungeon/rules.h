@@ -124,6 +124,7 @@ void write_order(const struct game *g, refd_mpw *w);
 void opt_add(struct opt *out, int *n, int max, int kind, int a, int b,
     int c);
 struct deck *deck_of(struct game *g, int f);
+int lowest_seat(const struct game *g);
 void monster_move_to(struct game *g, int f, int h);
 void tie_find(struct game *g);
 void tie_apply(struct game *g, const int32_t *perm);

@@ -236,8 +236,14 @@ after_damage(struct game *g)
 		s->push.from_fig = a->fig;
 		s->push.left = a->push ? a->push : a->pull;
 		s->push.pull = a->pull > 0;
-		s->push.by_ci = s->fig[a->fig].kind == F_CHAR ?
-		    char_of(g, a->fig) : -1;
+		/* the attacker's controller picks the steps; for monsters the
+		 * players do (A-15): the lowest seat in play */
+		if (s->fig[a->fig].kind == F_CHAR)
+			s->push.by_ci = char_of(g, a->fig);
+		else if (s->fig[a->fig].kind == F_SUMMON)
+			s->push.by_ci = s->fig[a->fig].owner;
+		else
+			s->push.by_ci = lowest_seat(g);
 	}
 	r = 0;
 	if (s->fig[a->fig].alive && fig_range(s, a->fig, t) <= 1)
@@ -334,6 +340,18 @@ push_step(struct game *g, int h)
 	kxy(w, "to", s->hex[h].q, s->hex[h].r);
 	ev(g, REFD_SEAT_PUBLIC, w);
 	enter_hex(g, p->fig, h, credit_of(g, p->from_fig));
+}
+
+/* The seat that speaks for the party: the lowest one still in play. */
+int
+lowest_seat(const struct game *g)
+{
+	int i;
+
+	for (i = 0; i < g->s.nch; i++)
+		if (!g->s.ch[i].exhausted)
+			return i;
+	return 0;
 }
 
 /* ----- monster and summon AI (§12) ----- */
@@ -646,12 +664,7 @@ monster_move(struct game *g, int f, int F, const struct prof *p, int mp)
 	s->ai_fig = f;
 	s->ai_n = nt;
 	memcpy(s->ai_hex, ties, (size_t)nt * sizeof(ties[0]));
-	s->ai_seat = 0;
-	for (i = 0; i < s->nch; i++)
-		if (!s->ch[i].exhausted) {
-			s->ai_seat = i;
-			break;
-		}
+	s->ai_seat = lowest_seat(g);
 	w = evb("monster_tie");
 	refd_mpw_kint(w, "fig", f);
 	refd_mpw_kint(w, "seat", s->ai_seat);
