@@ -362,6 +362,11 @@ options(const struct game *g, int seat, struct opt *out, int max)
 		if (seat != s->ai_seat)
 			return 0;
 		for (i = 0; i < s->ai_n; i++) {
+			if (s->ai_kind == 1) {
+				opt_add(out, &n, max, K_AITIE, s->ai_hex[i], 0,
+				    1);
+				continue;
+			}
 			opt_add(out, &n, max, K_AITIE, 0, 0, 0);
 			out[n - 1].q = s->hex[s->ai_hex[i]].q;
 			out[n - 1].r = s->hex[s->ai_hex[i]].r;
@@ -797,7 +802,12 @@ perform(struct game *g, int seat, const struct opt *o)
 		break;
 	case K_AITIE:
 		s->ai_active = 0;
-		monster_move_to(g, s->ai_fig, hex_at(s, o->q, o->r));
+		if (s->ai_kind == 1)
+			monster_heal_on(g, s->ai_fig, o->a, s->ai_val);
+		else if (s->ai_kind == 2)
+			monster_summon_at(g, s->ai_val, hex_at(s, o->q, o->r));
+		else
+			monster_move_to(g, s->ai_fig, hex_at(s, o->q, o->r));
 		break;
 	case K_CREATE:
 	case K_LEVELUP:

@@ -292,6 +292,7 @@ struct dg {
 	int32_t tie_active, tie_start, tie_n, tie_seat, tie_from, tie_kind;
 	int32_t tie_unit[MAXORD + 1];
 	int32_t ai_active, ai_fig, ai_n, ai_seat, ai_hex[16];
+	int32_t ai_kind, ai_val;
 	struct hexs hex[MAXHEX];
 	int32_t grid[GQ][GR];
 	struct fig fig[MAXFIG];

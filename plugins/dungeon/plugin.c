@@ -65,6 +65,8 @@ p_describe(refd_ctx *ctx, void *pdata)
 		"second", "card id", NULL };
 	static const char *card[] = { "card", "card id", NULL };
 	static const char *item[] = { "item", "item id", NULL };
+	static const char *mch[] = { "to", "[q, r], or", "target",
+		"figure id", NULL };
 	static const char *react[] = { "use", "bool", NULL };
 	static const char *perk[] = { "perk", "perk id", NULL };
 	static const char *pq[] = { "quest", "personal quest id", NULL };
@@ -145,8 +147,8 @@ p_describe(refd_ctx *ctx, void *pdata)
 	cmd_doc(w, "bless", target, "perform the current Bless ability");
 	cmd_doc(w, "summon", to, "perform the current Summon ability");
 	cmd_doc(w, "recover", card, "perform the current Recover ability");
-	cmd_doc(w, "monster_choice", to, "settle a monster destination tie "
-	    "(one of the hexes of the monster_tie event)");
+	cmd_doc(w, "monster_choice", mch, "settle a monster AI tie: one of "
+	    "the hexes (to) or targets (target) of the monster_tie event");
 	cmd_doc(w, "order", order, "settle an initiative tie: the tied units "
 	    "(as listed by the order_tie event) in the order they act");
 	cmd_doc(w, "battle_goal", goal, "set-up, sealed: the battle goal you "
@@ -900,6 +902,16 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 			return -1;
 		return o->a < 0 ? -2 : 0;
 	}
+	if (refd_mpv_streq(t, "monster_choice") &&
+	    refd_mpv_ok(refd_mpv_get(root, "target"))) {
+		o->kind = K_AITIE;
+		o->c = 1;
+		if (refd_mpv_int(refd_mpv_get(root, "target"), &x) || x < 0 ||
+		    x >= MAXFIG)
+			return -1;
+		o->a = (int32_t)x;
+		return 0;
+	}
 	if (refd_mpv_streq(t, "move") || refd_mpv_streq(t, "summon") ||
 	    refd_mpv_streq(t, "push") || refd_mpv_streq(t, "monster_choice")) {
 		o->kind = refd_mpv_streq(t, "move") ? K_MOVE :
@@ -1204,10 +1216,18 @@ write_opt(const struct game *g, int seat, const struct opt *o, refd_mpw *w,
 		    " as Attack 2") : "", o->q > 0 ? ", infusing " : "",
 		    o->q > 0 ? elem_name[o->q - 1] : "");
 		break;
+	case K_AITIE:
+		if (o->c == 1) {
+			refd_mpw_kstr(w, "type", "monster_choice");
+			refd_mpw_kint(w, "target", o->a);
+			snprintf(label, ln, "The monster heals %s", fig_name(g,
+			    o->a, nm, sizeof(nm)));
+			break;
+		}
+		/* FALLTHROUGH */
 	case K_MOVE:
 	case K_SUMMON:
 	case K_PUSH:
-	case K_AITIE:
 		refd_mpw_kstr(w, "type", o->kind == K_MOVE ? "move" :
 		    o->kind == K_PUSH ? "push" : o->kind == K_AITIE ?
 		    "monster_choice" : "summon");
@@ -1601,8 +1621,7 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 		    "one donation of 10 gold per character per town visit");
 	case K_AITIE:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-74",
-		    "pick one of the equally good monster destinations the "
-		    "monster_tie event lists");
+		    "pick one of the options the monster_tie event lists");
 	case K_DROP:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-09",
 		    "that card is not among those you hold");
@@ -2054,7 +2073,9 @@ state_sane(const struct game *g)
 	    s->nrdeck < 0 || s->nrdeck > MAXITEMS || s->road_map < 0 ||
 	    s->road_map > c->nmap || s->ev_cur < -1 || s->ev_cur >= c->nev ||
 	    (s->atk.react && (s->atk.react_seat < 0 ||
-	    s->atk.react_seat >= s->nch)))
+	    s->atk.react_seat >= s->nch)) || s->ai_kind < 0 ||
+	    s->ai_kind > 2 || (s->ai_kind == 2 && (s->ai_val < 0 ||
+	    s->ai_val >= c->ntype)))
 		return -1;
 	for (i = 0; i < s->nch; i++) {
 		const struct chr *ch = &s->ch[i];
@@ -2091,6 +2112,10 @@ state_sane(const struct game *g)
 		    (s->ord[i].kind == O_SUMMON && (s->ord[i].idx < 0 ||
 		    s->ord[i].idx >= s->nfig)))
 			return -7;
+	for (k = 0; k < s->ai_n; k++)
+		if (s->ai_hex[k] < 0 || s->ai_hex[k] >= (s->ai_kind == 1 ?
+		    s->nfig : s->nhex))
+			return -98;
 	for (k = 0; k < MAXTYPES; k++)
 		if (s->ad_cur[k] < -1 || s->ad_cur[k] >= MAXMC ||
 		    s->ad_n[k] < 0 || s->ad_n[k] > MAXMC || s->ad_nd[k] < 0 ||

@@ -125,6 +125,8 @@ void opt_add(struct opt *out, int *n, int max, int kind, int a, int b,
     int c);
 struct deck *deck_of(struct game *g, int f);
 int lowest_seat(const struct game *g);
+void monster_heal_on(struct game *g, int f, int target, int value);
+void monster_summon_at(struct game *g, int type, int h);
 void monster_move_to(struct game *g, int f, int h);
 void tie_find(struct game *g);
 void tie_apply(struct game *g, const int32_t *perm);

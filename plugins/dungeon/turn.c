@@ -342,6 +342,9 @@ push_step(struct game *g, int h)
 	enter_hex(g, p->fig, h, credit_of(g, p->from_fig));
 }
 
+static void ai_ask(struct game *g, int f, int kind, int val,
+    const int *opts, int n);
+
 /* The seat that speaks for the party: the lowest one still in play. */
 int
 lowest_seat(const struct game *g)
@@ -650,8 +653,7 @@ static int
 monster_move(struct game *g, int f, int F, const struct prof *p, int mp)
 {
 	struct dg *s = &g->s;
-	int cost[MAXHEX], prev[MAXHEX], ties[16], nt, i;
-	refd_mpw *w;
+	int cost[MAXHEX], prev[MAXHEX], ties[16], nt;
 
 	if (mp <= 0 || (s->fig[f].conds & C_IMMOBILIZE))
 		return 0;
@@ -660,23 +662,7 @@ monster_move(struct game *g, int f, int F, const struct prof *p, int mp)
 		monster_move_to(g, f, ties[0]);
 		return 0;
 	}
-	s->ai_active = 1;
-	s->ai_fig = f;
-	s->ai_n = nt;
-	memcpy(s->ai_hex, ties, (size_t)nt * sizeof(ties[0]));
-	s->ai_seat = lowest_seat(g);
-	w = evb("monster_tie");
-	refd_mpw_kint(w, "fig", f);
-	refd_mpw_kint(w, "seat", s->ai_seat);
-	refd_mpw_karray(w, "destinations");
-	for (i = 0; i < nt; i++) {
-		refd_mpw_array(w);
-		refd_mpw_int(w, s->hex[ties[i]].q);
-		refd_mpw_int(w, s->hex[ties[i]].r);
-		refd_mpw_end(w);
-	}
-	refd_mpw_end(w);
-	ev(g, REFD_SEAT_PUBLIC, w);
+	ai_ask(g, f, 0, 0, ties, nt);
 	return 1;
 }
 
@@ -821,37 +807,125 @@ monster_targets(const struct game *g, int f, int F,
 	return n;
 }
 
+/* Ask the players to settle an AI tie of kind k among n options (§17). */
 static void
-monster_heal(struct game *g, int f, const struct ability *ab)
+ai_ask(struct game *g, int f, int kind, int val, const int *opts, int n)
 {
 	struct dg *s = &g->s;
-	int e, best = f, bl = -1, rng = ab->range > 0 ? ab->range : 0;
 	refd_mpw *w;
-	int lost;
+	int i;
 
-	for (e = 0; e < s->nfig; e++) {
-		if (!s->fig[e].alive || (e != f && enemies(s, f, e)))
-			continue;
-		if (e != f && (fig_range(s, f, e) > rng || !fig_los(s, f, e)))
-			continue;
-		lost = s->fig[e].maxhp - s->fig[e].hp;
-		if (lost > bl) {
-			bl = lost;
-			best = e;
-		}
-	}
-	heal_fig(g, best, ab->value);
-	w = evb("monster_heal");
+	s->ai_active = 1;
+	s->ai_fig = f;
+	s->ai_kind = kind;
+	s->ai_val = val;
+	s->ai_n = n > 16 ? 16 : n;
+	memcpy(s->ai_hex, opts, (size_t)s->ai_n * sizeof(opts[0]));
+	s->ai_seat = lowest_seat(g);
+	w = evb("monster_tie");
 	refd_mpw_kint(w, "fig", f);
-	refd_mpw_kint(w, "target", best);
+	refd_mpw_kint(w, "seat", s->ai_seat);
+	refd_mpw_kstr(w, "about", kind == 1 ? "heal target" : kind == 2 ?
+	    "summon hex" : "destination");
+	refd_mpw_karray(w, kind == 1 ? "targets" : "hexes");
+	for (i = 0; i < s->ai_n; i++) {
+		if (kind == 1) {
+			refd_mpw_int(w, opts[i]);
+			continue;
+		}
+		refd_mpw_array(w);
+		refd_mpw_int(w, s->hex[opts[i]].q);
+		refd_mpw_int(w, s->hex[opts[i]].r);
+		refd_mpw_end(w);
+	}
+	refd_mpw_end(w);
 	ev(g, REFD_SEAT_PUBLIC, w);
 }
 
-static void
+void
+monster_heal_on(struct game *g, int f, int target, int value)
+{
+	refd_mpw *w;
+
+	heal_fig(g, target, value);
+	w = evb("monster_heal");
+	refd_mpw_kint(w, "fig", f);
+	refd_mpw_kint(w, "target", target);
+	ev(g, REFD_SEAT_PUBLIC, w);
+}
+
+/*
+ * Monster heal (§12.7, A-24): the ally in range and sight (or itself)
+ * that lost the most HP; if none did, the poisoned or wounded one
+ * nearest, else itself.  Ties: the players.  Returns 1 when it asks.
+ */
+static int
+monster_heal(struct game *g, int f, const struct ability *ab)
+{
+	struct dg *s = &g->s;
+	int e, rng = ab->range > 0 ? ab->range : 0, most = 0, near = 1000;
+	int ties[MAXFIG], nt = 0;
+
+	for (e = 0; e < s->nfig; e++) {
+		int lost;
+
+		if (!s->fig[e].alive || (e != f && (enemies(s, f, e) ||
+		    fig_range(s, f, e) > rng || !fig_los(s, f, e))))
+			continue;
+		if (s->fig[e].kind == F_OBSTACLE)
+			continue;
+		lost = s->fig[e].maxhp - s->fig[e].hp;
+		if (lost > most) {
+			most = lost;
+			nt = 0;
+		}
+		if (lost == most && lost > 0)
+			ties[nt++] = e;
+	}
+	if (most == 0)
+		for (e = 0; e < s->nfig; e++) {
+			int d;
+
+			if (!s->fig[e].alive || !(s->fig[e].conds &
+			    (C_POISON | C_WOUND)) || (e != f &&
+			    (enemies(s, f, e) || fig_range(s, f, e) > rng ||
+			    !fig_los(s, f, e))) || s->fig[e].kind == F_OBSTACLE)
+				continue;
+			d = e == f ? 0 : fig_range(s, f, e);
+			if (d < near) {
+				near = d;
+				nt = 0;
+			}
+			if (d == near)
+				ties[nt++] = e;
+		}
+	if (nt == 0)
+		ties[nt++] = f;
+	if (nt > 1) {
+		ai_ask(g, f, 1, ab->value, ties, nt);
+		return 1;
+	}
+	monster_heal_on(g, f, ties[0], ab->value);
+	return 0;
+}
+
+void
+monster_summon_at(struct game *g, int type, int h)
+{
+	struct dg *s = &g->s;
+	int fig = place_monster(g, type, 0, s->hex[h].q, s->hex[h].r, 0, 1);
+
+	if (fig >= 0)
+		s->fig[fig].born_round = s->round;
+}
+
+/* Monster summon (§12.7): an empty hex next to the summoner, nearest an
+ * enemy; ties: the players.  Returns 1 when it asks. */
+static int
 monster_summon(struct game *g, int f, const struct ability *ab)
 {
 	struct dg *s = &g->s;
-	int d, best = -1, bd = 0, e, fig;
+	int d, bd = 1000, e, ties[6], nt = 0;
 
 	for (d = 0; d < 6; d++) {
 		int q = s->fig[f].q + refd_hex_dq[d];
@@ -868,17 +942,21 @@ monster_summon(struct game *g, int f, const struct ability *ab)
 			    near)
 				near = range_between(s, q, r, s->fig[e].q,
 				    s->fig[e].r);
-		if (best < 0 || near < bd) {
-			best = h;
+		if (near < bd) {
 			bd = near;
+			nt = 0;
 		}
+		if (near == bd)
+			add_tie(s, ties, &nt, h);
 	}
-	if (best < 0)
-		return;
-	fig = place_monster(g, ab->summon, 0, s->hex[best].q, s->hex[best].r,
-	    0, 1);
-	if (fig >= 0)
-		s->fig[fig].born_round = s->round;
+	if (nt == 0)
+		return 0;
+	if (nt > 1) {
+		ai_ask(g, f, 2, ab->summon, ties, nt);
+		return 1;
+	}
+	monster_summon_at(g, ab->summon, ties[0]);
+	return 0;
 }
 
 static void
@@ -1034,13 +1112,15 @@ monster_turn(struct game *g)
 			return;
 		}
 		case A_HEAL:
-			monster_heal(g, f, ab);
+			if (monster_heal(g, f, ab))
+				return;	/* the players pick the target */
 			break;
 		case A_LOOT:
 			monster_loot(g, f, ab->value);
 			break;
 		case A_SUMMON:
-			monster_summon(g, f, ab);
+			if (monster_summon(g, f, ab))
+				return;	/* the players pick the hex */
 			break;
 		case A_INFUSE:
 			infuse(g, ab->infuse, ab->any, -1);
