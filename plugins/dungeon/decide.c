@@ -802,6 +802,7 @@ perform(struct game *g, int seat, const struct opt *o)
 		break;
 	case K_AITIE:
 		s->ai_active = 0;
+		s->ai_n = 0;
 		if (s->ai_kind == 1)
 			monster_heal_on(g, s->ai_fig, o->a, s->ai_val);
 		else if (s->ai_kind == 2)

@@ -2112,7 +2112,7 @@ state_sane(const struct game *g)
 		    (s->ord[i].kind == O_SUMMON && (s->ord[i].idx < 0 ||
 		    s->ord[i].idx >= s->nfig)))
 			return -7;
-	for (k = 0; k < s->ai_n; k++)
+	for (k = 0; s->ai_active && k < s->ai_n; k++)
 		if (s->ai_hex[k] < 0 || s->ai_hex[k] >= (s->ai_kind == 1 ?
 		    s->nfig : s->nhex))
 			return -98;
