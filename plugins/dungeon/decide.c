@@ -23,12 +23,10 @@ opt_add(struct opt *out, int *n, int max, int kind, int a, int b, int c)
 	(*n)++;
 }
 
+/* Active card k of seat ci may be moved to its pile (§5.6). */
 static int
 movable_active(const struct game *g, int ci, int k)
 {
-	const struct cclass *cl = &g->c->cls[g->s.ch[ci].cls];
-
-	(void)cl;
 	return (g->s.ch[ci].active >> k & 1) != 0;
 }
 
@@ -627,9 +625,7 @@ perform(struct game *g, int seat, const struct opt *o)
 		refd_mpw_kint(w, "seat", seat);
 		ev(g, REFD_SEAT_PUBLIC, w);
 		break;
-	case K_LRLOSE: {
-		int hp0 = s->fig[f].hp;
-
+	case K_LRLOSE:
 		c->disc &= ~(1 << o->a);
 		c->lost |= 1 << o->a;
 		c->hand |= c->disc;
@@ -641,10 +637,8 @@ perform(struct game *g, int seat, const struct opt *o)
 		refd_mpw_kstr(w, "lost", cl->card[o->a].id);
 		ev(g, REFD_SEAT_PUBLIC, w);
 		heal_fig(g, f, 2);
-		(void)hp0;
 		s->ct = CT_END;
 		break;
-	}
 	case K_PLAY:
 		c->any_elem = o->q;
 		c->cur_card = o->a;
