@@ -187,17 +187,27 @@ perks_owed(const struct cchar *c)
 	    c->perks_taken : 0;
 }
 
+/* Ability cards owed: one per level gained (§2.6 a). */
 static int
-mandatory_levelup(const struct cchar *c)
+cards_owed(const struct game *g, const struct cchar *c)
+{
+	const struct cclass *cl = &g->c->cls[c->cls];
+
+	return c->made ? c->level - 1 - c->cards_forfeit -
+	    __builtin_popcount((unsigned)(c->pool & ~base_pool(cl))) : 0;
+}
+
+static int
+mandatory_levelup(const struct game *g, const struct cchar *c)
 {
 	return c->made && ((c->level < 9 && c->xp >= xp_min[c->level + 1]) ||
-	    perks_owed(c) > 0);
+	    perks_owed(c) > 0 || cards_owed(g, c) > 0);
 }
 
 int
 camp_owes_levelup(const struct game *g, int seat)
 {
-	return mandatory_levelup(&g->s.cc[seat]);
+	return mandatory_levelup(g, &g->s.cc[seat]);
 }
 
 static int
@@ -233,9 +243,9 @@ camp_options(const struct game *g, int seat, struct opt *out, int max)
 	int n = 0, k, i, L = prosperity_level(s->prosperity), all = 1;
 
 	for (i = 0; i < s->nch; i++)
-		if (!s->cc[i].made || mandatory_levelup(&s->cc[i]) ||
-		    s->cc[i].pq_offer[0] >= 0)
-			all = 0;
+		if (!s->cc[i].made || mandatory_levelup(g, &s->cc[i]) ||
+		    s->cc[i].pq_offer[0] >= 0 || quest_done(g, &s->cc[i]))
+			all = 0;	/* a finished quest retires first */
 	if (c->made && c->pq_offer[0] >= 0) {
 		/* keep one of the two personal quests drawn (§2.5 step 5) */
 		for (k = 0; k < 2; k++)
@@ -254,6 +264,15 @@ camp_options(const struct game *g, int seat, struct opt *out, int max)
 			for (i = 1; i <= L; i++)
 				opt_add(out, &n, max, K_CREATE, k, i, 0);
 		}
+	} else if (cards_owed(g, c) > 0) {
+		const struct cclass *cl = &g->c->cls[c->cls];
+
+		for (k = 0; k < cl->ncards; k++)
+			if (!(c->pool >> k & 1) && cl->card[k].level >= 2 &&
+			    cl->card[k].level <= c->level)
+				opt_add(out, &n, max, K_CARD, k, 0, 0);
+		if (n == 0)
+			opt_add(out, &n, max, K_LEVELUP, 0, 0, 0);
 	} else if (perks_owed(c) > 0) {
 		const struct cclass *cl = &g->c->cls[c->cls];
 
@@ -262,7 +281,7 @@ camp_options(const struct game *g, int seat, struct opt *out, int max)
 				opt_add(out, &n, max, K_PERK, k, 0, 0);
 		if (n == 0)
 			opt_add(out, &n, max, K_LEVELUP, 0, 0, 0);
-	} else if (mandatory_levelup(c)) {
+	} else if (mandatory_levelup(g, c)) {
 		opt_add(out, &n, max, K_LEVELUP, 0, 0, 0);
 	} else if (s->actions < TOWN_ACTIONS) {
 		if (c->level < L)
@@ -407,7 +426,9 @@ go_travel(struct game *g, int m, int campaign)
 		ch->min_hp = x->hp;
 		x->q = md->start[i % (md->nstart > 0 ? md->nstart : 1)][0];
 		x->r = md->start[i % (md->nstart > 0 ? md->nstart : 1)][1];
-		ch->hand = default_hand(cl);
+		/* the pool; more than the hand size: the player drops cards
+		 * before round 1 (§3 step 15) */
+		ch->hand = cc->pool & ((1 << cl->ncards) - 1);
 		/* road event penalties, after the hand is chosen */
 		for (k = 0; k < MAXCARD && cc->discard_next > 0; k++)
 			if (ch->hand >> k & 1) {
@@ -611,6 +632,7 @@ camp_perform(struct game *g, int seat, const struct opt *o)
 		c->level = o->b;
 		c->gold = 15 * (o->b + 1);
 		c->xp = xp_min[o->b];
+		c->pool = base_pool(&g->c->cls[o->a]);
 		w = evb("character_created");
 		refd_mpw_kint(w, "seat", seat);
 		refd_mpw_kstr(w, "class", g->c->cls[o->a].name);
@@ -637,6 +659,13 @@ camp_perform(struct game *g, int seat, const struct opt *o)
 			ev(g, seat, w);
 		}
 		break;
+	case K_CARD:
+		c->pool |= 1 << o->a;
+		w = evb("card_gained");
+		refd_mpw_kint(w, "seat", seat);
+		refd_mpw_kstr(w, "card", g->c->cls[c->cls].card[o->a].id);
+		ev(g, REFD_SEAT_PUBLIC, w);
+		break;
 	case K_PERK:
 		c->perk[o->a]++;
 		c->perks_taken++;
@@ -646,6 +675,11 @@ camp_perform(struct game *g, int seat, const struct opt *o)
 		ev(g, REFD_SEAT_PUBLIC, w);
 		break;
 	case K_LEVELUP:
+		if (cards_owed(g, c) > 0) {
+			/* no card left to gain: the level's card is forfeit */
+			c->cards_forfeit++;
+			break;
+		}
 		if (perks_owed(c) > 0) {
 			/* every perk is taken: the owed one is forfeit */
 			c->perks_taken++;
@@ -729,6 +763,26 @@ camp_perform(struct game *g, int seat, const struct opt *o)
 		refd_mpw_kstr(w, "class", g->c->cls[c->cls].name);
 		refd_mpw_kstr(w, "quest", g->c->pq[c->pq].id);
 		refd_mpw_kbool(w, "first", s->retirements == 0);
+		ev(g, REFD_SEAT_PUBLIC, w);
+		/* the quest's content opens; if it already is, a random item
+		 * design and a random side scenario instead (§2.11 step 1) */
+		w = evb("content_opened");
+		if (!(s->opened >> c->pq & 1)) {
+			s->opened |= 1 << c->pq;
+			refd_mpw_kstr(w, "opened", g->c->pq[c->pq].opens);
+		} else {
+			refd_mpw_kstr(w, "opened", "already open");
+			if (s->nrdeck > 0) {
+				design(g, s->rdeck[0]);
+				refd_mpw_kstr(w, "item_design",
+				    g->c->item[s->rdeck[0]].id);
+				memmove(&s->rdeck[0], &s->rdeck[1],
+				    (size_t)(s->nrdeck - 1) * sizeof(s->rdeck[0]));
+				s->nrdeck--;
+			}
+		}
+		if (s->retirements == 0)
+			refd_mpw_kstr(w, "first_retirement", "town records");
 		ev(g, REFD_SEAT_PUBLIC, w);
 		s->retirements++;
 		k = c->retired + 1;
@@ -996,8 +1050,22 @@ camp_setup(struct game *g, refd_mpv cv, char *err, size_t errlen)
 					}
 			}
 		cc->pq_count = (int)refd_mpv_get_int(c, "quest_count", 0);
-		/* a ready-made character comes with its perks taken */
+		/* a ready-made character comes with its perks taken and its
+		 * cards gained (the lowest ones) */
 		cc->perks_taken = cc->level - 1 > 0 ? cc->level - 1 : 0;
+		if (cc->cls >= 0) {
+			const struct cclass *pc = &g->c->cls[cc->cls];
+			int lv, want = cc->level - 1;
+
+			cc->pool = base_pool(pc);
+			for (lv = 2; lv <= cc->level && want > 0; lv++)
+				for (k = 0; k < pc->ncards && want > 0; k++)
+					if (pc->card[k].level == lv) {
+						cc->pool |= 1 << k;
+						want--;
+					}
+			cc->cards_forfeit = want;
+		}
 		for (j = 0; j < refd_mpv_len(it); j++) {
 			for (k = 0; k < g->c->nitem; k++)
 				if (refd_mpv_streq(refd_mpv_at(it, j),

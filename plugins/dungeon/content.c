@@ -959,6 +959,8 @@ parse_quests(refd_mpv root, struct content *c, struct perr *e)
 		    refd_mpv_cstr(refd_mpv_key_at(root, i), "?"));
 		snprintf(q->name, sizeof(q->name), "%s",
 		    refd_mpv_get_str(v, "name", "?"));
+		snprintf(q->opens, sizeof(q->opens), "%s",
+		    refd_mpv_get_str(v, "opens", ""));
 		q->gold = refd_mpv_streq(refd_mpv_get(v, "goal"), "gold");
 		q->type = -1;
 		for (k = 0; k < c->ntype; k++)

@@ -23,12 +23,10 @@ opt_add(struct opt *out, int *n, int max, int kind, int a, int b, int c)
 	(*n)++;
 }
 
+/* Active card k of seat ci may be moved to its pile (§5.6). */
 static int
 movable_active(const struct game *g, int ci, int k)
 {
-	const struct cclass *cl = &g->c->cls[g->s.ch[ci].cls];
-
-	(void)cl;
 	return (g->s.ch[ci].active >> k & 1) != 0;
 }
 
@@ -310,6 +308,14 @@ options(const struct game *g, int seat, struct opt *out, int max)
 	if (s->phase == PH_TOWN)
 		return camp_options(g, seat, out, max);
 	c = &s->ch[ci];
+	if (s->phase == PH_HANDS) {
+		if (c->exhausted || popc(c->hand) <= g->c->cls[c->cls].hand)
+			return 0;
+		for (k = 0; k < MAXCARD; k++)
+			if (c->hand >> k & 1)
+				opt_add(out, &n, max, K_DROP, k, 0, 0);
+		return n;
+	}
 	if (s->phase == PH_GOALS) {
 		if (c->exhausted || c->bg_choice >= 0 || c->bg_dealt[0] < 0)
 			return 0;
@@ -326,6 +332,12 @@ options(const struct game *g, int seat, struct opt *out, int max)
 		if (s->phase == PH_TURN && !c->rest && c->planned)
 			keep = ((1 << c->ca) | (1 << c->cb)) & ~c->played;
 		opt_add(out, &n, max, K_TAKE, 0, 0, 0);
+		/* an item that negates trap damage (Iron Cap), not stunned */
+		if (s->dq[0].kind == 1 && !(s->fig[c->fig].conds & C_STUN))
+			for (k = 0; k < c->nitem; k++)
+				if (c->istate[k] == 0 &&
+				    g->c->item[c->item[k]].effect == IE_TRAPSAFE)
+					opt_add(out, &n, max, K_ITEM, k, 0, 0);
 		for (k = 0; k < MAXCARD; k++)
 			if ((c->hand >> k & 1) && !(keep >> k & 1))
 				opt_add(out, &n, max, K_LOSEHAND, k, 0, 0);
@@ -335,12 +347,24 @@ options(const struct game *g, int seat, struct opt *out, int max)
 					opt_add(out, &n, max, K_LOSEDISC, k, k2, 0);
 		return n;
 	}
+	if (s->atk.active && s->atk.react) {
+		if (seat != s->atk.react_seat)
+			return 0;
+		opt_add(out, &n, max, K_REACT, 1, 0, 0);
+		opt_add(out, &n, max, K_REACT, 0, 0, 0);
+		return n;
+	}
 	if (s->ai_active) {
 		int i;
 
 		if (seat != s->ai_seat)
 			return 0;
 		for (i = 0; i < s->ai_n; i++) {
+			if (s->ai_kind == 1) {
+				opt_add(out, &n, max, K_AITIE, s->ai_hex[i], 0,
+				    1);
+				continue;
+			}
 			opt_add(out, &n, max, K_AITIE, 0, 0, 0);
 			out[n - 1].q = s->hex[s->ai_hex[i]].q;
 			out[n - 1].r = s->hex[s->ai_hex[i]].r;
@@ -601,9 +625,7 @@ perform(struct game *g, int seat, const struct opt *o)
 		refd_mpw_kint(w, "seat", seat);
 		ev(g, REFD_SEAT_PUBLIC, w);
 		break;
-	case K_LRLOSE: {
-		int hp0 = s->fig[f].hp;
-
+	case K_LRLOSE:
 		c->disc &= ~(1 << o->a);
 		c->lost |= 1 << o->a;
 		c->hand |= c->disc;
@@ -615,10 +637,8 @@ perform(struct game *g, int seat, const struct opt *o)
 		refd_mpw_kstr(w, "lost", cl->card[o->a].id);
 		ev(g, REFD_SEAT_PUBLIC, w);
 		heal_fig(g, f, 2);
-		(void)hp0;
 		s->ct = CT_END;
 		break;
-	}
 	case K_PLAY:
 		c->any_elem = o->q;
 		c->cur_card = o->a;
@@ -744,6 +764,14 @@ perform(struct game *g, int seat, const struct opt *o)
 		ability_done(g, seat, 0);
 		break;
 	case K_ITEM:
+		if (s->ndq > 0 && s->dq[0].ci == seat) {
+			/* the trap's damage is negated: the prompt is answered */
+			item_use(g, seat, o->a);
+			memmove(&s->dq[0], &s->dq[1], (size_t)(s->ndq - 1) *
+			    sizeof(s->dq[0]));
+			s->ndq--;
+			break;
+		}
 		item_use(g, seat, o->a);
 		break;
 	case K_ORDER:
@@ -752,9 +780,29 @@ perform(struct game *g, int seat, const struct opt *o)
 	case K_GOAL:
 		goals_choose(g, seat, o->a);
 		break;
+	case K_REACT:
+		s->atk.react = 0;
+		if (o->a) {
+			item_use(g, seat, item_reaction(g, seat));
+			s->atk.extra_shield = 2;
+		}
+		break;
+	case K_DROP:
+		c->hand &= ~(1 << o->a);
+		g->dirty |= DIRTY_HAND(seat);
+		w = evb("hand_drop");
+		refd_mpw_kstr(w, "card", cl->card[o->a].id);
+		ev(g, seat, w);
+		break;
 	case K_AITIE:
 		s->ai_active = 0;
-		monster_move_to(g, s->ai_fig, hex_at(s, o->q, o->r));
+		s->ai_n = 0;
+		if (s->ai_kind == 1)
+			monster_heal_on(g, s->ai_fig, o->a, s->ai_val);
+		else if (s->ai_kind == 2)
+			monster_summon_at(g, s->ai_val, hex_at(s, o->q, o->r));
+		else
+			monster_move_to(g, s->ai_fig, hex_at(s, o->q, o->r));
 		break;
 	case K_CREATE:
 	case K_LEVELUP:
@@ -769,6 +817,7 @@ perform(struct game *g, int seat, const struct opt *o)
 	case K_PQ:
 	case K_RETIRE:
 	case K_PERK:
+	case K_CARD:
 		camp_perform(g, seat, o);
 		break;
 	case K_SRACCEPT:

@@ -165,6 +165,7 @@ struct evdef {
 struct pqdef {
 	char id[8];
 	char name[24];
+	char opens[24];
 	int32_t gold, type, target;	/* gold quest, or kills of a type */
 };
 
@@ -253,6 +254,7 @@ struct atk {
 	int32_t active, fig, by_char, value, range, pierce, push, pull;
 	int32_t conds, aoe, ntg, tg[MAXTG], ti, xp, ab_xp_ok, ranged;
 	int32_t stage, cur_tg, effects, pending_push;
+	int32_t react, asked, extra_shield, react_seat;
 };
 
 /* A damage prompt owed by a character. */
@@ -265,14 +267,15 @@ struct ppush {
 	int32_t active, fig, from_fig, left, pull, by_ci;
 };
 
-enum { PH_PLAN = 1, PH_TURN, PH_SHORTREST, PH_OVER, PH_TOWN, PH_GOALS };
+enum { PH_PLAN = 1, PH_TURN, PH_SHORTREST, PH_OVER, PH_TOWN, PH_GOALS,
+	PH_HANDS };
 
 /* A campaign character between scenarios (§2.1). */
 struct cchar {
 	int32_t made, cls, level, xp, gold, owned, donated, bless_next;
 	int32_t checks, curse_next;
 	int32_t pq, pq_count, pq_offer[2], retired, damage_next, discard_next;
-	int32_t perk[MAXPERK], perks_taken, pad2;
+	int32_t perk[MAXPERK], perks_taken, pool, cards_forfeit, pad7;
 };
 /* character turn stages */
 enum { CT_START = 0, CT_WOUNDED, CT_LONGREST, CT_CHOOSE, CT_ABILITY, CT_END };
@@ -289,6 +292,7 @@ struct dg {
 	int32_t tie_active, tie_start, tie_n, tie_seat, tie_from, tie_kind;
 	int32_t tie_unit[MAXORD + 1];
 	int32_t ai_active, ai_fig, ai_n, ai_seat, ai_hex[16];
+	int32_t ai_kind, ai_val;
 	struct hexs hex[MAXHEX];
 	int32_t grid[GQ][GR];
 	struct fig fig[MAXFIG];
@@ -314,7 +318,7 @@ struct dg {
 	int32_t enh[MAXCLASS][MAXCARD][2];
 	int32_t pqdeck[MAXPQ], npqdeck, retirements;
 	int32_t roaddeck[MAXEV], nroad, road_map, road_mode, rdeck[MAXITEMS];
-	int32_t nrdeck, pad6;
+	int32_t nrdeck, opened;
 	int32_t supply[MAXITEMS];
 	struct cchar cc[MAXCH];
 };

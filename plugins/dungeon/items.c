@@ -95,9 +95,29 @@ item_use(struct game *g, int ci, int k)
 				break;
 			}
 		break;
+	case IE_TRAPSAFE:
+		(void)s;
+		break;
 	default:
 		break;
 	}
+}
+
+/* A ready item ci may use when attacked, before the draw (Chain Coat:
+ * Shield 2 against that attack), or -1. */
+int
+item_reaction(const struct game *g, int ci)
+{
+	const struct chr *c = &g->s.ch[ci];
+	int k;
+
+	if (g->s.fig[c->fig].conds & C_STUN)
+		return -1;
+	for (k = 0; k < c->nitem; k++)
+		if (c->istate[k] == 0 &&
+		    g->c->item[c->item[k]].effect == IE_SHIELD2)
+			return k;
+	return -1;
 }
 
 /* Mandatory slot items used when ci is attacked: their shield total. */

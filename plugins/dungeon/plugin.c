@@ -65,6 +65,9 @@ p_describe(refd_ctx *ctx, void *pdata)
 		"second", "card id", NULL };
 	static const char *card[] = { "card", "card id", NULL };
 	static const char *item[] = { "item", "item id", NULL };
+	static const char *mch[] = { "to", "[q, r], or", "target",
+		"figure id", NULL };
+	static const char *react[] = { "use", "bool", NULL };
 	static const char *perk[] = { "perk", "perk id", NULL };
 	static const char *pq[] = { "quest", "personal quest id", NULL };
 	static const char *enh[] = { "card", "card id", "half",
@@ -144,8 +147,8 @@ p_describe(refd_ctx *ctx, void *pdata)
 	cmd_doc(w, "bless", target, "perform the current Bless ability");
 	cmd_doc(w, "summon", to, "perform the current Summon ability");
 	cmd_doc(w, "recover", card, "perform the current Recover ability");
-	cmd_doc(w, "monster_choice", to, "settle a monster destination tie "
-	    "(one of the hexes of the monster_tie event)");
+	cmd_doc(w, "monster_choice", mch, "settle a monster AI tie: one of "
+	    "the hexes (to) or targets (target) of the monster_tie event");
 	cmd_doc(w, "order", order, "settle an initiative tie: the tied units "
 	    "(as listed by the order_tie event) in the order they act");
 	cmd_doc(w, "battle_goal", goal, "set-up, sealed: the battle goal you "
@@ -156,6 +159,12 @@ p_describe(refd_ctx *ctx, void *pdata)
 	cmd_doc(w, "sell", item, "town: sell an item for half its cost");
 	cmd_doc(w, "donate", none, "town: 10 gold, 2 blesses next scenario");
 	cmd_doc(w, "travel", trav, "town, seat 0: play a scenario");
+	cmd_doc(w, "item_reaction", react, "when attacked, before the draw: "
+	    "use your defensive item or not");
+	cmd_doc(w, "gain_card", card, "town: the ability card a new level "
+	    "gives");
+	cmd_doc(w, "hand_drop", card, "set-up: leave one card of your pool "
+	    "out of your hand");
 	cmd_doc(w, "perk", perk, "town: take an owed perk of your class");
 	cmd_doc(w, "personal_quest", pq, "town, sealed: the quest you keep");
 	cmd_doc(w, "retire", none, "town: retire once your quest is "
@@ -874,8 +883,9 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 		return 0;
 	}
 	if (refd_mpv_streq(t, "active_to_pile") || refd_mpv_streq(t, "lose") ||
-	    refd_mpv_streq(t, "recover")) {
+	    refd_mpv_streq(t, "recover") || refd_mpv_streq(t, "hand_drop")) {
 		o->kind = refd_mpv_streq(t, "lose") ? K_LRLOSE :
+		    refd_mpv_streq(t, "hand_drop") ? K_DROP :
 		    refd_mpv_streq(t, "recover") ? K_RECOVER : K_ACTIVE;
 		o->a = card_index(cl, refd_mpv_get(root, "card"));
 		return o->a < 0 ? -2 : 0;
@@ -891,6 +901,16 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 		if (o->q < 0)
 			return -1;
 		return o->a < 0 ? -2 : 0;
+	}
+	if (refd_mpv_streq(t, "monster_choice") &&
+	    refd_mpv_ok(refd_mpv_get(root, "target"))) {
+		o->kind = K_AITIE;
+		o->c = 1;
+		if (refd_mpv_int(refd_mpv_get(root, "target"), &x) || x < 0 ||
+		    x >= MAXFIG)
+			return -1;
+		o->a = (int32_t)x;
+		return 0;
 	}
 	if (refd_mpv_streq(t, "move") || refd_mpv_streq(t, "summon") ||
 	    refd_mpv_streq(t, "push") || refd_mpv_streq(t, "monster_choice")) {
@@ -975,6 +995,17 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 		    refd_mpv_streq(t, "donate") ? K_DONATE :
 		    refd_mpv_streq(t, "retire") ? K_RETIRE :
 		    refd_mpv_streq(t, "city_event") ? K_EVDRAW : K_ENDCAMP;
+		return 0;
+	}
+	if (refd_mpv_streq(t, "item_reaction")) {
+		o->kind = K_REACT;
+		o->a = refd_mpv_get_bool(root, "use", 0);
+		return 0;
+	}
+	if (refd_mpv_streq(t, "gain_card")) {
+		o->kind = K_CARD;
+		o->a = card_index(&g->c->cls[g->s.cc[seat].cls],
+		    refd_mpv_get(root, "card"));
 		return 0;
 	}
 	if (refd_mpv_streq(t, "perk")) {
@@ -1143,6 +1174,25 @@ write_opt(const struct game *g, int seat, const struct opt *o, refd_mpw *w,
 		snprintf(label, ln, "Move %s out of your active area",
 		    cl->card[o->a].name);
 		break;
+	case K_REACT:
+		refd_mpw_kstr(w, "type", "item_reaction");
+		refd_mpw_kbool(w, "use", o->a);
+		snprintf(label, ln, o->a ? "Use your Chain Coat: Shield 2 "
+		    "against this attack" : "Do not use an item");
+		break;
+	case K_DROP:
+		refd_mpw_kstr(w, "type", "hand_drop");
+		refd_mpw_kstr(w, "card", cl->card[o->a].id);
+		snprintf(label, ln, "Leave %s out of your hand",
+		    cl->card[o->a].name);
+		break;
+	case K_CARD:
+		refd_mpw_kstr(w, "type", "gain_card");
+		refd_mpw_kstr(w, "card",
+		    g->c->cls[g->s.cc[seat].cls].card[o->a].id);
+		snprintf(label, ln, "Add %s to your cards",
+		    g->c->cls[g->s.cc[seat].cls].card[o->a].name);
+		break;
 	case K_LRLOSE:
 		refd_mpw_kstr(w, "type", "lose");
 		refd_mpw_kstr(w, "card", cl->card[o->a].id);
@@ -1166,10 +1216,18 @@ write_opt(const struct game *g, int seat, const struct opt *o, refd_mpw *w,
 		    " as Attack 2") : "", o->q > 0 ? ", infusing " : "",
 		    o->q > 0 ? elem_name[o->q - 1] : "");
 		break;
+	case K_AITIE:
+		if (o->c == 1) {
+			refd_mpw_kstr(w, "type", "monster_choice");
+			refd_mpw_kint(w, "target", o->a);
+			snprintf(label, ln, "The monster heals %s", fig_name(g,
+			    o->a, nm, sizeof(nm)));
+			break;
+		}
+		/* FALLTHROUGH */
 	case K_MOVE:
 	case K_SUMMON:
 	case K_PUSH:
-	case K_AITIE:
 		refd_mpw_kstr(w, "type", o->kind == K_MOVE ? "move" :
 		    o->kind == K_PUSH ? "push" : o->kind == K_AITIE ?
 		    "monster_choice" : "summon");
@@ -1396,14 +1454,19 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 
 	for (i = 0; i < n; i++)
 		kinds |= list[i].kind == o->kind;
+	if (s->atk.active && s->atk.react && s->atk.react_seat == seat &&
+	    o->kind != K_REACT)
+		return H->reject(g->ctx, REFD_EPHASE, "R002-25",
+		    "you are attacked: first say whether you use your item");
 	if (s->ndq > 0 && s->dq[0].ci == seat && o->kind != K_TAKE &&
-	    o->kind != K_LOSEHAND && o->kind != K_LOSEDISC)
+	    o->kind != K_LOSEHAND && o->kind != K_LOSEDISC && o->kind != K_ITEM)
 		return H->reject(g->ctx, REFD_EPHASE, "R002-48",
 		    "answer the damage prompt first (take, hand or discard)");
 	if (s->phase == PH_TOWN && camp_owes_levelup(g, seat) &&
-	    o->kind != K_LEVELUP && o->kind != K_TRAVEL)
+	    o->kind != K_LEVELUP && o->kind != K_TRAVEL && o->kind != K_CARD &&
+	    o->kind != K_PERK)
 		return H->reject(g->ctx, REFD_EPHASE, "R002-78",
-		    "your XP has reached the next level: level up first");
+		    "a level-up, its card or a perk is owed first");
 	if (!kinds && s->phase == PH_TURN && s->ct == CT_ABILITY &&
 	    s->ord[s->cur].kind == O_CHAR && s->ord[s->cur].idx == seat) {
 		struct ability tmp;
@@ -1558,8 +1621,14 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 		    "one donation of 10 gold per character per town visit");
 	case K_AITIE:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-74",
-		    "pick one of the equally good monster destinations the "
-		    "monster_tie event lists");
+		    "pick one of the options the monster_tie event lists");
+	case K_DROP:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-09",
+		    "that card is not among those you hold");
+	case K_CARD:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-78",
+		    "gain a card of your class not yet yours, of level 2 up to "
+		    "your level");
 	case K_PERK:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-79",
 		    "no perk is owed, or that perk is taken as often as it "
@@ -1736,7 +1805,7 @@ p_view(refd_ctx *ctx, const void *state, int32_t seat)
 	const struct dg *s = &g->s;
 	refd_mpw *w = refd_mpw_create();
 	static const char *const phases[] = { "", "plan", "turns",
-		"short_rest", "over", "town", "battle_goals" };
+		"short_rest", "over", "town", "battle_goals", "hands" };
 	static const char *const ovn[] = { "", "trap", "hazard", "difficult",
 		"obstacle", "plate", "treasure" };
 	char key[24], nm[48];
@@ -1906,6 +1975,8 @@ p_view(refd_ctx *ctx, const void *state, int32_t seat)
 				refd_mpw_kint(w, "gold", cc->gold);
 				refd_mpw_kint(w, "checkmarks", cc->checks);
 				refd_mpw_kint(w, "retired", cc->retired);
+				card_ids(w, "cards", &g->c->cls[cc->cls],
+				    cc->pool);
 				refd_mpw_karray(w, "perks");
 				for (k = 0; k < g->c->cls[cc->cls].nperk; k++)
 					for (j = 0; j < cc->perk[k]; j++)
@@ -2000,7 +2071,11 @@ state_sane(const struct game *g)
 	    s->ai_n < 0 || s->ai_n > 16 || s->ai_fig < 0 ||
 	    s->ai_fig >= MAXFIG || s->nroad < 0 || s->nroad > MAXEV ||
 	    s->nrdeck < 0 || s->nrdeck > MAXITEMS || s->road_map < 0 ||
-	    s->road_map > c->nmap || s->ev_cur < -1 || s->ev_cur >= c->nev)
+	    s->road_map > c->nmap || s->ev_cur < -1 || s->ev_cur >= c->nev ||
+	    (s->atk.react && (s->atk.react_seat < 0 ||
+	    s->atk.react_seat >= s->nch)) || s->ai_kind < 0 ||
+	    s->ai_kind > 2 || (s->ai_kind == 2 && (s->ai_val < 0 ||
+	    s->ai_val >= c->ntype)))
 		return -1;
 	for (i = 0; i < s->nch; i++) {
 		const struct chr *ch = &s->ch[i];
@@ -2037,6 +2112,10 @@ state_sane(const struct game *g)
 		    (s->ord[i].kind == O_SUMMON && (s->ord[i].idx < 0 ||
 		    s->ord[i].idx >= s->nfig)))
 			return -7;
+	for (k = 0; s->ai_active && k < s->ai_n; k++)
+		if (s->ai_hex[k] < 0 || s->ai_hex[k] >= (s->ai_kind == 1 ?
+		    s->nfig : s->nhex))
+			return -98;
 	for (k = 0; k < MAXTYPES; k++)
 		if (s->ad_cur[k] < -1 || s->ad_cur[k] >= MAXMC ||
 		    s->ad_n[k] < 0 || s->ad_n[k] > MAXMC || s->ad_nd[k] < 0 ||

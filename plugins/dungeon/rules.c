@@ -539,7 +539,7 @@ damage(struct game *g, int f, int n, int credit, const char *why,
 	g->s.dq[g->s.ndq].ci = char_of(g, f);
 	g->s.dq[g->s.ndq].amount = n;
 	g->s.dq[g->s.ndq].after = after;
-	g->s.dq[g->s.ndq].kind = 0;
+	g->s.dq[g->s.ndq].kind = strcmp(why, "trap") == 0;
 	g->s.ndq++;
 	w = evb("damage_prompt");
 	refd_mpw_kint(w, "seat", char_of(g, f));
@@ -1018,6 +1018,31 @@ default_hand(const struct cclass *cl)
 				nh++;
 			}
 	return hand;
+}
+
+/* Level-1 and level-X cards: the pool of a new character (§2.5). */
+int
+base_pool(const struct cclass *cl)
+{
+	int k, m = 0;
+
+	for (k = 0; k < cl->ncards; k++)
+		if (cl->card[k].level <= 1)
+			m |= 1 << k;
+	return m;
+}
+
+/* Every character holds at most its hand size (§3 step 15). */
+int
+hands_ready(const struct game *g)
+{
+	int i;
+
+	for (i = 0; i < g->s.nch; i++)
+		if (!g->s.ch[i].exhausted && __builtin_popcount(
+		    (unsigned)g->s.ch[i].hand) > g->c->cls[g->s.ch[i].cls].hand)
+			return 0;
+	return 1;
 }
 
 /* Equip limits (§5.5) for cnt[] items per slot at a level. */

@@ -53,7 +53,8 @@ enum { K_PLAN = 1, K_REST, K_ACTIVE, K_PLAY, K_MOVE, K_ATTACK, K_AOE,
 	K_TAKE, K_LOSEHAND, K_LOSEDISC, K_LRLOSE, K_SRACCEPT, K_SRKEEP,
 	K_ITEM, K_ORDER, K_CREATE, K_LEVELUP, K_BUY, K_SELL, K_DONATE,
 	K_TRAVEL, K_ENDCAMP, K_GOAL, K_EVDRAW, K_EVCHOOSE,
-	K_ENHANCE, K_PQ, K_RETIRE, K_PERK, K_AITIE };
+	K_ENHANCE, K_PQ, K_RETIRE, K_PERK, K_AITIE, K_CARD, K_DROP,
+	K_REACT };
 
 struct opt {
 	int32_t kind, a, b, c, q, r, o, n;
@@ -115,12 +116,17 @@ void place_obstacles(struct game *g, int room);
 void write_path(const struct dg *s, refd_mpw *w, const int *path, int n,
     int reverse);
 int default_hand(const struct cclass *cl);
+int base_pool(const struct cclass *cl);
+int hands_ready(const struct game *g);
 int equip_ok(const int *cnt, int level);
 int parse_at(refd_mpv a, int *q, int *r);
 void write_order(const struct game *g, refd_mpw *w);
 void opt_add(struct opt *out, int *n, int max, int kind, int a, int b,
     int c);
 struct deck *deck_of(struct game *g, int f);
+int lowest_seat(const struct game *g);
+void monster_heal_on(struct game *g, int f, int target, int value);
+void monster_summon_at(struct game *g, int type, int h);
 void monster_move_to(struct game *g, int f, int h);
 void tie_find(struct game *g);
 void tie_apply(struct game *g, const int32_t *perm);
@@ -128,6 +134,7 @@ int tie_perms(const struct game *g, int32_t perms[][4], int max);
 int item_usable(const struct game *g, int ci, int k);
 void item_use(struct game *g, int ci, int k);
 int item_ward(struct game *g, int ci);
+int item_reaction(const struct game *g, int ci);
 void item_refresh(struct game *g, int ci, int all);
 
 #endif

@@ -130,9 +130,25 @@ atk_step(struct game *g)
 		attack_done(g);
 		return;
 	}
-	t = a->tg[a->ti++];
-	if (!s->fig[t].alive)
+	t = a->tg[a->ti];
+	if (!s->fig[t].alive) {
+		a->ti++;
 		return;
+	}
+	/* an item the target may use against this attack, before the draw
+	 * (§5.5): its owner decides */
+	if (s->fig[t].kind == F_CHAR && !a->asked &&
+	    item_reaction(g, char_of(g, t)) >= 0) {
+		a->asked = 1;
+		a->react = 1;
+		a->react_seat = char_of(g, t);
+		w = evb("item_reaction");
+		refd_mpw_kint(w, "seat", a->react_seat);
+		ev(g, REFD_SEAT_PUBLIC, w);
+		return;
+	}
+	a->ti++;
+	a->asked = 0;
 	v = a->value + (s->fig[t].conds & C_POISON ? 1 : 0);
 	adv = (s->fig[a->fig].conds & C_STRENGTHEN) != 0 || a->stage;
 	dis = (s->fig[a->fig].conds & C_MUDDLE) != 0 ||
@@ -163,6 +179,8 @@ atk_step(struct game *g)
 		shield += ward(g, char_of(g, t));
 		shield += item_ward(g, char_of(g, t));
 	}
+	shield += a->extra_shield;
+	a->extra_shield = 0;
 	shield -= a->pierce;
 	if (shield < 0)
 		shield = 0;
@@ -218,8 +236,14 @@ after_damage(struct game *g)
 		s->push.from_fig = a->fig;
 		s->push.left = a->push ? a->push : a->pull;
 		s->push.pull = a->pull > 0;
-		s->push.by_ci = s->fig[a->fig].kind == F_CHAR ?
-		    char_of(g, a->fig) : -1;
+		/* the attacker's controller picks the steps; for monsters the
+		 * players do (A-15): the lowest seat in play */
+		if (s->fig[a->fig].kind == F_CHAR)
+			s->push.by_ci = char_of(g, a->fig);
+		else if (s->fig[a->fig].kind == F_SUMMON)
+			s->push.by_ci = s->fig[a->fig].owner;
+		else
+			s->push.by_ci = lowest_seat(g);
 	}
 	r = 0;
 	if (s->fig[a->fig].alive && fig_range(s, a->fig, t) <= 1)
@@ -318,6 +342,21 @@ push_step(struct game *g, int h)
 	enter_hex(g, p->fig, h, credit_of(g, p->from_fig));
 }
 
+static void ai_ask(struct game *g, int f, int kind, int val,
+    const int *opts, int n);
+
+/* The seat that speaks for the party: the lowest one still in play. */
+int
+lowest_seat(const struct game *g)
+{
+	int i;
+
+	for (i = 0; i < g->s.nch; i++)
+		if (!g->s.ch[i].exhausted)
+			return i;
+	return 0;
+}
+
 /* ----- monster and summon AI (§12) ----- */
 
 struct prof {
@@ -407,18 +446,54 @@ focus_of(const struct game *g, int f, const struct prof *p)
 	return best;
 }
 
-/* Number of targets an attack from h could take along with focus F. */
+/*
+ * The best target group from hex h around focus F (§12.5 step 2): its
+ * size, the secondary-rank code of its extra targets (their ranks by
+ * proximity from the monster's hex, then turn order, ascending: lower is
+ * better) and how many extras would be attacked with disadvantage.
+ */
 static int
-group_size(const struct game *g, int f, int h, int F, const struct prof *p)
+group_eval(const struct game *g, int f, int h, int F, const struct prof *p,
+    int *sec, int *disx)
 {
-	int e, n = 1;
+	const struct dg *s = &g->s;
+	int cand[MAXFIG], rank[MAXFIG], nc = 0, e, i, j, n = 1;
 
+	*sec = 0;
+	*disx = 0;
 	if (p->target <= 1)
 		return 1;
-	for (e = 0; e < g->s.nfig && n < p->target; e++)
+	for (e = 0; e < s->nfig; e++)
 		if (e != F && is_enemy_target(g, f, e) &&
 		    attack_from(g, h, e, p))
-			n++;
+			cand[nc++] = e;
+	/* rank: how many enemies are strictly better; equals share */
+	for (i = 0; i < nc; i++) {
+		int pi = fig_range(s, f, cand[i]), oi = order_pos(g, cand[i]);
+
+		rank[i] = 0;
+		for (j = 0; j < nc; j++) {
+			int pj = fig_range(s, f, cand[j]);
+			int oj = order_pos(g, cand[j]);
+
+			rank[i] += pj < pi || (pj == pi && oj < oi);
+		}
+	}
+	/* take the best-ranked extras (stable by figure id) */
+	while (n < p->target && nc > 0) {
+		int b = 0;
+
+		for (i = 1; i < nc; i++)
+			if (rank[i] < rank[b])
+				b = i;
+		*sec = *sec * 100 + (rank[b] < 99 ? rank[b] : 99);
+		*disx += p->ranged && adjacent(s, s->hex[h].q, s->hex[h].r,
+		    s->fig[cand[b]].q, s->fig[cand[b]].r);
+		cand[b] = cand[nc - 1];
+		rank[b] = rank[nc - 1];
+		nc--;
+		n++;
+	}
 	return n;
 }
 
@@ -453,7 +528,7 @@ destination(const struct game *g, int f, int F, const struct prof *p,
 	const struct dg *s = &g->s;
 	int fly = s->fig[f].kind == F_MONSTER &&
 	    g->c->type[s->fig[f].type].flying;
-	int h, best = -1, key[5] = { 0 }, k[5], i, ideal[MAXHEX], nid = 0;
+	int h, best = -1, key[7] = { 0 }, k[7], i, ideal[MAXHEX], nid = 0;
 	int start = hex_at(s, s->fig[f].q, s->fig[f].r);
 
 	travel(s, f, s->fig[f].q, s->fig[f].r, fly ? 2 : 0, cost, prev);
@@ -465,12 +540,12 @@ destination(const struct game *g, int f, int F, const struct prof *p,
 		k[1] = cost[h] % 1000 <= mp ? 0 : 1;
 		k[2] = p->ranged && adjacent(s, s->hex[h].q, s->hex[h].r,
 		    s->fig[F].q, s->fig[F].r);
-		k[3] = -group_size(g, f, h, F, p);
+		k[3] = -group_eval(g, f, h, F, p, &k[5], &k[6]);
 		k[4] = cost[h] % 1000;
-		for (i = 0; i < 5 && best >= 0; i++)
+		for (i = 0; i < 7 && best >= 0; i++)
 			if (k[i] != key[i])
 				break;
-		if (best >= 0 && i == 5) {
+		if (best >= 0 && i == 7) {
 			ideal[nid++] = h;
 			continue;
 		}
@@ -578,8 +653,7 @@ static int
 monster_move(struct game *g, int f, int F, const struct prof *p, int mp)
 {
 	struct dg *s = &g->s;
-	int cost[MAXHEX], prev[MAXHEX], ties[16], nt, i;
-	refd_mpw *w;
+	int cost[MAXHEX], prev[MAXHEX], ties[16], nt;
 
 	if (mp <= 0 || (s->fig[f].conds & C_IMMOBILIZE))
 		return 0;
@@ -588,28 +662,7 @@ monster_move(struct game *g, int f, int F, const struct prof *p, int mp)
 		monster_move_to(g, f, ties[0]);
 		return 0;
 	}
-	s->ai_active = 1;
-	s->ai_fig = f;
-	s->ai_n = nt;
-	memcpy(s->ai_hex, ties, (size_t)nt * sizeof(ties[0]));
-	s->ai_seat = 0;
-	for (i = 0; i < s->nch; i++)
-		if (!s->ch[i].exhausted) {
-			s->ai_seat = i;
-			break;
-		}
-	w = evb("monster_tie");
-	refd_mpw_kint(w, "fig", f);
-	refd_mpw_kint(w, "seat", s->ai_seat);
-	refd_mpw_karray(w, "destinations");
-	for (i = 0; i < nt; i++) {
-		refd_mpw_array(w);
-		refd_mpw_int(w, s->hex[ties[i]].q);
-		refd_mpw_int(w, s->hex[ties[i]].r);
-		refd_mpw_end(w);
-	}
-	refd_mpw_end(w);
-	ev(g, REFD_SEAT_PUBLIC, w);
+	ai_ask(g, f, 0, 0, ties, nt);
 	return 1;
 }
 
@@ -754,37 +807,125 @@ monster_targets(const struct game *g, int f, int F,
 	return n;
 }
 
+/* Ask the players to settle an AI tie of kind k among n options (§17). */
 static void
-monster_heal(struct game *g, int f, const struct ability *ab)
+ai_ask(struct game *g, int f, int kind, int val, const int *opts, int n)
 {
 	struct dg *s = &g->s;
-	int e, best = f, bl = -1, rng = ab->range > 0 ? ab->range : 0;
 	refd_mpw *w;
-	int lost;
+	int i;
 
-	for (e = 0; e < s->nfig; e++) {
-		if (!s->fig[e].alive || (e != f && enemies(s, f, e)))
-			continue;
-		if (e != f && (fig_range(s, f, e) > rng || !fig_los(s, f, e)))
-			continue;
-		lost = s->fig[e].maxhp - s->fig[e].hp;
-		if (lost > bl) {
-			bl = lost;
-			best = e;
-		}
-	}
-	heal_fig(g, best, ab->value);
-	w = evb("monster_heal");
+	s->ai_active = 1;
+	s->ai_fig = f;
+	s->ai_kind = kind;
+	s->ai_val = val;
+	s->ai_n = n > 16 ? 16 : n;
+	memcpy(s->ai_hex, opts, (size_t)s->ai_n * sizeof(opts[0]));
+	s->ai_seat = lowest_seat(g);
+	w = evb("monster_tie");
 	refd_mpw_kint(w, "fig", f);
-	refd_mpw_kint(w, "target", best);
+	refd_mpw_kint(w, "seat", s->ai_seat);
+	refd_mpw_kstr(w, "about", kind == 1 ? "heal target" : kind == 2 ?
+	    "summon hex" : "destination");
+	refd_mpw_karray(w, kind == 1 ? "targets" : "hexes");
+	for (i = 0; i < s->ai_n; i++) {
+		if (kind == 1) {
+			refd_mpw_int(w, opts[i]);
+			continue;
+		}
+		refd_mpw_array(w);
+		refd_mpw_int(w, s->hex[opts[i]].q);
+		refd_mpw_int(w, s->hex[opts[i]].r);
+		refd_mpw_end(w);
+	}
+	refd_mpw_end(w);
 	ev(g, REFD_SEAT_PUBLIC, w);
 }
 
-static void
+void
+monster_heal_on(struct game *g, int f, int target, int value)
+{
+	refd_mpw *w;
+
+	heal_fig(g, target, value);
+	w = evb("monster_heal");
+	refd_mpw_kint(w, "fig", f);
+	refd_mpw_kint(w, "target", target);
+	ev(g, REFD_SEAT_PUBLIC, w);
+}
+
+/*
+ * Monster heal (§12.7, A-24): the ally in range and sight (or itself)
+ * that lost the most HP; if none did, the poisoned or wounded one
+ * nearest, else itself.  Ties: the players.  Returns 1 when it asks.
+ */
+static int
+monster_heal(struct game *g, int f, const struct ability *ab)
+{
+	struct dg *s = &g->s;
+	int e, rng = ab->range > 0 ? ab->range : 0, most = 0, near = 1000;
+	int ties[MAXFIG], nt = 0;
+
+	for (e = 0; e < s->nfig; e++) {
+		int lost;
+
+		if (!s->fig[e].alive || (e != f && (enemies(s, f, e) ||
+		    fig_range(s, f, e) > rng || !fig_los(s, f, e))))
+			continue;
+		if (s->fig[e].kind == F_OBSTACLE)
+			continue;
+		lost = s->fig[e].maxhp - s->fig[e].hp;
+		if (lost > most) {
+			most = lost;
+			nt = 0;
+		}
+		if (lost == most && lost > 0)
+			ties[nt++] = e;
+	}
+	if (most == 0)
+		for (e = 0; e < s->nfig; e++) {
+			int d;
+
+			if (!s->fig[e].alive || !(s->fig[e].conds &
+			    (C_POISON | C_WOUND)) || (e != f &&
+			    (enemies(s, f, e) || fig_range(s, f, e) > rng ||
+			    !fig_los(s, f, e))) || s->fig[e].kind == F_OBSTACLE)
+				continue;
+			d = e == f ? 0 : fig_range(s, f, e);
+			if (d < near) {
+				near = d;
+				nt = 0;
+			}
+			if (d == near)
+				ties[nt++] = e;
+		}
+	if (nt == 0)
+		ties[nt++] = f;
+	if (nt > 1) {
+		ai_ask(g, f, 1, ab->value, ties, nt);
+		return 1;
+	}
+	monster_heal_on(g, f, ties[0], ab->value);
+	return 0;
+}
+
+void
+monster_summon_at(struct game *g, int type, int h)
+{
+	struct dg *s = &g->s;
+	int fig = place_monster(g, type, 0, s->hex[h].q, s->hex[h].r, 0, 1);
+
+	if (fig >= 0)
+		s->fig[fig].born_round = s->round;
+}
+
+/* Monster summon (§12.7): an empty hex next to the summoner, nearest an
+ * enemy; ties: the players.  Returns 1 when it asks. */
+static int
 monster_summon(struct game *g, int f, const struct ability *ab)
 {
 	struct dg *s = &g->s;
-	int d, best = -1, bd = 0, e, fig;
+	int d, bd = 1000, e, ties[6], nt = 0;
 
 	for (d = 0; d < 6; d++) {
 		int q = s->fig[f].q + refd_hex_dq[d];
@@ -801,17 +942,21 @@ monster_summon(struct game *g, int f, const struct ability *ab)
 			    near)
 				near = range_between(s, q, r, s->fig[e].q,
 				    s->fig[e].r);
-		if (best < 0 || near < bd) {
-			best = h;
+		if (near < bd) {
 			bd = near;
+			nt = 0;
 		}
+		if (near == bd)
+			add_tie(s, ties, &nt, h);
 	}
-	if (best < 0)
-		return;
-	fig = place_monster(g, ab->summon, 0, s->hex[best].q, s->hex[best].r,
-	    0, 1);
-	if (fig >= 0)
-		s->fig[fig].born_round = s->round;
+	if (nt == 0)
+		return 0;
+	if (nt > 1) {
+		ai_ask(g, f, 2, ab->summon, ties, nt);
+		return 1;
+	}
+	monster_summon_at(g, ab->summon, ties[0]);
+	return 0;
 }
 
 static void
@@ -967,13 +1112,15 @@ monster_turn(struct game *g)
 			return;
 		}
 		case A_HEAL:
-			monster_heal(g, f, ab);
+			if (monster_heal(g, f, ab))
+				return;	/* the players pick the target */
 			break;
 		case A_LOOT:
 			monster_loot(g, f, ab->value);
 			break;
 		case A_SUMMON:
-			monster_summon(g, f, ab);
+			if (monster_summon(g, f, ab))
+				return;	/* the players pick the hex */
 			break;
 		case A_INFUSE:
 			infuse(g, ab->infuse, ab->any, -1);
@@ -1651,11 +1798,19 @@ dg_advance(struct game *g)
 			continue;
 		}
 		if (s->atk.active) {
+			if (s->atk.react)
+				return;	/* an item reaction is owed */
 			atk_step(g);
 			continue;
 		}
 		if (s->phase == PH_GOALS) {
 			if (!goals_all_chosen(g))
+				return;
+			s->phase = PH_HANDS;
+			continue;
+		}
+		if (s->phase == PH_HANDS) {
+			if (!hands_ready(g))
 				return;
 			s->phase = PH_PLAN;
 			continue;
