@@ -19,7 +19,7 @@ const char *const cmd_name[C_NCMD] = {
 	"escape", "feint", "aid", "coup_de_grace", "stabilize", "end_turn",
 	"aoo", "counter", "follow", "act", "wait", "ready", "fire", "crawl",
 	"minimum_move", "cast", "overrun", "avoid", "cleave", "pin",
-	"release", "throw", "draw", "sheathe"
+	"release", "throw", "draw", "sheathe", "turn_undead"
 };
 
 static int
@@ -1131,6 +1131,15 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_ERESOURCE, "R001-04",
 			    "sheathing takes a move action");
 		return REFD_OK;
+	case C_TURN:
+		if (A->d.turn_level < 1 || A->d.turn_uses < 1)
+			return rej(y, REFD_ERESOURCE, "R001-59",
+			    "%s has no turning attempt left", A->d.name);
+		if (!can_std(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-04",
+			    "%s has no standard action left this turn",
+			    A->d.name);
+		return REFD_OK;
 	case C_READY:
 		if (!can_std(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-45",
@@ -1365,6 +1374,8 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 			c->fdef = c->tdef = c->charged = c->ran = 0;
 			c->aoo_used = 0;
 			c->ready_vs = -1;
+			if (c->turned_by && s->round > c->turned_until)
+				c->turned_by = 0;
 			if (c->grap && s->c[c->grap - 1].pinned_by ==
 			    s->order[n] + 1)
 				s->c[c->grap - 1].pinned_by = 0; /* 1 round */
@@ -1596,6 +1607,22 @@ run_move(refd_ctx *ctx, struct st *s)
 		if (!able(A) || A->prone)
 			break;
 		k->pi++;
+		{
+			int i, od;
+
+			/* A turner closing in breaks turning (D001-57). */
+			for (i = 0; i < s->nc; i++)
+				if (s->c[i].turned_by == a + 1) {
+					od = cdist(A, &s->c[i]);
+					A->x = k->px[k->pi];
+					A->y = k->py[k->pi];
+					if (cdist(A, &s->c[i]) <= 2 &&
+					    cdist(A, &s->c[i]) < od)
+						s->c[i].turned_by = 0;
+					A->x = k->px[k->pi - 1];
+					A->y = k->py[k->pi - 1];
+				}
+		}
 		A->x = k->px[k->pi];
 		A->y = k->py[k->pi];
 		k->checked = 0;
@@ -2094,6 +2121,95 @@ throw_splash(refd_ctx *ctx, struct st *s)
 	if (pt)
 		return splash_area(ctx, s, w, lx - 1, ly - 1, lx, ly, -1);
 	return splash_area(ctx, s, w, lx - 1, ly - 1, lx + 1, ly + 1, -1);
+}
+
+/*
+ * Turn undead (5.16, D001-42): the check sets the most HD affected, 2d6
+ * + level + Cha the HD pool; undead within 12 squares with line of
+ * effect, closest first (ties by a die, R001-80), destroyed at level >=
+ * 2 x HD, else turned for 10 rounds; stop at the first one the pool
+ * cannot pay for.
+ */
+static int
+turn_undead(refd_ctx *ctx, struct st *s, int a)
+{
+	static const int steps[] = { -4, -3, -3, -3, -2, -2, -2, -1, -1, -1,
+		0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4 };
+	struct cr *A = &s->c[a];
+	int rc, chk, v, d1, d2, maxhd, pool, lvl = A->d.turn_level;
+	int done = 0, i, n, best, bd, cand[MAXC];
+	refd_mpw *w;
+
+	A->d.turn_uses--;
+	if ((rc = roll(ctx, 20, "turning check", &v)) != REFD_OK)
+		return rc;
+	chk = v + mod(A->d.cha);
+	maxhd = lvl + steps[chk <= 0 ? 0 : (chk >= 22 ? 22 : chk)];
+	if ((rc = roll(ctx, 6, "turning damage", &d1)) != REFD_OK ||
+	    (rc = roll(ctx, 6, "turning damage", &d2)) != REFD_OK)
+		return rc;
+	pool = d1 + d2 + lvl + mod(A->d.cha);
+	w = refd_mpw_create();
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "type", "turn_undead");
+	refd_mpw_kstr(w, "who", A->d.name);
+	refd_mpw_kint(w, "roll", v);
+	refd_mpw_kint(w, "check", chk);
+	refd_mpw_kint(w, "max_hd", maxhd);
+	refd_mpw_kint(w, "pool", pool);
+	refd_mpw_end(w);
+	if ((rc = emitw(ctx, w)) != REFD_OK)
+		return rc;
+	for (;;) {
+		/* The closest eligible undead not yet handled. */
+		best = 1 << 20;
+		n = 0;
+		for (i = 0; i < s->nc; i++) {
+			struct cr *U = &s->c[i];
+
+			if (!U->d.undead || U->dead || (done & (1 << i)) ||
+			    U->turned_by || U->d.hd > maxhd ||
+			    cdist(A, U) > 12 || !has_loe(s, a, i))
+				continue;
+			bd = cdist(A, U);
+			if (bd < best) {
+				best = bd;
+				n = 0;
+			}
+			if (bd == best)
+				cand[n++] = i;
+		}
+		if (n == 0)
+			break;
+		i = cand[0];
+		if (n > 1) {
+			if ((rc = roll(ctx, (uint32_t)n, "nearest", &v)) !=
+			    REFD_OK)
+				return rc;
+			i = cand[v - 1];
+		}
+		if (s->c[i].d.hd > pool)
+			break;
+		pool -= s->c[i].d.hd;
+		done |= 1 << i;
+		if (lvl >= 2 * s->c[i].d.hd) {
+			s->c[i].dead = 1;
+			s->c[i].grap = 0;
+		} else {
+			s->c[i].turned_until = s->round + 10;
+			s->c[i].turned_by = a + 1;
+		}
+		w = refd_mpw_create();
+		refd_mpw_map(w);
+		refd_mpw_kstr(w, "type", "turned");
+		refd_mpw_kstr(w, "target", s->c[i].d.name);
+		refd_mpw_kbool(w, "destroyed", s->c[i].dead);
+		refd_mpw_kint(w, "pool_left", pool);
+		refd_mpw_end(w);
+		if ((rc = emitw(ctx, w)) != REFD_OK)
+			return rc;
+	}
+	return REFD_OK;
 }
 
 /* The overrunner passes to the square beyond the defender. */
@@ -3093,6 +3209,11 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			return rc;
 		return settle(ctx, s);
 	}
+	case C_TURN:
+		use_std(s, A);
+		if ((rc = turn_undead(ctx, s, a)) != REFD_OK)
+			return rc;
+		return settle(ctx, s);
 	case C_READY: {
 		refd_mpw *w;
 
@@ -3469,14 +3590,15 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 	put_cmd(s, w, &c, "End the turn");
 	{
 		static const int simple[] = { C_TDEF, C_DELAY, C_STAND, C_PRONE,
-			C_GDMG, C_ESCAPE, C_PIN, C_RELEASE, C_DRAW, C_SHEATHE };
+			C_GDMG, C_ESCAPE, C_PIN, C_RELEASE, C_DRAW, C_SHEATHE,
+			C_TURN };
 		static const char *const lab[] = { "Total defense (+4 AC)",
 			"Delay", "Stand up", "Drop prone",
 			"Damage the grapple opponent", "Escape the grapple",
 			"Pin the grapple opponent", "Release the pin",
-			"Draw the weapon", "Sheathe the weapon" };
+			"Draw the weapon", "Sheathe the weapon", "Turn undead" };
 
-		for (i = 0; i < 10; i++) {
+		for (i = 0; i < 11; i++) {
 			blank(&c, simple[i]);
 			try_cmd(s, seat, w, &c, lab[i]);
 		}

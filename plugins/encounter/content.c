@@ -271,6 +271,9 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 		{ "reach", offsetof(struct cdef, reach), 0, 4 },
 		{ "concealment", offsetof(struct cdef, conceal), 0, 100 },
 		{ "caster_level", offsetof(struct cdef, caster_level), 0, 20 },
+		{ "turn_level", offsetof(struct cdef, turn_level), 0, 20 },
+		{ "turn_uses", offsetof(struct cdef, turn_uses), 0, 20 },
+		{ "hd", offsetof(struct cdef, hd), 0, 40 },
 		{ "concentration", offsetof(struct cdef, concentration), -10,
 		    50 },
 	};
@@ -286,6 +289,7 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 		{ "flying", offsetof(struct cdef, fly) },
 		{ "incorporeal", offsetof(struct cdef, incorporeal) },
 		{ "invisible", offsetof(struct cdef, invisible) },
+		{ "undead", offsetof(struct cdef, undead) },
 		{ "see_invisible", offsetof(struct cdef, see_invis) },
 	};
 	size_t i;

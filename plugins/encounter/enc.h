@@ -115,6 +115,7 @@ struct cdef {
 	int32_t feats, legs, stable, humanoid, crit_immune, sneak, dwarf;
 	int32_t fast, fly, incorporeal;	/* +2 squares; movement modes */
 	int32_t invisible, see_invis;
+	int32_t turn_level, turn_uses, undead, hd;	/* turning (5.16) */
 	int32_t bluff, sense, heal;
 	int32_t reach;		/* natural reach, -1: by size */
 	int32_t conceal;	/* miss chance against every attack, percent */
@@ -143,6 +144,7 @@ struct cr {
 	int32_t run_rounds, run_last, winded;	/* running endurance (4.7) */
 	int32_t pinned_by;	/* pinner + 1, 0: not pinned */
 	struct weapon stow[2];	/* sheathed weapons (nd 0: none) */
+	int32_t turned_until, turned_by;	/* round; turner + 1 */
 };
 
 /* A paused action (waiting for attacks of opportunity or a prompt). */

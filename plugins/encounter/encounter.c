@@ -130,6 +130,7 @@ static const struct {
 	{ { { NULL, NULL } }, "draw the sheathed weapon(s): a move action, "
 	    "free after a move with BAB +1" },
 	{ { { NULL, NULL } }, "sheathe the held weapon(s): a move action" },
+	{ { { NULL, NULL } }, "standard action: turn undead within 12 squares" },
 };
 
 static int
@@ -752,6 +753,7 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_kbool(w, "flat_footed", c->flat);
 		refd_mpw_kbool(w, "grappling", c->grap != 0);
 		refd_mpw_kbool(w, "pinned", c->pinned_by != 0);
+		refd_mpw_kbool(w, "turned", c->turned_by != 0);
 		refd_mpw_kbool(w, "total_defense", c->tdef);
 		refd_mpw_kbool(w, "fighting_defensively", c->fdef);
 		refd_mpw_kbool(w, "charging", c->charged);
@@ -769,6 +771,8 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 			refd_mpw_kint(w, "max_hp", c->d.hp);
 			refd_mpw_kint(w, "nonlethal", c->nl);
 			refd_mpw_kint(w, "temp_hp", c->temp);
+			if (c->d.turn_level > 0)
+				refd_mpw_kint(w, "turn_uses", c->d.turn_uses);
 			refd_mpw_kint(w, "initiative", c->init);
 			refd_mpw_kbool(w, "delaying", c->delaying);
 			if (c->ready_vs >= 0)
@@ -858,6 +862,8 @@ sane(const struct st *s)
 		    c->aid_ally < -1 || c->aid_ally >= s->nc ||
 		    c->aid_enemy < -1 || c->aid_enemy >= s->nc ||
 		    c->ready_vs < -1 || c->ready_vs >= s->nc ||
+		    c->turned_by < 0 || c->turned_by > s->nc ||
+		    c->pinned_by < 0 || c->pinned_by > s->nc ||
 		    c->d.w[0].sd < 1 || c->d.w[0].incr < 0 ||
 		    (c->d.w[0].ranged && c->d.w[0].incr < 1))
 			return 0;

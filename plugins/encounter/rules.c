@@ -95,7 +95,7 @@ save_pen(const struct cr *c)
 int
 acts(const struct cr *c)
 {
-	return able(c) && !(c->cond & COND_NOACT);
+	return able(c) && !(c->cond & COND_NOACT) && !c->turned_by;
 }
 
 /* Restricted activity (R001-05): surprise round, disabled, staggered. */
