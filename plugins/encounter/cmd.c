@@ -19,7 +19,7 @@ const char *const cmd_name[C_NCMD] = {
 	"escape", "feint", "aid", "coup_de_grace", "stabilize", "end_turn",
 	"aoo", "counter", "follow", "act", "wait", "ready", "fire", "crawl",
 	"minimum_move", "cast", "overrun", "avoid", "cleave", "pin",
-	"release", "throw", "draw", "sheathe", "turn_undead"
+	"release", "throw", "draw", "sheathe", "turn_undead", "drink"
 };
 
 static int
@@ -1130,6 +1130,23 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		if (!can_move(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-04",
 			    "sheathing takes a move action");
+		return REFD_OK;
+	case C_DRINK:
+		for (c->si = 0; c->si < 2; c->si++)
+			if (A->d.potions[c->si] > 0 &&
+			    strcmp(A->d.potion[c->si].name, c->spell) == 0)
+				break;
+		if (c->si == 2)
+			return rej(y, REFD_ERESOURCE, "R001-65",
+			    "%s carries no potion of '%.30s'", A->d.name,
+			    c->spell);
+		if (!can_std(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-04",
+			    "%s has no standard action left this turn",
+			    A->d.name);
+		if (A->grap)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is grappling", A->d.name);
 		return REFD_OK;
 	case C_TURN:
 		if (A->d.turn_level < 1 || A->d.turn_uses < 1)
@@ -2355,6 +2372,11 @@ finish_act(refd_ctx *ctx, struct st *s)
 		if ((rc = throw_splash(ctx, s)) != REFD_OK)
 			return rc;
 		break;
+	case C_DRINK:
+		if ((rc = spell_effect(ctx, s, a, a, &A->d.potion[k->pen])) !=
+		    REFD_OK)
+			return rc;
+		break;
 	case C_CAST: {
 		const struct spell *sp = &A->d.sp[k->pen];
 		int ok = 1;
@@ -3214,6 +3236,13 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		if ((rc = turn_undead(ctx, s, a)) != REFD_OK)
 			return rc;
 		return settle(ctx, s);
+	case C_DRINK:
+		use_std(s, A);
+		A->d.potions[c->si]--;
+		if ((rc = ev_simple(ctx, "drink", s, a, -1)) != REFD_OK)
+			return rc;
+		/* Drinking a potion provokes (1.7). */
+		return begin_act(ctx, s, C_DRINK, a, a, 0, c->si, 1);
 	case C_READY: {
 		refd_mpw *w;
 
@@ -3429,7 +3458,7 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 		refd_mpw_kstr(w, "kind", "bull_rush");
 	if (c->t == C_AID)
 		refd_mpw_kstr(w, "mode", c->mode == 1 ? "attack" : "ac");
-	if (c->t == C_CAST)
+	if (c->t == C_CAST || c->t == C_DRINK)
 		refd_mpw_kstr(w, "spell", c->spell);
 	refd_mpw_end(w);
 	refd_mpw_kstr(w, "label", label);
@@ -3603,6 +3632,15 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			try_cmd(s, seat, w, &c, lab[i]);
 		}
 	}
+	for (i = 0; i < 2; i++)
+		if (A->d.potions[i] > 0) {
+			blank(&c, C_DRINK);
+			snprintf(c.spell, sizeof(c.spell), "%s",
+			    A->d.potion[i].name);
+			snprintf(label, sizeof(label), "Drink a potion of %s",
+			    A->d.potion[i].name);
+			try_cmd(s, seat, w, &c, label);
+		}
 	list_moves(s, seat, w, C_MOVE);
 	list_moves(s, seat, w, C_WITHDRAW);
 	for (y = A->y - 1; y <= A->y + 1; y++)

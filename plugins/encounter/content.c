@@ -354,6 +354,29 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 		}
 		return 0;
 	}
+	if (strcmp(k, "potions") == 0) {
+		if (refd_mpv_type(x) != REFD_MP_MAP || refd_mpv_len(x) > 2)
+			return fail(err, elen, file, item, k,
+			    "expected an object of at most 2 spell: count");
+		memset(d->potion, 0, sizeof(d->potion));
+		memset(d->potions, 0, sizeof(d->potions));
+		for (i = 0; i < refd_mpv_len(x); i++) {
+			const char *sn = refd_mpv_cstr(refd_mpv_key_at(x, i), "");
+
+			for (j = 0; j < c->nsp; j++)
+				if (strcmp(c->sp[j].name, sn) == 0)
+					break;
+			if (j == c->nsp || c->sp[j].effect == 0)
+				return fail(err, elen, file, item, k,
+				    "no such healing or temp_hp spell");
+			d->potion[i] = c->sp[j];
+			if (get_int(refd_mpv_val_at(x, i), 1, 20,
+			    &d->potions[i]) != 0)
+				return fail(err, elen, file, item, k,
+				    "counts must be 1..20");
+		}
+		return 0;
+	}
 	if (strcmp(k, "spells") == 0) {
 		if (refd_mpv_type(x) != REFD_MP_MAP || refd_mpv_len(x) > MAXSP)
 			return fail(err, elen, file, item, k,

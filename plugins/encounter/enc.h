@@ -123,6 +123,8 @@ struct cdef {
 	int32_t caster_level, concentration;
 	struct spell sp[MAXSP];
 	int32_t uses[MAXSP];	/* casts left; 0: the slot is empty */
+	struct spell potion[2];	/* potions carried (7.3) */
+	int32_t potions[2];
 };
 
 struct cr {

@@ -131,6 +131,8 @@ static const struct {
 	    "free after a move with BAB +1" },
 	{ { { NULL, NULL } }, "sheathe the held weapon(s): a move action" },
 	{ { { NULL, NULL } }, "standard action: turn undead within 12 squares" },
+	{ { { "spell", "the potion's spell" } },
+	    "standard action: drink a potion (provokes)" },
 };
 
 static int
