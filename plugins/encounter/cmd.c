@@ -1007,7 +1007,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_ERESOURCE, "R001-04",
 			    "%s has no standard action left this turn",
 			    A->d.name);
-		if (sp->time == 1 && !can_full(s, A))
+		if ((sp->time == 1 || sp->time == 3) && !can_full(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-61",
 			    "this spell takes the whole turn");
 		if (t < 0 || T->dead)
@@ -1328,6 +1328,9 @@ ev_over(refd_ctx *ctx, struct st *s, const char *reason)
  * rolls for the dying, advances rounds, ends the match on the round
  * limit.
  */
+static int spell_effect(refd_ctx *ctx, struct st *s, int a, int t,
+    const struct spell *sp);
+
 int
 turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 {
@@ -1389,6 +1392,18 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 			}
 			c->flat = 0;
 			c->fdef = c->tdef = c->charged = c->ran = 0;
+			if (c->casting) {
+				int sl = c->casting - 1, ct = c->cast_target;
+
+				c->casting = 0;
+				if (able(c) && ct >= 0 && !s->c[ct].dead &&
+				    (rc = spell_effect(ctx, s, s->order[n], ct,
+				    &c->d.sp[sl])) != REFD_OK)
+					return rc;
+				check_over(s);
+				if (s->over)
+					continue;
+			}
 			c->aoo_used = 0;
 			c->ready_vs = -1;
 			if (c->turned_by && s->round > c->turned_until)
@@ -2384,6 +2399,15 @@ finish_act(refd_ctx *ctx, struct st *s)
 		if (k->hurt > 0 && (rc = concentrate(ctx, s, a, 10 + k->hurt +
 		    sp->level, "damaged while casting", &ok)) != REFD_OK)
 			return rc;
+		if (ok && sp->time == 3) {
+			/* Takes effect before the caster's next turn. */
+			A->casting = k->pen + 1;
+			A->cast_target = t;
+			if ((rc = ev_simple(ctx, "casting", s, a, t)) !=
+			    REFD_OK)
+				return rc;
+			break;
+		}
 		if (ok && (rc = spell_effect(ctx, s, a, t, sp)) != REFD_OK)
 			return rc;
 		break;
@@ -3114,7 +3138,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			s->qcast = 1;
 		} else {
 			s->cast = 1;
-			if (sp->time == 1)
+			if (sp->time == 1 || sp->time == 3)
 				s->full = 1;
 			else
 				use_std(s, A);

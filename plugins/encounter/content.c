@@ -550,7 +550,8 @@ static int
 parse_spell(refd_mpv v, const char *name, struct spell *sp, char *err,
     size_t elen)
 {
-	static const char *const times[] = { "standard", "full_round", "free" };
+	static const char *const times[] = { "standard", "full_round", "free",
+		"one_round" };
 	static const char *const effects[] = { "damage", "heal", "temp_hp" };
 	static const char *const attacks[] = { "none", "ranged_touch",
 		"melee_touch" };

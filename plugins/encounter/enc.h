@@ -95,7 +95,7 @@ struct weapon {
 struct spell {
 	char name[NAMEL];
 	int32_t level;
-	int32_t time;		/* 0 standard, 1 full round, 2 free (quickened) */
+	int32_t time;		/* 0 standard, 1 full round, 2 free, 3 one round */
 	int32_t range;		/* squares; 0: touch */
 	int32_t effect;		/* 0 damage, 1 heal, 2 temporary HP */
 	int32_t rounds;		/* temporary HP: duration, 0 = the fight */
@@ -147,6 +147,7 @@ struct cr {
 	int32_t pinned_by;	/* pinner + 1, 0: not pinned */
 	struct weapon stow[2];	/* sheathed weapons (nd 0: none) */
 	int32_t turned_until, turned_by;	/* round; turner + 1 */
+	int32_t casting, cast_target;	/* a 1-round spell: slot + 1 */
 };
 
 /* A paused action (waiting for attacks of opportunity or a prompt). */

@@ -865,6 +865,8 @@ sane(const struct st *s)
 		    c->aid_enemy < -1 || c->aid_enemy >= s->nc ||
 		    c->ready_vs < -1 || c->ready_vs >= s->nc ||
 		    c->turned_by < 0 || c->turned_by > s->nc ||
+		    c->casting < 0 || c->casting > MAXSP ||
+		    c->cast_target < -1 || c->cast_target >= s->nc ||
 		    c->pinned_by < 0 || c->pinned_by > s->nc ||
 		    c->d.w[0].sd < 1 || c->d.w[0].incr < 0 ||
 		    (c->d.w[0].ranged && c->d.w[0].incr < 1))
