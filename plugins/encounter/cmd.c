@@ -140,6 +140,7 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 	c->off = refd_mpv_get_bool(r, "off", 0);
 	c->take = refd_mpv_get_bool(r, "take", 0);
 	c->full = refd_mpv_get_bool(r, "full", 0);
+	c->start = refd_mpv_get_bool(r, "start", 0);
 	t = refd_mpv_get_str(r, "kind", "attack");
 	if (strcmp(t, "attack") == 0)
 		c->kind = C_ATTACK;
@@ -175,6 +176,7 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 }
 
 /* Budget (R001-04, R001-05). */
+static int can_full(const struct st *s, const struct cr *c);
 static int
 can_std(const struct st *s, const struct cr *c)
 {
@@ -191,6 +193,23 @@ can_move(const struct st *s, const struct cr *c)
 		return s->fa_main + s->fa_off >= 1;
 	return !s->full && s->mv + s->std < 2 &&
 	    !(restricted(s, c) && (s->mv || s->std));
+}
+
+/*
+ * A full-round action under restricted activity (1.6): started as a
+ * standard action ("start": true), completed as a standard action on the
+ * creature's next turn by sending the same action again.
+ */
+static int
+full_ok(const struct st *s, const struct cr *c, const struct cmd *cm)
+{
+	int std_ok = !s->full && !s->std && !s->fa && s->mv == 0;
+
+	if (cm->start)
+		return restricted(s, c) && std_ok && !s->surprise;
+	if (c->pend_act == cm->t && c->pend_round == s->round - 1)
+		return std_ok;
+	return can_full(s, c);
 }
 
 static int
@@ -593,6 +612,11 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		return rej(y, REFD_ENOTYOURTURN, "R001-01",
 		    "it is %s's turn (seat %d)", A->d.name, A->side);
 	melee_weapon(A, &w);
+	if (c->start && c->t != C_CDG && c->t != C_CAST && c->t != C_MINMOVE)
+		return rej(y, REFD_EILLEGAL, "R001-05",
+		    "only a coup de grace, a full-round spell or the minimum "
+		    "move can be started (not a full attack, charge, run or "
+		    "withdraw)");
 	switch (c->t) {
 	case C_END:
 	case C_PRONE:
@@ -842,9 +866,11 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_EILLEGAL, "R001-56",
 			    "%s is grappling", A->d.name);
 		if (c->t == C_CDG) {
-			if (!can_full(s, A))
-				return rej(y, REFD_ERESOURCE, "R001-47",
-				    "a coup de grace takes the whole turn");
+			if (!full_ok(s, A, c))
+				return rej(y, REFD_ERESOURCE, "R001-05",
+				    "a coup de grace takes the whole turn (or "
+				    "start it now, restricted, and complete it "
+				    "next turn)");
 		} else if (c->t == C_FEINT && (A->d.feats & F_IFEINT)) {
 			if (!can_move(s, A) || s->fa)
 				return rej(y, REFD_ERESOURCE, "R001-53",
@@ -1007,9 +1033,13 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_ERESOURCE, "R001-04",
 			    "%s has no standard action left this turn",
 			    A->d.name);
-		if ((sp->time == 1 || sp->time == 3) && !can_full(s, A))
-			return rej(y, REFD_ERESOURCE, "R001-61",
-			    "this spell takes the whole turn");
+		if ((sp->time == 1 || sp->time == 3) && !full_ok(s, A, c))
+			return rej(y, REFD_ERESOURCE, "R001-05",
+			    "this spell takes the whole turn (or start it now, "
+			    "restricted, and complete it next turn)");
+		if (c->start && sp->time != 1 && sp->time != 3)
+			return rej(y, REFD_EILLEGAL, "R001-05",
+			    "only full-round actions are started");
 		if (t < 0 || T->dead)
 			return rej(y, REFD_ENOTARGET, "R001-61",
 			    "name a living \"target\"");
@@ -1193,9 +1223,11 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		} else {
 			if ((rc = movement_ok(s, A, y)) != REFD_OK)
 				return rc;
-			if (s->moved || !can_full(s, A))
-				return rej(y, REFD_ERESOURCE, "R001-72",
-				    "the minimum move takes the whole turn");
+			if (s->moved || !full_ok(s, A, c))
+				return rej(y, REFD_ERESOURCE, "R001-05",
+				    "the minimum move takes the whole turn (or "
+				    "start it now, restricted, and complete it "
+				    "next turn)");
 			if (speed_of(A) == 0)
 				return rej(y, REFD_EILLEGAL, "R001-72",
 				    "%s cannot move", A->d.name);
@@ -2912,6 +2944,35 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 	}
 	a = active(s);
 	A = &s->c[a];
+	if (c->start) {
+		use_std(s, A);
+		A->pend_act = c->t;
+		A->pend_round = s->round;
+		if ((rc = ev_simple(ctx, "start_full_round", s, a, -1)) !=
+		    REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	}
+	if ((c->t == C_CDG || c->t == C_CAST || c->t == C_MINMOVE) &&
+	    A->pend_act == c->t && A->pend_round == s->round - 1 &&
+	    !can_full(s, A)) {
+		/* Completing a started full-round action: a standard action. */
+		A->pend_act = 0;
+		if ((rc = ev_simple(ctx, "complete_full_round", s, a, -1)) !=
+		    REFD_OK)
+			return rc;
+		use_std(s, A);
+		s->full = 0;
+		switch (c->t) {
+		case C_CDG:
+			s->attacks++;
+			return begin_act(ctx, s, C_CDG, a, t, 0, 0, 1);
+		case C_MINMOVE:
+			return start_move(ctx, s, a, c, MV_MOVE, 0);
+		default:
+			break;	/* the cast below spends no more */
+		}
+	}
 	switch (c->t) {
 	case C_END:
 		if ((rc = ev_simple(ctx, "end_turn", s, a, -1)) != REFD_OK)
@@ -3138,7 +3199,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			s->qcast = 1;
 		} else {
 			s->cast = 1;
-			if (sp->time == 1 || sp->time == 3)
+			if ((sp->time == 1 || sp->time == 3) && !s->std)
 				s->full = 1;
 			else
 				use_std(s, A);
@@ -3293,7 +3354,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		return settle(ctx, s);
 	}
 	case C_MINMOVE:
-		s->full = 1;
+		if (!s->std)
+			s->full = 1;
 		return start_move(ctx, s, a, c, MV_MOVE, 0);
 	case C_CRAWL: {
 		int i, n, extra[MAXC], ne = 0;
@@ -3475,6 +3537,8 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 		refd_mpw_kbool(w, "off", 1);
 	if (c->full)
 		refd_mpw_kbool(w, "full", 1);
+	if (c->start)
+		refd_mpw_kbool(w, "start", 1);
 	if (c->t == C_AOO || c->t == C_COUNTER || c->t == C_FOLLOW ||
 	    c->t == C_FIRE || c->t == C_AVOID)
 		refd_mpw_kbool(w, "take", c->take);
@@ -3679,6 +3743,10 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			snprintf(label, sizeof(label),
 			    "Minimum move (full round) to (%d,%d)", x, y);
 			try_cmd(s, seat, w, &c, label);
+			c.start = 1;
+			snprintf(label, sizeof(label),
+			    "Start a minimum move to (%d,%d)", x, y);
+			try_cmd(s, seat, w, &c, label);
 			blank(&c, C_STEP);
 			c.has_to = 1;
 			c.x = x;
@@ -3734,6 +3802,12 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 				snprintf(label, sizeof(label),
 				    "%s %s, fighting defensively", verb[i],
 				    nm(s, t));
+				try_cmd(s, seat, w, &c, label);
+			}
+			if (per[i] == C_CDG) {
+				c.start = 1;
+				snprintf(label, sizeof(label),
+				    "Start a coup de grace on %s", nm(s, t));
 				try_cmd(s, seat, w, &c, label);
 			}
 			if (per[i] == C_TRIP || per[i] == C_DISARM ||
@@ -3794,6 +3868,12 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			c.defensive = 1;
 			snprintf(label, sizeof(label),
 			    "Cast %s on %s defensively", A->d.sp[i].name,
+			    nm(s, t));
+			try_cmd(s, seat, w, &c, label);
+			c.defensive = 0;
+			c.start = 1;
+			snprintf(label, sizeof(label),
+			    "Start casting %s on %s", A->d.sp[i].name,
 			    nm(s, t));
 			try_cmd(s, seat, w, &c, label);
 		}

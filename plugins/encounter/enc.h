@@ -148,6 +148,7 @@ struct cr {
 	struct weapon stow[2];	/* sheathed weapons (nd 0: none) */
 	int32_t turned_until, turned_by;	/* round; turner + 1 */
 	int32_t casting, cast_target;	/* a 1-round spell: slot + 1 */
+	int32_t pend_act, pend_round;	/* a started full-round action */
 };
 
 /* A paused action (waiting for attacks of opportunity or a prompt). */

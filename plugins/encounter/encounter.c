@@ -114,7 +114,7 @@ static const struct {
 	{ { { "to", "[x, y]" } },
 	    "full-round action: move 1 square whatever the cost" },
 	{ { { "spell", "spell name" }, { "target", "creature name" },
-	    { "defensive", "bool: cast defensively" } },
+	    { "defensive", "bool: cast defensively" }, { "start", "bool" } },
 	    "cast a spell (provokes unless cast defensively)" },
 	{ { { "target", "creature name" } },
 	    "overrun an adjacent foe: move through its space to the square "
