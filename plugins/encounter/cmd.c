@@ -1694,6 +1694,19 @@ run_move(refd_ctx *ctx, struct st *s)
 		s->sq_moved++;
 		if (real_free(s, a, A->x, A->y))
 			k->lastok = k->pi;
+		if (A->d.size <= -2) {
+			/* Entering an occupied square provokes from its
+			 * occupant (4.10). */
+			int o = occupant(s, A->x, A->y, a);
+
+			if (o >= 0 && !(s->aoo_taken & (1 << o)) &&
+			    aoo_queue(s, a, o, 0) > 0) {
+				k->checked = 0;
+				k->rdone = 1;
+				s->aoo_taken |= 1 << o;
+				return REFD_OK;
+			}
+		}
 	}
 	if (!real_free(s, a, A->x, A->y)) {
 		A->x = k->px[k->lastok];

@@ -168,7 +168,7 @@ band(const struct cr *a, const struct weapon *w, int d)
 	}
 	if (r == 0)
 		return d == 0;
-	return d >= 1 && d <= r;
+	return d <= r;	/* its own square too, where a Tiny foe may be */
 }
 
 /* a can make a melee attack with w on some square of t's space. */
