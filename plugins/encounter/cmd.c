@@ -153,6 +153,8 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 		c->mode = 1;
 	else if (strcmp(t, "ac") == 0)
 		c->mode = 2;
+	else if (strcmp(t, "wake") == 0)
+		c->mode = 3;
 	else
 		bad = 1;
 	snprintf(c->spell, sizeof(c->spell), "%s",
@@ -927,14 +929,16 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			if (c->item == 1)
 				return rej(y, REFD_EILLEGAL, "R001-52",
 				    "worn armor cannot be sundered");
-			if (c->item == 2)
+			if (c->item == 2 && (T->d.shield == 0 || T->shp <= 0))
 				return rej(y, REFD_EILLEGAL, "R001-52",
-				    "shields are not modelled: sunder a weapon");
+				    "%s carries no shield that can be sundered",
+				    T->d.name);
 			if (!(w.dtype & (DT_B | DT_S)))
 				return rej(y, REFD_EILLEGAL, "R001-52",
 				    "sundering needs a slashing or bludgeoning "
 				    "weapon, not the %s", w.name);
-			if (T->d.w[0].unarmed || T->d.w[0].natural)
+			if (c->item == 0 && (T->d.w[0].unarmed ||
+			    T->d.w[0].natural))
 				return rej(y, REFD_EILLEGAL, "R001-52",
 				    "%s holds no weapon", T->d.name);
 			return REFD_OK;
@@ -997,6 +1001,17 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_ERESOURCE, "R001-04",
 			    "%s has no standard action left this turn",
 			    A->d.name);
+		if (c->mode == 3) {
+			/* Waking a sleeping ally (5.5). */
+			if (c->ally < 0 || s->c[c->ally].side != A->side ||
+			    !s->c[c->ally].asleep || c->ally == a)
+				return rej(y, REFD_ENOTARGET, "R001-48",
+				    "name a sleeping \"ally\" to wake");
+			if (cdist(A, &s->c[c->ally]) > 1)
+				return rej(y, REFD_ERANGE, "R001-48",
+				    "%s must be adjacent", nm(s, c->ally));
+			return REFD_OK;
+		}
 		if (c->ally < 0 || c->ally == a ||
 		    s->c[c->ally].side != A->side || !able(&s->c[c->ally]))
 			return rej(y, REFD_ENOTARGET, "R001-48",
@@ -2592,23 +2607,33 @@ finish_act(refd_ctx *ctx, struct st *s)
 			}
 			if (sum < 1)
 				sum = 1;
-			net = sum - T->d.w[0].hardness;
-			if (net > 0)
-				T->whp -= net;
-			ev = refd_mpw_create();
-			refd_mpw_map(ev);
-			refd_mpw_kstr(ev, "type", "item_damage");
-			refd_mpw_kstr(ev, "target", T->d.name);
-			refd_mpw_kstr(ev, "item", T->d.w[0].name);
-			refd_mpw_kint(ev, "damage", sum);
-			refd_mpw_kint(ev, "hardness", T->d.w[0].hardness);
-			refd_mpw_kint(ev, "item_hp", T->whp > 0 ? T->whp : 0);
-			refd_mpw_kbool(ev, "destroyed", T->whp <= 0);
-			refd_mpw_end(ev);
-			if ((rc = emitw(ctx, ev)) != REFD_OK)
-				return rc;
-			if (T->whp <= 0)
-				unarmed_weapon(&T->d.w[0], T->d.size);
+			{
+				int shield = k->flags == 2;
+				int hard = shield ? T->d.shield_hardness :
+				    T->d.w[0].hardness;
+				int32_t *hp = shield ? &T->shp : &T->whp;
+
+				net = sum - hard;
+				if (net > 0)
+					*hp -= net;
+				ev = refd_mpw_create();
+				refd_mpw_map(ev);
+				refd_mpw_kstr(ev, "type", "item_damage");
+				refd_mpw_kstr(ev, "target", T->d.name);
+				refd_mpw_kstr(ev, "item", shield ? "shield" :
+				    T->d.w[0].name);
+				refd_mpw_kint(ev, "damage", sum);
+				refd_mpw_kint(ev, "hardness", hard);
+				refd_mpw_kint(ev, "item_hp", *hp > 0 ? *hp : 0);
+				refd_mpw_kbool(ev, "destroyed", *hp <= 0);
+				refd_mpw_end(ev);
+				if ((rc = emitw(ctx, ev)) != REFD_OK)
+					return rc;
+				if (*hp <= 0 && shield)
+					T->d.shield = 0;	/* its AC goes */
+				else if (*hp <= 0)
+					unarmed_weapon(&T->d.w[0], T->d.size);
+			}
 		}
 		break;
 	}
@@ -3193,8 +3218,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		return begin_act(ctx, s, C_DISARM, a, t, 0, maneuver_budget(s,
 		    A, c), (A->d.feats & F_IDIS) ? 0 : 2);
 	case C_SUNDER:
-		return begin_act(ctx, s, C_SUNDER, a, t, 0, maneuver_budget(s,
-		    A, c), (A->d.feats & F_ISUN) ? 0 : 2);
+		return begin_act(ctx, s, C_SUNDER, a, t, c->item,
+		    maneuver_budget(s, A, c), (A->d.feats & F_ISUN) ? 0 : 2);
 	case C_GRAPPLE:
 		return begin_act(ctx, s, C_GRAPPLE, a, t, 0, maneuver_budget(s,
 		    A, c), (A->d.feats & F_IUS) ? 0 : 2);
@@ -3470,6 +3495,13 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		refd_mpw *ev;
 
 		use_std(s, A);
+		if (c->mode == 3) {
+			s->c[c->ally].asleep = 0;
+			if ((rc = ev_simple(ctx, "wake", s, a, c->ally)) !=
+			    REFD_OK)
+				return rc;
+			return settle(ctx, s);
+		}
 		melee_weapon(A, &w);
 		b = atk_bonus(s, a, t, &w, 0, 0);
 		if ((rc = roll(ctx, 20, "aid another", &v)) != REFD_OK)
@@ -3558,9 +3590,12 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 	if (c->t == C_CHARGE && c->kind == C_BULL)
 		refd_mpw_kstr(w, "kind", "bull_rush");
 	if (c->t == C_AID)
-		refd_mpw_kstr(w, "mode", c->mode == 1 ? "attack" : "ac");
+		refd_mpw_kstr(w, "mode", c->mode == 1 ? "attack" :
+		    (c->mode == 2 ? "ac" : "wake"));
 	if (c->t == C_CAST || c->t == C_DRINK)
 		refd_mpw_kstr(w, "spell", c->spell);
+	if (c->t == C_SUNDER && c->item == 2)
+		refd_mpw_kstr(w, "item", "shield");
 	refd_mpw_end(w);
 	refd_mpw_kstr(w, "label", label);
 	refd_mpw_end(w);
@@ -3742,6 +3777,13 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			    A->d.potion[i].name);
 			try_cmd(s, seat, w, &c, label);
 		}
+	for (t = 0; t < s->nc; t++) {
+		blank(&c, C_AID);
+		c.ally = t;
+		c.mode = 3;
+		snprintf(label, sizeof(label), "Wake %s", nm(s, t));
+		try_cmd(s, seat, w, &c, label);
+	}
 	list_moves(s, seat, w, C_MOVE);
 	list_moves(s, seat, w, C_WITHDRAW);
 	for (y = A->y - 1; y <= A->y + 1; y++)
@@ -3816,6 +3858,13 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 				    "%s %s, fighting defensively", verb[i],
 				    nm(s, t));
 				try_cmd(s, seat, w, &c, label);
+			}
+			if (per[i] == C_SUNDER) {
+				c.item = 2;
+				snprintf(label, sizeof(label),
+				    "Sunder the shield of %s", nm(s, t));
+				try_cmd(s, seat, w, &c, label);
+				c.item = 0;
 			}
 			if (per[i] == C_CDG) {
 				c.start = 1;

@@ -115,6 +115,7 @@ struct cdef {
 	int32_t feats, legs, stable, humanoid, crit_immune, sneak, dwarf;
 	int32_t fast, fly, incorporeal;	/* +2 squares; movement modes */
 	int32_t invisible, see_invis;
+	int32_t shield_hardness, shield_hp;	/* 5.9 table */
 	int32_t turn_level, turn_uses, undead, hd;	/* turning (5.16) */
 	int32_t bluff, sense, heal;
 	int32_t reach;		/* natural reach, -1: by size */
@@ -149,6 +150,7 @@ struct cr {
 	int32_t turned_until, turned_by;	/* round; turner + 1 */
 	int32_t casting, cast_target;	/* a 1-round spell: slot + 1 */
 	int32_t pend_act, pend_round;	/* a started full-round action */
+	int32_t shp;		/* the shield's hit points */
 };
 
 /* A paused action (waiting for attacks of opportunity or a prompt). */

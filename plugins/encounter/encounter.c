@@ -569,6 +569,7 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			c->stable = 1;
 		c->flat = ff;
 		c->whp = c->d.w[0].ihp;
+		c->shp = c->d.shield_hp;
 		if (c->side + 1 > sides)
 			sides = c->side + 1;
 		aware += c->aware;
