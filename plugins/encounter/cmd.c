@@ -231,7 +231,7 @@ nmain(const struct cr *c)
 static int
 has_off(const struct cr *c)
 {
-	return c->d.w[1].nd > 0 && !c->d.w[1].ranged;
+	return (c->d.w[1].nd > 0 && !c->d.w[1].ranged) || c->d.w[0].dbl;
 }
 
 /* Two-weapon penalties (2.13): primary and off hand. */
@@ -244,7 +244,7 @@ twf(const struct cr *c, int *pp, int *po)
 		return;
 	*pp = 6;
 	*po = 10;
-	if (c->d.w[1].cat == 0) {
+	if (c->d.w[1].cat == 0 || c->d.w[0].dbl) {	/* light or double */
 		*pp -= 2;
 		*po -= 2;
 	}
@@ -822,7 +822,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 				return rej(y, REFD_EILLEGAL, "R001-25",
 				    "an off-hand attack needs an off-hand "
 				    "weapon and a full attack");
-			aw = &A->d.w[1];
+			aw = A->d.w[0].dbl ? &A->d.w[0] : &A->d.w[1];
 		}
 		if (c->t == C_ATTACK && !can_std(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-04",
@@ -2399,7 +2399,8 @@ finish_act(refd_ctx *ctx, struct st *s)
 				return rc;
 			break;
 		}
-		w = (k->flags & A_OFF) ? A->d.w[1] : A->d.w[0];
+		w = (k->flags & A_OFF) && !A->d.w[0].dbl ? A->d.w[1] :
+		    A->d.w[0];
 		if (w.ranged && T->grap && T->grap - 1 != a) {
 			/* An outsider's ranged attack strikes a random
 			 * participant of the grapple (5.13, D001-39). */
@@ -3129,7 +3130,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		return begin_act(ctx, s, C_STAND, a, -1, 0, 0, 1);
 	case C_ATTACK:
 	case C_FULL: {
-		const struct weapon *w = c->off ? &A->d.w[1] : &A->d.w[0];
+		const struct weapon *w = c->off && !A->d.w[0].dbl ? &A->d.w[1] :
+		    &A->d.w[0];
 		int flags = 0, pen = 0, pp, po, prov = 0;
 
 		if (c->has_sq) {
