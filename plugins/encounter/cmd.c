@@ -19,7 +19,7 @@ const char *const cmd_name[C_NCMD] = {
 	"escape", "feint", "aid", "coup_de_grace", "stabilize", "end_turn",
 	"aoo", "counter", "follow", "act", "wait", "ready", "fire", "crawl",
 	"minimum_move", "cast", "overrun", "avoid", "cleave", "pin",
-	"release", "throw", "draw", "sheathe"
+	"release", "throw", "draw", "sheathe", "turn_undead", "drink"
 };
 
 static int
@@ -140,6 +140,7 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 	c->off = refd_mpv_get_bool(r, "off", 0);
 	c->take = refd_mpv_get_bool(r, "take", 0);
 	c->full = refd_mpv_get_bool(r, "full", 0);
+	c->start = refd_mpv_get_bool(r, "start", 0);
 	t = refd_mpv_get_str(r, "kind", "attack");
 	if (strcmp(t, "attack") == 0)
 		c->kind = C_ATTACK;
@@ -152,6 +153,8 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 		c->mode = 1;
 	else if (strcmp(t, "ac") == 0)
 		c->mode = 2;
+	else if (strcmp(t, "wake") == 0)
+		c->mode = 3;
 	else
 		bad = 1;
 	snprintf(c->spell, sizeof(c->spell), "%s",
@@ -175,6 +178,7 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 }
 
 /* Budget (R001-04, R001-05). */
+static int can_full(const struct st *s, const struct cr *c);
 static int
 can_std(const struct st *s, const struct cr *c)
 {
@@ -191,6 +195,23 @@ can_move(const struct st *s, const struct cr *c)
 		return s->fa_main + s->fa_off >= 1;
 	return !s->full && s->mv + s->std < 2 &&
 	    !(restricted(s, c) && (s->mv || s->std));
+}
+
+/*
+ * A full-round action under restricted activity (1.6): started as a
+ * standard action ("start": true), completed as a standard action on the
+ * creature's next turn by sending the same action again.
+ */
+static int
+full_ok(const struct st *s, const struct cr *c, const struct cmd *cm)
+{
+	int std_ok = !s->full && !s->std && !s->fa && s->mv == 0;
+
+	if (cm->start)
+		return restricted(s, c) && std_ok && !s->surprise;
+	if (c->pend_act == cm->t && c->pend_round == s->round - 1)
+		return std_ok;
+	return can_full(s, c);
 }
 
 static int
@@ -210,7 +231,7 @@ nmain(const struct cr *c)
 static int
 has_off(const struct cr *c)
 {
-	return c->d.w[1].nd > 0 && !c->d.w[1].ranged;
+	return (c->d.w[1].nd > 0 && !c->d.w[1].ranged) || c->d.w[0].dbl;
 }
 
 /* Two-weapon penalties (2.13): primary and off hand. */
@@ -223,7 +244,7 @@ twf(const struct cr *c, int *pp, int *po)
 		return;
 	*pp = 6;
 	*po = 10;
-	if (c->d.w[1].cat == 0) {
+	if (c->d.w[1].cat == 0 || c->d.w[0].dbl) {	/* light or double */
 		*pp -= 2;
 		*po -= 2;
 	}
@@ -593,6 +614,11 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		return rej(y, REFD_ENOTYOURTURN, "R001-01",
 		    "it is %s's turn (seat %d)", A->d.name, A->side);
 	melee_weapon(A, &w);
+	if (c->start && c->t != C_CDG && c->t != C_CAST && c->t != C_MINMOVE)
+		return rej(y, REFD_EILLEGAL, "R001-05",
+		    "only a coup de grace, a full-round spell or the minimum "
+		    "move can be started (not a full attack, charge, run or "
+		    "withdraw)");
 	switch (c->t) {
 	case C_END:
 	case C_PRONE:
@@ -796,7 +822,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 				return rej(y, REFD_EILLEGAL, "R001-25",
 				    "an off-hand attack needs an off-hand "
 				    "weapon and a full attack");
-			aw = &A->d.w[1];
+			aw = A->d.w[0].dbl ? &A->d.w[0] : &A->d.w[1];
 		}
 		if (c->t == C_ATTACK && !can_std(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-04",
@@ -842,9 +868,11 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_EILLEGAL, "R001-56",
 			    "%s is grappling", A->d.name);
 		if (c->t == C_CDG) {
-			if (!can_full(s, A))
-				return rej(y, REFD_ERESOURCE, "R001-47",
-				    "a coup de grace takes the whole turn");
+			if (!full_ok(s, A, c))
+				return rej(y, REFD_ERESOURCE, "R001-05",
+				    "a coup de grace takes the whole turn (or "
+				    "start it now, restricted, and complete it "
+				    "next turn)");
 		} else if (c->t == C_FEINT && (A->d.feats & F_IFEINT)) {
 			if (!can_move(s, A) || s->fa)
 				return rej(y, REFD_ERESOURCE, "R001-53",
@@ -901,14 +929,16 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			if (c->item == 1)
 				return rej(y, REFD_EILLEGAL, "R001-52",
 				    "worn armor cannot be sundered");
-			if (c->item == 2)
+			if (c->item == 2 && (T->d.shield == 0 || T->shp <= 0))
 				return rej(y, REFD_EILLEGAL, "R001-52",
-				    "shields are not modelled: sunder a weapon");
+				    "%s carries no shield that can be sundered",
+				    T->d.name);
 			if (!(w.dtype & (DT_B | DT_S)))
 				return rej(y, REFD_EILLEGAL, "R001-52",
 				    "sundering needs a slashing or bludgeoning "
 				    "weapon, not the %s", w.name);
-			if (T->d.w[0].unarmed || T->d.w[0].natural)
+			if (c->item == 0 && (T->d.w[0].unarmed ||
+			    T->d.w[0].natural))
 				return rej(y, REFD_EILLEGAL, "R001-52",
 				    "%s holds no weapon", T->d.name);
 			return REFD_OK;
@@ -971,6 +1001,17 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_ERESOURCE, "R001-04",
 			    "%s has no standard action left this turn",
 			    A->d.name);
+		if (c->mode == 3) {
+			/* Waking a sleeping ally (5.5). */
+			if (c->ally < 0 || s->c[c->ally].side != A->side ||
+			    !s->c[c->ally].asleep || c->ally == a)
+				return rej(y, REFD_ENOTARGET, "R001-48",
+				    "name a sleeping \"ally\" to wake");
+			if (cdist(A, &s->c[c->ally]) > 1)
+				return rej(y, REFD_ERANGE, "R001-48",
+				    "%s must be adjacent", nm(s, c->ally));
+			return REFD_OK;
+		}
 		if (c->ally < 0 || c->ally == a ||
 		    s->c[c->ally].side != A->side || !able(&s->c[c->ally]))
 			return rej(y, REFD_ENOTARGET, "R001-48",
@@ -1007,9 +1048,13 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_ERESOURCE, "R001-04",
 			    "%s has no standard action left this turn",
 			    A->d.name);
-		if (sp->time == 1 && !can_full(s, A))
-			return rej(y, REFD_ERESOURCE, "R001-61",
-			    "this spell takes the whole turn");
+		if ((sp->time == 1 || sp->time == 3) && !full_ok(s, A, c))
+			return rej(y, REFD_ERESOURCE, "R001-05",
+			    "this spell takes the whole turn (or start it now, "
+			    "restricted, and complete it next turn)");
+		if (c->start && sp->time != 1 && sp->time != 3)
+			return rej(y, REFD_EILLEGAL, "R001-05",
+			    "only full-round actions are started");
 		if (t < 0 || T->dead)
 			return rej(y, REFD_ENOTARGET, "R001-61",
 			    "name a living \"target\"");
@@ -1131,6 +1176,32 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_ERESOURCE, "R001-04",
 			    "sheathing takes a move action");
 		return REFD_OK;
+	case C_DRINK:
+		for (c->si = 0; c->si < 2; c->si++)
+			if (A->d.potions[c->si] > 0 &&
+			    strcmp(A->d.potion[c->si].name, c->spell) == 0)
+				break;
+		if (c->si == 2)
+			return rej(y, REFD_ERESOURCE, "R001-65",
+			    "%s carries no potion of '%.30s'", A->d.name,
+			    c->spell);
+		if (!can_std(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-04",
+			    "%s has no standard action left this turn",
+			    A->d.name);
+		if (A->grap)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is grappling", A->d.name);
+		return REFD_OK;
+	case C_TURN:
+		if (A->d.turn_level < 1 || A->d.turn_uses < 1)
+			return rej(y, REFD_ERESOURCE, "R001-59",
+			    "%s has no turning attempt left", A->d.name);
+		if (!can_std(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-04",
+			    "%s has no standard action left this turn",
+			    A->d.name);
+		return REFD_OK;
 	case C_READY:
 		if (!can_std(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-45",
@@ -1167,9 +1238,11 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		} else {
 			if ((rc = movement_ok(s, A, y)) != REFD_OK)
 				return rc;
-			if (s->moved || !can_full(s, A))
-				return rej(y, REFD_ERESOURCE, "R001-72",
-				    "the minimum move takes the whole turn");
+			if (s->moved || !full_ok(s, A, c))
+				return rej(y, REFD_ERESOURCE, "R001-05",
+				    "the minimum move takes the whole turn (or "
+				    "start it now, restricted, and complete it "
+				    "next turn)");
 			if (speed_of(A) == 0)
 				return rej(y, REFD_EILLEGAL, "R001-72",
 				    "%s cannot move", A->d.name);
@@ -1302,6 +1375,9 @@ ev_over(refd_ctx *ctx, struct st *s, const char *reason)
  * rolls for the dying, advances rounds, ends the match on the round
  * limit.
  */
+static int spell_effect(refd_ctx *ctx, struct st *s, int a, int t,
+    const struct spell *sp);
+
 int
 turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 {
@@ -1363,8 +1439,22 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 			}
 			c->flat = 0;
 			c->fdef = c->tdef = c->charged = c->ran = 0;
+			if (c->casting) {
+				int sl = c->casting - 1, ct = c->cast_target;
+
+				c->casting = 0;
+				if (able(c) && ct >= 0 && !s->c[ct].dead &&
+				    (rc = spell_effect(ctx, s, s->order[n], ct,
+				    &c->d.sp[sl])) != REFD_OK)
+					return rc;
+				check_over(s);
+				if (s->over)
+					continue;
+			}
 			c->aoo_used = 0;
 			c->ready_vs = -1;
+			if (c->turned_by && s->round > c->turned_until)
+				c->turned_by = 0;
 			if (c->grap && s->c[c->grap - 1].pinned_by ==
 			    s->order[n] + 1)
 				s->c[c->grap - 1].pinned_by = 0; /* 1 round */
@@ -1596,6 +1686,22 @@ run_move(refd_ctx *ctx, struct st *s)
 		if (!able(A) || A->prone)
 			break;
 		k->pi++;
+		{
+			int i, od;
+
+			/* A turner closing in breaks turning (D001-57). */
+			for (i = 0; i < s->nc; i++)
+				if (s->c[i].turned_by == a + 1) {
+					od = cdist(A, &s->c[i]);
+					A->x = k->px[k->pi];
+					A->y = k->py[k->pi];
+					if (cdist(A, &s->c[i]) <= 2 &&
+					    cdist(A, &s->c[i]) < od)
+						s->c[i].turned_by = 0;
+					A->x = k->px[k->pi - 1];
+					A->y = k->py[k->pi - 1];
+				}
+		}
 		A->x = k->px[k->pi];
 		A->y = k->py[k->pi];
 		k->checked = 0;
@@ -1603,6 +1709,19 @@ run_move(refd_ctx *ctx, struct st *s)
 		s->sq_moved++;
 		if (real_free(s, a, A->x, A->y))
 			k->lastok = k->pi;
+		if (A->d.size <= -2) {
+			/* Entering an occupied square provokes from its
+			 * occupant (4.10). */
+			int o = occupant(s, A->x, A->y, a);
+
+			if (o >= 0 && !(s->aoo_taken & (1 << o)) &&
+			    aoo_queue(s, a, o, 0) > 0) {
+				k->checked = 0;
+				k->rdone = 1;
+				s->aoo_taken |= 1 << o;
+				return REFD_OK;
+			}
+		}
 	}
 	if (!real_free(s, a, A->x, A->y)) {
 		A->x = k->px[k->lastok];
@@ -2096,6 +2215,95 @@ throw_splash(refd_ctx *ctx, struct st *s)
 	return splash_area(ctx, s, w, lx - 1, ly - 1, lx + 1, ly + 1, -1);
 }
 
+/*
+ * Turn undead (5.16, D001-42): the check sets the most HD affected, 2d6
+ * + level + Cha the HD pool; undead within 12 squares with line of
+ * effect, closest first (ties by a die, R001-80), destroyed at level >=
+ * 2 x HD, else turned for 10 rounds; stop at the first one the pool
+ * cannot pay for.
+ */
+static int
+turn_undead(refd_ctx *ctx, struct st *s, int a)
+{
+	static const int steps[] = { -4, -3, -3, -3, -2, -2, -2, -1, -1, -1,
+		0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4 };
+	struct cr *A = &s->c[a];
+	int rc, chk, v, d1, d2, maxhd, pool, lvl = A->d.turn_level;
+	int done = 0, i, n, best, bd, cand[MAXC];
+	refd_mpw *w;
+
+	A->d.turn_uses--;
+	if ((rc = roll(ctx, 20, "turning check", &v)) != REFD_OK)
+		return rc;
+	chk = v + mod(A->d.cha);
+	maxhd = lvl + steps[chk <= 0 ? 0 : (chk >= 22 ? 22 : chk)];
+	if ((rc = roll(ctx, 6, "turning damage", &d1)) != REFD_OK ||
+	    (rc = roll(ctx, 6, "turning damage", &d2)) != REFD_OK)
+		return rc;
+	pool = d1 + d2 + lvl + mod(A->d.cha);
+	w = refd_mpw_create();
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "type", "turn_undead");
+	refd_mpw_kstr(w, "who", A->d.name);
+	refd_mpw_kint(w, "roll", v);
+	refd_mpw_kint(w, "check", chk);
+	refd_mpw_kint(w, "max_hd", maxhd);
+	refd_mpw_kint(w, "pool", pool);
+	refd_mpw_end(w);
+	if ((rc = emitw(ctx, w)) != REFD_OK)
+		return rc;
+	for (;;) {
+		/* The closest eligible undead not yet handled. */
+		best = 1 << 20;
+		n = 0;
+		for (i = 0; i < s->nc; i++) {
+			struct cr *U = &s->c[i];
+
+			if (!U->d.undead || U->dead || (done & (1 << i)) ||
+			    U->turned_by || U->d.hd > maxhd ||
+			    cdist(A, U) > 12 || !has_loe(s, a, i))
+				continue;
+			bd = cdist(A, U);
+			if (bd < best) {
+				best = bd;
+				n = 0;
+			}
+			if (bd == best)
+				cand[n++] = i;
+		}
+		if (n == 0)
+			break;
+		i = cand[0];
+		if (n > 1) {
+			if ((rc = roll(ctx, (uint32_t)n, "nearest", &v)) !=
+			    REFD_OK)
+				return rc;
+			i = cand[v - 1];
+		}
+		if (s->c[i].d.hd > pool)
+			break;
+		pool -= s->c[i].d.hd;
+		done |= 1 << i;
+		if (lvl >= 2 * s->c[i].d.hd) {
+			s->c[i].dead = 1;
+			s->c[i].grap = 0;
+		} else {
+			s->c[i].turned_until = s->round + 10;
+			s->c[i].turned_by = a + 1;
+		}
+		w = refd_mpw_create();
+		refd_mpw_map(w);
+		refd_mpw_kstr(w, "type", "turned");
+		refd_mpw_kstr(w, "target", s->c[i].d.name);
+		refd_mpw_kbool(w, "destroyed", s->c[i].dead);
+		refd_mpw_kint(w, "pool_left", pool);
+		refd_mpw_end(w);
+		if ((rc = emitw(ctx, w)) != REFD_OK)
+			return rc;
+	}
+	return REFD_OK;
+}
+
 /* The overrunner passes to the square beyond the defender. */
 static int
 pass_through(refd_ctx *ctx, struct st *s, int a)
@@ -2191,7 +2399,8 @@ finish_act(refd_ctx *ctx, struct st *s)
 				return rc;
 			break;
 		}
-		w = (k->flags & A_OFF) ? A->d.w[1] : A->d.w[0];
+		w = (k->flags & A_OFF) && !A->d.w[0].dbl ? A->d.w[1] :
+		    A->d.w[0];
 		if (w.ranged && T->grap && T->grap - 1 != a) {
 			/* An outsider's ranged attack strikes a random
 			 * participant of the grapple (5.13, D001-39). */
@@ -2239,6 +2448,11 @@ finish_act(refd_ctx *ctx, struct st *s)
 		if ((rc = throw_splash(ctx, s)) != REFD_OK)
 			return rc;
 		break;
+	case C_DRINK:
+		if ((rc = spell_effect(ctx, s, a, a, &A->d.potion[k->pen])) !=
+		    REFD_OK)
+			return rc;
+		break;
 	case C_CAST: {
 		const struct spell *sp = &A->d.sp[k->pen];
 		int ok = 1;
@@ -2246,6 +2460,15 @@ finish_act(refd_ctx *ctx, struct st *s)
 		if (k->hurt > 0 && (rc = concentrate(ctx, s, a, 10 + k->hurt +
 		    sp->level, "damaged while casting", &ok)) != REFD_OK)
 			return rc;
+		if (ok && sp->time == 3) {
+			/* Takes effect before the caster's next turn. */
+			A->casting = k->pen + 1;
+			A->cast_target = t;
+			if ((rc = ev_simple(ctx, "casting", s, a, t)) !=
+			    REFD_OK)
+				return rc;
+			break;
+		}
 		if (ok && (rc = spell_effect(ctx, s, a, t, sp)) != REFD_OK)
 			return rc;
 		break;
@@ -2385,23 +2608,33 @@ finish_act(refd_ctx *ctx, struct st *s)
 			}
 			if (sum < 1)
 				sum = 1;
-			net = sum - T->d.w[0].hardness;
-			if (net > 0)
-				T->whp -= net;
-			ev = refd_mpw_create();
-			refd_mpw_map(ev);
-			refd_mpw_kstr(ev, "type", "item_damage");
-			refd_mpw_kstr(ev, "target", T->d.name);
-			refd_mpw_kstr(ev, "item", T->d.w[0].name);
-			refd_mpw_kint(ev, "damage", sum);
-			refd_mpw_kint(ev, "hardness", T->d.w[0].hardness);
-			refd_mpw_kint(ev, "item_hp", T->whp > 0 ? T->whp : 0);
-			refd_mpw_kbool(ev, "destroyed", T->whp <= 0);
-			refd_mpw_end(ev);
-			if ((rc = emitw(ctx, ev)) != REFD_OK)
-				return rc;
-			if (T->whp <= 0)
-				unarmed_weapon(&T->d.w[0], T->d.size);
+			{
+				int shield = k->flags == 2;
+				int hard = shield ? T->d.shield_hardness :
+				    T->d.w[0].hardness;
+				int32_t *hp = shield ? &T->shp : &T->whp;
+
+				net = sum - hard;
+				if (net > 0)
+					*hp -= net;
+				ev = refd_mpw_create();
+				refd_mpw_map(ev);
+				refd_mpw_kstr(ev, "type", "item_damage");
+				refd_mpw_kstr(ev, "target", T->d.name);
+				refd_mpw_kstr(ev, "item", shield ? "shield" :
+				    T->d.w[0].name);
+				refd_mpw_kint(ev, "damage", sum);
+				refd_mpw_kint(ev, "hardness", hard);
+				refd_mpw_kint(ev, "item_hp", *hp > 0 ? *hp : 0);
+				refd_mpw_kbool(ev, "destroyed", *hp <= 0);
+				refd_mpw_end(ev);
+				if ((rc = emitw(ctx, ev)) != REFD_OK)
+					return rc;
+				if (*hp <= 0 && shield)
+					T->d.shield = 0;	/* its AC goes */
+				else if (*hp <= 0)
+					unarmed_weapon(&T->d.w[0], T->d.size);
+			}
 		}
 		break;
 	}
@@ -2750,6 +2983,35 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 	}
 	a = active(s);
 	A = &s->c[a];
+	if (c->start) {
+		use_std(s, A);
+		A->pend_act = c->t;
+		A->pend_round = s->round;
+		if ((rc = ev_simple(ctx, "start_full_round", s, a, -1)) !=
+		    REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	}
+	if ((c->t == C_CDG || c->t == C_CAST || c->t == C_MINMOVE) &&
+	    A->pend_act == c->t && A->pend_round == s->round - 1 &&
+	    !can_full(s, A)) {
+		/* Completing a started full-round action: a standard action. */
+		A->pend_act = 0;
+		if ((rc = ev_simple(ctx, "complete_full_round", s, a, -1)) !=
+		    REFD_OK)
+			return rc;
+		use_std(s, A);
+		s->full = 0;
+		switch (c->t) {
+		case C_CDG:
+			s->attacks++;
+			return begin_act(ctx, s, C_CDG, a, t, 0, 0, 1);
+		case C_MINMOVE:
+			return start_move(ctx, s, a, c, MV_MOVE, 0);
+		default:
+			break;	/* the cast below spends no more */
+		}
+	}
 	switch (c->t) {
 	case C_END:
 		if ((rc = ev_simple(ctx, "end_turn", s, a, -1)) != REFD_OK)
@@ -2868,7 +3130,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		return begin_act(ctx, s, C_STAND, a, -1, 0, 0, 1);
 	case C_ATTACK:
 	case C_FULL: {
-		const struct weapon *w = c->off ? &A->d.w[1] : &A->d.w[0];
+		const struct weapon *w = c->off && !A->d.w[0].dbl ? &A->d.w[1] :
+		    &A->d.w[0];
 		int flags = 0, pen = 0, pp, po, prov = 0;
 
 		if (c->has_sq) {
@@ -2957,8 +3220,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		return begin_act(ctx, s, C_DISARM, a, t, 0, maneuver_budget(s,
 		    A, c), (A->d.feats & F_IDIS) ? 0 : 2);
 	case C_SUNDER:
-		return begin_act(ctx, s, C_SUNDER, a, t, 0, maneuver_budget(s,
-		    A, c), (A->d.feats & F_ISUN) ? 0 : 2);
+		return begin_act(ctx, s, C_SUNDER, a, t, c->item,
+		    maneuver_budget(s, A, c), (A->d.feats & F_ISUN) ? 0 : 2);
 	case C_GRAPPLE:
 		return begin_act(ctx, s, C_GRAPPLE, a, t, 0, maneuver_budget(s,
 		    A, c), (A->d.feats & F_IUS) ? 0 : 2);
@@ -2976,7 +3239,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			s->qcast = 1;
 		} else {
 			s->cast = 1;
-			if (sp->time == 1)
+			if ((sp->time == 1 || sp->time == 3) && !s->std)
 				s->full = 1;
 			else
 				use_std(s, A);
@@ -3093,6 +3356,18 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			return rc;
 		return settle(ctx, s);
 	}
+	case C_TURN:
+		use_std(s, A);
+		if ((rc = turn_undead(ctx, s, a)) != REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	case C_DRINK:
+		use_std(s, A);
+		A->d.potions[c->si]--;
+		if ((rc = ev_simple(ctx, "drink", s, a, -1)) != REFD_OK)
+			return rc;
+		/* Drinking a potion provokes (1.7). */
+		return begin_act(ctx, s, C_DRINK, a, a, 0, c->si, 1);
 	case C_READY: {
 		refd_mpw *w;
 
@@ -3119,7 +3394,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		return settle(ctx, s);
 	}
 	case C_MINMOVE:
-		s->full = 1;
+		if (!s->std)
+			s->full = 1;
 		return start_move(ctx, s, a, c, MV_MOVE, 0);
 	case C_CRAWL: {
 		int i, n, extra[MAXC], ne = 0;
@@ -3221,6 +3497,13 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		refd_mpw *ev;
 
 		use_std(s, A);
+		if (c->mode == 3) {
+			s->c[c->ally].asleep = 0;
+			if ((rc = ev_simple(ctx, "wake", s, a, c->ally)) !=
+			    REFD_OK)
+				return rc;
+			return settle(ctx, s);
+		}
 		melee_weapon(A, &w);
 		b = atk_bonus(s, a, t, &w, 0, 0);
 		if ((rc = roll(ctx, 20, "aid another", &v)) != REFD_OK)
@@ -3301,15 +3584,20 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 		refd_mpw_kbool(w, "off", 1);
 	if (c->full)
 		refd_mpw_kbool(w, "full", 1);
+	if (c->start)
+		refd_mpw_kbool(w, "start", 1);
 	if (c->t == C_AOO || c->t == C_COUNTER || c->t == C_FOLLOW ||
 	    c->t == C_FIRE || c->t == C_AVOID)
 		refd_mpw_kbool(w, "take", c->take);
 	if (c->t == C_CHARGE && c->kind == C_BULL)
 		refd_mpw_kstr(w, "kind", "bull_rush");
 	if (c->t == C_AID)
-		refd_mpw_kstr(w, "mode", c->mode == 1 ? "attack" : "ac");
-	if (c->t == C_CAST)
+		refd_mpw_kstr(w, "mode", c->mode == 1 ? "attack" :
+		    (c->mode == 2 ? "ac" : "wake"));
+	if (c->t == C_CAST || c->t == C_DRINK)
 		refd_mpw_kstr(w, "spell", c->spell);
+	if (c->t == C_SUNDER && c->item == 2)
+		refd_mpw_kstr(w, "item", "shield");
 	refd_mpw_end(w);
 	refd_mpw_kstr(w, "label", label);
 	refd_mpw_end(w);
@@ -3469,17 +3757,34 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 	put_cmd(s, w, &c, "End the turn");
 	{
 		static const int simple[] = { C_TDEF, C_DELAY, C_STAND, C_PRONE,
-			C_GDMG, C_ESCAPE, C_PIN, C_RELEASE, C_DRAW, C_SHEATHE };
+			C_GDMG, C_ESCAPE, C_PIN, C_RELEASE, C_DRAW, C_SHEATHE,
+			C_TURN };
 		static const char *const lab[] = { "Total defense (+4 AC)",
 			"Delay", "Stand up", "Drop prone",
 			"Damage the grapple opponent", "Escape the grapple",
 			"Pin the grapple opponent", "Release the pin",
-			"Draw the weapon", "Sheathe the weapon" };
+			"Draw the weapon", "Sheathe the weapon", "Turn undead" };
 
-		for (i = 0; i < 10; i++) {
+		for (i = 0; i < 11; i++) {
 			blank(&c, simple[i]);
 			try_cmd(s, seat, w, &c, lab[i]);
 		}
+	}
+	for (i = 0; i < 2; i++)
+		if (A->d.potions[i] > 0) {
+			blank(&c, C_DRINK);
+			snprintf(c.spell, sizeof(c.spell), "%s",
+			    A->d.potion[i].name);
+			snprintf(label, sizeof(label), "Drink a potion of %s",
+			    A->d.potion[i].name);
+			try_cmd(s, seat, w, &c, label);
+		}
+	for (t = 0; t < s->nc; t++) {
+		blank(&c, C_AID);
+		c.ally = t;
+		c.mode = 3;
+		snprintf(label, sizeof(label), "Wake %s", nm(s, t));
+		try_cmd(s, seat, w, &c, label);
 	}
 	list_moves(s, seat, w, C_MOVE);
 	list_moves(s, seat, w, C_WITHDRAW);
@@ -3494,6 +3799,10 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			c.t = C_MINMOVE;
 			snprintf(label, sizeof(label),
 			    "Minimum move (full round) to (%d,%d)", x, y);
+			try_cmd(s, seat, w, &c, label);
+			c.start = 1;
+			snprintf(label, sizeof(label),
+			    "Start a minimum move to (%d,%d)", x, y);
 			try_cmd(s, seat, w, &c, label);
 			blank(&c, C_STEP);
 			c.has_to = 1;
@@ -3550,6 +3859,19 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 				snprintf(label, sizeof(label),
 				    "%s %s, fighting defensively", verb[i],
 				    nm(s, t));
+				try_cmd(s, seat, w, &c, label);
+			}
+			if (per[i] == C_SUNDER) {
+				c.item = 2;
+				snprintf(label, sizeof(label),
+				    "Sunder the shield of %s", nm(s, t));
+				try_cmd(s, seat, w, &c, label);
+				c.item = 0;
+			}
+			if (per[i] == C_CDG) {
+				c.start = 1;
+				snprintf(label, sizeof(label),
+				    "Start a coup de grace on %s", nm(s, t));
 				try_cmd(s, seat, w, &c, label);
 			}
 			if (per[i] == C_TRIP || per[i] == C_DISARM ||
@@ -3610,6 +3932,12 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			c.defensive = 1;
 			snprintf(label, sizeof(label),
 			    "Cast %s on %s defensively", A->d.sp[i].name,
+			    nm(s, t));
+			try_cmd(s, seat, w, &c, label);
+			c.defensive = 0;
+			c.start = 1;
+			snprintf(label, sizeof(label),
+			    "Start casting %s on %s", A->d.sp[i].name,
 			    nm(s, t));
 			try_cmd(s, seat, w, &c, label);
 		}

@@ -10,7 +10,7 @@ enum {
 	C_SUNDER, C_GRAPPLE, C_GDMG, C_ESCAPE, C_FEINT, C_AID, C_CDG,
 	C_STAB, C_END, C_AOO, C_COUNTER, C_FOLLOW, C_ACT, C_WAIT, C_READY,
 	C_FIRE, C_CRAWL, C_MINMOVE, C_CAST, C_OVERRUN, C_AVOID, C_CLEAVE,
-	C_PIN, C_RELEASE, C_THROW, C_DRAW, C_SHEATHE, C_NCMD
+	C_PIN, C_RELEASE, C_THROW, C_DRAW, C_SHEATHE, C_TURN, C_DRINK, C_NCMD
 };
 
 struct cmd {
@@ -18,7 +18,7 @@ struct cmd {
 	int target, ally;	/* creature indexes, -1 */
 	int has_to, x, y;
 	int npath, px[MAXPATH], py[MAXPATH];
-	int defensive, nonlethal, lethal, off, take, kind, full;
+	int defensive, nonlethal, lethal, off, take, kind, full, start;
 	int mode;		/* aid: 1 attack, 2 AC */
 	int item;		/* sunder: 0 weapon, 1 armor, 2 shield */
 	char spell[NAMEL];	/* cast: the spell's name */

@@ -145,6 +145,8 @@ parse_weapon(refd_mpv v, const char *name, struct weapon *w, char *err,
 			bad = get_int(x, 0, 50, &w->hardness);
 		} else if (strcmp(k, "hp") == 0) {
 			bad = get_int(x, 1, 200, &w->ihp);
+		} else if (strcmp(k, "double") == 0) {
+			bad = get_bool(x, &w->dbl);
 		} else if (strcmp(k, "splash") == 0) {
 			bad = get_int(x, 1, 20, &w->splash);
 		} else if (strcmp(k, "enhancement") == 0) {
@@ -271,6 +273,12 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 		{ "reach", offsetof(struct cdef, reach), 0, 4 },
 		{ "concealment", offsetof(struct cdef, conceal), 0, 100 },
 		{ "caster_level", offsetof(struct cdef, caster_level), 0, 20 },
+		{ "turn_level", offsetof(struct cdef, turn_level), 0, 20 },
+		{ "turn_uses", offsetof(struct cdef, turn_uses), 0, 20 },
+		{ "hd", offsetof(struct cdef, hd), 0, 40 },
+		{ "shield_hardness", offsetof(struct cdef, shield_hardness), 0,
+		    50 },
+		{ "shield_hp", offsetof(struct cdef, shield_hp), 0, 200 },
 		{ "concentration", offsetof(struct cdef, concentration), -10,
 		    50 },
 	};
@@ -286,6 +294,7 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 		{ "flying", offsetof(struct cdef, fly) },
 		{ "incorporeal", offsetof(struct cdef, incorporeal) },
 		{ "invisible", offsetof(struct cdef, invisible) },
+		{ "undead", offsetof(struct cdef, undead) },
 		{ "see_invisible", offsetof(struct cdef, see_invis) },
 	};
 	size_t i;
@@ -347,6 +356,29 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 				return fail(err, elen, file, item, k,
 				    "unknown feat");
 			d->feats |= 1 << j;
+		}
+		return 0;
+	}
+	if (strcmp(k, "potions") == 0) {
+		if (refd_mpv_type(x) != REFD_MP_MAP || refd_mpv_len(x) > 2)
+			return fail(err, elen, file, item, k,
+			    "expected an object of at most 2 spell: count");
+		memset(d->potion, 0, sizeof(d->potion));
+		memset(d->potions, 0, sizeof(d->potions));
+		for (i = 0; i < refd_mpv_len(x); i++) {
+			const char *sn = refd_mpv_cstr(refd_mpv_key_at(x, i), "");
+
+			for (j = 0; j < c->nsp; j++)
+				if (strcmp(c->sp[j].name, sn) == 0)
+					break;
+			if (j == c->nsp || c->sp[j].effect == 0)
+				return fail(err, elen, file, item, k,
+				    "no such healing or temp_hp spell");
+			d->potion[i] = c->sp[j];
+			if (get_int(refd_mpv_val_at(x, i), 1, 20,
+			    &d->potions[i]) != 0)
+				return fail(err, elen, file, item, k,
+				    "counts must be 1..20");
 		}
 		return 0;
 	}
@@ -523,7 +555,8 @@ static int
 parse_spell(refd_mpv v, const char *name, struct spell *sp, char *err,
     size_t elen)
 {
-	static const char *const times[] = { "standard", "full_round", "free" };
+	static const char *const times[] = { "standard", "full_round", "free",
+		"one_round" };
 	static const char *const effects[] = { "damage", "heal", "temp_hp" };
 	static const char *const attacks[] = { "none", "ranged_touch",
 		"melee_touch" };

@@ -87,6 +87,7 @@ struct weapon {
 	int32_t enh;		/* attack bonus */
 	int32_t nostr, plus;	/* spells: no Strength, flat damage */
 	int32_t splash;		/* splash weapon: splash damage */
+	int32_t dbl;		/* double weapon */
 };
 
 #define MAXSP 4		/* spells a creature knows */
@@ -95,7 +96,7 @@ struct weapon {
 struct spell {
 	char name[NAMEL];
 	int32_t level;
-	int32_t time;		/* 0 standard, 1 full round, 2 free (quickened) */
+	int32_t time;		/* 0 standard, 1 full round, 2 free, 3 one round */
 	int32_t range;		/* squares; 0: touch */
 	int32_t effect;		/* 0 damage, 1 heal, 2 temporary HP */
 	int32_t rounds;		/* temporary HP: duration, 0 = the fight */
@@ -115,6 +116,8 @@ struct cdef {
 	int32_t feats, legs, stable, humanoid, crit_immune, sneak, dwarf;
 	int32_t fast, fly, incorporeal;	/* +2 squares; movement modes */
 	int32_t invisible, see_invis;
+	int32_t shield_hardness, shield_hp;	/* 5.9 table */
+	int32_t turn_level, turn_uses, undead, hd;	/* turning (5.16) */
 	int32_t bluff, sense, heal;
 	int32_t reach;		/* natural reach, -1: by size */
 	int32_t conceal;	/* miss chance against every attack, percent */
@@ -122,6 +125,8 @@ struct cdef {
 	int32_t caster_level, concentration;
 	struct spell sp[MAXSP];
 	int32_t uses[MAXSP];	/* casts left; 0: the slot is empty */
+	struct spell potion[2];	/* potions carried (7.3) */
+	int32_t potions[2];
 };
 
 struct cr {
@@ -143,6 +148,10 @@ struct cr {
 	int32_t run_rounds, run_last, winded;	/* running endurance (4.7) */
 	int32_t pinned_by;	/* pinner + 1, 0: not pinned */
 	struct weapon stow[2];	/* sheathed weapons (nd 0: none) */
+	int32_t turned_until, turned_by;	/* round; turner + 1 */
+	int32_t casting, cast_target;	/* a 1-round spell: slot + 1 */
+	int32_t pend_act, pend_round;	/* a started full-round action */
+	int32_t shp;		/* the shield's hit points */
 };
 
 /* A paused action (waiting for attacks of opportunity or a prompt). */

@@ -95,7 +95,7 @@ static const struct {
 	    "feint: Bluff against Sense Motive + BAB" },
 	{ { { "ally", "creature name" }, { "target", "creature name" },
 	    { "mode", "attack | ac" } }, "aid another" },
-	{ { { "target", "creature name" } },
+	{ { { "target", "creature name" }, { "start", "bool" } },
 	    "coup de grace on an adjacent helpless creature" },
 	{ { { "target", "creature name" } },
 	    "Heal check DC 15 to stabilize a dying creature" },
@@ -111,10 +111,10 @@ static const struct {
 	{ { { "take", "bool" } }, "prompt: fire the readied attack" },
 	{ { { "to", "[x, y]" } },
 	    "move action while prone: crawl 1 square (provokes)" },
-	{ { { "to", "[x, y]" } },
+	{ { { "to", "[x, y]" }, { "start", "bool" } },
 	    "full-round action: move 1 square whatever the cost" },
 	{ { { "spell", "spell name" }, { "target", "creature name" },
-	    { "defensive", "bool: cast defensively" } },
+	    { "defensive", "bool: cast defensively" }, { "start", "bool" } },
 	    "cast a spell (provokes unless cast defensively)" },
 	{ { { "target", "creature name" } },
 	    "overrun an adjacent foe: move through its space to the square "
@@ -130,6 +130,9 @@ static const struct {
 	{ { { NULL, NULL } }, "draw the sheathed weapon(s): a move action, "
 	    "free after a move with BAB +1" },
 	{ { { NULL, NULL } }, "sheathe the held weapon(s): a move action" },
+	{ { { NULL, NULL } }, "standard action: turn undead within 12 squares" },
+	{ { { "spell", "the potion's spell" } },
+	    "standard action: drink a potion (provokes)" },
 };
 
 static int
@@ -566,6 +569,7 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			c->stable = 1;
 		c->flat = ff;
 		c->whp = c->d.w[0].ihp;
+		c->shp = c->d.shield_hp;
 		if (c->side + 1 > sides)
 			sides = c->side + 1;
 		aware += c->aware;
@@ -752,6 +756,7 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_kbool(w, "flat_footed", c->flat);
 		refd_mpw_kbool(w, "grappling", c->grap != 0);
 		refd_mpw_kbool(w, "pinned", c->pinned_by != 0);
+		refd_mpw_kbool(w, "turned", c->turned_by != 0);
 		refd_mpw_kbool(w, "total_defense", c->tdef);
 		refd_mpw_kbool(w, "fighting_defensively", c->fdef);
 		refd_mpw_kbool(w, "charging", c->charged);
@@ -769,6 +774,8 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 			refd_mpw_kint(w, "max_hp", c->d.hp);
 			refd_mpw_kint(w, "nonlethal", c->nl);
 			refd_mpw_kint(w, "temp_hp", c->temp);
+			if (c->d.turn_level > 0)
+				refd_mpw_kint(w, "turn_uses", c->d.turn_uses);
 			refd_mpw_kint(w, "initiative", c->init);
 			refd_mpw_kbool(w, "delaying", c->delaying);
 			if (c->ready_vs >= 0)
@@ -858,6 +865,10 @@ sane(const struct st *s)
 		    c->aid_ally < -1 || c->aid_ally >= s->nc ||
 		    c->aid_enemy < -1 || c->aid_enemy >= s->nc ||
 		    c->ready_vs < -1 || c->ready_vs >= s->nc ||
+		    c->turned_by < 0 || c->turned_by > s->nc ||
+		    c->casting < 0 || c->casting > MAXSP ||
+		    c->cast_target < -1 || c->cast_target >= s->nc ||
+		    c->pinned_by < 0 || c->pinned_by > s->nc ||
 		    c->d.w[0].sd < 1 || c->d.w[0].incr < 0 ||
 		    (c->d.w[0].ranged && c->d.w[0].incr < 1))
 			return 0;

@@ -47,6 +47,8 @@ crowded(const struct st *s, int a, int x, int y, int n, int allies_block,
 	const struct cr *A = &s->c[a];
 
 	*blocks = 0;
+	if (A->d.size <= -2)
+		return 0;	/* Tiny and smaller share squares (4.7) */
 	for (i = 0; i < s->nc; i++) {
 		const struct cr *c = &s->c[i];
 		int cn = space_n(c), d;
@@ -76,6 +78,8 @@ real_free(const struct st *s, int a, int x, int y)
 
 	if (!fits(s, x, y, n))
 		return 0;
+	if (s->c[a].d.size <= -2)
+		return 1;	/* Tiny: shares squares */
 	for (i = 0; i < s->nc; i++) {
 		const struct cr *c = &s->c[i];
 		int cn = space_n(c);
@@ -100,7 +104,8 @@ unseen_block(const struct st *s, int a, int x, int y)
 		int cn = space_n(c), d = c->d.size - s->c[a].d.size;
 
 		if (i == a || c->dead || perceives(s, a, i) || helpless(c) ||
-		    d >= 3 || d <= -3 || c->side == s->c[a].side)
+		    d >= 3 || d <= -3 || c->side == s->c[a].side ||
+		    s->c[a].d.size <= -2)
 			continue;
 		if (!(c->x >= x + n || x >= c->x + cn || c->y >= y + n ||
 		    y >= c->y + cn))

@@ -95,7 +95,7 @@ save_pen(const struct cr *c)
 int
 acts(const struct cr *c)
 {
-	return able(c) && !(c->cond & COND_NOACT);
+	return able(c) && !(c->cond & COND_NOACT) && !c->turned_by;
 }
 
 /* Restricted activity (R001-05): surprise round, disabled, staggered. */
@@ -168,7 +168,7 @@ band(const struct cr *a, const struct weapon *w, int d)
 	}
 	if (r == 0)
 		return d == 0;
-	return d >= 1 && d <= r;
+	return d <= r;	/* its own square too, where a Tiny foe may be */
 }
 
 /* a can make a melee attack with w on some square of t's space. */
@@ -193,8 +193,8 @@ threatens(const struct st *s, int a, int t)
 	const struct cr *c = &s->c[a];
 	struct weapon w;
 
-	if (!acts(c) || c->grap || !armed(c) || a == t)
-		return 0;
+	if (!acts(c) || c->grap || !armed(c) || a == t || c->casting)
+		return 0;	/* casting a 1-round spell: no threat (4.8) */
 	melee_weapon(c, &w);
 	return reaches(s, c, &w, &s->c[t]);
 }
@@ -779,6 +779,30 @@ deal(refd_ctx *ctx, struct st *s, int d, int dmg, int nonlethal,
 			if ((rc = emitw(ctx, w)) != REFD_OK)
 				return rc;
 		}
+	}
+	if (D->casting && dmg > 0) {
+		/* Hurt while casting a 1-round spell: Concentration DC 10 +
+		 * damage + spell level, or the spell is lost (7.2). */
+		int v, dc = 10 + dmg + D->d.sp[D->casting - 1].level, ok;
+		refd_mpw *w;
+
+		if ((rc = roll(ctx, 20, "concentration", &v)) != REFD_OK)
+			return rc;
+		ok = v + D->d.concentration >= dc && able(D);
+		w = refd_mpw_create();
+		refd_mpw_map(w);
+		refd_mpw_kstr(w, "type", "concentration");
+		refd_mpw_kstr(w, "who", D->d.name);
+		refd_mpw_kstr(w, "why", "hurt while casting");
+		refd_mpw_kint(w, "roll", v);
+		refd_mpw_kint(w, "total", v + D->d.concentration);
+		refd_mpw_kint(w, "dc", dc);
+		refd_mpw_kbool(w, "success", ok);
+		refd_mpw_end(w);
+		if ((rc = emitw(ctx, w)) != REFD_OK)
+			return rc;
+		if (!ok)
+			D->casting = 0;
 	}
 	if (!able(D) && D->grap) {
 		s->c[D->grap - 1].grap = 0;
