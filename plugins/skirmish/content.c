@@ -177,7 +177,8 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 	static const char *const sizes[] = { "tiny", "small", "medium",
 		"large", "huge" };
 	static const char *const srn[] = { "self", "touch", "range 6", "sight",
-		"cone", "your warband", "radius 2", "radius 4", "line" };
+		"cone", "your warband", "radius 2", "radius 4", "line",
+		"any warband" };
 	const char *sz = refd_mpv_get_str(v, "size", "medium");
 	const char *ty = refd_mpv_get_str(v, "type", "humanoid");
 	refd_mpv fa = refd_mpv_get(v, "faction"), ab, sp;
@@ -220,6 +221,22 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 	INTX("turn_undead", 0, 30, 0, &c->turn_undead);
 	c->undead = strcmp(refd_mpv_get_str(v, "type", ""), "undead") == 0;
 	c->relay = refd_mpv_get_bool(v, "relay_orders", 0);
+	INTX("power_points", 0, 200, 0, &c->pp);
+	{
+		refd_mpv so = refd_mpv_get(v, "sorcerer_spells");
+		size_t si;
+
+		for (si = 0; si < refd_mpv_len(so); si++) {
+			int64_t lv, n;
+
+			if (refd_mpv_int(refd_mpv_at(refd_mpv_at(so, si), 0),
+			    &lv) || refd_mpv_int(refd_mpv_at(refd_mpv_at(so,
+			    si), 1), &n) || lv < 1 || lv > 9 || n < 0 || n > 9)
+				return bad(ctx, "cards", id, "sorcerer_spells",
+				    "expected [[level, boxes], ...]");
+			c->sorc[lv] = (int32_t)n;
+		}
+	}
 	{
 		refd_mpv db = refd_mpv_get(v, "death_burst");
 		const char *e = refd_mpv_get_str(db, "energy", "");
@@ -375,10 +392,10 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 
 		snprintf(p->name, sizeof(p->name), "%s",
 		    refd_mpv_get_str(s, "name", "spell"));
-		for (k = 0; k < 9; k++)
+		for (k = 0; k < 10; k++)
 			if (strcmp(r, srn[k]) == 0)
 				break;
-		if (k == 9)
+		if (k == 10)
 			return bad(ctx, "cards", id, "spells.range",
 			    "expected self, touch, range 6, sight, cone, "
 			    "radius 2, radius 4, line or your warband");
@@ -394,6 +411,10 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 		p->ignores_sr = refd_mpv_get_bool(s, "ignores_sr", 0);
 		p->any = refd_mpv_get_bool(s, "any", 0);
 		p->ability = refd_mpv_get_bool(s, "ability", 0);
+		if (getint(s, "level", 0, 9, 0, &p->level) ||
+		    getint(s, "pp", 0, 50, 0, &p->pp))
+			return bad(ctx, "cards", id, "spells",
+			    "level 0..9, pp 0..50");
 		if (refd_mpv_ok(refd_mpv_get(s, "condition"))) {
 			p->cond = cond_of(refd_mpv_get_str(s, "condition", ""));
 			if (p->cond <= 0 || p->dc <= 0)
@@ -424,8 +445,8 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 				return bad(ctx, "cards", id, "spells.effect",
 				    "more than 32 spell families");
 		}
-		if ((p->range == SR_CONE || p->range >= SR_RADIUS2) &&
-		    p->fam >= 0)
+		if ((p->range == SR_CONE || (p->range >= SR_RADIUS2 &&
+		    p->range <= SR_LINE)) && p->fam >= 0)
 			return bad(ctx, "cards", id, "spells.range",
 			    "a cone carries damage, not a continuous effect");
 	}
@@ -614,7 +635,7 @@ sk_content_load(refd_ctx *ctx, const uint8_t *bytes, size_t len,
 	    refd_mpv_len(cs) > SK_MAXCARDS) {
 		refd_mp_free(d);
 		return H->reject(ctx, REFD_ECONTENT, NULL,
-		    "cards.json: expected an object of 1 to 64 cards");
+		    "cards.json: expected an object of 1 to 96 cards");
 	}
 	if (refd_mpv_type(ms) != REFD_MP_MAP || refd_mpv_len(ms) == 0 ||
 	    refd_mpv_len(ms) > SK_MAXMAPS) {

@@ -1446,6 +1446,20 @@ spell_targets(const struct cx *x, const struct state *s, int u, int k, int t,
 		snprintf(msg, len, "no such creature on the grid");
 		return -1;
 	}
+	if (sp->range == SR_ANYWB) {
+		int k2;
+
+		/* the warband is named by its first creature on the grid */
+		for (k2 = 0; k2 < s->nu; k2++)
+			if (s->u[k2].on && s->u[k2].seat == s->u[t].seat)
+				break;
+		if (k2 != t) {
+			snprintf(msg, len, "%s: name a warband by its first "
+			    "creature on the grid", sp->name);
+			return -1;
+		}
+		return 0;
+	}
 	if (sp->range == SR_SELF || sp->range == SR_YOURWB) {
 		if (t != u) {
 			snprintf(msg, len, "%s: the target is the caster itself",
@@ -1704,6 +1718,21 @@ cast_spell(struct cx *x, struct state *s, int u, const int32_t *a)
 	int i, n = 0, list[SK_MAXU];
 
 	s->u[u].spent[k]++;
+	{
+		/* R000-71: Sorcerer boxes (the lowest free level that pays),
+		 * Psionic power points */
+		const struct card *C = CARD(x, s, u);
+		int lv;
+
+		if (C->pp > 0 && sp->pp > 0)
+			s->u[u].pp_spent += sp->pp;
+		else
+			for (lv = sp->level > 0 ? sp->level : 1; lv < 10; lv++)
+				if (C->sorc[lv] > s->u[u].sorc_spent[lv]) {
+					s->u[u].sorc_spent[lv]++;
+					break;
+				}
+	}
 	w = sk_ev("cast");
 	refd_mpw_kint(w, "unit", u);
 	refd_mpw_kstr(w, "spell", sp->name);
@@ -1718,9 +1747,11 @@ cast_spell(struct cx *x, struct state *s, int u, const int32_t *a)
 			if (i != u && s->u[i].on &&
 			    in_cone_unit(x, s, i, ox, oy, orient))
 				list[n++] = i;
-	} else if (sp->range == SR_YOURWB) {
+	} else if (sp->range == SR_YOURWB || sp->range == SR_ANYWB) {
+		int ws = sp->range == SR_ANYWB ? s->u[t].seat : s->u[u].seat;
+
 		for (i = 0; i < s->nu; i++)
-			if (s->u[i].on && s->u[i].seat == s->u[u].seat)
+			if (s->u[i].on && s->u[i].seat == ws)
 				list[n++] = i;
 	} else if (sp->range == SR_RADIUS2 || sp->range == SR_RADIUS4) {
 		refd_mpw_kint(w, "target", t);

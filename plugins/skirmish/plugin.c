@@ -478,11 +478,28 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 			NO(REFD_ENOTARGET, "R000-71", "%s has no spell %d",
 			    C->name, (int)c->a[0]);
 		sp = &C->sp[c->a[0]];
-		if (s->u[u].spent[c->a[0]] >= sp->uses)
+		if (C->pp > 0 && sp->pp > 0) {
+			if (s->u[u].pp_spent + sp->pp > C->pp)
+				NO(REFD_ERESOURCE, "R000-71", "%s has %d power "
+				    "points left, %s costs %d", C->name,
+				    (int)(C->pp - s->u[u].pp_spent), sp->name,
+				    (int)sp->pp);
+		} else if (sp->level > 0) {
+			int lv;
+
+			for (lv = sp->level; lv < 10; lv++)
+				if (C->sorc[lv] > s->u[u].sorc_spent[lv])
+					break;
+			if (lv == 10)
+				NO(REFD_ERESOURCE, "R000-71", "%s has no free "
+				    "spell box of level %d or higher", C->name,
+				    (int)sp->level);
+		} else if (s->u[u].spent[c->a[0]] >= sp->uses)
 			NO(REFD_ERESOURCE, "R000-71", "%s has no use of %s left",
 			    C->name, sp->name);
 		want = sp->range == SR_CONE ? C_CAST_CONE : sp->range == SR_LINE ?
-		    C_CAST_LINE : sp->range >= SR_RADIUS2 ? C_CAST_AREA : C_CAST;
+		    C_CAST_LINE : sp->range == SR_RADIUS2 ||
+		    sp->range == SR_RADIUS4 ? C_CAST_AREA : C_CAST;
 		if (c->type != want)
 			NO(REFD_EBADCMD, "R000-73", "%s: use %s", sp->name,
 			    cmdname[want]);
@@ -1357,7 +1374,8 @@ legal_turn(struct lst *l)
 			offer(l, &c);
 		}
 	for (k = 0; k < C->nspell; k++) {
-		if (C->sp[k].range >= SR_RADIUS2) {
+		if (C->sp[k].range >= SR_RADIUS2 &&
+		    C->sp[k].range <= SR_LINE) {
 			for (t = 0; t < s->nu; t++) {
 				int tz, ox, oy, px, py;
 
@@ -1874,6 +1892,8 @@ op_view(refd_ctx *ctx, const void *state, int32_t seat)
 		for (k = 0; k < c->nspell; k++)
 			refd_mpw_int(w, u->spent[k]);
 		refd_mpw_end(w);
+		if (c->pp > 0)
+			refd_mpw_kint(w, "power_points", c->pp - u->pp_spent);
 		refd_mpw_end(w);
 	}
 	refd_mpw_end(w);

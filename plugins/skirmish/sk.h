@@ -13,7 +13,7 @@
 #include <refd/mp.h>
 #include <refd/plugin.h>
 
-#define SK_MAXCARDS 64
+#define SK_MAXCARDS 96
 #define SK_MAXMAPS 8
 #define SK_MAXWB 32
 #define SK_MAXLINES 4
@@ -77,7 +77,7 @@ enum abil2 {
 };
 
 enum srange { SR_SELF, SR_TOUCH, SR_RANGE6, SR_SIGHT, SR_CONE, SR_YOURWB,
-	SR_RADIUS2, SR_RADIUS4, SR_LINE };
+	SR_RADIUS2, SR_RADIUS4, SR_LINE, SR_ANYWB };
 
 /* Continuous effect stats (spells). */
 enum estat { ES_NONE, ES_ATTACK, ES_MDAMAGE, ES_AC, ES_HP, ES_MAGIC };
@@ -93,6 +93,7 @@ struct spell {
 	int32_t uses, range, dmg, energy, dc, ignores_sr, heal;
 	int32_t fam;		/* continuous effect family, -1 none */
 	int32_t ability;	/* spell-format ability: not a spell */
+	int32_t level, pp;	/* Sorcerer spell level; Psionic cost */
 	int32_t cond;		/* save (dc) or this condition */
 	int32_t any;		/* the "any" keyword */
 };
@@ -109,6 +110,7 @@ struct card {
 	int32_t pcharge, smite_val, smite_uses, smite_vs, feed, humanoid;
 	int32_t reach, relay, eff_hostile;
 	int32_t nminion, minion[4], req;	/* Minions, Requires (card) */
+	int32_t sorc[10], pp;	/* Sorcerer boxes per level; power points */
 	int32_t db_radius, db_dmg, db_energy, db_dc;	/* Death Burst */
 	int32_t nspell;
 	struct spell sp[SK_MAXSPELLS];
@@ -170,6 +172,7 @@ struct unit {
 	int32_t spent[SK_MAXSPELLS];
 	int32_t buffs, smite_spent;
 	int32_t cmd0, partner, minion, drained;
+	int32_t sorc_spent[10], pp_spent;
 	int32_t parity;		/* unused outside turns */
 };
 
