@@ -85,7 +85,10 @@ static const struct {
 	{ "phalanx fighting", 0, A2_PHALANX }, { "stench", 0, A2_STENCH },
 	{ "level drain", 0, A2_LEVELDRAIN }, { "uncanny dodge", 0, A2_UNCANNY },
 	{ "spring attack", 0, A2_SPRING }, { "sidestep", 0, A2_SIDESTEP },
-	{ "whirlwind attack", 0, A2_WHIRLWIND },
+	{ "whirlwind attack", 0, A2_WHIRLWIND }, { "stagger", 0, A2_STAGGER },
+	{ "slow melee attack", 0, A2_SLOWMELEE },
+	{ "slow ranged attack", 0, A2_SLOWRANGED },
+	{ "death strike", 0, A2_DEATHSTRIKE },
 	{ "precise shot", AB_PRECISE, 0 }, { "cleave", AB_CLEAVE, 0 },
 	{ "incorporeal", AB_INCORP, 0 }, { "fearless", AB_FEARLESS, 0 },
 	{ "independent", AB_INDEP, 0 }, { "wild", AB_WILD, 0 },
@@ -220,6 +223,25 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 	INTX("rend", 0, 50, 0, &c->rend);
 	INTX("turn_undead", 0, 30, 0, &c->turn_undead);
 	c->undead = strcmp(refd_mpv_get_str(v, "type", ""), "undead") == 0;
+	if (strcmp(refd_mpv_get_str(v, "type", ""), "animal") == 0 ||
+	    strcmp(refd_mpv_get_str(v, "type", ""), "magical beast") == 0)
+		c->abil2 |= A2_BEAST;
+	INTX("beastmaster", 0, 30, 0, &c->beastmaster);
+	INTX("leap", 0, 50, 0, &c->leap);
+	INTX("slow_effect_dc", 0, 40, 0, &c->slow_dc);
+	{
+		refd_mpv sa = refd_mpv_get(v, "stunning_attack");
+		refd_mpv cd = refd_mpv_get(v, "constitution_drain");
+
+		if (refd_mpv_ok(sa) && (getint(sa, "dc", 1, 40, -100,
+		    &c->stun_dc) || getint(sa, "uses", 1, 9, 1, &c->stun_uses)))
+			return bad(ctx, "cards", id, "stunning_attack",
+			    "expected {dc, uses}");
+		if (refd_mpv_ok(cd) && (getint(cd, "value", 1, 50, -100,
+		    &c->con_drain) || getint(cd, "dc", 1, 40, -100, &c->con_dc)))
+			return bad(ctx, "cards", id, "constitution_drain",
+			    "expected {value, dc}");
+	}
 	c->relay = refd_mpv_get_bool(v, "relay_orders", 0);
 	INTX("power_points", 0, 200, 0, &c->pp);
 	{

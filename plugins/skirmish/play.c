@@ -54,6 +54,8 @@ step_slow(const struct cx *x, const struct state *s, int u, int fx, int fy,
 		return -1;
 	if (fly || inc)
 		slow = 0;
+	if (mode == MV_CHARGE && slow && (CARD(x, s, u)->abil2 & A2_STAGGER))
+		return -1;	/* Stagger: no difficult terrain crossed */
 	return slow;
 }
 
@@ -352,8 +354,16 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
     int flags, int aoo)
 {
 	int charge = flags & 1, smite = (flags & 2) != 0;
+	int leap = (flags & 4) != 0, stunatk = (flags & 8) != 0;
+	struct atk leapline;
 	const struct card *A = CARD(x, s, a), *D = CARD(x, s, d);
 	const struct atk *k = ranged ? &A->ranged[line] : &A->melee[line];
+
+	if (flags & 4) {	/* Leap: +N to hit, N damage */
+		memset(&leapline, 0, sizeof(leapline));
+		leapline.bonus = leapline.dmg = A->leap;
+		k = &leapline;
+	}
 	int ac = D->ac, bonus = k->bonus, roll = 0, hit, crit = 0, dbl = 0;
 	int auto_hit = 0, cover = 0, inmelee = 0, flank = 0, conceal = 0;
 	int cr = 0, inc = 0, magic, base, extra, dmg;
@@ -447,6 +457,11 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 	}
 	if (smite)
 		s->u[a].smite_spent++;	/* spent even on a miss (R000-78) */
+	if (stunatk) {
+		s->u[a].stun_spent++;
+		s->stun_turn2 = s->turnid;
+	}
+	(void)leap;
 	base = k->dmg + (ranged ? 0 : buff(x, s, a, ES_MDAMAGE));
 	if (hit && (crit || dbl) && !(D->abil & AB_CRITIMM && crit && !dbl))
 		base *= 2;
@@ -527,6 +542,19 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 		}
 		if (k->cond > 0 && s->u[d].on)
 			condition(x, s, d, k->cond, k->dc, a);
+		if (stunatk && s->u[d].on)
+			condition(x, s, d, CO_STUN, A->stun_dc, a);
+		if (!ranged && A->con_drain > 0 && s->u[d].on &&
+		    !has(x, s, d, AB_NONLIVING) &&
+		    !save(x, s, d, A->con_dc, "constitution drain")) {
+			s->u[a].hp += A->con_drain;
+			w = sk_ev("constitution_drain");
+			refd_mpw_kint(w, "unit", d);
+			refd_mpw_kint(w, "damage", A->con_drain);
+			refd_mpw_kint(w, "drainer_hp", s->u[a].hp);
+			sk_emit(x, w);
+			damage2(x, s, d, A->con_drain, a, 1);
+		}
 		half_check(x, s, d, a);
 		if (s->u[d].gone && D->humanoid && A->feed > 0 && s->u[a].on) {
 			s->u[a].hp += A->feed;
@@ -783,7 +811,8 @@ charge_check(const struct cx *x, const struct state *s, int u, int t, int dx,
 			if (grid_at(&g, dx + i, dy + j) & (GRID_DIFFICULT |
 			    GRID_STATUE | GRID_SHARP))
 				slowdest = 1;
-	if (slowdest || !lane_clear(x, s, u, dx, dy)) {
+	if (slowdest || (!(CARD(x, s, u)->abil2 & A2_STAGGER) &&
+	    !lane_clear(x, s, u, dx, dy))) {
 		snprintf(msg, len, "the charge lane to (%d,%d) is not clear "
 		    "(creatures, walls or slowing terrain)", dx, dy);
 		return -1;
@@ -794,9 +823,14 @@ charge_check(const struct cx *x, const struct state *s, int u, int t, int dx,
 		return -1;
 	}
 	st = -1;
-	for (i = 0; i < 2; i++)
-		if (d2[(dy * m->w + dx) * 2 + i] == ct)
+	for (i = 0; i < 2; i++) {
+		int dd = d2[(dy * m->w + dx) * 2 + i];
+
+		/* Stagger lifts the shortest-path requirement */
+		if (dd == ct || (dd >= 2 && dd <= lim &&
+		    (CARD(x, s, u)->abil2 & A2_STAGGER) && st < 0))
 			st = (dy * m->w + dx) * 2 + i;
+	}
 	if (st < 0) {
 		free(d2);
 		free(p2);
@@ -1349,7 +1383,7 @@ start_turn(struct cx *x, struct state *s, int u)
 	s->rush = s->rush_x = s->rush_y = s->rush_charge = 0;
 	s->compel = 0;
 	s->rend_t = -1;
-	s->rend_hits = s->sidestepped = 0;
+	s->rend_hits = s->sidestepped = s->slowed1 = 0;
 	s->rush_t = -1;
 	p->activated++;
 	s->stage = ST_TURN;
@@ -1364,6 +1398,16 @@ start_turn(struct cx *x, struct state *s, int u)
 	refd_mpw_kint(w, "speed", s->speed);
 	sk_emit(x, w);
 	s->ent_tried = s->ent_block = s->no_action = 0;
+	{
+		int k;
+
+		/* Slow Effect: adjacent enemies save or attack once */
+		for (k = 0; k < s->nu && !s->slowed1; k++)
+			if (s->u[k].on && s->u[k].seat != p->seat &&
+			    CARD(x, s, k)->slow_dc > 0 && adjacent(x, s, k, u) &&
+			    !save(x, s, u, CARD(x, s, k)->slow_dc, "slow effect"))
+				s->slowed1 = 1;
+	}
 	if (p->poisoned) {
 		/* §2.5 step 2: 5 damage before it acts */
 		w = sk_ev("poison");
@@ -1403,7 +1447,7 @@ start_turn(struct cx *x, struct state *s, int u)
 		s->stun_turn = 1;
 	/* §3.2 / R000-23: an out-of-command Difficult creature that can
 	 * attack, shoot or rush must do one of them. */
-	if (s->oocmd && CARD(x, s, u)->difficult > 0 && functional(s, u) &&
+	if (s->oocmd && difficult_of(x, s, u) > 0 && functional(s, u) &&
 	    !s->no_action) {
 		int e, best, can = 0;
 

@@ -14,7 +14,8 @@ void begin_phases_pub(struct cx *x, struct state *s, int first);
 static const char *const cmdname[C_NTYPES] = { "", "submit", "setup_first",
 	"deploy", "first", "activate", "move", "melee", "shoot", "charge",
 	"cast", "cast_cone", "end", "aoo", "decline", "cleave", "rush", "smite", "wake", "cast_area", "cast_line",
-	"place_tile", "sidestep", "whirlwind", "turn_undead" };
+	"place_tile", "sidestep", "whirlwind", "turn_undead", "leap",
+	"stunning_attack" };
 static const char *const argname[C_NTYPES][6] = {
 	{ NULL }, { NULL }, { "seat" }, { "x", "y" }, { "seat" }, { "unit" },
 	{ "x", "y" }, { "target", "line" }, { "target", "line" },
@@ -23,7 +24,8 @@ static const char *const argname[C_NTYPES][6] = {
 	{ "unit" }, { "target" }, { "target" }, { "target", "line" }, { "target" },
 	{ "spell", "target", "ox", "oy" },
 	{ "spell", "target", "sx", "sy", "px", "py" },
-	{ "tile", "x", "y", "rot" }, { "x", "y" }, { NULL }, { "target" }
+	{ "tile", "x", "y", "rot" }, { "x", "y" }, { NULL }, { "target" },
+	{ "target" }, { "target", "line" }
 };
 
 static int
@@ -301,6 +303,11 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		if (s->sidestepped)
 			NO(REFD_EILLEGAL, "R000-98", "%s sidestepped: no more "
 			    "movement this turn", C->name);
+		if (s->natk > 0 && ((s->atk_kind == 0 &&
+		    (C->abil2 & A2_SLOWMELEE)) || (s->atk_kind == 1 &&
+		    (C->abil2 & A2_SLOWRANGED))))
+			NO(REFD_EILLEGAL, "R000-98", "%s attacked: its slow "
+			    "attack forbids moving this turn", C->name);
 		if (s->natk > 0 && s->moved > 0 && !(C->abil2 & A2_SPRING))
 			NO(REFD_EILLEGAL, "R000-27", "%s moved and then "
 			    "attacked: no more movement this turn", C->name);
@@ -375,6 +382,17 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 			NO(REFD_ENOTARGET, "R000-79", "waking needs an adjacent "
 			    "sleeping creature");
 		/* FALLTHROUGH */
+	case C_STUNATK:
+		if (c->type == C_STUNATK && (C->stun_dc <= 0 ||
+		    s->u[u].stun_spent >= C->stun_uses ||
+		    s->stun_turn2 == s->turnid))
+			NO(REFD_ERESOURCE, "R000-98", "%s has no Stunning Attack "
+			    "left this turn", C->name);
+		/* FALLTHROUGH */
+	case C_LEAP:
+		if (c->type == C_LEAP && C->leap <= 0)
+			NO(REFD_EILLEGAL, "R000-98", "%s cannot Leap", C->name);
+		/* FALLTHROUGH */
 	case C_SMITE:
 		if (c->type == C_SMITE && (C->smite_val <= 0 ||
 		    s->u[u].smite_spent >= C->smite_uses))
@@ -395,7 +413,8 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		if (s->cast)
 			NO(REFD_EILLEGAL, "R000-71", "%s already cast its spell "
 			    "instead of attacking", C->name);
-		if (s->rush && c->type != C_MELEE && c->type != C_SMITE)
+		if (s->rush && c->type != C_MELEE && c->type != C_SMITE &&
+		    c->type != C_STUNATK && c->type != C_LEAP)
 			NO(REFD_EILLEGAL, "R000-21", "a rushing creature may "
 			    "only attack the enemy it rushed, in melee");
 		if (s->natk == 0 && s->moved > s->speed && !s->rush)
@@ -405,6 +424,20 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		if (s->natk > 0 && (s->moved > 0 || s->moved2 > 0))
 			NO(REFD_EILLEGAL, "R000-27", "a creature that moves "
 			    "makes at most one attack");
+		if (s->natk > 0 && s->slowed1)
+			NO(REFD_EILLEGAL, "R000-98", "%s is slowed: one attack "
+			    "this turn", C->name);
+		if ((c->type == C_MELEE || c->type == C_SMITE ||
+		    c->type == C_STUNATK || c->type == C_LEAP) &&
+		    (C->abil2 & A2_SLOWMELEE) && s->moved + s->moved2 > 0)
+			NO(REFD_EILLEGAL, "R000-98", "%s moved: Slow Melee "
+			    "Attack", C->name);
+		if (c->type == C_SHOOT && (C->abil2 & A2_SLOWRANGED) &&
+		    s->moved + s->moved2 > 0)
+			NO(REFD_EILLEGAL, "R000-98", "%s moved: Slow Ranged "
+			    "Attack", C->name);
+		if (c->type == C_LEAP && s->natk > 0)
+			NO(REFD_EILLEGAL, "R000-98", "Leap replaces the attacks");
 		if (s->natk > 0 && s->sidestepped == 2)
 			NO(REFD_EILLEGAL, "R000-98", "Sidestep: no attack after "
 			    "attacking and sidestepping");
@@ -527,8 +560,10 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 	if (s->u[t].seat == s->u[u].seat)
 		NO(REFD_ENOTARGET, "R000-45", "%s is an ally: never attack "
 		    "allies", CARD(x, s, t)->name);
-	if (c->type == C_MELEE || c->type == C_CHARGE || c->type == C_SMITE) {
-		int line = c->type == C_CHARGE ? c->a[3] : c->a[1];
+	if (c->type == C_MELEE || c->type == C_CHARGE || c->type == C_SMITE ||
+	    c->type == C_STUNATK || c->type == C_LEAP) {
+		int line = c->type == C_CHARGE ? c->a[3] : c->type == C_LEAP ? 0 :
+		    c->a[1];
 
 		if (line < 0 || line >= C->nmelee)
 			NO(REFD_EBADCMD, "R000-27", "%s has melee lines 0..%d",
@@ -537,7 +572,8 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		    (s->lines_used >> line & 1)))
 			NO(REFD_EILLEGAL, "R000-28", "a full attack uses each "
 			    "listed attack once, all of the same kind");
-		if (c->type == C_SMITE && s->rush && t != s->rush_t)
+		if ((c->type == C_SMITE || c->type == C_STUNATK ||
+		    c->type == C_LEAP) && s->rush && t != s->rush_t)
 			NO(REFD_ENOTARGET, "R000-21", "a rushing creature "
 			    "attacks the enemy it rushed");
 		if (c->type == C_MELEE && s->rush) {
@@ -550,7 +586,8 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 				    "than its speed and its move was no charge: "
 				    "no attack", C->name);
 		}
-		if (c->type == C_MELEE || c->type == C_SMITE) {
+		if (c->type == C_MELEE || c->type == C_SMITE ||
+		    c->type == C_STUNATK || c->type == C_LEAP) {
 			struct grid_space a = SP(x, s, u), b = SP(x, s, t);
 
 			if (!adjacent(x, s, u, t) && !(C->reach > 1 &&
@@ -764,7 +801,8 @@ check(const struct cx *x, const struct state *s, int seat,
 		    c->type != C_SMITE && c->type != C_WAKE &&
 		    c->type != C_CAST_AREA && c->type != C_CAST_LINE &&
 		    c->type != C_SIDESTEP && c->type != C_WHIRLWIND &&
-		    c->type != C_TURN)
+		    c->type != C_TURN && c->type != C_LEAP &&
+		    c->type != C_STUNATK)
 			NO(REFD_EPHASE, "R000-26", "a turn takes move, melee, "
 			    "shoot, charge, cast, cast_cone or end");
 		return turn_check(x, s, c, y);
@@ -1010,14 +1048,23 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 	case C_MELEE:
 	case C_SHOOT:
 	case C_SMITE:
+	case C_STUNATK:
+	case C_LEAP: {
+		int line = c->type == C_LEAP ? 0 : c->a[1];
+
 		if (s->natk == 0 && s->moved == 0)
 			s->atk_first = 1;
 		s->natk++;
 		s->atk_kind = c->type == C_SHOOT;
-		s->lines_used |= 1 << c->a[1];
-		attack(x, s, u, c->a[0], c->type == C_SHOOT, c->a[1],
+		s->lines_used |= 1 << line;
+		if (c->type == C_LEAP)
+			s->cast = 1;	/* replaces the attacks */
+		attack(x, s, u, c->a[0], c->type == C_SHOOT, line,
 		    ((s->rush && s->moved > CARD(x, s, u)->speed) ||
-		    s->charged ? 1 : 0) | (c->type == C_SMITE ? 2 : 0), 0);
+		    s->charged ? 1 : 0) | (c->type == C_SMITE ? 2 : 0) |
+		    (c->type == C_LEAP ? 4 : 0) | (c->type == C_STUNATK ? 8 : 0),
+		    0);
+	}
 		sk_run(x, s);
 		return;
 	case C_CHARGE: {
@@ -1222,6 +1269,13 @@ sk_label(struct cx *x, const struct state *s, const struct cmd *c, char *buf,
 		    x->c->t[s->tsub[s->place_seat][c->a[0] & 3]].id,
 		    (int)c->a[1], (int)c->a[2], (int)c->a[3]);
 		break;
+	case C_LEAP:
+		snprintf(buf, len, "%s leaps at %s #%d", un, tn, (int)c->a[0]);
+		break;
+	case C_STUNATK:
+		snprintf(buf, len, "%s makes a Stunning Attack on %s #%d (line "
+		    "%d)", un, tn, (int)c->a[0], (int)c->a[1]);
+		break;
 	case C_SIDESTEP:
 		snprintf(buf, len, "%s sidesteps to (%d,%d)", un, (int)c->a[0],
 		    (int)c->a[1]);
@@ -1305,6 +1359,14 @@ legal_turn(struct lst *l)
 		}
 		for (k = 0; k < C->nranged; k++) {
 			set(&c, C_SHOOT, t, k, 0, 0);
+			offer(l, &c);
+		}
+		for (k = 0; C->stun_dc > 0 && k < C->nmelee; k++) {
+			set(&c, C_STUNATK, t, k, 0, 0);
+			offer(l, &c);
+		}
+		if (C->leap > 0) {
+			set(&c, C_LEAP, t, 0, 0, 0);
 			offer(l, &c);
 		}
 		for (k = 0; C->smite_val > 0 && k < C->nmelee; k++) {
@@ -1667,6 +1729,10 @@ op_describe(refd_ctx *ctx, void *pdata)
 	doc_cmd(w, "cleave", a_t, 1, "Cleave: extra melee attack");
 	doc_cmd(w, "smite", a_tl, 2, "melee attack declaring Smite (a use is "
 	    "spent even on a miss)");
+	doc_cmd(w, "leap", a_t, 1, "Leap: replaces the attacks, a melee "
+	    "attack at +N for N damage");
+	doc_cmd(w, "stunning_attack", a_tl, 2, "melee attack declaring a "
+	    "Stunning Attack (once per turn)");
 	doc_cmd(w, "sidestep", a_xy, 2, "Sidestep: one square without "
 	    "attacks of opportunity, keeping all attacks");
 	doc_cmd(w, "whirlwind", NULL, 0, "Whirlwind Attack: one attack on "

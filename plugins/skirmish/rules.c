@@ -239,6 +239,34 @@ end_ok(const struct cx *x, const struct state *s, int u, int ax, int ay)
 /* ---------------------------------------------------------------- */
 /* Command (§2.6) */
 
+/* Beastmaster N: Animals and Magical Beasts of level <= N of its warband
+ * lose Difficult and Wild while a Beastmaster creature remains. */
+static int
+tamed(const struct cx *x, const struct state *s, int u)
+{
+	int k;
+
+	if (!(CARD(x, s, u)->abil2 & A2_BEAST))
+		return 0;
+	for (k = 0; k < s->nu; k++)
+		if (!s->u[k].gone && s->u[k].seat == s->u[u].seat &&
+		    CARD(x, s, k)->beastmaster >= CARD(x, s, u)->level)
+			return 1;
+	return 0;
+}
+
+int
+difficult_of(const struct cx *x, const struct state *s, int u)
+{
+	return tamed(x, s, u) ? 0 : CARD(x, s, u)->difficult;
+}
+
+int
+wild_of(const struct cx *x, const struct state *s, int u)
+{
+	return has(x, s, u, AB_WILD) && !tamed(x, s, u);
+}
+
 /* An enemy of u with (Improved) Countersong within 6 squares of u. */
 static int
 singer_near(const struct cx *x, const struct state *s, int u, int ab)
@@ -296,9 +324,9 @@ commands_r(const struct cx *x, const struct state *s, int c, int u, int depth)
 	if (c == u || s->u[c].seat != s->u[u].seat || !functional(s, c))
 		return 0;
 	r = rating(x, s, c, depth);
-	if (r < 0 || r < CARD(x, s, u)->difficult)
+	if (r < 0 || r < difficult_of(x, s, u))
 		return 0;
-	if (has(x, s, u, AB_WILD))
+	if (wild_of(x, s, u))
 		return 0;
 	/* Improved Countersong: no commanding others near the singer */
 	if (singer_near(x, s, c, AB_ICOUNTERSONG) ||
@@ -324,7 +352,7 @@ under_command(const struct cx *x, const struct state *s, int u)
 {
 	int c;
 
-	if (has(x, s, u, AB_WILD))
+	if (wild_of(x, s, u))
 		return 0;
 	if (has(x, s, u, AB_INDEP))
 		return 1;
@@ -344,7 +372,7 @@ command_bonus(const struct cx *x, const struct state *s, int u)
 
 	if (CARD(x, s, u)->commander > 0)
 		best = CARD(x, s, u)->commander;
-	if (has(x, s, u, AB_WILD))
+	if (wild_of(x, s, u))
 		return best;
 	for (c = 0; c < s->nu; c++)
 		if (commands(x, s, c, u) && rating(x, s, c, 0) > best)
@@ -840,7 +868,7 @@ half_check(struct cx *x, struct state *s, int u, int src)
 	struct unit *p = &s->u[u];
 	const struct card *c = CARD(x, s, u);
 
-	if (!p->on)
+	if (!p->on || p->hp <= 0)
 		return;
 	if (!p->half_done && p->hp <= c->hp / 2) {
 		p->half_done = 1;	/* A38: consumed even while routing */

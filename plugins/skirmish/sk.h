@@ -73,7 +73,12 @@ enum abil2 {
 	A2_UNCANNY = 1 << 3,
 	A2_SPRING = 1 << 4,
 	A2_SIDESTEP = 1 << 5,
-	A2_WHIRLWIND = 1 << 6
+	A2_WHIRLWIND = 1 << 6,
+	A2_STAGGER = 1 << 7,
+	A2_BEAST = 1 << 8,	/* Animal or Magical Beast (type) */
+	A2_SLOWMELEE = 1 << 9,
+	A2_SLOWRANGED = 1 << 10,
+	A2_DEATHSTRIKE = 1 << 11
 };
 
 enum srange { SR_SELF, SR_TOUCH, SR_RANGE6, SR_SIGHT, SR_CONE, SR_YOURWB,
@@ -105,6 +110,8 @@ struct card {
 	struct atk melee[SK_MAXLINES], ranged[SK_MAXLINES];
 	int32_t abil, dr, sr, conceal, save_bonus, morale_bonus, difficult;
 	int32_t abil2, sneak, rsneak, rend, turn_undead, undead;
+	int32_t beastmaster, leap, stun_dc, stun_uses, con_drain, con_dc;
+	int32_t slow_dc;
 	int32_t eff_stat, eff_val;	/* commander effect: 1 attack, 2 AC, 3 tyrannical */
 	int32_t resist[6], vuln, immune;	/* by energy; masks 1 << energy */
 	int32_t pcharge, smite_val, smite_uses, smite_vs, feed, humanoid;
@@ -172,7 +179,7 @@ struct unit {
 	int32_t spent[SK_MAXSPELLS];
 	int32_t buffs, smite_spent;
 	int32_t cmd0, partner, minion, drained;
-	int32_t sorc_spent[10], pp_spent;
+	int32_t sorc_spent[10], pp_spent, stun_spent;
 	int32_t parity;		/* unused outside turns */
 };
 
@@ -194,7 +201,7 @@ enum stage {
 	ST_TURN, ST_OVER, ST_TILES
 };
 
-enum decision { DEC_NONE, DEC_AOO, DEC_CLEAVE };
+enum decision { DEC_NONE, DEC_AOO, DEC_CLEAVE, DEC_DSTRIKE };
 
 struct state {
 	int32_t magic, map, nseats, stage;
@@ -219,7 +226,7 @@ struct state {
 	int32_t auto_end, stun_turn, moved2;
 	int32_t rush, rush_t, rush_x, rush_y, rush_charge;
 	int32_t ent_tried, ent_block, no_action, compel;
-	int32_t rend_t, rend_hits, sidestepped;
+	int32_t rend_t, rend_hits, sidestepped, slowed1, stun_turn2;
 	/* a reaction owed */
 	int32_t dec, dec_unit, dec_line, dec_target;
 	int32_t nprog;
@@ -286,7 +293,7 @@ enum cmdtype {
 	C_SUBMIT = 1, C_SETUPFIRST, C_DEPLOY, C_FIRST, C_ACTIVATE, C_MOVE,
 	C_MELEE, C_SHOOT, C_CHARGE, C_CAST, C_CAST_CONE, C_END, C_AOO,
 	C_DECLINE, C_CLEAVE, C_RUSH, C_SMITE, C_WAKE, C_CAST_AREA, C_CAST_LINE, C_PLACE, C_SIDESTEP, C_WHIRLWIND,
-	C_TURN, C_NTYPES
+	C_TURN, C_LEAP, C_STUNATK, C_NTYPES
 };
 
 struct cmd {
