@@ -44,10 +44,10 @@ cond_of(const char *s)
 {
 	static const char *const n[] = { "", "stun", "paralysis", "poison",
 		"sleep", "frighten", "entangle", "skip next turn", "incite",
-		"inhibit" };
+		"inhibit", "confusion" };
 	int i;
 
-	for (i = 1; i < 10; i++)
+	for (i = 1; i < 11; i++)
 		if (strcmp(s, n[i]) == 0)
 			return i;
 	return -1;
@@ -405,7 +405,7 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 	sp = refd_mpv_get(v, "spells");
 	if (refd_mpv_ok(sp) && (refd_mpv_type(sp) != REFD_MP_ARRAY ||
 	    refd_mpv_len(sp) > SK_MAXSPELLS))
-		return bad(ctx, "cards", id, "spells", "expected up to 2 spells");
+		return bad(ctx, "cards", id, "spells", "expected up to 4 spells");
 	for (i = 0; i < refd_mpv_len(sp); i++) {
 		refd_mpv s = refd_mpv_at(sp, i);
 		struct spell *p = &c->sp[i];
@@ -966,6 +966,7 @@ sk_create(struct cx *x, const uint8_t *setup, size_t len, uint32_t nseats,
 		s->nterr++;
 	}
 	s->wm_tile = s->wm_unit = -1;
+	s->flipped = -1;
 	us = refd_mpv_get(root, "units");
 	if (!refd_mpv_ok(us)) {
 		refd_mp_free(d);
@@ -1016,6 +1017,8 @@ sk_create(struct cx *x, const uint8_t *setup, size_t len, uint32_t nseats,
 		u->stunned = refd_mpv_get_bool(v, "stunned", 0);
 		u->asleep = refd_mpv_get_bool(v, "asleep", 0);
 		u->frightened = refd_mpv_get_bool(v, "frightened", 0);
+		u->confused = refd_mpv_get_bool(v, "confused", 0);
+		u->confused_dc = u->confused ? 15 : 0;
 		u->invisible = refd_mpv_get_bool(v, "invisible", 0);
 		u->activated = refd_mpv_get_bool(v, "activated", 0);
 		u->partner = (int32_t)refd_mpv_get_int(v, "partner", -1);

@@ -962,7 +962,8 @@ aoo_ok(const struct cx *x, const struct state *s, int t, int m)
 {
 	const struct unit *mv = &s->u[m];
 
-	if (!s->u[t].on || !mv->on || s->u[t].aoo_turn == s->turnid)
+	if (!s->u[t].on || !mv->on || s->u[t].aoo_turn == s->turnid ||
+	    s->u[t].confused)
 		return 0;
 	if (has(x, s, t, AB_TINYREACH))
 		return 0;
@@ -1333,6 +1334,17 @@ end_turn(struct cx *x, struct state *s)
 	int u = s->cur;
 	refd_mpw *w;
 
+	if (u >= 0 && s->flipped == u) {
+		s->u[u].seat = 1 - s->u[u].seat;
+		s->flipped = -1;
+	}
+	if (u >= 0 && s->u[u].on && s->u[u].confused &&
+	    save(x, s, u, s->u[u].confused_dc, "confusion")) {
+		s->u[u].confused = 0;
+		w = sk_ev("confusion_ends");
+		refd_mpw_kint(w, "unit", u);
+		sk_emit(x, w);
+	}
 	if (u >= 0 && s->u[u].on && s->u[u].paralyzed &&
 	    save(x, s, u, s->u[u].paralyzed_dc, "paralysis")) {
 		s->u[u].paralyzed = 0;
@@ -1398,6 +1410,26 @@ start_turn(struct cx *x, struct state *s, int u)
 	refd_mpw_kint(w, "speed", s->speed);
 	sk_emit(x, w);
 	s->ent_tried = s->ent_block = s->no_action = 0;
+	if (p->confused && !p->routed && functional(s, u)) {
+		/* §4.3 confusion table */
+		int r = sk_roll(x, "confusion");
+
+		w = sk_ev("confusion");
+		refd_mpw_kint(w, "unit", u);
+		refd_mpw_kint(w, "roll", r);
+		refd_mpw_kstr(w, "result", r <= 5 ? "opponent controls" :
+		    r <= 15 ? "does nothing" : "acts normally");
+		sk_emit(x, w);
+		if (r <= 5) {
+			s->flipped = u;
+			p->seat = 1 - p->seat;
+			s->oocmd = 1;
+			s->speed = CARD(x, s, u)->speed < 2 ?
+			    CARD(x, s, u)->speed : 2;
+		} else if (r <= 15) {
+			s->no_action = 1;
+		}
+	}
 	{
 		int k;
 

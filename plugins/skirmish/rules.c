@@ -310,7 +310,8 @@ rating(const struct cx *x, const struct state *s, int c, int depth)
 static int
 can_command(const struct cx *x, const struct state *s, int c)
 {
-	return functional(s, c) && rating(x, s, c, 0) >= 0;
+	return functional(s, c) && !s->u[c].confused &&
+	    rating(x, s, c, 0) >= 0;
 }
 
 /* Does commander c command u now (§2.6)? */
@@ -321,7 +322,8 @@ commands_r(const struct cx *x, const struct state *s, int c, int u, int depth)
 	struct grid_space sc, su;
 	int d, r;
 
-	if (c == u || s->u[c].seat != s->u[u].seat || !functional(s, c))
+	if (c == u || s->u[c].seat != s->u[u].seat || !functional(s, c) ||
+	    s->u[c].confused)
 		return 0;
 	r = rating(x, s, c, depth);
 	if (r < 0 || r < difficult_of(x, s, u))
@@ -356,8 +358,9 @@ under_command(const struct cx *x, const struct state *s, int u)
 		return 0;
 	if (has(x, s, u, AB_INDEP))
 		return 1;
-	if (can_command(x, s, u))
-		return 1;
+	if (can_command(x, s, u) || (s->u[u].confused && functional(s, u) &&
+	    rating(x, s, u, 0) >= 0 && s->flipped != u))
+		return 1;	/* A39: a confused commander commands itself */
 	for (c = 0; c < s->nu; c++)
 		if (commands(x, s, c, u))
 			return 1;
@@ -473,7 +476,8 @@ alive(const struct state *s, int seat)
 	int i, n = 0;
 
 	for (i = 0; i < s->nu; i++)
-		n += s->u[i].seat == seat && !s->u[i].gone;
+		n += (s->flipped == i ? 1 - s->u[i].seat : s->u[i].seat) ==
+		    seat && !s->u[i].gone;
 	return n;
 }
 
@@ -623,6 +627,12 @@ eliminate(struct cx *x, struct state *s, int u, const char *how)
 
 	p->on = 0;
 	p->gone = 1;
+	if (s->flipped == u) {
+		/* §4.3: eliminated while an opponent controls it: that
+		 * opponent scores it (the owner gets it back first) */
+		p->seat = 1 - p->seat;
+		s->flipped = -1;
+	}
 	/* §3.12: minions give no VP; the commander-0 creature 5 more */
 	if (!p->minion)
 		s->vp[1 - p->seat] += CARD(x, s, u)->cost + (p->cmd0 ? 5 : 0);
@@ -887,7 +897,7 @@ condition(struct cx *x, struct state *s, int t, int cond, int dc, int src)
 {
 	static const char *const cn[] = { "", "stunned", "paralyzed",
 		"poisoned", "asleep", "frightened", "entangled",
-		"skips next turn", "incited", "inhibited" };
+		"skips next turn", "incited", "inhibited", "confused" };
 	struct unit *p = &s->u[t];
 	int imm = 0;
 	refd_mpw *w;
@@ -903,6 +913,9 @@ condition(struct cx *x, struct state *s, int t, int cond, int dc, int src)
 	case CO_ENTANGLE: imm = has(x, s, t, AB_FLIGHT); break;
 	case CO_INCITE:
 	case CO_INHIBIT: imm = has(x, s, t, AB_INCITEIMM); break;
+	case CO_CONFUSE:
+		imm = has(x, s, t, AB_INCITEIMM) || has(x, s, t, AB_NONLIVING);
+		break;
 	default: break;
 	}
 	if (src >= 0 && s->u[src].seat != p->seat)
@@ -917,6 +930,7 @@ condition(struct cx *x, struct state *s, int t, int cond, int dc, int src)
 	case CO_FRIGHTEN: p->frightened = 1; break;
 	case CO_ENTANGLE: p->entangled = 1; p->entangled_dc = dc; break;
 	case CO_INCITE: p->incited = 1; p->inhibited = 0; break;
+	case CO_CONFUSE: p->confused = 1; p->confused_dc = dc; break;
 	case CO_INHIBIT: p->inhibited = 1; p->incited = 0; break;
 	default: p->skip = 1; break;
 	}

@@ -17,7 +17,7 @@
 #define SK_MAXMAPS 8
 #define SK_MAXWB 32
 #define SK_MAXLINES 4
-#define SK_MAXSPELLS 2
+#define SK_MAXSPELLS 4
 #define SK_MAXU 32
 #define SK_WBMAX 12
 #define SK_MAXPROG 12
@@ -174,7 +174,7 @@ struct unit {
 	int32_t hp, half_done, routed, rout_unit, rout_seat, rout_turn;
 	int32_t stunned, asleep, paralyzed, frightened, invisible;
 	int32_t poisoned, entangled, skip, paralyzed_dc, entangled_dc;
-	int32_t incited, inhibited;
+	int32_t incited, inhibited, confused, confused_dc;
 	int32_t activated, aoo_turn, cleave_turn, deployed;
 	int32_t spent[SK_MAXSPELLS];
 	int32_t buffs, smite_spent;
@@ -227,6 +227,7 @@ struct state {
 	int32_t rush, rush_t, rush_x, rush_y, rush_charge;
 	int32_t ent_tried, ent_block, no_action, compel;
 	int32_t rend_t, rend_hits, sidestepped, slowed1, stun_turn2;
+	int32_t flipped;	/* confused unit an opponent controls this turn */
 	/* a reaction owed */
 	int32_t dec, dec_unit, dec_line, dec_target;
 	int32_t nprog;
@@ -248,7 +249,7 @@ struct match {
 
 /* Conditions from attack riders and spells (§4.3). */
 enum cond { CO_NONE, CO_STUN, CO_PARALYZE, CO_POISON, CO_SLEEP,
-	CO_FRIGHTEN, CO_ENTANGLE, CO_SKIP, CO_INCITE, CO_INHIBIT };
+	CO_FRIGHTEN, CO_ENTANGLE, CO_SKIP, CO_INCITE, CO_INHIBIT, CO_CONFUSE };
 
 enum reason { RS_NONE, RS_ELIM, RS_QA, RS_STALEMATE, RS_ROUNDS };
 
