@@ -89,6 +89,7 @@ static const struct {
 	{ "slow melee attack", 0, A2_SLOWMELEE },
 	{ "slow ranged attack", 0, A2_SLOWRANGED },
 	{ "death strike", 0, A2_DEATHSTRIKE },
+	{ "arrow catching shield", 0, A2_ARROWSHIELD },
 	{ "precise shot", AB_PRECISE, 0 }, { "cleave", AB_CLEAVE, 0 },
 	{ "incorporeal", AB_INCORP, 0 }, { "fearless", AB_FEARLESS, 0 },
 	{ "independent", AB_INDEP, 0 }, { "wild", AB_WILD, 0 },
@@ -229,6 +230,8 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 	INTX("beastmaster", 0, 30, 0, &c->beastmaster);
 	INTX("leap", 0, 50, 0, &c->leap);
 	INTX("slow_effect_dc", 0, 40, 0, &c->slow_dc);
+	INTX("burrow", 0, 20, 0, &c->burrow);
+	INTX("death_attack_dc", 0, 40, 0, &c->death_attack);
 	{
 		refd_mpv sa = refd_mpv_get(v, "stunning_attack");
 		refd_mpv cd = refd_mpv_get(v, "constitution_drain");

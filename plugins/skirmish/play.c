@@ -30,6 +30,8 @@ step_slow(const struct cx *x, const struct state *s, int u, int fx, int fy,
 	sk_grid(x, s, &g);
 	if (tx < 0 || ty < 0 || tx + sz > g.w || ty + sz > g.h)
 		return -1;
+	if (s->burrowing && u == s->cur && mode == MV_NORMAL)
+		return 0;	/* Burrow: under walls, terrain and enemies */
 	for (i = 0; i < sz; i++)
 		for (j = 0; j < sz; j++) {
 			unsigned f = grid_at(&g, tx + i, ty + j);
@@ -354,7 +356,7 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
     int flags, int aoo)
 {
 	int charge = flags & 1, smite = (flags & 2) != 0;
-	int leap = (flags & 4) != 0, stunatk = (flags & 8) != 0;
+	int leap = (flags & 4) != 0, stunatk = (flags & 8) != 0, sneaked = 0;
 	struct atk leapline;
 	const struct card *A = CARD(x, s, a), *D = CARD(x, s, d);
 	const struct atk *k = ranged ? &A->ranged[line] : &A->melee[line];
@@ -475,8 +477,10 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 		int helpl = s->u[d].stunned || helpless(s, d) ||
 		    !sees(x, s, d, a);
 
-		if (!ranged && A->sneak > 0 && (flank || helpl))
+		if (!ranged && A->sneak > 0 && (flank || helpl)) {
 			base += A->sneak;
+			sneaked = 1;
+		}
 		if (ranged && A->rsneak > 0 && helpl) {
 			struct grid_space sa = SP(x, s, a), sd = SP(x, s, d);
 
@@ -544,6 +548,13 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 			condition(x, s, d, k->cond, k->dc, a);
 		if (stunatk && s->u[d].on)
 			condition(x, s, d, CO_STUN, A->stun_dc, a);
+		if ((flags & 16) && sneaked && s->u[d].on &&
+		    !save(x, s, d, A->death_attack, "death attack")) {
+			w = sk_ev("death_attack");
+			refd_mpw_kint(w, "unit", d);
+			sk_emit(x, w);
+			eliminate(x, s, d, "destroyed");
+		}
 		if (!ranged && A->con_drain > 0 && s->u[d].on &&
 		    !has(x, s, d, AB_NONLIVING) &&
 		    !save(x, s, d, A->con_dc, "constitution drain")) {
@@ -986,6 +997,8 @@ aoo_queue(const struct cx *x, const struct state *s, struct prog *p, int tx,
 	p->qready = 1;
 	if (has(x, s, m, AB_FLIGHT) && p->idx > 0)
 		return;		/* A32: flight after its first square */
+	if (s->burrowing && m == s->cur && p->kind == PK_STEP)
+		return;		/* burrowing movement provokes none */
 	sk_grid(x, s, &g);
 	first = s->cur >= 0 ? s->u[s->cur].seat : s->u[m].seat;
 	for (k = 0; k < 2; k++)
@@ -1395,7 +1408,7 @@ start_turn(struct cx *x, struct state *s, int u)
 	s->rush = s->rush_x = s->rush_y = s->rush_charge = 0;
 	s->compel = 0;
 	s->rend_t = -1;
-	s->rend_hits = s->sidestepped = s->slowed1 = 0;
+	s->rend_hits = s->sidestepped = s->slowed1 = s->burrowing = 0;
 	s->rush_t = -1;
 	p->activated++;
 	s->stage = ST_TURN;

@@ -15,7 +15,7 @@ static const char *const cmdname[C_NTYPES] = { "", "submit", "setup_first",
 	"deploy", "first", "activate", "move", "melee", "shoot", "charge",
 	"cast", "cast_cone", "end", "aoo", "decline", "cleave", "rush", "smite", "wake", "cast_area", "cast_line",
 	"place_tile", "sidestep", "whirlwind", "turn_undead", "leap",
-	"stunning_attack" };
+	"stunning_attack", "burrow", "death_attack" };
 static const char *const argname[C_NTYPES][6] = {
 	{ NULL }, { NULL }, { "seat" }, { "x", "y" }, { "seat" }, { "unit" },
 	{ "x", "y" }, { "target", "line" }, { "target", "line" },
@@ -25,7 +25,7 @@ static const char *const argname[C_NTYPES][6] = {
 	{ "spell", "target", "ox", "oy" },
 	{ "spell", "target", "sx", "sy", "px", "py" },
 	{ "tile", "x", "y", "rot" }, { "x", "y" }, { NULL }, { "target" },
-	{ "target" }, { "target", "line" }
+	{ "target" }, { "target", "line" }, { NULL }, { "target", "line" }
 };
 
 static int
@@ -382,6 +382,12 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 			NO(REFD_ENOTARGET, "R000-79", "waking needs an adjacent "
 			    "sleeping creature");
 		/* FALLTHROUGH */
+	case C_DEATHATK:
+		if (c->type == C_DEATHATK && (C->death_attack <= 0 ||
+		    C->sneak <= 0))
+			NO(REFD_EILLEGAL, "R000-98", "%s has no Death Attack",
+			    C->name);
+		/* FALLTHROUGH */
 	case C_STUNATK:
 		if (c->type == C_STUNATK && (C->stun_dc <= 0 ||
 		    s->u[u].stun_spent >= C->stun_uses ||
@@ -414,7 +420,8 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 			NO(REFD_EILLEGAL, "R000-71", "%s already cast its spell "
 			    "instead of attacking", C->name);
 		if (s->rush && c->type != C_MELEE && c->type != C_SMITE &&
-		    c->type != C_STUNATK && c->type != C_LEAP)
+		    c->type != C_STUNATK && c->type != C_LEAP &&
+		    c->type != C_DEATHATK)
 			NO(REFD_EILLEGAL, "R000-21", "a rushing creature may "
 			    "only attack the enemy it rushed, in melee");
 		if (s->natk == 0 && s->moved > s->speed && !s->rush)
@@ -441,6 +448,8 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		if (s->natk > 0 && s->sidestepped == 2)
 			NO(REFD_EILLEGAL, "R000-98", "Sidestep: no attack after "
 			    "attacking and sidestepping");
+		break;
+	case C_BURROW:
 		break;
 	case C_RUSH:
 		if (s->natk > 0 || s->steps > 0 || s->cast || s->rush)
@@ -469,12 +478,22 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		}
 		return 0;
 	case C_CHARGE:
+		if (s->burrowing)
+			NO(REFD_EILLEGAL, "R000-37", "a burrowing creature cannot "
+			    "charge");
 		if (s->natk > 0 || s->steps > 0 || s->cast)
 			NO(REFD_EILLEGAL, "R000-38", "a charge is the whole "
 			    "turn: no move or attack before it");
 		break;
 	default:
 		break;
+	}
+	if (c->type == C_BURROW) {
+		if (C->burrow <= 0 || s->steps > 0 || s->natk > 0 || s->rush ||
+		    s->burrowing || s->sidestepped)
+			NO(REFD_EILLEGAL, "R000-37", "Burrow: declared before any "
+			    "movement or attack");
+		return 0;
 	}
 	if (c->type == C_WHIRLWIND) {
 		if (!(C->abil2 & A2_WHIRLWIND) || s->natk > 0 || s->steps > 1 ||
@@ -561,7 +580,8 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		NO(REFD_ENOTARGET, "R000-45", "%s is an ally: never attack "
 		    "allies", CARD(x, s, t)->name);
 	if (c->type == C_MELEE || c->type == C_CHARGE || c->type == C_SMITE ||
-	    c->type == C_STUNATK || c->type == C_LEAP) {
+	    c->type == C_STUNATK || c->type == C_LEAP ||
+	    c->type == C_DEATHATK) {
 		int line = c->type == C_CHARGE ? c->a[3] : c->type == C_LEAP ? 0 :
 		    c->a[1];
 
@@ -573,7 +593,8 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 			NO(REFD_EILLEGAL, "R000-28", "a full attack uses each "
 			    "listed attack once, all of the same kind");
 		if ((c->type == C_SMITE || c->type == C_STUNATK ||
-		    c->type == C_LEAP) && s->rush && t != s->rush_t)
+		    c->type == C_LEAP || c->type == C_DEATHATK) && s->rush &&
+		    t != s->rush_t)
 			NO(REFD_ENOTARGET, "R000-21", "a rushing creature "
 			    "attacks the enemy it rushed");
 		if (c->type == C_MELEE && s->rush) {
@@ -587,7 +608,8 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 				    "no attack", C->name);
 		}
 		if (c->type == C_MELEE || c->type == C_SMITE ||
-		    c->type == C_STUNATK || c->type == C_LEAP) {
+		    c->type == C_STUNATK || c->type == C_LEAP ||
+		    c->type == C_DEATHATK) {
 			struct grid_space a = SP(x, s, u), b = SP(x, s, t);
 
 			if (!adjacent(x, s, u, t) && !(C->reach > 1 &&
@@ -802,7 +824,8 @@ check(const struct cx *x, const struct state *s, int seat,
 		    c->type != C_CAST_AREA && c->type != C_CAST_LINE &&
 		    c->type != C_SIDESTEP && c->type != C_WHIRLWIND &&
 		    c->type != C_TURN && c->type != C_LEAP &&
-		    c->type != C_STUNATK)
+		    c->type != C_STUNATK && c->type != C_BURROW &&
+		    c->type != C_DEATHATK)
 			NO(REFD_EPHASE, "R000-26", "a turn takes move, melee, "
 			    "shoot, charge, cast, cast_cone or end");
 		return turn_check(x, s, c, y);
@@ -1045,12 +1068,42 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		sk_run(x, s);
 		return;
 	}
+	case C_BURROW:
+		s->burrowing = 1;
+		s->speed = s->oocmd && CARD(x, s, u)->burrow > 2 ? 2 :
+		    CARD(x, s, u)->burrow;
+		w = sk_ev("burrow");
+		refd_mpw_kint(w, "unit", u);
+		refd_mpw_kint(w, "speed", s->speed);
+		sk_emit(x, w);
+		return;
 	case C_MELEE:
 	case C_SHOOT:
 	case C_SMITE:
 	case C_STUNATK:
+	case C_DEATHATK:
 	case C_LEAP: {
 		int line = c->type == C_LEAP ? 0 : c->a[1];
+		int tgt = c->a[0];
+
+		/* Arrow Catching Shield: a ranged attack aimed at a creature
+		 * next to it goes to the shield bearer */
+		if (c->type == C_SHOOT) {
+			int k;
+
+			for (k = 0; k < s->nu; k++)
+				if (k != tgt && s->u[k].on &&
+				    s->u[k].seat == s->u[tgt].seat &&
+				    (CARD(x, s, k)->abil2 & A2_ARROWSHIELD) &&
+				    adjacent(x, s, k, tgt)) {
+					w = sk_ev("arrow_caught");
+					refd_mpw_kint(w, "unit", k);
+					refd_mpw_kint(w, "for", tgt);
+					sk_emit(x, w);
+					tgt = k;
+					break;
+				}
+		}
 
 		if (s->natk == 0 && s->moved == 0)
 			s->atk_first = 1;
@@ -1059,11 +1112,11 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		s->lines_used |= 1 << line;
 		if (c->type == C_LEAP)
 			s->cast = 1;	/* replaces the attacks */
-		attack(x, s, u, c->a[0], c->type == C_SHOOT, line,
+		attack(x, s, u, tgt, c->type == C_SHOOT, line,
 		    ((s->rush && s->moved > CARD(x, s, u)->speed) ||
 		    s->charged ? 1 : 0) | (c->type == C_SMITE ? 2 : 0) |
-		    (c->type == C_LEAP ? 4 : 0) | (c->type == C_STUNATK ? 8 : 0),
-		    0);
+		    (c->type == C_LEAP ? 4 : 0) | (c->type == C_STUNATK ? 8 : 0) |
+		    (c->type == C_DEATHATK ? 16 : 0), 0);
 	}
 		sk_run(x, s);
 		return;
@@ -1269,6 +1322,13 @@ sk_label(struct cx *x, const struct state *s, const struct cmd *c, char *buf,
 		    x->c->t[s->tsub[s->place_seat][c->a[0] & 3]].id,
 		    (int)c->a[1], (int)c->a[2], (int)c->a[3]);
 		break;
+	case C_BURROW:
+		snprintf(buf, len, "%s burrows for this turn's movement", un);
+		break;
+	case C_DEATHATK:
+		snprintf(buf, len, "%s declares a Death Attack on %s #%d (line "
+		    "%d)", un, tn, (int)c->a[0], (int)c->a[1]);
+		break;
 	case C_LEAP:
 		snprintf(buf, len, "%s leaps at %s #%d", un, tn, (int)c->a[0]);
 		break;
@@ -1365,6 +1425,10 @@ legal_turn(struct lst *l)
 			set(&c, C_STUNATK, t, k, 0, 0);
 			offer(l, &c);
 		}
+		for (k = 0; C->death_attack > 0 && k < C->nmelee; k++) {
+			set(&c, C_DEATHATK, t, k, 0, 0);
+			offer(l, &c);
+		}
 		if (C->leap > 0) {
 			set(&c, C_LEAP, t, 0, 0, 0);
 			offer(l, &c);
@@ -1424,6 +1488,10 @@ legal_turn(struct lst *l)
 			}
 	if (C->abil2 & A2_WHIRLWIND) {
 		set(&c, C_WHIRLWIND, 0, 0, 0, 0);
+		offer(l, &c);
+	}
+	if (C->burrow > 0) {
+		set(&c, C_BURROW, 0, 0, 0, 0);
 		offer(l, &c);
 	}
 	for (t = 0; C->turn_undead > 0 && t < s->nu; t++) {
@@ -1729,6 +1797,10 @@ op_describe(refd_ctx *ctx, void *pdata)
 	doc_cmd(w, "cleave", a_t, 1, "Cleave: extra melee attack");
 	doc_cmd(w, "smite", a_tl, 2, "melee attack declaring Smite (a use is "
 	    "spent even on a miss)");
+	doc_cmd(w, "burrow", NULL, 0, "Burrow: this turn's movement goes "
+	    "underground (Burrow speed, no AoO, no charge)");
+	doc_cmd(w, "death_attack", a_tl, 2, "melee attack declaring a Death "
+	    "Attack (with Sneak Attack: save or destroyed)");
 	doc_cmd(w, "leap", a_t, 1, "Leap: replaces the attacks, a melee "
 	    "attack at +N for N damage");
 	doc_cmd(w, "stunning_attack", a_tl, 2, "melee attack declaring a "

@@ -78,7 +78,8 @@ enum abil2 {
 	A2_BEAST = 1 << 8,	/* Animal or Magical Beast (type) */
 	A2_SLOWMELEE = 1 << 9,
 	A2_SLOWRANGED = 1 << 10,
-	A2_DEATHSTRIKE = 1 << 11
+	A2_DEATHSTRIKE = 1 << 11,
+	A2_ARROWSHIELD = 1 << 12
 };
 
 enum srange { SR_SELF, SR_TOUCH, SR_RANGE6, SR_SIGHT, SR_CONE, SR_YOURWB,
@@ -111,7 +112,7 @@ struct card {
 	int32_t abil, dr, sr, conceal, save_bonus, morale_bonus, difficult;
 	int32_t abil2, sneak, rsneak, rend, turn_undead, undead;
 	int32_t beastmaster, leap, stun_dc, stun_uses, con_drain, con_dc;
-	int32_t slow_dc;
+	int32_t slow_dc, burrow, death_attack;
 	int32_t eff_stat, eff_val;	/* commander effect: 1 attack, 2 AC, 3 tyrannical */
 	int32_t resist[6], vuln, immune;	/* by energy; masks 1 << energy */
 	int32_t pcharge, smite_val, smite_uses, smite_vs, feed, humanoid;
@@ -228,6 +229,7 @@ struct state {
 	int32_t ent_tried, ent_block, no_action, compel;
 	int32_t rend_t, rend_hits, sidestepped, slowed1, stun_turn2;
 	int32_t flipped;	/* confused unit an opponent controls this turn */
+	int32_t burrowing;
 	/* a reaction owed */
 	int32_t dec, dec_unit, dec_line, dec_target;
 	int32_t nprog;
@@ -294,7 +296,7 @@ enum cmdtype {
 	C_SUBMIT = 1, C_SETUPFIRST, C_DEPLOY, C_FIRST, C_ACTIVATE, C_MOVE,
 	C_MELEE, C_SHOOT, C_CHARGE, C_CAST, C_CAST_CONE, C_END, C_AOO,
 	C_DECLINE, C_CLEAVE, C_RUSH, C_SMITE, C_WAKE, C_CAST_AREA, C_CAST_LINE, C_PLACE, C_SIDESTEP, C_WHIRLWIND,
-	C_TURN, C_LEAP, C_STUNATK, C_NTYPES
+	C_TURN, C_LEAP, C_STUNATK, C_BURROW, C_DEATHATK, C_NTYPES
 };
 
 struct cmd {
