@@ -90,6 +90,7 @@ static const struct {
 	{ "slow ranged attack", 0, A2_SLOWRANGED },
 	{ "death strike", 0, A2_DEATHSTRIKE },
 	{ "arrow catching shield", 0, A2_ARROWSHIELD },
+	{ "hurling charge", 0, A2_HURL },
 	{ "precise shot", AB_PRECISE, 0 }, { "cleave", AB_CLEAVE, 0 },
 	{ "incorporeal", AB_INCORP, 0 }, { "fearless", AB_FEARLESS, 0 },
 	{ "independent", AB_INDEP, 0 }, { "wild", AB_WILD, 0 },
@@ -436,6 +437,9 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 		p->ignores_sr = refd_mpv_get_bool(s, "ignores_sr", 0);
 		p->any = refd_mpv_get_bool(s, "any", 0);
 		p->ability = refd_mpv_get_bool(s, "ability", 0);
+		p->summon = -1;
+		snprintf(p->summon_id, sizeof(p->summon_id), "%s",
+		    refd_mpv_get_str(s, "summon", ""));
 		if (getint(s, "level", 0, 9, 0, &p->level) ||
 		    getint(s, "pp", 0, 50, 0, &p->pp))
 			return bad(ctx, "cards", id, "spells",
@@ -692,6 +696,14 @@ sk_content_load(refd_ctx *ctx, const uint8_t *bytes, size_t len,
 		struct card *k = &c->c[i];
 
 		k->req = -1;
+		for (j = 0; rc == REFD_OK && j < (size_t)k->nspell; j++)
+			if (k->sp[j].summon_id[0] != '\0') {
+				k->sp[j].summon = sk_card_index(c,
+				    k->sp[j].summon_id);
+				if (k->sp[j].summon < 0)
+					rc = bad(ctx, "cards", k->id, "spells.summon",
+					    "names a card that cards.json lacks");
+			}
 		if (refd_mpv_ok(refd_mpv_get(v, "requires"))) {
 			k->req = sk_card_index(c, refd_mpv_get_str(v, "requires",
 			    ""));

@@ -1046,6 +1046,10 @@ finish(struct cx *x, struct state *s, struct prog *done)
 	if (p.aborted || !s->u[p.unit].on)
 		return;
 	if (p.kind == PK_CHARGE) {
+		/* Hurling Charge: no melee if the target left its space */
+		if (p.budget == 1 && (s->u[p.target].x != p.tx ||
+		    s->u[p.target].y != p.ty))
+			return;
 		if (s->u[p.target].on && adjacent(x, s, p.unit, p.target) &&
 		    functional(s, p.unit))
 			attack(x, s, p.unit, p.target, 0, p.line, 1, 0);

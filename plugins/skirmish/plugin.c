@@ -15,7 +15,8 @@ static const char *const cmdname[C_NTYPES] = { "", "submit", "setup_first",
 	"deploy", "first", "activate", "move", "melee", "shoot", "charge",
 	"cast", "cast_cone", "end", "aoo", "decline", "cleave", "rush", "smite", "wake", "cast_area", "cast_line",
 	"place_tile", "sidestep", "whirlwind", "turn_undead", "leap",
-	"stunning_attack", "burrow", "death_attack" };
+	"stunning_attack", "burrow", "death_attack", "hurling_charge",
+	"summon" };
 static const char *const argname[C_NTYPES][6] = {
 	{ NULL }, { NULL }, { "seat" }, { "x", "y" }, { "seat" }, { "unit" },
 	{ "x", "y" }, { "target", "line" }, { "target", "line" },
@@ -25,7 +26,8 @@ static const char *const argname[C_NTYPES][6] = {
 	{ "spell", "target", "ox", "oy" },
 	{ "spell", "target", "sx", "sy", "px", "py" },
 	{ "tile", "x", "y", "rot" }, { "x", "y" }, { NULL }, { "target" },
-	{ "target" }, { "target", "line" }, { NULL }, { "target", "line" }
+	{ "target" }, { "target", "line" }, { NULL }, { "target", "line" },
+	{ "target", "x", "y", "line" }, { "spell", "x", "y" }
 };
 
 static int
@@ -373,7 +375,9 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		return 0;
 	case C_WHIRLWIND:
 	case C_TURN:
-		if (c->type == C_TURN || c->type == C_WHIRLWIND)
+	case C_SUMMON:
+		if (c->type == C_TURN || c->type == C_WHIRLWIND ||
+		    c->type == C_SUMMON)
 			goto attackish;
 		/* FALLTHROUGH */
 	case C_WAKE:
@@ -477,6 +481,11 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 				    CARD(x, s, t2)->name, ct, 2 * (int)C->speed);
 		}
 		return 0;
+	case C_HURL:
+		if (!(C->abil2 & A2_HURL) || C->nranged == 0)
+			NO(REFD_EILLEGAL, "R000-39", "%s has no Hurling Charge",
+			    C->name);
+		/* FALLTHROUGH */
 	case C_CHARGE:
 		if (s->burrowing)
 			NO(REFD_EILLEGAL, "R000-37", "a burrowing creature cannot "
@@ -487,6 +496,52 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		break;
 	default:
 		break;
+	}
+	if (c->type == C_SUMMON) {
+		const struct spell *sp;
+		int k, sz, i2, j2;
+		struct grid_space a = SP(x, s, u), b;
+
+		if (c->a[0] < 0 || c->a[0] >= C->nspell ||
+		    C->sp[c->a[0]].summon < 0)
+			NO(REFD_EBADCMD, "R000-93", "%s has no summoning spell "
+			    "%d", C->name, (int)c->a[0]);
+		sp = &C->sp[c->a[0]];
+		if (s->rtp)
+			NO(REFD_EILLEGAL, "R000-91", "no summoning in "
+			    "Ready-to-Play");
+		if (s->u[u].spent[c->a[0]] >= sp->uses)
+			NO(REFD_ERESOURCE, "R000-71", "%s has no use of %s left",
+			    C->name, sp->name);
+		if (threatened(x, s, u))
+			NO(REFD_EILLEGAL, "R000-41", "%s is threatened: only "
+			    "touch spells", C->name);
+		if (s->nu >= SK_MAXU)
+			NO(REFD_ELIMIT, "R000-93", "no room for more creatures");
+		k = sp->summon;
+		sz = x->c->c[k].size;
+		b.x = c->a[1];
+		b.y = c->a[2];
+		b.s = sz;
+		if (b.x < 0 || b.y < 0 || b.x + sz > MAP(x, s)->w ||
+		    b.y + sz > MAP(x, s)->h || grid_space_dist(&a, &b) > 6)
+			NO(REFD_ERANGE, "R000-93", "a summoned creature appears "
+			    "within 6 squares of its summoner");
+		{
+			struct grid g;
+
+			sk_grid(x, s, &g);
+			for (i2 = 0; i2 < sz; i2++)
+				for (j2 = 0; j2 < sz; j2++)
+					if ((grid_at(&g, b.x + i2, b.y + j2) &
+					    (GRID_WALL | GRID_STATUE | GRID_PIT)) ||
+					    occupant(x, s, b.x + i2, b.y + j2,
+					    -1) >= 0)
+						NO(REFD_EILLEGAL, "R000-93", "the "
+						    "summoned creature needs free "
+						    "squares");
+		}
+		return 0;
 	}
 	if (c->type == C_BURROW) {
 		if (C->burrow <= 0 || s->steps > 0 || s->natk > 0 || s->rush ||
@@ -581,9 +636,9 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		    "allies", CARD(x, s, t)->name);
 	if (c->type == C_MELEE || c->type == C_CHARGE || c->type == C_SMITE ||
 	    c->type == C_STUNATK || c->type == C_LEAP ||
-	    c->type == C_DEATHATK) {
-		int line = c->type == C_CHARGE ? c->a[3] : c->type == C_LEAP ? 0 :
-		    c->a[1];
+	    c->type == C_DEATHATK || c->type == C_HURL) {
+		int line = c->type == C_CHARGE || c->type == C_HURL ? c->a[3] :
+		    c->type == C_LEAP ? 0 : c->a[1];
 
 		if (line < 0 || line >= C->nmelee)
 			NO(REFD_EBADCMD, "R000-27", "%s has melee lines 0..%d",
@@ -825,7 +880,8 @@ check(const struct cx *x, const struct state *s, int seat,
 		    c->type != C_SIDESTEP && c->type != C_WHIRLWIND &&
 		    c->type != C_TURN && c->type != C_LEAP &&
 		    c->type != C_STUNATK && c->type != C_BURROW &&
-		    c->type != C_DEATHATK)
+		    c->type != C_DEATHATK && c->type != C_HURL &&
+		    c->type != C_SUMMON)
 			NO(REFD_EPHASE, "R000-26", "a turn takes move, melee, "
 			    "shoot, charge, cast, cast_cone or end");
 		return turn_check(x, s, c, y);
@@ -1120,6 +1176,37 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 	}
 		sk_run(x, s);
 		return;
+	case C_SUMMON: {
+		const struct spell *sp = &CARD(x, s, u)->sp[c->a[0]];
+		struct unit *n = &s->u[s->nu];
+
+		if (s->moved == 0)
+			s->atk_first = 1;
+		s->natk = 1;
+		s->cast = 1;
+		s->u[u].spent[c->a[0]]++;
+		memset(n, 0, sizeof(*n));
+		n->card = sp->summon;
+		n->seat = s->u[u].seat;
+		n->x = c->a[1];
+		n->y = c->a[2];
+		n->on = n->deployed = 1;
+		n->hp = x->c->c[n->card].hp;
+		n->rout_unit = n->rout_seat = n->partner = -1;
+		n->aoo_turn = n->cleave_turn = -1;
+		n->summoner1 = u + 1;
+		n->activated = 2;	/* no turn in the round it appears */
+		s->nu++;
+		w = sk_ev("summoned");
+		refd_mpw_kint(w, "unit", s->nu - 1);
+		refd_mpw_kstr(w, "card", x->c->c[n->card].id);
+		refd_mpw_kint(w, "by", u);
+		refd_mpw_kint(w, "x", n->x);
+		refd_mpw_kint(w, "y", n->y);
+		sk_emit(x, w);
+		return;
+	}
+	case C_HURL:
 	case C_CHARGE: {
 		struct prog p;
 		char msg[160];
@@ -1128,6 +1215,11 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		    sizeof(msg)) != 0) {
 			x->rc = REFD_EINTERNAL;
 			return;
+		}
+		if (c->type == C_HURL) {
+			p.budget = 1;
+			p.tx = s->u[c->a[0]].x;
+			p.ty = s->u[c->a[0]].y;
 		}
 		p.line = c->a[3];
 		s->charged = 1;
@@ -1141,6 +1233,10 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		refd_mpw_kint(w, "x", c->a[1]);
 		refd_mpw_kint(w, "y", c->a[2]);
 		sk_emit(x, w);
+		/* Hurling Charge: the ranged attack before the move and the
+		 * melee attack */
+		if (c->type == C_HURL)
+			attack(x, s, u, c->a[0], 1, 0, 0, 0);
 		sk_run(x, s);
 		return;
 	}
@@ -1322,6 +1418,15 @@ sk_label(struct cx *x, const struct state *s, const struct cmd *c, char *buf,
 		    x->c->t[s->tsub[s->place_seat][c->a[0] & 3]].id,
 		    (int)c->a[1], (int)c->a[2], (int)c->a[3]);
 		break;
+	case C_HURL:
+		snprintf(buf, len, "%s makes a Hurling Charge on %s #%d, ending "
+		    "at (%d,%d)", un, tn, (int)c->a[0], (int)c->a[1],
+		    (int)c->a[2]);
+		break;
+	case C_SUMMON:
+		snprintf(buf, len, "%s casts %s at (%d,%d)", un,
+		    CARD(x, s, u)->sp[c->a[0]].name, (int)c->a[1], (int)c->a[2]);
+		break;
 	case C_BURROW:
 		snprintf(buf, len, "%s burrows for this turn's movement", un);
 		break;
@@ -1475,6 +1580,11 @@ legal_turn(struct lst *l)
 					for (k = 0; k < C->nmelee; k++) {
 						set(&c, C_CHARGE, t, dx, dy, k);
 						offer(l, &c);
+						if (C->abil2 & A2_HURL) {
+							set(&c, C_HURL, t, dx,
+							    dy, k);
+							offer(l, &c);
+						}
 					}
 				}
 		}
@@ -1504,6 +1614,17 @@ legal_turn(struct lst *l)
 			offer(l, &c);
 		}
 	for (k = 0; k < C->nspell; k++) {
+		if (C->sp[k].summon >= 0) {
+			int sx, sy;
+
+			for (sy = s->u[u].y - 7; sy <= s->u[u].y + 7; sy++)
+				for (sx = s->u[u].x - 7; sx <= s->u[u].x + 7;
+				    sx++) {
+					set(&c, C_SUMMON, k, sx, sy, 0);
+					offer(l, &c);
+				}
+			continue;
+		}
 		if (C->sp[k].range >= SR_RADIUS2 &&
 		    C->sp[k].range <= SR_LINE) {
 			for (t = 0; t < s->nu; t++) {
@@ -1742,6 +1863,8 @@ op_describe(refd_ctx *ctx, void *pdata)
 		{ "py", "int" } };
 	static const char *a_place[][2] = { { "tile", "int 1..3" },
 		{ "x", "int" }, { "y", "int" }, { "rot", "int 0..3" } };
+	static const char *a_xy3[][2] = { { "spell", "int: spell index" },
+		{ "x", "int" }, { "y", "int" } };
 	static const char *a_ul[][2] = { { "unit", "int: the threatener" },
 		{ "line", "int: melee line" } };
 	static const char *a_t[][2] = { { "target", "int: unit id" } };
@@ -1797,6 +1920,10 @@ op_describe(refd_ctx *ctx, void *pdata)
 	doc_cmd(w, "cleave", a_t, 1, "Cleave: extra melee attack");
 	doc_cmd(w, "smite", a_tl, 2, "melee attack declaring Smite (a use is "
 	    "spent even on a miss)");
+	doc_cmd(w, "hurling_charge", a_ch, 4, "a charge with a ranged attack "
+	    "on the target before the melee attack");
+	doc_cmd(w, "summon", a_xy3, 3, "cast a summoning spell: the creature "
+	    "appears at (x, y) within 6 squares");
 	doc_cmd(w, "burrow", NULL, 0, "Burrow: this turn's movement goes "
 	    "underground (Burrow speed, no AoO, no charge)");
 	doc_cmd(w, "death_attack", a_tl, 2, "melee attack declaring a Death "
@@ -2026,6 +2153,8 @@ op_view(refd_ctx *ctx, const void *state, int32_t seat)
 			refd_mpw_kbool(w, "minion", 1);
 		if (u->partner >= 0)
 			refd_mpw_kint(w, "partner", u->partner);
+		if (u->summoner1)
+			refd_mpw_kint(w, "summoner", u->summoner1 - 1);
 		refd_mpw_karray(w, "spells_used");
 		for (k = 0; k < c->nspell; k++)
 			refd_mpw_int(w, u->spent[k]);

@@ -634,7 +634,7 @@ eliminate(struct cx *x, struct state *s, int u, const char *how)
 		s->flipped = -1;
 	}
 	/* §3.12: minions give no VP; the commander-0 creature 5 more */
-	if (!p->minion)
+	if (!p->minion && !p->summoner1)
 		s->vp[1 - p->seat] += CARD(x, s, u)->cost + (p->cmd0 ? 5 : 0);
 	abort_progs(s, u);
 	if (u == s->cur)
@@ -643,8 +643,8 @@ eliminate(struct cx *x, struct state *s, int u, const char *how)
 	refd_mpw_kint(w, "unit", u);
 	refd_mpw_kstr(w, "name", CARD(x, s, u)->name);
 	refd_mpw_kint(w, "vp_to", 1 - p->seat);
-	refd_mpw_kint(w, "vp", p->minion ? 0 : CARD(x, s, u)->cost +
-	    (p->cmd0 ? 5 : 0));
+	refd_mpw_kint(w, "vp", p->minion || p->summoner1 ? 0 :
+	    CARD(x, s, u)->cost + (p->cmd0 ? 5 : 0));
 	sk_emit(x, w);
 	check_victory(x, s);
 	if (strcmp(how, "destroyed") == 0 && s->stage != ST_OVER)
@@ -656,6 +656,10 @@ eliminate(struct cx *x, struct state *s, int u, const char *how)
 		for (k = 0; k < s->nu && s->stage != ST_OVER; k++)
 			if (s->u[k].partner == u && s->u[k].on)
 				eliminate(x, s, k, "eliminated_with_partner");
+		/* a summoned creature goes with its summoner */
+		for (k = 0; k < s->nu && s->stage != ST_OVER; k++)
+			if (s->u[k].summoner1 == u + 1 && s->u[k].on)
+				eliminate(x, s, k, "unsummoned");
 	}
 }
 

@@ -79,7 +79,8 @@ enum abil2 {
 	A2_SLOWMELEE = 1 << 9,
 	A2_SLOWRANGED = 1 << 10,
 	A2_DEATHSTRIKE = 1 << 11,
-	A2_ARROWSHIELD = 1 << 12
+	A2_ARROWSHIELD = 1 << 12,
+	A2_HURL = 1 << 13
 };
 
 enum srange { SR_SELF, SR_TOUCH, SR_RANGE6, SR_SIGHT, SR_CONE, SR_YOURWB,
@@ -100,6 +101,8 @@ struct spell {
 	int32_t fam;		/* continuous effect family, -1 none */
 	int32_t ability;	/* spell-format ability: not a spell */
 	int32_t level, pp;	/* Sorcerer spell level; Psionic cost */
+	int32_t summon;		/* card summoned, -1 none */
+	char summon_id[SK_NAMELEN];
 	int32_t cond;		/* save (dc) or this condition */
 	int32_t any;		/* the "any" keyword */
 };
@@ -181,6 +184,7 @@ struct unit {
 	int32_t buffs, smite_spent;
 	int32_t cmd0, partner, minion, drained;
 	int32_t sorc_spent[10], pp_spent, stun_spent;
+	int32_t summoner1;	/* summoner + 1; 0: not summoned */
 	int32_t parity;		/* unused outside turns */
 };
 
@@ -296,7 +300,8 @@ enum cmdtype {
 	C_SUBMIT = 1, C_SETUPFIRST, C_DEPLOY, C_FIRST, C_ACTIVATE, C_MOVE,
 	C_MELEE, C_SHOOT, C_CHARGE, C_CAST, C_CAST_CONE, C_END, C_AOO,
 	C_DECLINE, C_CLEAVE, C_RUSH, C_SMITE, C_WAKE, C_CAST_AREA, C_CAST_LINE, C_PLACE, C_SIDESTEP, C_WHIRLWIND,
-	C_TURN, C_LEAP, C_STUNATK, C_BURROW, C_DEATHATK, C_NTYPES
+	C_TURN, C_LEAP, C_STUNATK, C_BURROW, C_DEATHATK, C_HURL, C_SUMMON,
+	C_NTYPES
 };
 
 struct cmd {
