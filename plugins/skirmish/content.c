@@ -232,6 +232,14 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 	INTX("leap", 0, 50, 0, &c->leap);
 	INTX("slow_effect_dc", 0, 40, 0, &c->slow_dc);
 	INTX("burrow", 0, 20, 0, &c->burrow);
+	{
+		refd_mpv tr = refd_mpv_get(v, "trample");
+
+		if (refd_mpv_ok(tr) && (getint(tr, "damage", 1, 50, -100,
+		    &c->trample) || getint(tr, "dc", 0, 40, 0, &c->trample_dc)))
+			return bad(ctx, "cards", id, "trample",
+			    "expected {damage, dc}");
+	}
 	INTX("death_attack_dc", 0, 40, 0, &c->death_attack);
 	{
 		refd_mpv sa = refd_mpv_get(v, "stunning_attack");

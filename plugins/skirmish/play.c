@@ -49,8 +49,12 @@ step_slow(const struct cx *x, const struct state *s, int u, int fx, int fy,
 			if (mode == MV_CHARGE && !fly && !inc)
 				return -1;
 			if (s->u[o].seat != s->u[u].seat && !helpless(s, o) &&
-			    !fly && !(inc && !has(x, s, o, AB_INCORP)))
-				return -1;
+			    !fly && !(inc && !has(x, s, o, AB_INCORP)) &&
+			    !(mode == MV_NORMAL && u == s->cur &&
+			    CARD(x, s, u)->trample > 0 &&
+			    CARD(x, s, o)->size < sz &&
+			    (s->trampled == 0 || s->trampled == o + 1)))
+				return -1;	/* Trample: one smaller enemy */
 		}
 	if (!inc && grid_cuts_corner(&g, fx, fy, sz, tx - fx, ty - fy))
 		return -1;
@@ -150,8 +154,33 @@ do_step(struct cx *x, struct state *s, int u, int tx, int ty, int *parity)
 
 	cost = grid_step_cost(tx - s->u[u].x, ty - s->u[u].y, slow > 0,
 	    parity);
-	s->u[u].x = tx;
-	s->u[u].y = ty;
+	{
+		/* Trample: entering a smaller enemy's space */
+		int i, j, sz = CARD(x, s, u)->size, o = -1;
+
+		for (i = 0; i < sz && o < 0; i++)
+			for (j = 0; j < sz && o < 0; j++) {
+				int k = occupant(x, s, tx + i, ty + j, u);
+
+				if (k >= 0 && s->u[k].seat != s->u[u].seat &&
+				    u == s->cur && CARD(x, s, u)->trample > 0 &&
+				    !helpless(s, k))
+					o = k;
+			}
+		s->u[u].x = tx;
+		s->u[u].y = ty;
+		if (o >= 0 && s->trampled == 0) {
+			s->trampled = o + 1;
+			if (CARD(x, s, u)->trample_dc == 0 ||
+			    !save(x, s, o, CARD(x, s, u)->trample_dc, "trample")) {
+				w = sk_ev("trample");
+				refd_mpw_kint(w, "unit", o);
+				refd_mpw_kint(w, "damage", CARD(x, s, u)->trample);
+				sk_emit(x, w);
+				damage(x, s, o, CARD(x, s, u)->trample, u);
+			}
+		}
+	}
 	w = sk_ev("step");
 	refd_mpw_kint(w, "unit", u);
 	refd_mpw_kint(w, "x", tx);
@@ -1413,6 +1442,7 @@ start_turn(struct cx *x, struct state *s, int u)
 	s->compel = 0;
 	s->rend_t = -1;
 	s->rend_hits = s->sidestepped = s->slowed1 = s->burrowing = 0;
+	s->trampled = 0;
 	s->rush_t = -1;
 	p->activated++;
 	s->stage = ST_TURN;

@@ -115,7 +115,7 @@ struct card {
 	int32_t abil, dr, sr, conceal, save_bonus, morale_bonus, difficult;
 	int32_t abil2, sneak, rsneak, rend, turn_undead, undead;
 	int32_t beastmaster, leap, stun_dc, stun_uses, con_drain, con_dc;
-	int32_t slow_dc, burrow, death_attack;
+	int32_t slow_dc, burrow, death_attack, trample, trample_dc;
 	int32_t eff_stat, eff_val;	/* commander effect: 1 attack, 2 AC, 3 tyrannical */
 	int32_t resist[6], vuln, immune;	/* by energy; masks 1 << energy */
 	int32_t pcharge, smite_val, smite_uses, smite_vs, feed, humanoid;
@@ -233,7 +233,7 @@ struct state {
 	int32_t ent_tried, ent_block, no_action, compel;
 	int32_t rend_t, rend_hits, sidestepped, slowed1, stun_turn2;
 	int32_t flipped;	/* confused unit an opponent controls this turn */
-	int32_t burrowing;
+	int32_t burrowing, trampled;	/* trampled: enemy + 1 this turn */
 	/* a reaction owed */
 	int32_t dec, dec_unit, dec_line, dec_target;
 	int32_t nprog;
