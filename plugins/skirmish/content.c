@@ -44,10 +44,10 @@ cond_of(const char *s)
 {
 	static const char *const n[] = { "", "stun", "paralysis", "poison",
 		"sleep", "frighten", "entangle", "skip next turn", "incite",
-		"inhibit" };
+		"inhibit", "confusion" };
 	int i;
 
-	for (i = 1; i < 10; i++)
+	for (i = 1; i < 11; i++)
 		if (strcmp(s, n[i]) == 0)
 			return i;
 	return -1;
@@ -85,7 +85,12 @@ static const struct {
 	{ "phalanx fighting", 0, A2_PHALANX }, { "stench", 0, A2_STENCH },
 	{ "level drain", 0, A2_LEVELDRAIN }, { "uncanny dodge", 0, A2_UNCANNY },
 	{ "spring attack", 0, A2_SPRING }, { "sidestep", 0, A2_SIDESTEP },
-	{ "whirlwind attack", 0, A2_WHIRLWIND },
+	{ "whirlwind attack", 0, A2_WHIRLWIND }, { "stagger", 0, A2_STAGGER },
+	{ "slow melee attack", 0, A2_SLOWMELEE },
+	{ "slow ranged attack", 0, A2_SLOWRANGED },
+	{ "death strike", 0, A2_DEATHSTRIKE },
+	{ "arrow catching shield", 0, A2_ARROWSHIELD },
+	{ "hurling charge", 0, A2_HURL },
 	{ "precise shot", AB_PRECISE, 0 }, { "cleave", AB_CLEAVE, 0 },
 	{ "incorporeal", AB_INCORP, 0 }, { "fearless", AB_FEARLESS, 0 },
 	{ "independent", AB_INDEP, 0 }, { "wild", AB_WILD, 0 },
@@ -177,7 +182,8 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 	static const char *const sizes[] = { "tiny", "small", "medium",
 		"large", "huge" };
 	static const char *const srn[] = { "self", "touch", "range 6", "sight",
-		"cone", "your warband", "radius 2", "radius 4", "line" };
+		"cone", "your warband", "radius 2", "radius 4", "line",
+		"any warband" };
 	const char *sz = refd_mpv_get_str(v, "size", "medium");
 	const char *ty = refd_mpv_get_str(v, "type", "humanoid");
 	refd_mpv fa = refd_mpv_get(v, "faction"), ab, sp;
@@ -219,7 +225,52 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 	INTX("rend", 0, 50, 0, &c->rend);
 	INTX("turn_undead", 0, 30, 0, &c->turn_undead);
 	c->undead = strcmp(refd_mpv_get_str(v, "type", ""), "undead") == 0;
+	if (strcmp(refd_mpv_get_str(v, "type", ""), "animal") == 0 ||
+	    strcmp(refd_mpv_get_str(v, "type", ""), "magical beast") == 0)
+		c->abil2 |= A2_BEAST;
+	INTX("beastmaster", 0, 30, 0, &c->beastmaster);
+	INTX("leap", 0, 50, 0, &c->leap);
+	INTX("slow_effect_dc", 0, 40, 0, &c->slow_dc);
+	INTX("burrow", 0, 20, 0, &c->burrow);
+	{
+		refd_mpv tr = refd_mpv_get(v, "trample");
+
+		if (refd_mpv_ok(tr) && (getint(tr, "damage", 1, 50, -100,
+		    &c->trample) || getint(tr, "dc", 0, 40, 0, &c->trample_dc)))
+			return bad(ctx, "cards", id, "trample",
+			    "expected {damage, dc}");
+	}
+	INTX("death_attack_dc", 0, 40, 0, &c->death_attack);
+	{
+		refd_mpv sa = refd_mpv_get(v, "stunning_attack");
+		refd_mpv cd = refd_mpv_get(v, "constitution_drain");
+
+		if (refd_mpv_ok(sa) && (getint(sa, "dc", 1, 40, -100,
+		    &c->stun_dc) || getint(sa, "uses", 1, 9, 1, &c->stun_uses)))
+			return bad(ctx, "cards", id, "stunning_attack",
+			    "expected {dc, uses}");
+		if (refd_mpv_ok(cd) && (getint(cd, "value", 1, 50, -100,
+		    &c->con_drain) || getint(cd, "dc", 1, 40, -100, &c->con_dc)))
+			return bad(ctx, "cards", id, "constitution_drain",
+			    "expected {value, dc}");
+	}
 	c->relay = refd_mpv_get_bool(v, "relay_orders", 0);
+	INTX("power_points", 0, 200, 0, &c->pp);
+	{
+		refd_mpv so = refd_mpv_get(v, "sorcerer_spells");
+		size_t si;
+
+		for (si = 0; si < refd_mpv_len(so); si++) {
+			int64_t lv, n;
+
+			if (refd_mpv_int(refd_mpv_at(refd_mpv_at(so, si), 0),
+			    &lv) || refd_mpv_int(refd_mpv_at(refd_mpv_at(so,
+			    si), 1), &n) || lv < 1 || lv > 9 || n < 0 || n > 9)
+				return bad(ctx, "cards", id, "sorcerer_spells",
+				    "expected [[level, boxes], ...]");
+			c->sorc[lv] = (int32_t)n;
+		}
+	}
 	{
 		refd_mpv db = refd_mpv_get(v, "death_burst");
 		const char *e = refd_mpv_get_str(db, "energy", "");
@@ -366,7 +417,7 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 	sp = refd_mpv_get(v, "spells");
 	if (refd_mpv_ok(sp) && (refd_mpv_type(sp) != REFD_MP_ARRAY ||
 	    refd_mpv_len(sp) > SK_MAXSPELLS))
-		return bad(ctx, "cards", id, "spells", "expected up to 2 spells");
+		return bad(ctx, "cards", id, "spells", "expected up to 4 spells");
 	for (i = 0; i < refd_mpv_len(sp); i++) {
 		refd_mpv s = refd_mpv_at(sp, i);
 		struct spell *p = &c->sp[i];
@@ -375,10 +426,10 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 
 		snprintf(p->name, sizeof(p->name), "%s",
 		    refd_mpv_get_str(s, "name", "spell"));
-		for (k = 0; k < 9; k++)
+		for (k = 0; k < 10; k++)
 			if (strcmp(r, srn[k]) == 0)
 				break;
-		if (k == 9)
+		if (k == 10)
 			return bad(ctx, "cards", id, "spells.range",
 			    "expected self, touch, range 6, sight, cone, "
 			    "radius 2, radius 4, line or your warband");
@@ -394,6 +445,13 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 		p->ignores_sr = refd_mpv_get_bool(s, "ignores_sr", 0);
 		p->any = refd_mpv_get_bool(s, "any", 0);
 		p->ability = refd_mpv_get_bool(s, "ability", 0);
+		p->summon = -1;
+		snprintf(p->summon_id, sizeof(p->summon_id), "%s",
+		    refd_mpv_get_str(s, "summon", ""));
+		if (getint(s, "level", 0, 9, 0, &p->level) ||
+		    getint(s, "pp", 0, 50, 0, &p->pp))
+			return bad(ctx, "cards", id, "spells",
+			    "level 0..9, pp 0..50");
 		if (refd_mpv_ok(refd_mpv_get(s, "condition"))) {
 			p->cond = cond_of(refd_mpv_get_str(s, "condition", ""));
 			if (p->cond <= 0 || p->dc <= 0)
@@ -424,8 +482,8 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 				return bad(ctx, "cards", id, "spells.effect",
 				    "more than 32 spell families");
 		}
-		if ((p->range == SR_CONE || p->range >= SR_RADIUS2) &&
-		    p->fam >= 0)
+		if ((p->range == SR_CONE || (p->range >= SR_RADIUS2 &&
+		    p->range <= SR_LINE)) && p->fam >= 0)
 			return bad(ctx, "cards", id, "spells.range",
 			    "a cone carries damage, not a continuous effect");
 	}
@@ -614,7 +672,7 @@ sk_content_load(refd_ctx *ctx, const uint8_t *bytes, size_t len,
 	    refd_mpv_len(cs) > SK_MAXCARDS) {
 		refd_mp_free(d);
 		return H->reject(ctx, REFD_ECONTENT, NULL,
-		    "cards.json: expected an object of 1 to 64 cards");
+		    "cards.json: expected an object of 1 to 96 cards");
 	}
 	if (refd_mpv_type(ms) != REFD_MP_MAP || refd_mpv_len(ms) == 0 ||
 	    refd_mpv_len(ms) > SK_MAXMAPS) {
@@ -646,6 +704,14 @@ sk_content_load(refd_ctx *ctx, const uint8_t *bytes, size_t len,
 		struct card *k = &c->c[i];
 
 		k->req = -1;
+		for (j = 0; rc == REFD_OK && j < (size_t)k->nspell; j++)
+			if (k->sp[j].summon_id[0] != '\0') {
+				k->sp[j].summon = sk_card_index(c,
+				    k->sp[j].summon_id);
+				if (k->sp[j].summon < 0)
+					rc = bad(ctx, "cards", k->id, "spells.summon",
+					    "names a card that cards.json lacks");
+			}
 		if (refd_mpv_ok(refd_mpv_get(v, "requires"))) {
 			k->req = sk_card_index(c, refd_mpv_get_str(v, "requires",
 			    ""));
@@ -923,6 +989,7 @@ sk_create(struct cx *x, const uint8_t *setup, size_t len, uint32_t nseats,
 		s->nterr++;
 	}
 	s->wm_tile = s->wm_unit = -1;
+	s->flipped = -1;
 	us = refd_mpv_get(root, "units");
 	if (!refd_mpv_ok(us)) {
 		refd_mp_free(d);
@@ -973,6 +1040,8 @@ sk_create(struct cx *x, const uint8_t *setup, size_t len, uint32_t nseats,
 		u->stunned = refd_mpv_get_bool(v, "stunned", 0);
 		u->asleep = refd_mpv_get_bool(v, "asleep", 0);
 		u->frightened = refd_mpv_get_bool(v, "frightened", 0);
+		u->confused = refd_mpv_get_bool(v, "confused", 0);
+		u->confused_dc = u->confused ? 15 : 0;
 		u->invisible = refd_mpv_get_bool(v, "invisible", 0);
 		u->activated = refd_mpv_get_bool(v, "activated", 0);
 		u->partner = (int32_t)refd_mpv_get_int(v, "partner", -1);

@@ -30,6 +30,8 @@ step_slow(const struct cx *x, const struct state *s, int u, int fx, int fy,
 	sk_grid(x, s, &g);
 	if (tx < 0 || ty < 0 || tx + sz > g.w || ty + sz > g.h)
 		return -1;
+	if (s->burrowing && u == s->cur && mode == MV_NORMAL)
+		return 0;	/* Burrow: under walls, terrain and enemies */
 	for (i = 0; i < sz; i++)
 		for (j = 0; j < sz; j++) {
 			unsigned f = grid_at(&g, tx + i, ty + j);
@@ -47,13 +49,19 @@ step_slow(const struct cx *x, const struct state *s, int u, int fx, int fy,
 			if (mode == MV_CHARGE && !fly && !inc)
 				return -1;
 			if (s->u[o].seat != s->u[u].seat && !helpless(s, o) &&
-			    !fly && !(inc && !has(x, s, o, AB_INCORP)))
-				return -1;
+			    !fly && !(inc && !has(x, s, o, AB_INCORP)) &&
+			    !(mode == MV_NORMAL && u == s->cur &&
+			    CARD(x, s, u)->trample > 0 &&
+			    CARD(x, s, o)->size < sz &&
+			    (s->trampled == 0 || s->trampled == o + 1)))
+				return -1;	/* Trample: one smaller enemy */
 		}
 	if (!inc && grid_cuts_corner(&g, fx, fy, sz, tx - fx, ty - fy))
 		return -1;
 	if (fly || inc)
 		slow = 0;
+	if (mode == MV_CHARGE && slow && (CARD(x, s, u)->abil2 & A2_STAGGER))
+		return -1;	/* Stagger: no difficult terrain crossed */
 	return slow;
 }
 
@@ -146,8 +154,33 @@ do_step(struct cx *x, struct state *s, int u, int tx, int ty, int *parity)
 
 	cost = grid_step_cost(tx - s->u[u].x, ty - s->u[u].y, slow > 0,
 	    parity);
-	s->u[u].x = tx;
-	s->u[u].y = ty;
+	{
+		/* Trample: entering a smaller enemy's space */
+		int i, j, sz = CARD(x, s, u)->size, o = -1;
+
+		for (i = 0; i < sz && o < 0; i++)
+			for (j = 0; j < sz && o < 0; j++) {
+				int k = occupant(x, s, tx + i, ty + j, u);
+
+				if (k >= 0 && s->u[k].seat != s->u[u].seat &&
+				    u == s->cur && CARD(x, s, u)->trample > 0 &&
+				    !helpless(s, k))
+					o = k;
+			}
+		s->u[u].x = tx;
+		s->u[u].y = ty;
+		if (o >= 0 && s->trampled == 0) {
+			s->trampled = o + 1;
+			if (CARD(x, s, u)->trample_dc == 0 ||
+			    !save(x, s, o, CARD(x, s, u)->trample_dc, "trample")) {
+				w = sk_ev("trample");
+				refd_mpw_kint(w, "unit", o);
+				refd_mpw_kint(w, "damage", CARD(x, s, u)->trample);
+				sk_emit(x, w);
+				damage(x, s, o, CARD(x, s, u)->trample, u);
+			}
+		}
+	}
 	w = sk_ev("step");
 	refd_mpw_kint(w, "unit", u);
 	refd_mpw_kint(w, "x", tx);
@@ -352,8 +385,16 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
     int flags, int aoo)
 {
 	int charge = flags & 1, smite = (flags & 2) != 0;
+	int leap = (flags & 4) != 0, stunatk = (flags & 8) != 0, sneaked = 0;
+	struct atk leapline;
 	const struct card *A = CARD(x, s, a), *D = CARD(x, s, d);
 	const struct atk *k = ranged ? &A->ranged[line] : &A->melee[line];
+
+	if (flags & 4) {	/* Leap: +N to hit, N damage */
+		memset(&leapline, 0, sizeof(leapline));
+		leapline.bonus = leapline.dmg = A->leap;
+		k = &leapline;
+	}
 	int ac = D->ac, bonus = k->bonus, roll = 0, hit, crit = 0, dbl = 0;
 	int auto_hit = 0, cover = 0, inmelee = 0, flank = 0, conceal = 0;
 	int cr = 0, inc = 0, magic, base, extra, dmg;
@@ -447,6 +488,11 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 	}
 	if (smite)
 		s->u[a].smite_spent++;	/* spent even on a miss (R000-78) */
+	if (stunatk) {
+		s->u[a].stun_spent++;
+		s->stun_turn2 = s->turnid;
+	}
+	(void)leap;
 	base = k->dmg + (ranged ? 0 : buff(x, s, a, ES_MDAMAGE));
 	if (hit && (crit || dbl) && !(D->abil & AB_CRITIMM && crit && !dbl))
 		base *= 2;
@@ -460,8 +506,10 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 		int helpl = s->u[d].stunned || helpless(s, d) ||
 		    !sees(x, s, d, a);
 
-		if (!ranged && A->sneak > 0 && (flank || helpl))
+		if (!ranged && A->sneak > 0 && (flank || helpl)) {
 			base += A->sneak;
+			sneaked = 1;
+		}
 		if (ranged && A->rsneak > 0 && helpl) {
 			struct grid_space sa = SP(x, s, a), sd = SP(x, s, d);
 
@@ -527,6 +575,26 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 		}
 		if (k->cond > 0 && s->u[d].on)
 			condition(x, s, d, k->cond, k->dc, a);
+		if (stunatk && s->u[d].on)
+			condition(x, s, d, CO_STUN, A->stun_dc, a);
+		if ((flags & 16) && sneaked && s->u[d].on &&
+		    !save(x, s, d, A->death_attack, "death attack")) {
+			w = sk_ev("death_attack");
+			refd_mpw_kint(w, "unit", d);
+			sk_emit(x, w);
+			eliminate(x, s, d, "destroyed");
+		}
+		if (!ranged && A->con_drain > 0 && s->u[d].on &&
+		    !has(x, s, d, AB_NONLIVING) &&
+		    !save(x, s, d, A->con_dc, "constitution drain")) {
+			s->u[a].hp += A->con_drain;
+			w = sk_ev("constitution_drain");
+			refd_mpw_kint(w, "unit", d);
+			refd_mpw_kint(w, "damage", A->con_drain);
+			refd_mpw_kint(w, "drainer_hp", s->u[a].hp);
+			sk_emit(x, w);
+			damage2(x, s, d, A->con_drain, a, 1);
+		}
 		half_check(x, s, d, a);
 		if (s->u[d].gone && D->humanoid && A->feed > 0 && s->u[a].on) {
 			s->u[a].hp += A->feed;
@@ -783,7 +851,8 @@ charge_check(const struct cx *x, const struct state *s, int u, int t, int dx,
 			if (grid_at(&g, dx + i, dy + j) & (GRID_DIFFICULT |
 			    GRID_STATUE | GRID_SHARP))
 				slowdest = 1;
-	if (slowdest || !lane_clear(x, s, u, dx, dy)) {
+	if (slowdest || (!(CARD(x, s, u)->abil2 & A2_STAGGER) &&
+	    !lane_clear(x, s, u, dx, dy))) {
 		snprintf(msg, len, "the charge lane to (%d,%d) is not clear "
 		    "(creatures, walls or slowing terrain)", dx, dy);
 		return -1;
@@ -794,9 +863,14 @@ charge_check(const struct cx *x, const struct state *s, int u, int t, int dx,
 		return -1;
 	}
 	st = -1;
-	for (i = 0; i < 2; i++)
-		if (d2[(dy * m->w + dx) * 2 + i] == ct)
+	for (i = 0; i < 2; i++) {
+		int dd = d2[(dy * m->w + dx) * 2 + i];
+
+		/* Stagger lifts the shortest-path requirement */
+		if (dd == ct || (dd >= 2 && dd <= lim &&
+		    (CARD(x, s, u)->abil2 & A2_STAGGER) && st < 0))
 			st = (dy * m->w + dx) * 2 + i;
+	}
 	if (st < 0) {
 		free(d2);
 		free(p2);
@@ -928,7 +1002,8 @@ aoo_ok(const struct cx *x, const struct state *s, int t, int m)
 {
 	const struct unit *mv = &s->u[m];
 
-	if (!s->u[t].on || !mv->on || s->u[t].aoo_turn == s->turnid)
+	if (!s->u[t].on || !mv->on || s->u[t].aoo_turn == s->turnid ||
+	    s->u[t].confused)
 		return 0;
 	if (has(x, s, t, AB_TINYREACH))
 		return 0;
@@ -951,6 +1026,8 @@ aoo_queue(const struct cx *x, const struct state *s, struct prog *p, int tx,
 	p->qready = 1;
 	if (has(x, s, m, AB_FLIGHT) && p->idx > 0)
 		return;		/* A32: flight after its first square */
+	if (s->burrowing && m == s->cur && p->kind == PK_STEP)
+		return;		/* burrowing movement provokes none */
 	sk_grid(x, s, &g);
 	first = s->cur >= 0 ? s->u[s->cur].seat : s->u[m].seat;
 	for (k = 0; k < 2; k++)
@@ -998,6 +1075,10 @@ finish(struct cx *x, struct state *s, struct prog *done)
 	if (p.aborted || !s->u[p.unit].on)
 		return;
 	if (p.kind == PK_CHARGE) {
+		/* Hurling Charge: no melee if the target left its space */
+		if (p.budget == 1 && (s->u[p.target].x != p.tx ||
+		    s->u[p.target].y != p.ty))
+			return;
 		if (s->u[p.target].on && adjacent(x, s, p.unit, p.target) &&
 		    functional(s, p.unit))
 			attack(x, s, p.unit, p.target, 0, p.line, 1, 0);
@@ -1299,6 +1380,17 @@ end_turn(struct cx *x, struct state *s)
 	int u = s->cur;
 	refd_mpw *w;
 
+	if (u >= 0 && s->flipped == u) {
+		s->u[u].seat = 1 - s->u[u].seat;
+		s->flipped = -1;
+	}
+	if (u >= 0 && s->u[u].on && s->u[u].confused &&
+	    save(x, s, u, s->u[u].confused_dc, "confusion")) {
+		s->u[u].confused = 0;
+		w = sk_ev("confusion_ends");
+		refd_mpw_kint(w, "unit", u);
+		sk_emit(x, w);
+	}
 	if (u >= 0 && s->u[u].on && s->u[u].paralyzed &&
 	    save(x, s, u, s->u[u].paralyzed_dc, "paralysis")) {
 		s->u[u].paralyzed = 0;
@@ -1349,7 +1441,8 @@ start_turn(struct cx *x, struct state *s, int u)
 	s->rush = s->rush_x = s->rush_y = s->rush_charge = 0;
 	s->compel = 0;
 	s->rend_t = -1;
-	s->rend_hits = s->sidestepped = 0;
+	s->rend_hits = s->sidestepped = s->slowed1 = s->burrowing = 0;
+	s->trampled = 0;
 	s->rush_t = -1;
 	p->activated++;
 	s->stage = ST_TURN;
@@ -1364,6 +1457,36 @@ start_turn(struct cx *x, struct state *s, int u)
 	refd_mpw_kint(w, "speed", s->speed);
 	sk_emit(x, w);
 	s->ent_tried = s->ent_block = s->no_action = 0;
+	if (p->confused && !p->routed && functional(s, u)) {
+		/* §4.3 confusion table */
+		int r = sk_roll(x, "confusion");
+
+		w = sk_ev("confusion");
+		refd_mpw_kint(w, "unit", u);
+		refd_mpw_kint(w, "roll", r);
+		refd_mpw_kstr(w, "result", r <= 5 ? "opponent controls" :
+		    r <= 15 ? "does nothing" : "acts normally");
+		sk_emit(x, w);
+		if (r <= 5) {
+			s->flipped = u;
+			p->seat = 1 - p->seat;
+			s->oocmd = 1;
+			s->speed = CARD(x, s, u)->speed < 2 ?
+			    CARD(x, s, u)->speed : 2;
+		} else if (r <= 15) {
+			s->no_action = 1;
+		}
+	}
+	{
+		int k;
+
+		/* Slow Effect: adjacent enemies save or attack once */
+		for (k = 0; k < s->nu && !s->slowed1; k++)
+			if (s->u[k].on && s->u[k].seat != p->seat &&
+			    CARD(x, s, k)->slow_dc > 0 && adjacent(x, s, k, u) &&
+			    !save(x, s, u, CARD(x, s, k)->slow_dc, "slow effect"))
+				s->slowed1 = 1;
+	}
 	if (p->poisoned) {
 		/* §2.5 step 2: 5 damage before it acts */
 		w = sk_ev("poison");
@@ -1403,7 +1526,7 @@ start_turn(struct cx *x, struct state *s, int u)
 		s->stun_turn = 1;
 	/* §3.2 / R000-23: an out-of-command Difficult creature that can
 	 * attack, shoot or rush must do one of them. */
-	if (s->oocmd && CARD(x, s, u)->difficult > 0 && functional(s, u) &&
+	if (s->oocmd && difficult_of(x, s, u) > 0 && functional(s, u) &&
 	    !s->no_action) {
 		int e, best, can = 0;
 
@@ -1445,6 +1568,20 @@ spell_targets(const struct cx *x, const struct state *s, int u, int k, int t,
 	if (t < 0 || t >= s->nu || !s->u[t].on) {
 		snprintf(msg, len, "no such creature on the grid");
 		return -1;
+	}
+	if (sp->range == SR_ANYWB) {
+		int k2;
+
+		/* the warband is named by its first creature on the grid */
+		for (k2 = 0; k2 < s->nu; k2++)
+			if (s->u[k2].on && s->u[k2].seat == s->u[t].seat)
+				break;
+		if (k2 != t) {
+			snprintf(msg, len, "%s: name a warband by its first "
+			    "creature on the grid", sp->name);
+			return -1;
+		}
+		return 0;
 	}
 	if (sp->range == SR_SELF || sp->range == SR_YOURWB) {
 		if (t != u) {
@@ -1704,6 +1841,21 @@ cast_spell(struct cx *x, struct state *s, int u, const int32_t *a)
 	int i, n = 0, list[SK_MAXU];
 
 	s->u[u].spent[k]++;
+	{
+		/* R000-71: Sorcerer boxes (the lowest free level that pays),
+		 * Psionic power points */
+		const struct card *C = CARD(x, s, u);
+		int lv;
+
+		if (C->pp > 0 && sp->pp > 0)
+			s->u[u].pp_spent += sp->pp;
+		else
+			for (lv = sp->level > 0 ? sp->level : 1; lv < 10; lv++)
+				if (C->sorc[lv] > s->u[u].sorc_spent[lv]) {
+					s->u[u].sorc_spent[lv]++;
+					break;
+				}
+	}
 	w = sk_ev("cast");
 	refd_mpw_kint(w, "unit", u);
 	refd_mpw_kstr(w, "spell", sp->name);
@@ -1718,9 +1870,11 @@ cast_spell(struct cx *x, struct state *s, int u, const int32_t *a)
 			if (i != u && s->u[i].on &&
 			    in_cone_unit(x, s, i, ox, oy, orient))
 				list[n++] = i;
-	} else if (sp->range == SR_YOURWB) {
+	} else if (sp->range == SR_YOURWB || sp->range == SR_ANYWB) {
+		int ws = sp->range == SR_ANYWB ? s->u[t].seat : s->u[u].seat;
+
 		for (i = 0; i < s->nu; i++)
-			if (s->u[i].on && s->u[i].seat == s->u[u].seat)
+			if (s->u[i].on && s->u[i].seat == ws)
 				list[n++] = i;
 	} else if (sp->range == SR_RADIUS2 || sp->range == SR_RADIUS4) {
 		refd_mpw_kint(w, "target", t);

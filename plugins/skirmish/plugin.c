@@ -14,7 +14,9 @@ void begin_phases_pub(struct cx *x, struct state *s, int first);
 static const char *const cmdname[C_NTYPES] = { "", "submit", "setup_first",
 	"deploy", "first", "activate", "move", "melee", "shoot", "charge",
 	"cast", "cast_cone", "end", "aoo", "decline", "cleave", "rush", "smite", "wake", "cast_area", "cast_line",
-	"place_tile", "sidestep", "whirlwind", "turn_undead" };
+	"place_tile", "sidestep", "whirlwind", "turn_undead", "leap",
+	"stunning_attack", "burrow", "death_attack", "hurling_charge",
+	"summon" };
 static const char *const argname[C_NTYPES][6] = {
 	{ NULL }, { NULL }, { "seat" }, { "x", "y" }, { "seat" }, { "unit" },
 	{ "x", "y" }, { "target", "line" }, { "target", "line" },
@@ -23,7 +25,9 @@ static const char *const argname[C_NTYPES][6] = {
 	{ "unit" }, { "target" }, { "target" }, { "target", "line" }, { "target" },
 	{ "spell", "target", "ox", "oy" },
 	{ "spell", "target", "sx", "sy", "px", "py" },
-	{ "tile", "x", "y", "rot" }, { "x", "y" }, { NULL }, { "target" }
+	{ "tile", "x", "y", "rot" }, { "x", "y" }, { NULL }, { "target" },
+	{ "target" }, { "target", "line" }, { NULL }, { "target", "line" },
+	{ "target", "x", "y", "line" }, { "spell", "x", "y" }
 };
 
 static int
@@ -301,6 +305,11 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		if (s->sidestepped)
 			NO(REFD_EILLEGAL, "R000-98", "%s sidestepped: no more "
 			    "movement this turn", C->name);
+		if (s->natk > 0 && ((s->atk_kind == 0 &&
+		    (C->abil2 & A2_SLOWMELEE)) || (s->atk_kind == 1 &&
+		    (C->abil2 & A2_SLOWRANGED))))
+			NO(REFD_EILLEGAL, "R000-98", "%s attacked: its slow "
+			    "attack forbids moving this turn", C->name);
 		if (s->natk > 0 && s->moved > 0 && !(C->abil2 & A2_SPRING))
 			NO(REFD_EILLEGAL, "R000-27", "%s moved and then "
 			    "attacked: no more movement this turn", C->name);
@@ -366,7 +375,9 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		return 0;
 	case C_WHIRLWIND:
 	case C_TURN:
-		if (c->type == C_TURN || c->type == C_WHIRLWIND)
+	case C_SUMMON:
+		if (c->type == C_TURN || c->type == C_WHIRLWIND ||
+		    c->type == C_SUMMON)
 			goto attackish;
 		/* FALLTHROUGH */
 	case C_WAKE:
@@ -374,6 +385,23 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		    !s->u[c->a[0]].asleep || !adjacent(x, s, u, c->a[0]))
 			NO(REFD_ENOTARGET, "R000-79", "waking needs an adjacent "
 			    "sleeping creature");
+		/* FALLTHROUGH */
+	case C_DEATHATK:
+		if (c->type == C_DEATHATK && (C->death_attack <= 0 ||
+		    C->sneak <= 0))
+			NO(REFD_EILLEGAL, "R000-98", "%s has no Death Attack",
+			    C->name);
+		/* FALLTHROUGH */
+	case C_STUNATK:
+		if (c->type == C_STUNATK && (C->stun_dc <= 0 ||
+		    s->u[u].stun_spent >= C->stun_uses ||
+		    s->stun_turn2 == s->turnid))
+			NO(REFD_ERESOURCE, "R000-98", "%s has no Stunning Attack "
+			    "left this turn", C->name);
+		/* FALLTHROUGH */
+	case C_LEAP:
+		if (c->type == C_LEAP && C->leap <= 0)
+			NO(REFD_EILLEGAL, "R000-98", "%s cannot Leap", C->name);
 		/* FALLTHROUGH */
 	case C_SMITE:
 		if (c->type == C_SMITE && (C->smite_val <= 0 ||
@@ -395,7 +423,9 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		if (s->cast)
 			NO(REFD_EILLEGAL, "R000-71", "%s already cast its spell "
 			    "instead of attacking", C->name);
-		if (s->rush && c->type != C_MELEE && c->type != C_SMITE)
+		if (s->rush && c->type != C_MELEE && c->type != C_SMITE &&
+		    c->type != C_STUNATK && c->type != C_LEAP &&
+		    c->type != C_DEATHATK)
 			NO(REFD_EILLEGAL, "R000-21", "a rushing creature may "
 			    "only attack the enemy it rushed, in melee");
 		if (s->natk == 0 && s->moved > s->speed && !s->rush)
@@ -405,9 +435,25 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		if (s->natk > 0 && (s->moved > 0 || s->moved2 > 0))
 			NO(REFD_EILLEGAL, "R000-27", "a creature that moves "
 			    "makes at most one attack");
+		if (s->natk > 0 && s->slowed1)
+			NO(REFD_EILLEGAL, "R000-98", "%s is slowed: one attack "
+			    "this turn", C->name);
+		if ((c->type == C_MELEE || c->type == C_SMITE ||
+		    c->type == C_STUNATK || c->type == C_LEAP) &&
+		    (C->abil2 & A2_SLOWMELEE) && s->moved + s->moved2 > 0)
+			NO(REFD_EILLEGAL, "R000-98", "%s moved: Slow Melee "
+			    "Attack", C->name);
+		if (c->type == C_SHOOT && (C->abil2 & A2_SLOWRANGED) &&
+		    s->moved + s->moved2 > 0)
+			NO(REFD_EILLEGAL, "R000-98", "%s moved: Slow Ranged "
+			    "Attack", C->name);
+		if (c->type == C_LEAP && s->natk > 0)
+			NO(REFD_EILLEGAL, "R000-98", "Leap replaces the attacks");
 		if (s->natk > 0 && s->sidestepped == 2)
 			NO(REFD_EILLEGAL, "R000-98", "Sidestep: no attack after "
 			    "attacking and sidestepping");
+		break;
+	case C_BURROW:
 		break;
 	case C_RUSH:
 		if (s->natk > 0 || s->steps > 0 || s->cast || s->rush)
@@ -435,13 +481,74 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 				    CARD(x, s, t2)->name, ct, 2 * (int)C->speed);
 		}
 		return 0;
+	case C_HURL:
+		if (!(C->abil2 & A2_HURL) || C->nranged == 0)
+			NO(REFD_EILLEGAL, "R000-39", "%s has no Hurling Charge",
+			    C->name);
+		/* FALLTHROUGH */
 	case C_CHARGE:
+		if (s->burrowing)
+			NO(REFD_EILLEGAL, "R000-37", "a burrowing creature cannot "
+			    "charge");
 		if (s->natk > 0 || s->steps > 0 || s->cast)
 			NO(REFD_EILLEGAL, "R000-38", "a charge is the whole "
 			    "turn: no move or attack before it");
 		break;
 	default:
 		break;
+	}
+	if (c->type == C_SUMMON) {
+		const struct spell *sp;
+		int k, sz, i2, j2;
+		struct grid_space a = SP(x, s, u), b;
+
+		if (c->a[0] < 0 || c->a[0] >= C->nspell ||
+		    C->sp[c->a[0]].summon < 0)
+			NO(REFD_EBADCMD, "R000-93", "%s has no summoning spell "
+			    "%d", C->name, (int)c->a[0]);
+		sp = &C->sp[c->a[0]];
+		if (s->rtp)
+			NO(REFD_EILLEGAL, "R000-91", "no summoning in "
+			    "Ready-to-Play");
+		if (s->u[u].spent[c->a[0]] >= sp->uses)
+			NO(REFD_ERESOURCE, "R000-71", "%s has no use of %s left",
+			    C->name, sp->name);
+		if (threatened(x, s, u))
+			NO(REFD_EILLEGAL, "R000-41", "%s is threatened: only "
+			    "touch spells", C->name);
+		if (s->nu >= SK_MAXU)
+			NO(REFD_ELIMIT, "R000-93", "no room for more creatures");
+		k = sp->summon;
+		sz = x->c->c[k].size;
+		b.x = c->a[1];
+		b.y = c->a[2];
+		b.s = sz;
+		if (b.x < 0 || b.y < 0 || b.x + sz > MAP(x, s)->w ||
+		    b.y + sz > MAP(x, s)->h || grid_space_dist(&a, &b) > 6)
+			NO(REFD_ERANGE, "R000-93", "a summoned creature appears "
+			    "within 6 squares of its summoner");
+		{
+			struct grid g;
+
+			sk_grid(x, s, &g);
+			for (i2 = 0; i2 < sz; i2++)
+				for (j2 = 0; j2 < sz; j2++)
+					if ((grid_at(&g, b.x + i2, b.y + j2) &
+					    (GRID_WALL | GRID_STATUE | GRID_PIT)) ||
+					    occupant(x, s, b.x + i2, b.y + j2,
+					    -1) >= 0)
+						NO(REFD_EILLEGAL, "R000-93", "the "
+						    "summoned creature needs free "
+						    "squares");
+		}
+		return 0;
+	}
+	if (c->type == C_BURROW) {
+		if (C->burrow <= 0 || s->steps > 0 || s->natk > 0 || s->rush ||
+		    s->burrowing || s->sidestepped)
+			NO(REFD_EILLEGAL, "R000-37", "Burrow: declared before any "
+			    "movement or attack");
+		return 0;
 	}
 	if (c->type == C_WHIRLWIND) {
 		if (!(C->abil2 & A2_WHIRLWIND) || s->natk > 0 || s->steps > 1 ||
@@ -478,11 +585,28 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 			NO(REFD_ENOTARGET, "R000-71", "%s has no spell %d",
 			    C->name, (int)c->a[0]);
 		sp = &C->sp[c->a[0]];
-		if (s->u[u].spent[c->a[0]] >= sp->uses)
+		if (C->pp > 0 && sp->pp > 0) {
+			if (s->u[u].pp_spent + sp->pp > C->pp)
+				NO(REFD_ERESOURCE, "R000-71", "%s has %d power "
+				    "points left, %s costs %d", C->name,
+				    (int)(C->pp - s->u[u].pp_spent), sp->name,
+				    (int)sp->pp);
+		} else if (sp->level > 0) {
+			int lv;
+
+			for (lv = sp->level; lv < 10; lv++)
+				if (C->sorc[lv] > s->u[u].sorc_spent[lv])
+					break;
+			if (lv == 10)
+				NO(REFD_ERESOURCE, "R000-71", "%s has no free "
+				    "spell box of level %d or higher", C->name,
+				    (int)sp->level);
+		} else if (s->u[u].spent[c->a[0]] >= sp->uses)
 			NO(REFD_ERESOURCE, "R000-71", "%s has no use of %s left",
 			    C->name, sp->name);
 		want = sp->range == SR_CONE ? C_CAST_CONE : sp->range == SR_LINE ?
-		    C_CAST_LINE : sp->range >= SR_RADIUS2 ? C_CAST_AREA : C_CAST;
+		    C_CAST_LINE : sp->range == SR_RADIUS2 ||
+		    sp->range == SR_RADIUS4 ? C_CAST_AREA : C_CAST;
 		if (c->type != want)
 			NO(REFD_EBADCMD, "R000-73", "%s: use %s", sp->name,
 			    cmdname[want]);
@@ -510,8 +634,11 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 	if (s->u[t].seat == s->u[u].seat)
 		NO(REFD_ENOTARGET, "R000-45", "%s is an ally: never attack "
 		    "allies", CARD(x, s, t)->name);
-	if (c->type == C_MELEE || c->type == C_CHARGE || c->type == C_SMITE) {
-		int line = c->type == C_CHARGE ? c->a[3] : c->a[1];
+	if (c->type == C_MELEE || c->type == C_CHARGE || c->type == C_SMITE ||
+	    c->type == C_STUNATK || c->type == C_LEAP ||
+	    c->type == C_DEATHATK || c->type == C_HURL) {
+		int line = c->type == C_CHARGE || c->type == C_HURL ? c->a[3] :
+		    c->type == C_LEAP ? 0 : c->a[1];
 
 		if (line < 0 || line >= C->nmelee)
 			NO(REFD_EBADCMD, "R000-27", "%s has melee lines 0..%d",
@@ -520,7 +647,9 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		    (s->lines_used >> line & 1)))
 			NO(REFD_EILLEGAL, "R000-28", "a full attack uses each "
 			    "listed attack once, all of the same kind");
-		if (c->type == C_SMITE && s->rush && t != s->rush_t)
+		if ((c->type == C_SMITE || c->type == C_STUNATK ||
+		    c->type == C_LEAP || c->type == C_DEATHATK) && s->rush &&
+		    t != s->rush_t)
 			NO(REFD_ENOTARGET, "R000-21", "a rushing creature "
 			    "attacks the enemy it rushed");
 		if (c->type == C_MELEE && s->rush) {
@@ -533,7 +662,9 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 				    "than its speed and its move was no charge: "
 				    "no attack", C->name);
 		}
-		if (c->type == C_MELEE || c->type == C_SMITE) {
+		if (c->type == C_MELEE || c->type == C_SMITE ||
+		    c->type == C_STUNATK || c->type == C_LEAP ||
+		    c->type == C_DEATHATK) {
 			struct grid_space a = SP(x, s, u), b = SP(x, s, t);
 
 			if (!adjacent(x, s, u, t) && !(C->reach > 1 &&
@@ -747,7 +878,10 @@ check(const struct cx *x, const struct state *s, int seat,
 		    c->type != C_SMITE && c->type != C_WAKE &&
 		    c->type != C_CAST_AREA && c->type != C_CAST_LINE &&
 		    c->type != C_SIDESTEP && c->type != C_WHIRLWIND &&
-		    c->type != C_TURN)
+		    c->type != C_TURN && c->type != C_LEAP &&
+		    c->type != C_STUNATK && c->type != C_BURROW &&
+		    c->type != C_DEATHATK && c->type != C_HURL &&
+		    c->type != C_SUMMON)
 			NO(REFD_EPHASE, "R000-26", "a turn takes move, melee, "
 			    "shoot, charge, cast, cast_cone or end");
 		return turn_check(x, s, c, y);
@@ -990,19 +1124,89 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		sk_run(x, s);
 		return;
 	}
+	case C_BURROW:
+		s->burrowing = 1;
+		s->speed = s->oocmd && CARD(x, s, u)->burrow > 2 ? 2 :
+		    CARD(x, s, u)->burrow;
+		w = sk_ev("burrow");
+		refd_mpw_kint(w, "unit", u);
+		refd_mpw_kint(w, "speed", s->speed);
+		sk_emit(x, w);
+		return;
 	case C_MELEE:
 	case C_SHOOT:
 	case C_SMITE:
+	case C_STUNATK:
+	case C_DEATHATK:
+	case C_LEAP: {
+		int line = c->type == C_LEAP ? 0 : c->a[1];
+		int tgt = c->a[0];
+
+		/* Arrow Catching Shield: a ranged attack aimed at a creature
+		 * next to it goes to the shield bearer */
+		if (c->type == C_SHOOT) {
+			int k;
+
+			for (k = 0; k < s->nu; k++)
+				if (k != tgt && s->u[k].on &&
+				    s->u[k].seat == s->u[tgt].seat &&
+				    (CARD(x, s, k)->abil2 & A2_ARROWSHIELD) &&
+				    adjacent(x, s, k, tgt)) {
+					w = sk_ev("arrow_caught");
+					refd_mpw_kint(w, "unit", k);
+					refd_mpw_kint(w, "for", tgt);
+					sk_emit(x, w);
+					tgt = k;
+					break;
+				}
+		}
+
 		if (s->natk == 0 && s->moved == 0)
 			s->atk_first = 1;
 		s->natk++;
 		s->atk_kind = c->type == C_SHOOT;
-		s->lines_used |= 1 << c->a[1];
-		attack(x, s, u, c->a[0], c->type == C_SHOOT, c->a[1],
+		s->lines_used |= 1 << line;
+		if (c->type == C_LEAP)
+			s->cast = 1;	/* replaces the attacks */
+		attack(x, s, u, tgt, c->type == C_SHOOT, line,
 		    ((s->rush && s->moved > CARD(x, s, u)->speed) ||
-		    s->charged ? 1 : 0) | (c->type == C_SMITE ? 2 : 0), 0);
+		    s->charged ? 1 : 0) | (c->type == C_SMITE ? 2 : 0) |
+		    (c->type == C_LEAP ? 4 : 0) | (c->type == C_STUNATK ? 8 : 0) |
+		    (c->type == C_DEATHATK ? 16 : 0), 0);
+	}
 		sk_run(x, s);
 		return;
+	case C_SUMMON: {
+		const struct spell *sp = &CARD(x, s, u)->sp[c->a[0]];
+		struct unit *n = &s->u[s->nu];
+
+		if (s->moved == 0)
+			s->atk_first = 1;
+		s->natk = 1;
+		s->cast = 1;
+		s->u[u].spent[c->a[0]]++;
+		memset(n, 0, sizeof(*n));
+		n->card = sp->summon;
+		n->seat = s->u[u].seat;
+		n->x = c->a[1];
+		n->y = c->a[2];
+		n->on = n->deployed = 1;
+		n->hp = x->c->c[n->card].hp;
+		n->rout_unit = n->rout_seat = n->partner = -1;
+		n->aoo_turn = n->cleave_turn = -1;
+		n->summoner1 = u + 1;
+		n->activated = 2;	/* no turn in the round it appears */
+		s->nu++;
+		w = sk_ev("summoned");
+		refd_mpw_kint(w, "unit", s->nu - 1);
+		refd_mpw_kstr(w, "card", x->c->c[n->card].id);
+		refd_mpw_kint(w, "by", u);
+		refd_mpw_kint(w, "x", n->x);
+		refd_mpw_kint(w, "y", n->y);
+		sk_emit(x, w);
+		return;
+	}
+	case C_HURL:
 	case C_CHARGE: {
 		struct prog p;
 		char msg[160];
@@ -1011,6 +1215,11 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		    sizeof(msg)) != 0) {
 			x->rc = REFD_EINTERNAL;
 			return;
+		}
+		if (c->type == C_HURL) {
+			p.budget = 1;
+			p.tx = s->u[c->a[0]].x;
+			p.ty = s->u[c->a[0]].y;
 		}
 		p.line = c->a[3];
 		s->charged = 1;
@@ -1024,6 +1233,10 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		refd_mpw_kint(w, "x", c->a[1]);
 		refd_mpw_kint(w, "y", c->a[2]);
 		sk_emit(x, w);
+		/* Hurling Charge: the ranged attack before the move and the
+		 * melee attack */
+		if (c->type == C_HURL)
+			attack(x, s, u, c->a[0], 1, 0, 0, 0);
 		sk_run(x, s);
 		return;
 	}
@@ -1205,6 +1418,29 @@ sk_label(struct cx *x, const struct state *s, const struct cmd *c, char *buf,
 		    x->c->t[s->tsub[s->place_seat][c->a[0] & 3]].id,
 		    (int)c->a[1], (int)c->a[2], (int)c->a[3]);
 		break;
+	case C_HURL:
+		snprintf(buf, len, "%s makes a Hurling Charge on %s #%d, ending "
+		    "at (%d,%d)", un, tn, (int)c->a[0], (int)c->a[1],
+		    (int)c->a[2]);
+		break;
+	case C_SUMMON:
+		snprintf(buf, len, "%s casts %s at (%d,%d)", un,
+		    CARD(x, s, u)->sp[c->a[0]].name, (int)c->a[1], (int)c->a[2]);
+		break;
+	case C_BURROW:
+		snprintf(buf, len, "%s burrows for this turn's movement", un);
+		break;
+	case C_DEATHATK:
+		snprintf(buf, len, "%s declares a Death Attack on %s #%d (line "
+		    "%d)", un, tn, (int)c->a[0], (int)c->a[1]);
+		break;
+	case C_LEAP:
+		snprintf(buf, len, "%s leaps at %s #%d", un, tn, (int)c->a[0]);
+		break;
+	case C_STUNATK:
+		snprintf(buf, len, "%s makes a Stunning Attack on %s #%d (line "
+		    "%d)", un, tn, (int)c->a[0], (int)c->a[1]);
+		break;
 	case C_SIDESTEP:
 		snprintf(buf, len, "%s sidesteps to (%d,%d)", un, (int)c->a[0],
 		    (int)c->a[1]);
@@ -1290,6 +1526,18 @@ legal_turn(struct lst *l)
 			set(&c, C_SHOOT, t, k, 0, 0);
 			offer(l, &c);
 		}
+		for (k = 0; C->stun_dc > 0 && k < C->nmelee; k++) {
+			set(&c, C_STUNATK, t, k, 0, 0);
+			offer(l, &c);
+		}
+		for (k = 0; C->death_attack > 0 && k < C->nmelee; k++) {
+			set(&c, C_DEATHATK, t, k, 0, 0);
+			offer(l, &c);
+		}
+		if (C->leap > 0) {
+			set(&c, C_LEAP, t, 0, 0, 0);
+			offer(l, &c);
+		}
 		for (k = 0; C->smite_val > 0 && k < C->nmelee; k++) {
 			set(&c, C_SMITE, t, k, 0, 0);
 			offer(l, &c);
@@ -1332,6 +1580,11 @@ legal_turn(struct lst *l)
 					for (k = 0; k < C->nmelee; k++) {
 						set(&c, C_CHARGE, t, dx, dy, k);
 						offer(l, &c);
+						if (C->abil2 & A2_HURL) {
+							set(&c, C_HURL, t, dx,
+							    dy, k);
+							offer(l, &c);
+						}
 					}
 				}
 		}
@@ -1347,6 +1600,10 @@ legal_turn(struct lst *l)
 		set(&c, C_WHIRLWIND, 0, 0, 0, 0);
 		offer(l, &c);
 	}
+	if (C->burrow > 0) {
+		set(&c, C_BURROW, 0, 0, 0, 0);
+		offer(l, &c);
+	}
 	for (t = 0; C->turn_undead > 0 && t < s->nu; t++) {
 		set(&c, C_TURN, t, 0, 0, 0);
 		offer(l, &c);
@@ -1357,7 +1614,19 @@ legal_turn(struct lst *l)
 			offer(l, &c);
 		}
 	for (k = 0; k < C->nspell; k++) {
-		if (C->sp[k].range >= SR_RADIUS2) {
+		if (C->sp[k].summon >= 0) {
+			int sx, sy;
+
+			for (sy = s->u[u].y - 7; sy <= s->u[u].y + 7; sy++)
+				for (sx = s->u[u].x - 7; sx <= s->u[u].x + 7;
+				    sx++) {
+					set(&c, C_SUMMON, k, sx, sy, 0);
+					offer(l, &c);
+				}
+			continue;
+		}
+		if (C->sp[k].range >= SR_RADIUS2 &&
+		    C->sp[k].range <= SR_LINE) {
 			for (t = 0; t < s->nu; t++) {
 				int tz, ox, oy, px, py;
 
@@ -1594,6 +1863,8 @@ op_describe(refd_ctx *ctx, void *pdata)
 		{ "py", "int" } };
 	static const char *a_place[][2] = { { "tile", "int 1..3" },
 		{ "x", "int" }, { "y", "int" }, { "rot", "int 0..3" } };
+	static const char *a_xy3[][2] = { { "spell", "int: spell index" },
+		{ "x", "int" }, { "y", "int" } };
 	static const char *a_ul[][2] = { { "unit", "int: the threatener" },
 		{ "line", "int: melee line" } };
 	static const char *a_t[][2] = { { "target", "int: unit id" } };
@@ -1649,6 +1920,18 @@ op_describe(refd_ctx *ctx, void *pdata)
 	doc_cmd(w, "cleave", a_t, 1, "Cleave: extra melee attack");
 	doc_cmd(w, "smite", a_tl, 2, "melee attack declaring Smite (a use is "
 	    "spent even on a miss)");
+	doc_cmd(w, "hurling_charge", a_ch, 4, "a charge with a ranged attack "
+	    "on the target before the melee attack");
+	doc_cmd(w, "summon", a_xy3, 3, "cast a summoning spell: the creature "
+	    "appears at (x, y) within 6 squares");
+	doc_cmd(w, "burrow", NULL, 0, "Burrow: this turn's movement goes "
+	    "underground (Burrow speed, no AoO, no charge)");
+	doc_cmd(w, "death_attack", a_tl, 2, "melee attack declaring a Death "
+	    "Attack (with Sneak Attack: save or destroyed)");
+	doc_cmd(w, "leap", a_t, 1, "Leap: replaces the attacks, a melee "
+	    "attack at +N for N damage");
+	doc_cmd(w, "stunning_attack", a_tl, 2, "melee attack declaring a "
+	    "Stunning Attack (once per turn)");
 	doc_cmd(w, "sidestep", a_xy, 2, "Sidestep: one square without "
 	    "attacks of opportunity, keeping all attacks");
 	doc_cmd(w, "whirlwind", NULL, 0, "Whirlwind Attack: one attack on "
@@ -1870,10 +2153,14 @@ op_view(refd_ctx *ctx, const void *state, int32_t seat)
 			refd_mpw_kbool(w, "minion", 1);
 		if (u->partner >= 0)
 			refd_mpw_kint(w, "partner", u->partner);
+		if (u->summoner1)
+			refd_mpw_kint(w, "summoner", u->summoner1 - 1);
 		refd_mpw_karray(w, "spells_used");
 		for (k = 0; k < c->nspell; k++)
 			refd_mpw_int(w, u->spent[k]);
 		refd_mpw_end(w);
+		if (c->pp > 0)
+			refd_mpw_kint(w, "power_points", c->pp - u->pp_spent);
 		refd_mpw_end(w);
 	}
 	refd_mpw_end(w);

@@ -239,6 +239,34 @@ end_ok(const struct cx *x, const struct state *s, int u, int ax, int ay)
 /* ---------------------------------------------------------------- */
 /* Command (§2.6) */
 
+/* Beastmaster N: Animals and Magical Beasts of level <= N of its warband
+ * lose Difficult and Wild while a Beastmaster creature remains. */
+static int
+tamed(const struct cx *x, const struct state *s, int u)
+{
+	int k;
+
+	if (!(CARD(x, s, u)->abil2 & A2_BEAST))
+		return 0;
+	for (k = 0; k < s->nu; k++)
+		if (!s->u[k].gone && s->u[k].seat == s->u[u].seat &&
+		    CARD(x, s, k)->beastmaster >= CARD(x, s, u)->level)
+			return 1;
+	return 0;
+}
+
+int
+difficult_of(const struct cx *x, const struct state *s, int u)
+{
+	return tamed(x, s, u) ? 0 : CARD(x, s, u)->difficult;
+}
+
+int
+wild_of(const struct cx *x, const struct state *s, int u)
+{
+	return has(x, s, u, AB_WILD) && !tamed(x, s, u);
+}
+
 /* An enemy of u with (Improved) Countersong within 6 squares of u. */
 static int
 singer_near(const struct cx *x, const struct state *s, int u, int ab)
@@ -282,7 +310,8 @@ rating(const struct cx *x, const struct state *s, int c, int depth)
 static int
 can_command(const struct cx *x, const struct state *s, int c)
 {
-	return functional(s, c) && rating(x, s, c, 0) >= 0;
+	return functional(s, c) && !s->u[c].confused &&
+	    rating(x, s, c, 0) >= 0;
 }
 
 /* Does commander c command u now (§2.6)? */
@@ -293,12 +322,13 @@ commands_r(const struct cx *x, const struct state *s, int c, int u, int depth)
 	struct grid_space sc, su;
 	int d, r;
 
-	if (c == u || s->u[c].seat != s->u[u].seat || !functional(s, c))
+	if (c == u || s->u[c].seat != s->u[u].seat || !functional(s, c) ||
+	    s->u[c].confused)
 		return 0;
 	r = rating(x, s, c, depth);
-	if (r < 0 || r < CARD(x, s, u)->difficult)
+	if (r < 0 || r < difficult_of(x, s, u))
 		return 0;
-	if (has(x, s, u, AB_WILD))
+	if (wild_of(x, s, u))
 		return 0;
 	/* Improved Countersong: no commanding others near the singer */
 	if (singer_near(x, s, c, AB_ICOUNTERSONG) ||
@@ -324,12 +354,13 @@ under_command(const struct cx *x, const struct state *s, int u)
 {
 	int c;
 
-	if (has(x, s, u, AB_WILD))
+	if (wild_of(x, s, u))
 		return 0;
 	if (has(x, s, u, AB_INDEP))
 		return 1;
-	if (can_command(x, s, u))
-		return 1;
+	if (can_command(x, s, u) || (s->u[u].confused && functional(s, u) &&
+	    rating(x, s, u, 0) >= 0 && s->flipped != u))
+		return 1;	/* A39: a confused commander commands itself */
 	for (c = 0; c < s->nu; c++)
 		if (commands(x, s, c, u))
 			return 1;
@@ -344,7 +375,7 @@ command_bonus(const struct cx *x, const struct state *s, int u)
 
 	if (CARD(x, s, u)->commander > 0)
 		best = CARD(x, s, u)->commander;
-	if (has(x, s, u, AB_WILD))
+	if (wild_of(x, s, u))
 		return best;
 	for (c = 0; c < s->nu; c++)
 		if (commands(x, s, c, u) && rating(x, s, c, 0) > best)
@@ -445,7 +476,8 @@ alive(const struct state *s, int seat)
 	int i, n = 0;
 
 	for (i = 0; i < s->nu; i++)
-		n += s->u[i].seat == seat && !s->u[i].gone;
+		n += (s->flipped == i ? 1 - s->u[i].seat : s->u[i].seat) ==
+		    seat && !s->u[i].gone;
 	return n;
 }
 
@@ -595,8 +627,14 @@ eliminate(struct cx *x, struct state *s, int u, const char *how)
 
 	p->on = 0;
 	p->gone = 1;
+	if (s->flipped == u) {
+		/* §4.3: eliminated while an opponent controls it: that
+		 * opponent scores it (the owner gets it back first) */
+		p->seat = 1 - p->seat;
+		s->flipped = -1;
+	}
 	/* §3.12: minions give no VP; the commander-0 creature 5 more */
-	if (!p->minion)
+	if (!p->minion && !p->summoner1)
 		s->vp[1 - p->seat] += CARD(x, s, u)->cost + (p->cmd0 ? 5 : 0);
 	abort_progs(s, u);
 	if (u == s->cur)
@@ -605,8 +643,8 @@ eliminate(struct cx *x, struct state *s, int u, const char *how)
 	refd_mpw_kint(w, "unit", u);
 	refd_mpw_kstr(w, "name", CARD(x, s, u)->name);
 	refd_mpw_kint(w, "vp_to", 1 - p->seat);
-	refd_mpw_kint(w, "vp", p->minion ? 0 : CARD(x, s, u)->cost +
-	    (p->cmd0 ? 5 : 0));
+	refd_mpw_kint(w, "vp", p->minion || p->summoner1 ? 0 :
+	    CARD(x, s, u)->cost + (p->cmd0 ? 5 : 0));
 	sk_emit(x, w);
 	check_victory(x, s);
 	if (strcmp(how, "destroyed") == 0 && s->stage != ST_OVER)
@@ -618,6 +656,10 @@ eliminate(struct cx *x, struct state *s, int u, const char *how)
 		for (k = 0; k < s->nu && s->stage != ST_OVER; k++)
 			if (s->u[k].partner == u && s->u[k].on)
 				eliminate(x, s, k, "eliminated_with_partner");
+		/* a summoned creature goes with its summoner */
+		for (k = 0; k < s->nu && s->stage != ST_OVER; k++)
+			if (s->u[k].summoner1 == u + 1 && s->u[k].on)
+				eliminate(x, s, k, "unsummoned");
 	}
 }
 
@@ -840,7 +882,7 @@ half_check(struct cx *x, struct state *s, int u, int src)
 	struct unit *p = &s->u[u];
 	const struct card *c = CARD(x, s, u);
 
-	if (!p->on)
+	if (!p->on || p->hp <= 0)
 		return;
 	if (!p->half_done && p->hp <= c->hp / 2) {
 		p->half_done = 1;	/* A38: consumed even while routing */
@@ -859,7 +901,7 @@ condition(struct cx *x, struct state *s, int t, int cond, int dc, int src)
 {
 	static const char *const cn[] = { "", "stunned", "paralyzed",
 		"poisoned", "asleep", "frightened", "entangled",
-		"skips next turn", "incited", "inhibited" };
+		"skips next turn", "incited", "inhibited", "confused" };
 	struct unit *p = &s->u[t];
 	int imm = 0;
 	refd_mpw *w;
@@ -875,6 +917,9 @@ condition(struct cx *x, struct state *s, int t, int cond, int dc, int src)
 	case CO_ENTANGLE: imm = has(x, s, t, AB_FLIGHT); break;
 	case CO_INCITE:
 	case CO_INHIBIT: imm = has(x, s, t, AB_INCITEIMM); break;
+	case CO_CONFUSE:
+		imm = has(x, s, t, AB_INCITEIMM) || has(x, s, t, AB_NONLIVING);
+		break;
 	default: break;
 	}
 	if (src >= 0 && s->u[src].seat != p->seat)
@@ -889,6 +934,7 @@ condition(struct cx *x, struct state *s, int t, int cond, int dc, int src)
 	case CO_FRIGHTEN: p->frightened = 1; break;
 	case CO_ENTANGLE: p->entangled = 1; p->entangled_dc = dc; break;
 	case CO_INCITE: p->incited = 1; p->inhibited = 0; break;
+	case CO_CONFUSE: p->confused = 1; p->confused_dc = dc; break;
 	case CO_INHIBIT: p->inhibited = 1; p->incited = 0; break;
 	default: p->skip = 1; break;
 	}

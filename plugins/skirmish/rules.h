@@ -22,6 +22,8 @@ int occupant(const struct cx *x, const struct state *s, int sx, int sy,
     int except);
 int end_ok(const struct cx *x, const struct state *s, int u, int ax, int ay);
 int under_command(const struct cx *x, const struct state *s, int u);
+int difficult_of(const struct cx *x, const struct state *s, int u);
+int wild_of(const struct cx *x, const struct state *s, int u);
 int stenched(const struct cx *x, const struct state *s, int u);
 int cmd_effect(const struct cx *x, const struct state *s, int u, int stat);
 int init_bonus(const struct cx *x, const struct state *s, int seat, int any);

@@ -13,11 +13,11 @@
 #include <refd/mp.h>
 #include <refd/plugin.h>
 
-#define SK_MAXCARDS 64
+#define SK_MAXCARDS 96
 #define SK_MAXMAPS 8
 #define SK_MAXWB 32
 #define SK_MAXLINES 4
-#define SK_MAXSPELLS 2
+#define SK_MAXSPELLS 4
 #define SK_MAXU 32
 #define SK_WBMAX 12
 #define SK_MAXPROG 12
@@ -73,11 +73,18 @@ enum abil2 {
 	A2_UNCANNY = 1 << 3,
 	A2_SPRING = 1 << 4,
 	A2_SIDESTEP = 1 << 5,
-	A2_WHIRLWIND = 1 << 6
+	A2_WHIRLWIND = 1 << 6,
+	A2_STAGGER = 1 << 7,
+	A2_BEAST = 1 << 8,	/* Animal or Magical Beast (type) */
+	A2_SLOWMELEE = 1 << 9,
+	A2_SLOWRANGED = 1 << 10,
+	A2_DEATHSTRIKE = 1 << 11,
+	A2_ARROWSHIELD = 1 << 12,
+	A2_HURL = 1 << 13
 };
 
 enum srange { SR_SELF, SR_TOUCH, SR_RANGE6, SR_SIGHT, SR_CONE, SR_YOURWB,
-	SR_RADIUS2, SR_RADIUS4, SR_LINE };
+	SR_RADIUS2, SR_RADIUS4, SR_LINE, SR_ANYWB };
 
 /* Continuous effect stats (spells). */
 enum estat { ES_NONE, ES_ATTACK, ES_MDAMAGE, ES_AC, ES_HP, ES_MAGIC };
@@ -93,6 +100,9 @@ struct spell {
 	int32_t uses, range, dmg, energy, dc, ignores_sr, heal;
 	int32_t fam;		/* continuous effect family, -1 none */
 	int32_t ability;	/* spell-format ability: not a spell */
+	int32_t level, pp;	/* Sorcerer spell level; Psionic cost */
+	int32_t summon;		/* card summoned, -1 none */
+	char summon_id[SK_NAMELEN];
 	int32_t cond;		/* save (dc) or this condition */
 	int32_t any;		/* the "any" keyword */
 };
@@ -104,11 +114,14 @@ struct card {
 	struct atk melee[SK_MAXLINES], ranged[SK_MAXLINES];
 	int32_t abil, dr, sr, conceal, save_bonus, morale_bonus, difficult;
 	int32_t abil2, sneak, rsneak, rend, turn_undead, undead;
+	int32_t beastmaster, leap, stun_dc, stun_uses, con_drain, con_dc;
+	int32_t slow_dc, burrow, death_attack, trample, trample_dc;
 	int32_t eff_stat, eff_val;	/* commander effect: 1 attack, 2 AC, 3 tyrannical */
 	int32_t resist[6], vuln, immune;	/* by energy; masks 1 << energy */
 	int32_t pcharge, smite_val, smite_uses, smite_vs, feed, humanoid;
 	int32_t reach, relay, eff_hostile;
 	int32_t nminion, minion[4], req;	/* Minions, Requires (card) */
+	int32_t sorc[10], pp;	/* Sorcerer boxes per level; power points */
 	int32_t db_radius, db_dmg, db_energy, db_dc;	/* Death Burst */
 	int32_t nspell;
 	struct spell sp[SK_MAXSPELLS];
@@ -165,11 +178,13 @@ struct unit {
 	int32_t hp, half_done, routed, rout_unit, rout_seat, rout_turn;
 	int32_t stunned, asleep, paralyzed, frightened, invisible;
 	int32_t poisoned, entangled, skip, paralyzed_dc, entangled_dc;
-	int32_t incited, inhibited;
+	int32_t incited, inhibited, confused, confused_dc;
 	int32_t activated, aoo_turn, cleave_turn, deployed;
 	int32_t spent[SK_MAXSPELLS];
 	int32_t buffs, smite_spent;
 	int32_t cmd0, partner, minion, drained;
+	int32_t sorc_spent[10], pp_spent, stun_spent;
+	int32_t summoner1;	/* summoner + 1; 0: not summoned */
 	int32_t parity;		/* unused outside turns */
 };
 
@@ -191,7 +206,7 @@ enum stage {
 	ST_TURN, ST_OVER, ST_TILES
 };
 
-enum decision { DEC_NONE, DEC_AOO, DEC_CLEAVE };
+enum decision { DEC_NONE, DEC_AOO, DEC_CLEAVE, DEC_DSTRIKE };
 
 struct state {
 	int32_t magic, map, nseats, stage;
@@ -216,7 +231,9 @@ struct state {
 	int32_t auto_end, stun_turn, moved2;
 	int32_t rush, rush_t, rush_x, rush_y, rush_charge;
 	int32_t ent_tried, ent_block, no_action, compel;
-	int32_t rend_t, rend_hits, sidestepped;
+	int32_t rend_t, rend_hits, sidestepped, slowed1, stun_turn2;
+	int32_t flipped;	/* confused unit an opponent controls this turn */
+	int32_t burrowing, trampled;	/* trampled: enemy + 1 this turn */
 	/* a reaction owed */
 	int32_t dec, dec_unit, dec_line, dec_target;
 	int32_t nprog;
@@ -238,7 +255,7 @@ struct match {
 
 /* Conditions from attack riders and spells (§4.3). */
 enum cond { CO_NONE, CO_STUN, CO_PARALYZE, CO_POISON, CO_SLEEP,
-	CO_FRIGHTEN, CO_ENTANGLE, CO_SKIP, CO_INCITE, CO_INHIBIT };
+	CO_FRIGHTEN, CO_ENTANGLE, CO_SKIP, CO_INCITE, CO_INHIBIT, CO_CONFUSE };
 
 enum reason { RS_NONE, RS_ELIM, RS_QA, RS_STALEMATE, RS_ROUNDS };
 
@@ -283,7 +300,8 @@ enum cmdtype {
 	C_SUBMIT = 1, C_SETUPFIRST, C_DEPLOY, C_FIRST, C_ACTIVATE, C_MOVE,
 	C_MELEE, C_SHOOT, C_CHARGE, C_CAST, C_CAST_CONE, C_END, C_AOO,
 	C_DECLINE, C_CLEAVE, C_RUSH, C_SMITE, C_WAKE, C_CAST_AREA, C_CAST_LINE, C_PLACE, C_SIDESTEP, C_WHIRLWIND,
-	C_TURN, C_NTYPES
+	C_TURN, C_LEAP, C_STUNATK, C_BURROW, C_DEATHATK, C_HURL, C_SUMMON,
+	C_NTYPES
 };
 
 struct cmd {
