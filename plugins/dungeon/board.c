@@ -249,5 +249,7 @@ load_map(struct dg *s, const struct mapdef *m)
 	memcpy(s->rmon, m->mon, sizeof(s->rmon[0]) * (size_t)m->nmon);
 	s->nthin = m->nthin;
 	memcpy(s->thin, m->thin, sizeof(s->thin));
+	s->nstart = m->nstart;
+	memcpy(s->start, m->start, sizeof(s->start));
 	s->revealed = 1;
 }

@@ -309,11 +309,31 @@ options(const struct game *g, int seat, struct opt *out, int max)
 		return camp_options(g, seat, out, max);
 	c = &s->ch[ci];
 	if (s->phase == PH_HANDS) {
-		if (c->exhausted || popc(c->hand) <= g->c->cls[c->cls].hand)
+		if (c->exhausted)
 			return 0;
-		for (k = 0; k < MAXCARD; k++)
-			if (c->hand >> k & 1)
-				opt_add(out, &n, max, K_DROP, k, 0, 0);
+		if (popc(c->hand) > g->c->cls[c->cls].hand) {
+			for (k = 0; k < MAXCARD; k++)
+				if (c->hand >> k & 1)
+					opt_add(out, &n, max, K_DROP, k, 0, 0);
+			return n;
+		}
+		if (c->placed)
+			return 0;
+		/* a start hex of the first room (§3 step 17) */
+		for (k = 0; k < s->nstart; k++) {
+			int o = fig_at(s, s->start[k][0], s->start[k][1]);
+
+			if (o >= 0 && o != c->fig)
+				continue;
+			opt_add(out, &n, max, K_START, 0, 0, 0);
+			out[n - 1].q = s->start[k][0];
+			out[n - 1].r = s->start[k][1];
+		}
+		if (n == 0) {	/* no free start hex: stay */
+			opt_add(out, &n, max, K_START, 0, 0, 0);
+			out[n - 1].q = s->fig[c->fig].q;
+			out[n - 1].r = s->fig[c->fig].r;
+		}
 		return n;
 	}
 	if (s->phase == PH_GOALS) {
@@ -786,6 +806,18 @@ perform(struct game *g, int seat, const struct opt *o)
 			item_use(g, seat, item_reaction(g, seat));
 			s->atk.extra_shield = 2;
 		}
+		break;
+	case K_START:
+		s->fig[f].q = o->q;
+		s->fig[f].r = o->r;
+		c->placed = 1;
+		w = evb("start_hex");
+		refd_mpw_kint(w, "seat", seat);
+		refd_mpw_karray(w, "at");
+		refd_mpw_int(w, s->fig[f].q);
+		refd_mpw_int(w, s->fig[f].r);
+		refd_mpw_end(w);
+		ev(g, REFD_SEAT_PUBLIC, w);
 		break;
 	case K_DROP:
 		c->hand &= ~(1 << o->a);

@@ -239,7 +239,7 @@ struct chr {
 	int32_t nitem, item[MAXOWN], istate[MAXOWN], iuses[MAXOWN];
 	int32_t bonus_move, bonus_attack, bonus_stun, bonus_adv, level, pad;
 	int32_t bg_dealt[2], bg_choice, fire, min_hp, checks;
-	int32_t any_elem, pad5;
+	int32_t any_elem, placed;
 	struct deck mod;
 };
 
@@ -293,6 +293,7 @@ struct dg {
 	int32_t tie_unit[MAXORD + 1];
 	int32_t ai_active, ai_fig, ai_n, ai_seat, ai_hex[16];
 	int32_t ai_kind, ai_val;
+	int32_t nstart, start[MAXCH][2];
 	struct hexs hex[MAXHEX];
 	int32_t grid[GQ][GR];
 	struct fig fig[MAXFIG];

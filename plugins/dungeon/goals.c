@@ -35,8 +35,10 @@ goals_deal(struct game *g)
 		s->ch[i].bg_dealt[0] = s->ch[i].bg_dealt[1] = -1;
 		s->ch[i].bg_choice = -1;
 	}
-	if (!s->bg_on || n < 2)
+	if (!s->bg_on || n < 2) {
+		s->phase = PH_HANDS;	/* hands and start hexes next */
 		return;
+	}
 	for (i = 0; i < n; i++)
 		deck[i] = i;
 	if (H->shuffle(g->ctx, deck, (size_t)n, sizeof(deck[0]),

@@ -65,6 +65,7 @@ p_describe(refd_ctx *ctx, void *pdata)
 		"second", "card id", NULL };
 	static const char *card[] = { "card", "card id", NULL };
 	static const char *item[] = { "item", "item id", NULL };
+	static const char *at[] = { "at", "[q, r]", NULL };
 	static const char *mch[] = { "to", "[q, r], or", "target",
 		"figure id", NULL };
 	static const char *react[] = { "use", "bool", NULL };
@@ -159,6 +160,7 @@ p_describe(refd_ctx *ctx, void *pdata)
 	cmd_doc(w, "sell", item, "town: sell an item for half its cost");
 	cmd_doc(w, "donate", none, "town: 10 gold, 2 blesses next scenario");
 	cmd_doc(w, "travel", trav, "town, seat 0: play a scenario");
+	cmd_doc(w, "start_hex", at, "set-up: your starting hex");
 	cmd_doc(w, "item_reaction", react, "when attacked, before the draw: "
 	    "use your defensive item or not");
 	cmd_doc(w, "gain_card", card, "town: the ability card a new level "
@@ -589,6 +591,7 @@ p_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		x->hp = (int)refd_mpv_get_int(cv, "hp", x->maxhp);
 		ch->min_hp = x->hp;
 		if (refd_mpv_ok(refd_mpv_get(cv, "at"))) {
+			ch->placed = 1;
 			if (parse_at(refd_mpv_get(cv, "at"), &q, &r) ||
 			    hex_at(s, q, r) < 0)
 				bad = 1;
@@ -912,6 +915,10 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 		o->a = (int32_t)x;
 		return 0;
 	}
+	if (refd_mpv_streq(t, "start_hex")) {
+		o->kind = K_START;
+		return parse_xy(refd_mpv_get(root, "at"), &o->q, &o->r);
+	}
 	if (refd_mpv_streq(t, "move") || refd_mpv_streq(t, "summon") ||
 	    refd_mpv_streq(t, "push") || refd_mpv_streq(t, "monster_choice")) {
 		o->kind = refd_mpv_streq(t, "move") ? K_MOVE :
@@ -1173,6 +1180,14 @@ write_opt(const struct game *g, int seat, const struct opt *o, refd_mpw *w,
 		refd_mpw_kstr(w, "card", cl->card[o->a].id);
 		snprintf(label, ln, "Move %s out of your active area",
 		    cl->card[o->a].name);
+		break;
+	case K_START:
+		refd_mpw_kstr(w, "type", "start_hex");
+		refd_mpw_karray(w, "at");
+		refd_mpw_int(w, o->q);
+		refd_mpw_int(w, o->r);
+		refd_mpw_end(w);
+		snprintf(label, ln, "Start on (%d,%d)", (int)o->q, (int)o->r);
 		break;
 	case K_REACT:
 		refd_mpw_kstr(w, "type", "item_reaction");
@@ -1622,6 +1637,9 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 	case K_AITIE:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-74",
 		    "pick one of the options the monster_tie event lists");
+	case K_START:
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-09",
+		    "choose a free start hex of the first room");
 	case K_DROP:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-09",
 		    "that card is not among those you hold");
@@ -1805,7 +1823,7 @@ p_view(refd_ctx *ctx, const void *state, int32_t seat)
 	const struct dg *s = &g->s;
 	refd_mpw *w = refd_mpw_create();
 	static const char *const phases[] = { "", "plan", "turns",
-		"short_rest", "over", "town", "battle_goals", "hands" };
+		"short_rest", "over", "town", "battle_goals", "set_up" };
 	static const char *const ovn[] = { "", "trap", "hazard", "difficult",
 		"obstacle", "plate", "treasure" };
 	char key[24], nm[48];

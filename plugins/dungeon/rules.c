@@ -1039,8 +1039,9 @@ hands_ready(const struct game *g)
 	int i;
 
 	for (i = 0; i < g->s.nch; i++)
-		if (!g->s.ch[i].exhausted && __builtin_popcount(
-		    (unsigned)g->s.ch[i].hand) > g->c->cls[g->s.ch[i].cls].hand)
+		if (!g->s.ch[i].exhausted && (__builtin_popcount(
+		    (unsigned)g->s.ch[i].hand) > g->c->cls[g->s.ch[i].cls].hand ||
+		    !g->s.ch[i].placed))
 			return 0;
 	return 1;
 }
