@@ -2021,7 +2021,7 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 			return rc;
 		tot = v + base + mod(abil) - save_pen(T);
 		if (sp->save == 2 && cover_vs(s, a, t, 0))
-			tot += 2;	/* cover's Reflex bonus (5.1.6) */
+			tot += cover_vs(s, a, t, 0) == 2 ? 4 : 2;	/* 5.1.6 */
 		ok = v != 1 && (v == 20 || tot >= dc);
 		w = refd_mpw_create();
 		refd_mpw_map(w);

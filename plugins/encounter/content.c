@@ -492,7 +492,7 @@ parse_map(refd_mpv v, const char *name, struct mapdef *m, char *err,
 	size_t i;
 	const char *F = "maps.json";
 	static const char *const known[] = { "w", "h", "walls", "difficult",
-		"obstacles", "fog", "edges", "doc" };
+		"obstacles", "fog", "edges", "doc", "arrow_slits" };
 
 	memset(m, 0, sizeof(*m));
 	snprintf(m->name, sizeof(m->name), "%s", name);
@@ -518,7 +518,9 @@ parse_map(refd_mpv v, const char *name, struct mapdef *m, char *err,
 	    "difficult", err, elen) != 0 ||
 	    sqlist(refd_mpv_get(v, "obstacles"), m, SQ_OBST, name,
 	    "obstacles", err, elen) != 0 ||
-	    sqlist(refd_mpv_get(v, "fog"), m, 0, name, "fog", err, elen) != 0)
+	    sqlist(refd_mpv_get(v, "fog"), m, 0, name, "fog", err, elen) != 0 ||
+	    sqlist(refd_mpv_get(v, "arrow_slits"), m, SQ_IMPROVED, name,
+	    "arrow_slits", err, elen) != 0)
 		return -1;
 	e = refd_mpv_get(v, "edges");
 	if (refd_mpv_ok(e) && refd_mpv_type(e) != REFD_MP_ARRAY)

@@ -61,7 +61,8 @@ enum {
 enum {
 	SQ_WALL = 1,		/* blocks movement and line of effect */
 	SQ_DIFF = 2,		/* difficult terrain */
-	SQ_OBST = 4		/* low obstacle: doubles cost, gives cover */
+	SQ_OBST = 4,		/* low obstacle: doubles cost, gives cover */
+	SQ_IMPROVED = 8		/* improved cover (arrow slit): +8 AC */
 };
 /* Edge flags. */
 enum {
