@@ -701,7 +701,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_ENOPATH, "R001-43",
 			    "run to a square on the map");
 		{
-			int mult = A->d.armor_type == 3 ? 3 : 4, n;
+			int mult = A->d.armor_type == 3 || A->d.heavy_load ? 3 :
+			    4, n;
 			int d = g_dist(c->x - A->x, c->y - A->y);
 
 			if (d > mult * speed_of(A))

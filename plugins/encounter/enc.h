@@ -118,6 +118,7 @@ struct cdef {
 	int32_t fast, fly, incorporeal;	/* +2 squares; movement modes */
 	int32_t invisible, see_invis;
 	int32_t shield_hardness, shield_hp;	/* 5.9 table */
+	int32_t heavy_load, monk_bonus;		/* speed (4.1) */
 	int32_t turn_level, turn_uses, undead, hd;	/* turning (5.16) */
 	int32_t bluff, sense, heal;
 	int32_t reach;		/* natural reach, -1: by size */

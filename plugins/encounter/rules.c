@@ -115,7 +115,11 @@ speed_of(const struct cr *c)
 
 	if (c->d.fast && c->d.armor_type < 3)
 		sp += 2;	/* barbarian fast movement, before armour */
-	if (c->d.armor_type >= 2 && !c->d.dwarf) {
+	if (c->d.monk_bonus && c->d.armor_type == 0)
+		sp += c->d.monk_bonus;	/* unarmoured monk */
+	/* Same-type modifiers do not stack: one reduction for armour or
+	 * load, whichever applies. */
+	if ((c->d.armor_type >= 2 || c->d.heavy_load) && !c->d.dwarf) {
 		for (i = 0; i < 5; i++)
 			if (from[i] == sp) {
 				sp = to[i];
