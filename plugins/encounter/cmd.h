@@ -1,4 +1,11 @@
-/* cmd.h - the encounter ruleset's commands: see cmd.c. */
+/*
+ * cmd.h - the encounter ruleset's commands: see cmd.c.
+ *
+ * cmd_parse and cmd_check borrow the state and change nothing in it (a
+ * refusal fills the why); cmd_exec changes the state, draws and emits
+ * through enc_host and returns REFD_OK or the host's negative code;
+ * cmd_legal appends to a writer the caller owns.
+ */
 #ifndef ENC_CMD_H
 #define ENC_CMD_H
 
