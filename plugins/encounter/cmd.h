@@ -25,7 +25,7 @@ struct cmd {
 	int target, ally;	/* creature indexes, -1 */
 	int has_to, x, y;
 	int npath, px[MAXPATH], py[MAXPATH];
-	int defensive, nonlethal, lethal, off, take, kind, full, start;
+	int defensive, nonlethal, lethal, off, take, kind, full, start, trig;
 	int mode;		/* aid: 1 attack, 2 AC */
 	int item;		/* sunder: 0 weapon, 1 armor, 2 shield */
 	char spell[NAMEL];	/* cast: the spell's name */

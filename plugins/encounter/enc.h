@@ -145,6 +145,7 @@ struct cr {
 	int32_t grap;		/* grapple partner + 1, 0: none */
 	int32_t wmain, whp;	/* holds its main weapon; its hit points */
 	int32_t ready_vs;	/* readied attack on this creature, -1 */
+	int32_t ready_trig;	/* 0: it comes within reach, 1: it casts */
 	int32_t cond;		/* COND_* bits (section 6) */
 	int32_t temp, temp_rounds;	/* temporary HP; rounds left, -1 */
 	int32_t run_rounds, run_last, winded;	/* running endurance (4.7) */
@@ -186,7 +187,7 @@ struct st {
 	/* The active creature's turn. */
 	int32_t std, mv, full, moved, step5, diag, sq_moved;
 	int32_t fa, fa_main, fa_off, fa_conv, attacks, cast, qcast, overrun;
-	int32_t cleaved, freedraw, moveact;
+	int32_t cleaved, freedraw, moveact, hurt0;
 	int32_t std_dis;	/* a standard action done while disabled */
 	/* Prompt and paused action. */
 	int32_t pk, q[MAXC], nq, qi, dnext;
