@@ -141,6 +141,13 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 	c->take = refd_mpv_get_bool(r, "take", 0);
 	c->full = refd_mpv_get_bool(r, "full", 0);
 	c->start = refd_mpv_get_bool(r, "start", 0);
+	t = refd_mpv_get_str(r, "trigger", "reach");
+	if (strcmp(t, "reach") == 0)
+		c->trig = 0;
+	else if (strcmp(t, "casts") == 0)
+		c->trig = 1;
+	else
+		bad = 1;
 	t = refd_mpv_get_str(r, "kind", "attack");
 	if (strcmp(t, "attack") == 0)
 		c->kind = C_ATTACK;
@@ -701,7 +708,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_ENOPATH, "R001-43",
 			    "run to a square on the map");
 		{
-			int mult = A->d.armor_type == 3 ? 3 : 4, n;
+			int mult = A->d.armor_type == 3 || A->d.heavy_load ? 3 :
+			    4, n;
 			int d = g_dist(c->x - A->x, c->y - A->y);
 
 			if (d > mult * speed_of(A))
@@ -1213,7 +1221,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		    !perceives(s, a, t))
 			return rej(y, REFD_ENOTARGET, "R001-45",
 			    "ready an attack against an enemy you can see");
-		if (!armed(A))
+		if (!armed(A) && !(c->trig == 1 && A->d.w[0].ranged))
 			return rej(y, REFD_EILLEGAL, "R001-45",
 			    "%s has no melee weapon to ready", A->d.name);
 		return REFD_OK;
@@ -1612,9 +1620,39 @@ ready_queue(struct st *s, int m, int px, int py)
 		r = i < s->norder ? s->order[i] : i - s->norder;
 		if (i >= s->norder && in_order(s, r))
 			continue;
-		if (s->c[r].ready_vs != m || !able(&s->c[r]) || s->c[r].grap)
+		if (s->c[r].ready_vs != m || !able(&s->c[r]) || s->c[r].grap ||
+		    s->c[r].ready_trig != 0)
 			continue;
 		if (threatens(s, r, m) && !threat_at(s, r, m, px, py))
+			s->q[s->nq++] = r;
+	}
+	if (s->nq > 0)
+		s->pk = PK_READY;
+	return s->nq;
+}
+
+/* Readied attacks triggered by m starting to cast (1.8). */
+static int
+ready_cast_queue(struct st *s, int m)
+{
+	int i, r;
+
+	s->nq = 0;
+	s->qi = 0;
+	for (i = 0; i < s->norder + s->nc; i++) {
+		const struct cr *R;
+		const struct weapon *w;
+
+		r = i < s->norder ? s->order[i] : i - s->norder;
+		if (i >= s->norder && in_order(s, r))
+			continue;
+		R = &s->c[r];
+		w = &R->d.w[0];
+		if (R->ready_vs != m || R->ready_trig != 1 || !acts(R) ||
+		    R->grap || !perceives(s, r, m))
+			continue;
+		if (w->ranged ? (has_loe(s, r, m) && cdist(R, &s->c[m]) <=
+		    w->incr * (w->ranged == 1 ? 5 : 10)) : threatens(s, r, m))
 			s->q[s->nq++] = r;
 	}
 	if (s->nq > 0)
@@ -1762,9 +1800,20 @@ run_move(refd_ctx *ctx, struct st *s)
 	return settle(ctx, s);
 }
 
+static int cast_continue(refd_ctx *ctx, struct st *s, int a, int t, int si,
+    int defensive);
+
+#define ACT_CAST_PRE 100	/* a cast waiting for readied attacks */
+
 static int
 resume(refd_ctx *ctx, struct st *s)
 {
+	if (s->k.kind == K_ACT && s->k.act == ACT_CAST_PRE) {
+		s->k.kind = K_NONE;
+		s->hurt0 = s->k.hurt;
+		return cast_continue(ctx, s, s->k.who, s->k.target, s->k.pen,
+		    s->k.flags);
+	}
 	if (s->k.kind == K_MOVE)
 		return run_move(ctx, s);
 	if (s->k.kind == K_ACT)
@@ -1787,6 +1836,8 @@ begin_act(refd_ctx *ctx, struct st *s, int act, int who, int target,
 	k->target = target;
 	k->flags = flags;
 	k->pen = pen;
+	k->hurt = s->hurt0;
+	s->hurt0 = 0;
 	if (provoke == 1 && aoo_queue(s, who, -1, 0) > 0)
 		return REFD_OK;
 	if (provoke == 2 && target >= 0 && aoo_queue(s, who, target, 0) > 0)
@@ -2021,7 +2072,7 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 			return rc;
 		tot = v + base + mod(abil) - save_pen(T);
 		if (sp->save == 2 && cover_vs(s, a, t, 0))
-			tot += 2;	/* cover's Reflex bonus (5.1.6) */
+			tot += cover_vs(s, a, t, 0) == 2 ? 4 : 2;	/* 5.1.6 */
 		ok = v != 1 && (v == 20 || tot >= dc);
 		w = refd_mpw_create();
 		refd_mpw_map(w);
@@ -2784,6 +2835,50 @@ start_move(refd_ctx *ctx, struct st *s, int a, struct cmd *c, int mode,
 	return run_move(ctx, s);
 }
 
+/* The rest of a cast, after any readied attack it triggered (7.2). */
+static int
+cast_continue(refd_ctx *ctx, struct st *s, int a, int t, int si,
+    int defensive)
+{
+	struct cr *A = &s->c[a];
+	const struct spell *sp = &A->d.sp[si];
+	int rc, ok = 1;
+
+	if (!able(A)) {
+		s->hurt0 = 0;
+		return settle(ctx, s);
+	}
+	if (A->cond & COND_DEAFENED) {
+		int v;
+		refd_mpw *ev;
+
+		if ((rc = roll(ctx, 100, "deafened", &v)) != REFD_OK)
+			return rc;
+		ok = v > 20;
+		ev = refd_mpw_create();
+		refd_mpw_map(ev);
+		refd_mpw_kstr(ev, "type", "spell_failure");
+		refd_mpw_kstr(ev, "who", A->d.name);
+		refd_mpw_kint(ev, "roll", v);
+		refd_mpw_kbool(ev, "lost", !ok);
+		refd_mpw_end(ev);
+		if ((rc = emitw(ctx, ev)) != REFD_OK)
+			return rc;
+		if (!ok)
+			return settle(ctx, s);
+	}
+	if (A->grap && (rc = concentrate(ctx, s, a, 20 + sp->level,
+	    "grappled", &ok)) != REFD_OK)
+		return rc;
+	if (ok && defensive && (rc = concentrate(ctx, s, a,
+	    15 + sp->level, "defensive casting", &ok)) != REFD_OK)
+		return rc;
+	if (!ok)
+		return settle(ctx, s);
+	return begin_act(ctx, s, C_CAST, a, t, 0, si,
+	    defensive ? 0 : 1);
+}
+
 int
 cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 {
@@ -2919,14 +3014,23 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			int m = s->k.who, p, mi, i;
 
 			if (c->take) {
-				melee_weapon(&s->c[who], &w);
+				int rf = 0;
+
+				if (s->c[who].ready_trig == 1 &&
+				    s->c[who].d.w[0].ranged) {
+					w = s->c[who].d.w[0];
+					rf = A_RANGED;
+				} else {
+					melee_weapon(&s->c[who], &w);
+				}
 				s->c[who].ready_vs = -1;
 				if ((rc = ev_simple(ctx, "ready_fires", s, who,
 				    m)) != REFD_OK)
 					return rc;
-				if ((rc = attack(ctx, s, who, m, &w, 0, 0, 0,
+				if ((rc = attack(ctx, s, who, m, &w, rf, 0, 0,
 				    &r)) != REFD_OK)
 					return rc;
+				s->k.hurt += r.dmg;
 				/* Its place moves just before the mover. */
 				for (p = 0; p < s->norder &&
 				    s->order[p] != who; p++)
@@ -3255,35 +3359,20 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		refd_mpw_end(w);
 		if ((rc = emitw(ctx, w)) != REFD_OK)
 			return rc;
-		if (A->cond & COND_DEAFENED) {
-			int v;
-			refd_mpw *ev;
-
-			if ((rc = roll(ctx, 100, "deafened", &v)) != REFD_OK)
-				return rc;
-			ok = v > 20;
-			ev = refd_mpw_create();
-			refd_mpw_map(ev);
-			refd_mpw_kstr(ev, "type", "spell_failure");
-			refd_mpw_kstr(ev, "who", A->d.name);
-			refd_mpw_kint(ev, "roll", v);
-			refd_mpw_kbool(ev, "lost", !ok);
-			refd_mpw_end(ev);
-			if ((rc = emitw(ctx, ev)) != REFD_OK)
-				return rc;
-			if (!ok)
-				return settle(ctx, s);
+		/* Readied attacks waiting for this cast fire first. */
+		s->hurt0 = 0;
+		if (ready_cast_queue(s, a) > 0) {
+			memset(&s->k, 0, sizeof(s->k));
+			s->k.kind = K_ACT;
+			s->k.act = ACT_CAST_PRE;
+			s->k.who = a;
+			s->k.target = t;
+			s->k.pen = c->si;
+			s->k.flags = c->defensive;
+			return REFD_OK;
 		}
-		if (A->grap && (rc = concentrate(ctx, s, a, 20 + sp->level,
-		    "grappled", &ok)) != REFD_OK)
-			return rc;
-		if (ok && c->defensive && (rc = concentrate(ctx, s, a,
-		    15 + sp->level, "defensive casting", &ok)) != REFD_OK)
-			return rc;
-		if (!ok)
-			return settle(ctx, s);
-		return begin_act(ctx, s, C_CAST, a, t, 0, c->si,
-		    c->defensive ? 0 : 1);
+		(void)ok;
+		return cast_continue(ctx, s, a, t, c->si, c->defensive);
 	}
 	case C_OVERRUN:
 		s->overrun = 1;
@@ -3373,6 +3462,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 
 		use_std(s, A);
 		A->ready_vs = t;
+		A->ready_trig = c->trig;
 		if ((rc = ev_simple(ctx, "ready", s, a, -1)) != REFD_OK)
 			return rc;
 		w = refd_mpw_create();
@@ -3380,7 +3470,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		refd_mpw_kstr(w, "type", "ready");
 		refd_mpw_kstr(w, "who", A->d.name);
 		refd_mpw_kstr(w, "target", nm(s, t));
-		refd_mpw_kstr(w, "trigger", "comes within reach");
+		refd_mpw_kstr(w, "trigger", A->ready_trig ? "casts" :
+		    "comes within reach");
 		refd_mpw_end(w);
 		if (w == NULL || refd_mpw_error(w)) {
 			refd_mpw_destroy(w);
@@ -3586,6 +3677,8 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 		refd_mpw_kbool(w, "full", 1);
 	if (c->start)
 		refd_mpw_kbool(w, "start", 1);
+	if (c->t == C_READY && c->trig)
+		refd_mpw_kstr(w, "trigger", "casts");
 	if (c->t == C_AOO || c->t == C_COUNTER || c->t == C_FOLLOW ||
 	    c->t == C_FIRE || c->t == C_AVOID)
 		refd_mpw_kbool(w, "take", c->take);
@@ -3867,6 +3960,13 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 				    "Sunder the shield of %s", nm(s, t));
 				try_cmd(s, seat, w, &c, label);
 				c.item = 0;
+			}
+			if (per[i] == C_READY) {
+				c.trig = 1;
+				snprintf(label, sizeof(label),
+				    "Ready an attack on %s for when it casts",
+				    nm(s, t));
+				try_cmd(s, seat, w, &c, label);
 			}
 			if (per[i] == C_CDG) {
 				c.start = 1;

@@ -1,4 +1,11 @@
-/* cmd.h - the encounter ruleset's commands: see cmd.c. */
+/*
+ * cmd.h - the encounter ruleset's commands: see cmd.c.
+ *
+ * cmd_parse and cmd_check borrow the state and change nothing in it (a
+ * refusal fills the why); cmd_exec changes the state, draws and emits
+ * through enc_host and returns REFD_OK or the host's negative code;
+ * cmd_legal appends to a writer the caller owns.
+ */
 #ifndef ENC_CMD_H
 #define ENC_CMD_H
 
@@ -18,7 +25,7 @@ struct cmd {
 	int target, ally;	/* creature indexes, -1 */
 	int has_to, x, y;
 	int npath, px[MAXPATH], py[MAXPATH];
-	int defensive, nonlethal, lethal, off, take, kind, full, start;
+	int defensive, nonlethal, lethal, off, take, kind, full, start, trig;
 	int mode;		/* aid: 1 attack, 2 AC */
 	int item;		/* sunder: 0 weapon, 1 armor, 2 shield */
 	char spell[NAMEL];	/* cast: the spell's name */

@@ -276,6 +276,7 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 		{ "turn_level", offsetof(struct cdef, turn_level), 0, 20 },
 		{ "turn_uses", offsetof(struct cdef, turn_uses), 0, 20 },
 		{ "hd", offsetof(struct cdef, hd), 0, 40 },
+		{ "monk_bonus", offsetof(struct cdef, monk_bonus), 0, 12 },
 		{ "shield_hardness", offsetof(struct cdef, shield_hardness), 0,
 		    50 },
 		{ "shield_hp", offsetof(struct cdef, shield_hp), 0, 200 },
@@ -295,6 +296,7 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 		{ "incorporeal", offsetof(struct cdef, incorporeal) },
 		{ "invisible", offsetof(struct cdef, invisible) },
 		{ "undead", offsetof(struct cdef, undead) },
+		{ "heavy_load", offsetof(struct cdef, heavy_load) },
 		{ "see_invisible", offsetof(struct cdef, see_invis) },
 	};
 	size_t i;
@@ -492,7 +494,7 @@ parse_map(refd_mpv v, const char *name, struct mapdef *m, char *err,
 	size_t i;
 	const char *F = "maps.json";
 	static const char *const known[] = { "w", "h", "walls", "difficult",
-		"obstacles", "fog", "edges", "doc" };
+		"obstacles", "fog", "edges", "doc", "arrow_slits" };
 
 	memset(m, 0, sizeof(*m));
 	snprintf(m->name, sizeof(m->name), "%s", name);
@@ -518,7 +520,9 @@ parse_map(refd_mpv v, const char *name, struct mapdef *m, char *err,
 	    "difficult", err, elen) != 0 ||
 	    sqlist(refd_mpv_get(v, "obstacles"), m, SQ_OBST, name,
 	    "obstacles", err, elen) != 0 ||
-	    sqlist(refd_mpv_get(v, "fog"), m, 0, name, "fog", err, elen) != 0)
+	    sqlist(refd_mpv_get(v, "fog"), m, 0, name, "fog", err, elen) != 0 ||
+	    sqlist(refd_mpv_get(v, "arrow_slits"), m, SQ_IMPROVED, name,
+	    "arrow_slits", err, elen) != 0)
 		return -1;
 	e = refd_mpv_get(v, "edges");
 	if (refd_mpv_ok(e) && refd_mpv_type(e) != REFD_MP_ARRAY)

@@ -1,4 +1,8 @@
-/* content.h - the encounter ruleset's content: see content.c. */
+/*
+ * content.h - the encounter ruleset's content: see content.c.  The
+ * parsers fill caller-owned structs and return 0, or -1 with the file,
+ * item, field and reason written to err.
+ */
 #ifndef ENC_CONTENT_H
 #define ENC_CONTENT_H
 

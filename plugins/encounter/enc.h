@@ -61,7 +61,8 @@ enum {
 enum {
 	SQ_WALL = 1,		/* blocks movement and line of effect */
 	SQ_DIFF = 2,		/* difficult terrain */
-	SQ_OBST = 4		/* low obstacle: doubles cost, gives cover */
+	SQ_OBST = 4,		/* low obstacle: doubles cost, gives cover */
+	SQ_IMPROVED = 8		/* improved cover (arrow slit): +8 AC */
 };
 /* Edge flags. */
 enum {
@@ -117,6 +118,7 @@ struct cdef {
 	int32_t fast, fly, incorporeal;	/* +2 squares; movement modes */
 	int32_t invisible, see_invis;
 	int32_t shield_hardness, shield_hp;	/* 5.9 table */
+	int32_t heavy_load, monk_bonus;		/* speed (4.1) */
 	int32_t turn_level, turn_uses, undead, hd;	/* turning (5.16) */
 	int32_t bluff, sense, heal;
 	int32_t reach;		/* natural reach, -1: by size */
@@ -143,6 +145,7 @@ struct cr {
 	int32_t grap;		/* grapple partner + 1, 0: none */
 	int32_t wmain, whp;	/* holds its main weapon; its hit points */
 	int32_t ready_vs;	/* readied attack on this creature, -1 */
+	int32_t ready_trig;	/* 0: it comes within reach, 1: it casts */
 	int32_t cond;		/* COND_* bits (section 6) */
 	int32_t temp, temp_rounds;	/* temporary HP; rounds left, -1 */
 	int32_t run_rounds, run_last, winded;	/* running endurance (4.7) */
@@ -184,7 +187,7 @@ struct st {
 	/* The active creature's turn. */
 	int32_t std, mv, full, moved, step5, diag, sq_moved;
 	int32_t fa, fa_main, fa_off, fa_conv, attacks, cast, qcast, overrun;
-	int32_t cleaved, freedraw, moveact;
+	int32_t cleaved, freedraw, moveact, hurt0;
 	int32_t std_dis;	/* a standard action done while disabled */
 	/* Prompt and paused action. */
 	int32_t pk, q[MAXC], nq, qi, dnext;

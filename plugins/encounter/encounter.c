@@ -105,9 +105,9 @@ static const struct {
 	{ { { "take", "bool" } }, "prompt: follow the bull-rushed creature" },
 	{ { { NULL, NULL } }, "prompt: a delaying creature acts now" },
 	{ { { NULL, NULL } }, "prompt: a delaying creature keeps waiting" },
-	{ { { "target", "creature name" } },
+	{ { { "target", "creature name" }, { "trigger", "reach | casts" } },
 	    "standard action: ready an attack on the target for when it "
-	    "comes within reach" },
+	    "comes within reach, or starts casting" },
 	{ { { "take", "bool" } }, "prompt: fire the readied attack" },
 	{ { { "to", "[x, y]" } },
 	    "move action while prone: crawl 1 square (provokes)" },

@@ -12,7 +12,7 @@ static int
 wall(const struct st *s, int x, int y)
 {
 	return x < 0 || y < 0 || x >= s->w || y >= s->h ||
-	    (s->sq[y][x] & SQ_WALL) != 0;
+	    (s->sq[y][x] & (SQ_WALL | SQ_IMPROVED)) != 0;
 }
 
 static int

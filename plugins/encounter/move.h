@@ -1,4 +1,7 @@
-/* move.h - movement on the grid: see move.c. */
+/*
+ * move.h - movement on the grid: see move.c.  Pure functions of a
+ * borrowed state; nothing is allocated, drawn or emitted.
+ */
 #ifndef ENC_MOVE_H
 #define ENC_MOVE_H
 

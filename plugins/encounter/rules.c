@@ -115,7 +115,11 @@ speed_of(const struct cr *c)
 
 	if (c->d.fast && c->d.armor_type < 3)
 		sp += 2;	/* barbarian fast movement, before armour */
-	if (c->d.armor_type >= 2 && !c->d.dwarf) {
+	if (c->d.monk_bonus && c->d.armor_type == 0)
+		sp += c->d.monk_bonus;	/* unarmoured monk */
+	/* Same-type modifiers do not stack: one reduction for armour or
+	 * load, whichever applies. */
+	if ((c->d.armor_type >= 2 || c->d.heavy_load) && !c->d.dwarf) {
 		for (i = 0; i < 5; i++)
 			if (from[i] == sp) {
 				sp = to[i];
@@ -265,8 +269,10 @@ f_sq(const void *u, int x, int y)
 	switch (f->mode) {
 	case 0:
 		return (fl & SQ_WALL) != 0;
+	case 4:
+		return (fl & SQ_IMPROVED) != 0;
 	case 1:
-		if (fl & SQ_WALL)
+		if (fl & (SQ_WALL | SQ_IMPROVED))
 			return 1;
 		return (fl & SQ_OBST) && low_counts(s, f->a, f->t, x, y, x, y);
 	case 2:
@@ -286,6 +292,8 @@ f_edge(const void *u, int x, int y, int h)
 	if (x < 0 || y < 0 || x > s->w || y > s->h || f->mode == 3)
 		return 0;
 	fl = h ? s->eh[y][x] : s->ev[y][x];
+	if (f->mode == 4)
+		return 0;
 	if (f->mode == 0 || (fl & E_WALL))
 		return (fl & E_WALL) != 0;
 	if (fl && f->mode == 1)	/* the two squares bordering the edge */
@@ -415,7 +423,10 @@ cover_vs(const struct st *s, int a, int t, int melee)
 		return 0;
 	}
 	f.mode = 1;
-	return all_blocked(&f);
+	if (!all_blocked(&f))
+		return 0;
+	f.mode = 4;	/* improved when every choice meets an arrow slit */
+	return all_blocked(&f) ? 2 : 1;
 }
 
 /* Concealment miss chance of t against a, percent (5.2). */
@@ -835,7 +846,7 @@ attack(refd_ctx *ctx, struct st *s, int a, int d, const struct weapon *w,
 	r->ac = ac_vs(s, d, a, flags);
 	cover = cover_vs(s, a, d, melee);
 	if (cover)
-		r->ac += 4;
+		r->ac += cover == 2 ? 8 : 4;
 	for (i = 0; i < s->nc; i++)
 		if (s->c[i].aid_mode == 2 && s->c[i].aid_ally == d &&
 		    s->c[i].aid_enemy == a) {

@@ -1,4 +1,12 @@
-/* rules.h - the encounter ruleset's rules engine: see rules.c. */
+/*
+ * rules.h - the encounter ruleset's rules engine: see rules.c.
+ *
+ * Ownership: every function borrows the state (and ctx) for the call and
+ * allocates nothing it keeps; functions taking a ctx draw and emit
+ * through enc_host and return REFD_OK or the host's negative code
+ * (REFD_ESCRIPT, REFD_ENOMEM), which the op must return.  One thread at a
+ * time per state, as refd-plugin(3) says.
+ */
 #ifndef ENC_RULES_H
 #define ENC_RULES_H
 
