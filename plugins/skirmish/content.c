@@ -445,6 +445,9 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 		p->ignores_sr = refd_mpv_get_bool(s, "ignores_sr", 0);
 		p->any = refd_mpv_get_bool(s, "any", 0);
 		p->ability = refd_mpv_get_bool(s, "ability", 0);
+		p->gaze = refd_mpv_get_bool(s, "gaze", 0);
+		if (p->gaze)
+			p->ability = 1;
 		p->summon = -1;
 		snprintf(p->summon_id, sizeof(p->summon_id), "%s",
 		    refd_mpv_get_str(s, "summon", ""));

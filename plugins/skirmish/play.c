@@ -1723,6 +1723,8 @@ spell_hit(struct cx *x, struct state *s, int u, const struct spell *sp, int t)
 		sk_emit(x, w);
 		return;
 	}
+	if (sp->gaze && has(x, s, t, AB_BLINDFIGHT | AB_BLINDSIGHT))
+		return;		/* immune to Gaze Attacks */
 	if (sp->cond > 0 && sp->dmg <= 0) {
 		condition(x, s, t, sp->cond, sp->dc, u);
 		return;
@@ -1904,6 +1906,32 @@ cast_spell(struct cx *x, struct state *s, int u, const int32_t *a)
 }
 
 void begin_phases_pub(struct cx *x, struct state *s, int first);
+
+/* Gaze Attack: a creature within the gazer's range that targets it with a
+ * ranged attack or effect saves or suffers the gaze. */
+void
+gaze_back(struct cx *x, struct state *s, int a, int t)
+{
+	const struct card *T;
+	int k;
+
+	if (t < 0 || t >= s->nu || a == t || !s->u[t].on || !s->u[a].on ||
+	    s->u[t].invisible || has(x, s, a, AB_BLINDFIGHT | AB_BLINDSIGHT))
+		return;
+	T = CARD(x, s, t);
+	for (k = 0; k < T->nspell; k++) {
+		struct grid_space sa = SP(x, s, a), st = SP(x, s, t);
+
+		if (!T->sp[k].gaze || T->sp[k].cond <= 0)
+			continue;
+		if (T->sp[k].range == SR_RANGE6 && grid_space_dist(&sa, &st) > 6)
+			continue;
+		if (!sees(x, s, a, t))
+			continue;
+		condition(x, s, a, T->sp[k].cond, T->sp[k].dc, t);
+		return;
+	}
+}
 
 /* Glossary: Sidestep (a 1-square move without AoO), Whirlwind Attack, Turn
  * Undead. */

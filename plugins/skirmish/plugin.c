@@ -610,6 +610,9 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		if (c->type != want)
 			NO(REFD_EBADCMD, "R000-73", "%s: use %s", sp->name,
 			    cmdname[want]);
+		if (sp->gaze && s->u[u].invisible)
+			NO(REFD_EILLEGAL, "R000-98", "an invisible gazer cannot use "
+			    "its Gaze Attack");
 		if (sp->range != SR_TOUCH && !sp->ability && threatened(x, s, u))
 			NO(REFD_EILLEGAL, "R000-41", "%s is threatened: only "
 			    "touch spells", C->name);
@@ -1173,6 +1176,8 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		    s->charged ? 1 : 0) | (c->type == C_SMITE ? 2 : 0) |
 		    (c->type == C_LEAP ? 4 : 0) | (c->type == C_STUNATK ? 8 : 0) |
 		    (c->type == C_DEATHATK ? 16 : 0), 0);
+		if (c->type == C_SHOOT && s->stage != ST_OVER)
+			gaze_back(x, s, u, tgt);
 	}
 		sk_run(x, s);
 		return;
@@ -1250,6 +1255,10 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		s->cast = 1;
 		s->atk_kind = 2;
 		cast_spell(x, s, u, c->a);
+		if (c->type == C_CAST &&
+		    CARD(x, s, u)->sp[c->a[0]].range != SR_TOUCH &&
+		    s->stage != ST_OVER)
+			gaze_back(x, s, u, c->a[1]);
 		sk_run(x, s);
 		return;
 	case C_END:

@@ -102,6 +102,7 @@ struct spell {
 	int32_t ability;	/* spell-format ability: not a spell */
 	int32_t level, pp;	/* Sorcerer spell level; Psionic cost */
 	int32_t summon;		/* card summoned, -1 none */
+	int32_t gaze;		/* Gaze Attack */
 	char summon_id[SK_NAMELEN];
 	int32_t cond;		/* save (dc) or this condition */
 	int32_t any;		/* the "any" keyword */
