@@ -278,6 +278,52 @@ smite_applies(const struct cx *x, const struct state *s, int a, int d)
 	return A->smite_vs == 0 || (align(x, s, d) & A->smite_vs) != 0;
 }
 
+/* Glossary, Pushback / §R000-94: may d be pushed by a to anchor (tx, ty)?
+ * One square, farther from a, no wall, statue, pit or creature, no corner
+ * cut. */
+int
+push_ok(const struct cx *x, const struct state *s, int a, int d, int tx,
+    int ty)
+{
+	struct grid g;
+	struct grid_space sa = SP(x, s, a), sd = SP(x, s, d), sn = sd;
+	int i, j, sz = sd.s;
+
+	if (tx - sd.x < -1 || tx - sd.x > 1 || ty - sd.y < -1 ||
+	    ty - sd.y > 1 || (tx == sd.x && ty == sd.y))
+		return 0;
+	sk_grid(x, s, &g);
+	for (i = 0; i < sz; i++)
+		for (j = 0; j < sz; j++)
+			if ((grid_at(&g, tx + i, ty + j) &
+			    (GRID_WALL | GRID_STATUE | GRID_PIT)) ||
+			    occupant(x, s, tx + i, ty + j, d) >= 0)
+				return 0;
+	if (grid_cuts_corner(&g, sd.x, sd.y, sz, tx - sd.x, ty - sd.y))
+		return 0;
+	sn.x = tx;
+	sn.y = ty;
+	return grid_space_dist(&sa, &sn) > grid_space_dist(&sa, &sd);
+}
+
+static void
+push_offer(struct cx *x, struct state *s, int a, int d)
+{
+	int dx, dy;
+
+	if (s->dec != DEC_NONE || s->stage == ST_OVER || !s->u[d].on ||
+	    s->u[d].routed || CARD(x, s, d)->size >= CARD(x, s, a)->size)
+		return;
+	for (dx = -1; dx <= 1; dx++)
+		for (dy = -1; dy <= 1; dy++)
+			if (push_ok(x, s, a, d, s->u[d].x + dx, s->u[d].y + dy)) {
+				s->dec = DEC_PUSH;
+				s->dec_unit = a;
+				s->dec_target = d;
+				return;
+			}
+}
+
 /* A helper flanks d with attacker a (§3.6). */
 static int
 flanked(const struct cx *x, const struct state *s, int a, int d)
@@ -605,6 +651,8 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 		}
 		if (s->u[d].gone && !ranged)
 			cleave_offer(x, s, a, line);
+		else if (!ranged && (A->abil2 & A2_PUSHBACK))
+			push_offer(x, s, a, d);
 	}
 }
 
