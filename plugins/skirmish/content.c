@@ -90,7 +90,7 @@ static const struct {
 	{ "slow ranged attack", 0, A2_SLOWRANGED },
 	{ "death strike", 0, A2_DEATHSTRIKE },
 	{ "arrow catching shield", 0, A2_ARROWSHIELD },
-	{ "hurling charge", 0, A2_HURL },
+	{ "hurling charge", 0, A2_HURL }, { "pushback", 0, A2_PUSHBACK },
 	{ "precise shot", AB_PRECISE, 0 }, { "cleave", AB_CLEAVE, 0 },
 	{ "incorporeal", AB_INCORP, 0 }, { "fearless", AB_FEARLESS, 0 },
 	{ "independent", AB_INDEP, 0 }, { "wild", AB_WILD, 0 },
@@ -445,6 +445,9 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 		p->ignores_sr = refd_mpv_get_bool(s, "ignores_sr", 0);
 		p->any = refd_mpv_get_bool(s, "any", 0);
 		p->ability = refd_mpv_get_bool(s, "ability", 0);
+		p->gaze = refd_mpv_get_bool(s, "gaze", 0);
+		if (p->gaze)
+			p->ability = 1;
 		p->summon = -1;
 		snprintf(p->summon_id, sizeof(p->summon_id), "%s",
 		    refd_mpv_get_str(s, "summon", ""));
@@ -684,7 +687,7 @@ sk_content_load(refd_ctx *ctx, const uint8_t *bytes, size_t len,
 	    refd_mpv_len(ws) > SK_MAXWB)) {
 		refd_mp_free(d);
 		return H->reject(ctx, REFD_ECONTENT, NULL,
-		    "warbands.json: expected an object of up to 32 warbands");
+		    "warbands.json: expected an object of up to 48 warbands");
 	}
 	c = H->alloc(ctx, sizeof(*c));
 	if (c == NULL) {

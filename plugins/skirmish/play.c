@@ -278,6 +278,52 @@ smite_applies(const struct cx *x, const struct state *s, int a, int d)
 	return A->smite_vs == 0 || (align(x, s, d) & A->smite_vs) != 0;
 }
 
+/* Glossary, Pushback / §R000-94: may d be pushed by a to anchor (tx, ty)?
+ * One square, farther from a, no wall, statue, pit or creature, no corner
+ * cut. */
+int
+push_ok(const struct cx *x, const struct state *s, int a, int d, int tx,
+    int ty)
+{
+	struct grid g;
+	struct grid_space sa = SP(x, s, a), sd = SP(x, s, d), sn = sd;
+	int i, j, sz = sd.s;
+
+	if (tx - sd.x < -1 || tx - sd.x > 1 || ty - sd.y < -1 ||
+	    ty - sd.y > 1 || (tx == sd.x && ty == sd.y))
+		return 0;
+	sk_grid(x, s, &g);
+	for (i = 0; i < sz; i++)
+		for (j = 0; j < sz; j++)
+			if ((grid_at(&g, tx + i, ty + j) &
+			    (GRID_WALL | GRID_STATUE | GRID_PIT)) ||
+			    occupant(x, s, tx + i, ty + j, d) >= 0)
+				return 0;
+	if (grid_cuts_corner(&g, sd.x, sd.y, sz, tx - sd.x, ty - sd.y))
+		return 0;
+	sn.x = tx;
+	sn.y = ty;
+	return grid_space_dist(&sa, &sn) > grid_space_dist(&sa, &sd);
+}
+
+static void
+push_offer(struct cx *x, struct state *s, int a, int d)
+{
+	int dx, dy;
+
+	if (s->dec != DEC_NONE || s->stage == ST_OVER || !s->u[d].on ||
+	    s->u[d].routed || CARD(x, s, d)->size >= CARD(x, s, a)->size)
+		return;
+	for (dx = -1; dx <= 1; dx++)
+		for (dy = -1; dy <= 1; dy++)
+			if (push_ok(x, s, a, d, s->u[d].x + dx, s->u[d].y + dy)) {
+				s->dec = DEC_PUSH;
+				s->dec_unit = a;
+				s->dec_target = d;
+				return;
+			}
+}
+
 /* A helper flanks d with attacker a (§3.6). */
 static int
 flanked(const struct cx *x, const struct state *s, int a, int d)
@@ -605,6 +651,8 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 		}
 		if (s->u[d].gone && !ranged)
 			cleave_offer(x, s, a, line);
+		else if (!ranged && (A->abil2 & A2_PUSHBACK))
+			push_offer(x, s, a, d);
 	}
 }
 
@@ -1723,6 +1771,8 @@ spell_hit(struct cx *x, struct state *s, int u, const struct spell *sp, int t)
 		sk_emit(x, w);
 		return;
 	}
+	if (sp->gaze && has(x, s, t, AB_BLINDFIGHT | AB_BLINDSIGHT))
+		return;		/* immune to Gaze Attacks */
 	if (sp->cond > 0 && sp->dmg <= 0) {
 		condition(x, s, t, sp->cond, sp->dc, u);
 		return;
@@ -1904,6 +1954,32 @@ cast_spell(struct cx *x, struct state *s, int u, const int32_t *a)
 }
 
 void begin_phases_pub(struct cx *x, struct state *s, int first);
+
+/* Gaze Attack: a creature within the gazer's range that targets it with a
+ * ranged attack or effect saves or suffers the gaze. */
+void
+gaze_back(struct cx *x, struct state *s, int a, int t)
+{
+	const struct card *T;
+	int k;
+
+	if (t < 0 || t >= s->nu || a == t || !s->u[t].on || !s->u[a].on ||
+	    s->u[t].invisible || has(x, s, a, AB_BLINDFIGHT | AB_BLINDSIGHT))
+		return;
+	T = CARD(x, s, t);
+	for (k = 0; k < T->nspell; k++) {
+		struct grid_space sa = SP(x, s, a), st = SP(x, s, t);
+
+		if (!T->sp[k].gaze || T->sp[k].cond <= 0)
+			continue;
+		if (T->sp[k].range == SR_RANGE6 && grid_space_dist(&sa, &st) > 6)
+			continue;
+		if (!sees(x, s, a, t))
+			continue;
+		condition(x, s, a, T->sp[k].cond, T->sp[k].dc, t);
+		return;
+	}
+}
 
 /* Glossary: Sidestep (a 1-square move without AoO), Whirlwind Attack, Turn
  * Undead. */

@@ -16,7 +16,7 @@ static const char *const cmdname[C_NTYPES] = { "", "submit", "setup_first",
 	"cast", "cast_cone", "end", "aoo", "decline", "cleave", "rush", "smite", "wake", "cast_area", "cast_line",
 	"place_tile", "sidestep", "whirlwind", "turn_undead", "leap",
 	"stunning_attack", "burrow", "death_attack", "hurling_charge",
-	"summon" };
+	"summon", "push" };
 static const char *const argname[C_NTYPES][6] = {
 	{ NULL }, { NULL }, { "seat" }, { "x", "y" }, { "seat" }, { "unit" },
 	{ "x", "y" }, { "target", "line" }, { "target", "line" },
@@ -27,7 +27,7 @@ static const char *const argname[C_NTYPES][6] = {
 	{ "spell", "target", "sx", "sy", "px", "py" },
 	{ "tile", "x", "y", "rot" }, { "x", "y" }, { NULL }, { "target" },
 	{ "target" }, { "target", "line" }, { NULL }, { "target", "line" },
-	{ "target", "x", "y", "line" }, { "spell", "x", "y" }
+	{ "target", "x", "y", "line" }, { "spell", "x", "y" }, { "x", "y" }
 };
 
 static int
@@ -610,6 +610,9 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		if (c->type != want)
 			NO(REFD_EBADCMD, "R000-73", "%s: use %s", sp->name,
 			    cmdname[want]);
+		if (sp->gaze && s->u[u].invisible)
+			NO(REFD_EILLEGAL, "R000-98", "an invisible gazer cannot use "
+			    "its Gaze Attack");
 		if (sp->range != SR_TOUCH && !sp->ability && threatened(x, s, u))
 			NO(REFD_EILLEGAL, "R000-41", "%s is threatened: only "
 			    "touch spells", C->name);
@@ -746,6 +749,12 @@ check(const struct cx *x, const struct state *s, int seat,
 				    (int)CARD(x, s, t)->nmelee - 1);
 			return 0;
 		}
+		if (s->dec == DEC_PUSH && c->type == C_PUSH) {
+			if (!push_ok(x, s, t, s->dec_target, c->a[0], c->a[1]))
+				NO(REFD_ENOPATH, "R000-94", "Pushback: one square "
+				    "farther away, onto free squares");
+			return 0;
+		}
 		if (s->dec == DEC_CLEAVE && c->type == C_CLEAVE) {
 			int e = c->a[0];
 
@@ -756,10 +765,11 @@ check(const struct cx *x, const struct state *s, int seat,
 			return 0;
 		}
 		NO(REFD_EPHASE, s->dec == DEC_AOO ? "R000-42" : "R000-98",
-		    "%s must first decide on %s with unit %d (aoo, cleave or "
-		    "decline)", seat == 0 ? "seat 0" : "seat 1",
+		    "%s must first decide on %s with unit %d (aoo, cleave, "
+		    "push or decline)", seat == 0 ? "seat 0" : "seat 1",
 		    s->dec == DEC_AOO ? "an attack of opportunity" :
-		    "a Cleave attack", (int)t);
+		    s->dec == DEC_PUSH ? "a Pushback" : "a Cleave attack",
+		    (int)t);
 	}
 	switch (s->stage) {
 	case ST_SUBMIT:
@@ -1173,6 +1183,8 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		    s->charged ? 1 : 0) | (c->type == C_SMITE ? 2 : 0) |
 		    (c->type == C_LEAP ? 4 : 0) | (c->type == C_STUNATK ? 8 : 0) |
 		    (c->type == C_DEATHATK ? 16 : 0), 0);
+		if (c->type == C_SHOOT && s->stage != ST_OVER)
+			gaze_back(x, s, u, tgt);
 	}
 		sk_run(x, s);
 		return;
@@ -1250,6 +1262,10 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		s->cast = 1;
 		s->atk_kind = 2;
 		cast_spell(x, s, u, c->a);
+		if (c->type == C_CAST &&
+		    CARD(x, s, u)->sp[c->a[0]].range != SR_TOUCH &&
+		    s->stage != ST_OVER)
+			gaze_back(x, s, u, c->a[1]);
 		sk_run(x, s);
 		return;
 	case C_END:
@@ -1313,6 +1329,21 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		s->dec_unit = -1;
 		sk_run(x, s);
 		return;
+	case C_PUSH: {
+		int d = s->dec_target;
+
+		s->dec = DEC_NONE;
+		s->dec_unit = -1;
+		s->u[d].x = c->a[0];
+		s->u[d].y = c->a[1];
+		w = sk_ev("pushed");
+		refd_mpw_kint(w, "unit", d);
+		refd_mpw_kint(w, "x", c->a[0]);
+		refd_mpw_kint(w, "y", c->a[1]);
+		sk_emit(x, w);
+		sk_run(x, s);
+		return;
+	}
 	case C_CLEAVE: {
 		int a = s->dec_unit;
 
@@ -1408,6 +1439,10 @@ sk_label(struct cx *x, const struct state *s, const struct cmd *c, char *buf,
 	case C_CLEAVE:
 		snprintf(buf, len, "Cleave: extra attack on %s #%d", tn,
 		    (int)c->a[0]);
+		break;
+	case C_PUSH:
+		snprintf(buf, len, "Pushback to (%d,%d)", (int)c->a[0],
+		    (int)c->a[1]);
 		break;
 	case C_RUSH:
 		snprintf(buf, len, "%s rushes toward %s #%d", un, tn,
@@ -1694,6 +1729,12 @@ legal_list(struct lst *l)
 				set(&c, C_AOO, t, k, 0, 0);
 				offer(l, &c);
 			}
+		else if (s->dec == DEC_PUSH)
+			for (i = 0; i < 9; i++) {
+				set(&c, C_PUSH, s->u[s->dec_target].x + i % 3 - 1,
+				    s->u[s->dec_target].y + i / 3 - 1, 0, 0);
+				offer(l, &c);
+			}
 		else
 			for (i = 0; i < s->nu; i++) {
 				set(&c, C_CLEAVE, i, 0, 0, 0);
@@ -1918,6 +1959,8 @@ op_describe(refd_ctx *ctx, void *pdata)
 	doc_cmd(w, "decline", a_unit, 1, "decline an attack of opportunity "
 	    "or a Cleave attack");
 	doc_cmd(w, "cleave", a_t, 1, "Cleave: extra melee attack");
+	doc_cmd(w, "push", a_xy, 2, "Pushback: push the damaged smaller "
+	    "creature to (x, y), one square farther away");
 	doc_cmd(w, "smite", a_tl, 2, "melee attack declaring Smite (a use is "
 	    "spent even on a miss)");
 	doc_cmd(w, "hurling_charge", a_ch, 4, "a charge with a ranged attack "
@@ -2176,7 +2219,10 @@ op_view(refd_ctx *ctx, const void *state, int32_t seat)
 	}
 	if (s->dec != DEC_NONE) {
 		refd_mpw_kmap(w, "decision");
-		refd_mpw_kstr(w, "kind", s->dec == DEC_AOO ? "aoo" : "cleave");
+		refd_mpw_kstr(w, "kind", s->dec == DEC_AOO ? "aoo" :
+		    s->dec == DEC_PUSH ? "push" : "cleave");
+		if (s->dec == DEC_PUSH)
+			refd_mpw_kint(w, "target", s->dec_target);
 		refd_mpw_kint(w, "unit", s->dec_unit);
 		if (s->dec == DEC_AOO && s->nprog > 0)
 			refd_mpw_kint(w, "mover", s->pr[s->nprog - 1].unit);

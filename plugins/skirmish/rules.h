@@ -66,6 +66,9 @@ void sidestep(struct cx *x, struct state *s, int u, int tx, int ty);
 void whirlwind(struct cx *x, struct state *s, int u);
 int turn_target_ok(const struct cx *x, const struct state *s, int u, int t);
 void turn_undead(struct cx *x, struct state *s, int u, int t);
+void gaze_back(struct cx *x, struct state *s, int a, int t);
+int push_ok(const struct cx *x, const struct state *s, int a, int d, int tx,
+    int ty);
 void end_turn(struct cx *x, struct state *s);
 void start_turn(struct cx *x, struct state *s, int u);
 int spell_targets(const struct cx *x, const struct state *s, int u, int k,

@@ -15,7 +15,7 @@
 
 #define SK_MAXCARDS 96
 #define SK_MAXMAPS 8
-#define SK_MAXWB 32
+#define SK_MAXWB 48
 #define SK_MAXLINES 4
 #define SK_MAXSPELLS 4
 #define SK_MAXU 32
@@ -80,7 +80,8 @@ enum abil2 {
 	A2_SLOWRANGED = 1 << 10,
 	A2_DEATHSTRIKE = 1 << 11,
 	A2_ARROWSHIELD = 1 << 12,
-	A2_HURL = 1 << 13
+	A2_HURL = 1 << 13,
+	A2_PUSHBACK = 1 << 14
 };
 
 enum srange { SR_SELF, SR_TOUCH, SR_RANGE6, SR_SIGHT, SR_CONE, SR_YOURWB,
@@ -102,6 +103,7 @@ struct spell {
 	int32_t ability;	/* spell-format ability: not a spell */
 	int32_t level, pp;	/* Sorcerer spell level; Psionic cost */
 	int32_t summon;		/* card summoned, -1 none */
+	int32_t gaze;		/* Gaze Attack */
 	char summon_id[SK_NAMELEN];
 	int32_t cond;		/* save (dc) or this condition */
 	int32_t any;		/* the "any" keyword */
@@ -206,7 +208,7 @@ enum stage {
 	ST_TURN, ST_OVER, ST_TILES
 };
 
-enum decision { DEC_NONE, DEC_AOO, DEC_CLEAVE, DEC_DSTRIKE };
+enum decision { DEC_NONE, DEC_AOO, DEC_CLEAVE, DEC_DSTRIKE, DEC_PUSH };
 
 struct state {
 	int32_t magic, map, nseats, stage;
@@ -301,7 +303,7 @@ enum cmdtype {
 	C_MELEE, C_SHOOT, C_CHARGE, C_CAST, C_CAST_CONE, C_END, C_AOO,
 	C_DECLINE, C_CLEAVE, C_RUSH, C_SMITE, C_WAKE, C_CAST_AREA, C_CAST_LINE, C_PLACE, C_SIDESTEP, C_WHIRLWIND,
 	C_TURN, C_LEAP, C_STUNATK, C_BURROW, C_DEATHATK, C_HURL, C_SUMMON,
-	C_NTYPES
+	C_PUSH, C_NTYPES
 };
 
 struct cmd {
