@@ -16,7 +16,7 @@ static const char *const cmdname[C_NTYPES] = { "", "submit", "setup_first",
 	"cast", "cast_cone", "end", "aoo", "decline", "cleave", "rush", "smite", "wake", "cast_area", "cast_line",
 	"place_tile", "sidestep", "whirlwind", "turn_undead", "leap",
 	"stunning_attack", "burrow", "death_attack", "hurling_charge",
-	"summon", "push" };
+	"summon", "push", "death_strike" };
 static const char *const argname[C_NTYPES][6] = {
 	{ NULL }, { NULL }, { "seat" }, { "x", "y" }, { "seat" }, { "unit" },
 	{ "x", "y" }, { "target", "line" }, { "target", "line" },
@@ -27,7 +27,8 @@ static const char *const argname[C_NTYPES][6] = {
 	{ "spell", "target", "sx", "sy", "px", "py" },
 	{ "tile", "x", "y", "rot" }, { "x", "y" }, { NULL }, { "target" },
 	{ "target" }, { "target", "line" }, { NULL }, { "target", "line" },
-	{ "target", "x", "y", "line" }, { "spell", "x", "y" }, { "x", "y" }
+	{ "target", "x", "y", "line" }, { "spell", "x", "y" }, { "x", "y" },
+	{ "target", "line" }
 };
 
 static int
@@ -749,6 +750,16 @@ check(const struct cx *x, const struct state *s, int seat,
 				    (int)CARD(x, s, t)->nmelee - 1);
 			return 0;
 		}
+		if (s->dec == DEC_DSTRIKE && c->type == C_STRIKE) {
+			int e = c->a[0];
+
+			if (!unit_ok(s, e) || !s->u[e].on ||
+			    s->u[e].seat == s->u[t].seat || !adjacent(x, s, t, e) ||
+			    c->a[1] < 0 || c->a[1] >= CARD(x, s, t)->nmelee)
+				NO(REFD_ENOTARGET, "R000-59", "Death Strike: one "
+				    "melee attack on an adjacent enemy");
+			return 0;
+		}
 		if (s->dec == DEC_PUSH && c->type == C_PUSH) {
 			if (!push_ok(x, s, t, s->dec_target, c->a[0], c->a[1]))
 				NO(REFD_ENOPATH, "R000-94", "Pushback: one square "
@@ -1319,7 +1330,9 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		sk_run(x, s);
 		return;
 	}
-	case C_DECLINE:
+	case C_DECLINE: {
+		int a = s->dec_unit, ds = s->dec == DEC_DSTRIKE;
+
 		if (s->dec == DEC_AOO)
 			s->pr[s->nprog - 1].qi++;
 		w = sk_ev("declined");
@@ -1327,8 +1340,33 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		sk_emit(x, w);
 		s->dec = DEC_NONE;
 		s->dec_unit = -1;
+		if (ds) {
+			eliminate(x, s, a, "destroyed");
+			if (CARD(x, s, a)->db_dmg > 0 && s->stage != ST_OVER)
+				death_burst(x, s, a);
+		}
 		sk_run(x, s);
 		return;
+	}
+	case C_STRIKE: {
+		int a = s->dec_unit;
+
+		s->dec = DEC_NONE;
+		s->dec_unit = -1;
+		attack(x, s, a, c->a[0], 0, c->a[1], 0, 0);
+		if (s->dec != DEC_NONE && s->dec_unit == a) {
+			/* the dying creature makes no Cleave or Pushback */
+			s->dec = DEC_NONE;
+			s->dec_unit = -1;
+		}
+		if (s->u[a].on && s->stage != ST_OVER) {
+			eliminate(x, s, a, "destroyed");
+			if (CARD(x, s, a)->db_dmg > 0 && s->stage != ST_OVER)
+				death_burst(x, s, a);
+		}
+		sk_run(x, s);
+		return;
+	}
 	case C_PUSH: {
 		int d = s->dec_target;
 
@@ -1439,6 +1477,10 @@ sk_label(struct cx *x, const struct state *s, const struct cmd *c, char *buf,
 	case C_CLEAVE:
 		snprintf(buf, len, "Cleave: extra attack on %s #%d", tn,
 		    (int)c->a[0]);
+		break;
+	case C_STRIKE:
+		snprintf(buf, len, "Death Strike on %s #%d (line %d)", tn,
+		    (int)c->a[0], (int)c->a[1]);
 		break;
 	case C_PUSH:
 		snprintf(buf, len, "Pushback to (%d,%d)", (int)c->a[0],
@@ -1729,6 +1771,12 @@ legal_list(struct lst *l)
 				set(&c, C_AOO, t, k, 0, 0);
 				offer(l, &c);
 			}
+		else if (s->dec == DEC_DSTRIKE)
+			for (i = 0; i < s->nu; i++)
+				for (k = 0; k < CARD(x, s, t)->nmelee; k++) {
+					set(&c, C_STRIKE, i, k, 0, 0);
+					offer(l, &c);
+				}
 		else if (s->dec == DEC_PUSH)
 			for (i = 0; i < 9; i++) {
 				set(&c, C_PUSH, s->u[s->dec_target].x + i % 3 - 1,
@@ -1959,6 +2007,8 @@ op_describe(refd_ctx *ctx, void *pdata)
 	doc_cmd(w, "decline", a_unit, 1, "decline an attack of opportunity "
 	    "or a Cleave attack");
 	doc_cmd(w, "cleave", a_t, 1, "Cleave: extra melee attack");
+	doc_cmd(w, "death_strike", a_tl, 2, "Death Strike: a last melee "
+	    "attack before the creature is destroyed");
 	doc_cmd(w, "push", a_xy, 2, "Pushback: push the damaged smaller "
 	    "creature to (x, y), one square farther away");
 	doc_cmd(w, "smite", a_tl, 2, "melee attack declaring Smite (a use is "
@@ -2220,7 +2270,8 @@ op_view(refd_ctx *ctx, const void *state, int32_t seat)
 	if (s->dec != DEC_NONE) {
 		refd_mpw_kmap(w, "decision");
 		refd_mpw_kstr(w, "kind", s->dec == DEC_AOO ? "aoo" :
-		    s->dec == DEC_PUSH ? "push" : "cleave");
+		    s->dec == DEC_PUSH ? "push" : s->dec == DEC_DSTRIKE ?
+		    "death_strike" : "cleave");
 		if (s->dec == DEC_PUSH)
 			refd_mpw_kint(w, "target", s->dec_target);
 		refd_mpw_kint(w, "unit", s->dec_unit);

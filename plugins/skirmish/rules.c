@@ -801,7 +801,7 @@ damage(struct cx *x, struct state *s, int u, int amount, int src)
 /* Glossary, Death Burst (A34): every creature (any side) within the radius
  * of the dying creature's space, or adjacent without a radius, takes the
  * damage; a save halves it. */
-static void
+void
 death_burst(struct cx *x, struct state *s, int u)
 {
 	const struct card *c = CARD(x, s, u);
@@ -852,7 +852,8 @@ damage2(struct cx *x, struct state *s, int u, int amount, int src, int defer)
 	const struct card *c = CARD(x, s, u);
 	struct unit *p = &s->u[u];
 
-	if (amount <= 0 || !p->on)
+	if (amount <= 0 || !p->on ||
+	    (s->dec == DEC_DSTRIKE && s->dec_unit == u))
 		return;
 	if (src >= 0 && s->u[src].seat != p->seat)
 		s->aggr = 1;
@@ -865,6 +866,17 @@ damage2(struct cx *x, struct state *s, int u, int amount, int src, int defer)
 		sk_emit(x, w);
 	}
 	if (p->hp <= 0) {
+		int k;
+
+		/* Death Strike: one last melee attack, decided by its owner */
+		for (k = 0; (c->abil2 & A2_DEATHSTRIKE) && s->dec == DEC_NONE &&
+		    k < s->nu; k++)
+			if (s->u[k].on && s->u[k].seat != p->seat &&
+			    adjacent(x, s, u, k)) {
+				s->dec = DEC_DSTRIKE;
+				s->dec_unit = u;
+				return;
+			}
 		eliminate(x, s, u, "destroyed");
 		if (c->db_dmg > 0)
 			death_burst(x, s, u);

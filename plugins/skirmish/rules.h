@@ -35,6 +35,7 @@ void rout(struct cx *x, struct state *s, int u, int cause);
 void damage2(struct cx *x, struct state *s, int u, int amount, int src,
     int defer);
 void half_check(struct cx *x, struct state *s, int u, int src);
+void death_burst(struct cx *x, struct state *s, int u);
 void damage(struct cx *x, struct state *s, int u, int amount, int src);
 int tiebreak(const struct cx *x, const struct state *s);
 void game_over(struct cx *x, struct state *s, int winner, int reason);
