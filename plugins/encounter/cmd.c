@@ -1305,7 +1305,7 @@ ev_simple(refd_ctx *ctx, const char *type, const struct st *s, int who,
 	if (target >= 0)
 		refd_mpw_kstr(w, "target", nm(s, target));
 	refd_mpw_end(w);
-	return emitw(ctx, w);
+	return emitw(ctx, s, w);
 }
 
 /*
@@ -1322,7 +1322,7 @@ emit_at(refd_ctx *ctx, const struct st *s, int who, refd_mpw *w)
 	char zone[40];
 
 	if (!c->d.invisible)
-		return emitw(ctx, w);
+		return emitw(ctx, s, w);
 	if (w == NULL || refd_mpw_error(w)) {
 		refd_mpw_destroy(w);
 		return REFD_ENOMEM;
@@ -1358,7 +1358,7 @@ ev_check(refd_ctx *ctx, const char *type, const struct st *s, int a, int t,
 	refd_mpw_kint(w, "target_total", td);
 	refd_mpw_kbool(w, "success", win);
 	refd_mpw_end(w);
-	return emitw(ctx, w);
+	return emitw(ctx, s, w);
 }
 
 static int
@@ -1372,7 +1372,7 @@ ev_over(refd_ctx *ctx, struct st *s, const char *reason)
 	refd_mpw_kint(w, "winner", s->winner);
 	refd_mpw_kstr(w, "reason", reason);
 	refd_mpw_end(w);
-	return emitw(ctx, w);
+	return emitw(ctx, s, w);
 }
 
 /* ---- turn order (1.2, 1.9) ---- */
@@ -1481,7 +1481,7 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 			refd_mpw_kstr(w, "who", c->d.name);
 			refd_mpw_kint(w, "round", s->round);
 			refd_mpw_end(w);
-			if ((rc = emitw(ctx, w)) != REFD_OK)
+			if ((rc = emitw(ctx, s, w)) != REFD_OK)
 				return rc;
 			if (c->hp < 0 && !c->stable && s->round > c->dying_round) {
 				int r;
@@ -1500,7 +1500,7 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 				refd_mpw_kint(w, "roll", r);
 				refd_mpw_kstr(w, "state", state_name(c));
 				refd_mpw_end(w);
-				if ((rc = emitw(ctx, w)) != REFD_OK)
+				if ((rc = emitw(ctx, s, w)) != REFD_OK)
 					return rc;
 				check_over(s);
 			}
@@ -1955,7 +1955,7 @@ unarmed_damage(refd_ctx *ctx, struct st *s, int a, int t)
 	refd_mpw_kint(w, "damage", sum);
 	refd_mpw_kbool(w, "nonlethal", 1);
 	refd_mpw_end(w);
-	if ((rc = emitw(ctx, w)) != REFD_OK)
+	if ((rc = emitw(ctx, s, w)) != REFD_OK)
 		return rc;
 	return deal(ctx, s, t, sum, 1, 0);
 }
@@ -1981,7 +1981,7 @@ concentrate(refd_ctx *ctx, struct st *s, int a, int dc, const char *why,
 	refd_mpw_kint(w, "dc", dc);
 	refd_mpw_kbool(w, "success", *ok);
 	refd_mpw_end(w);
-	return emitw(ctx, w);
+	return emitw(ctx, s, w);
 }
 
 static int
@@ -2036,7 +2036,7 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 		refd_mpw_kstr(w, "target", T->d.name);
 		refd_mpw_kint(w, "amount", amt);
 		refd_mpw_end(w);
-		return emitw(ctx, w);
+		return emitw(ctx, s, w);
 	}
 	if (sp->effect == 1) {
 		const char *before = state_name(T);
@@ -2055,7 +2055,7 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 		refd_mpw_kstr(w, "target", T->d.name);
 		refd_mpw_kint(w, "amount", amt);
 		refd_mpw_end(w);
-		if ((rc = emitw(ctx, w)) != REFD_OK)
+		if ((rc = emitw(ctx, s, w)) != REFD_OK)
 			return rc;
 		if (strcmp(before, state_name(T)) != 0)
 			return ev_state(ctx, s, t);
@@ -2085,7 +2085,7 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 		refd_mpw_kint(w, "total", tot);
 		refd_mpw_kbool(w, "success", ok);
 		refd_mpw_end(w);
-		if ((rc = emitw(ctx, w)) != REFD_OK)
+		if ((rc = emitw(ctx, s, w)) != REFD_OK)
 			return rc;
 		if (ok)
 			amt = sp->half ? amt / 2 : 0;
@@ -2098,7 +2098,7 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 	if (sp->nonlethal)
 		refd_mpw_kbool(w, "nonlethal", 1);
 	refd_mpw_end(w);
-	if ((rc = emitw(ctx, w)) != REFD_OK)
+	if ((rc = emitw(ctx, s, w)) != REFD_OK)
 		return rc;
 	if (amt > 0)
 		return deal(ctx, s, t, amt, sp->nonlethal, sp->nonlethal ? 0 :
@@ -2150,7 +2150,7 @@ splash_area(refd_ctx *ctx, struct st *s, const struct weapon *w, int x0,
 		refd_mpw_kstr(ev, "target", c->d.name);
 		refd_mpw_kint(ev, "damage", w->splash);
 		refd_mpw_end(ev);
-		if ((rc = emitw(ctx, ev)) != REFD_OK ||
+		if ((rc = emitw(ctx, s, ev)) != REFD_OK ||
 		    (rc = deal(ctx, s, i, w->splash, 0, 0)) != REFD_OK)
 			return rc;
 	}
@@ -2232,7 +2232,7 @@ throw_splash(refd_ctx *ctx, struct st *s)
 		refd_mpw_kint(ev, "ac", 5);
 		refd_mpw_kbool(ev, "hit", hit);
 		refd_mpw_end(ev);
-		if ((rc = emitw(ctx, ev)) != REFD_OK)
+		if ((rc = emitw(ctx, s, ev)) != REFD_OK)
 			return rc;
 		if (hit)
 			return splash_area(ctx, s, w, ax - 1, ay - 1, ax, ay,
@@ -2259,7 +2259,7 @@ throw_splash(refd_ctx *ctx, struct st *s)
 	refd_mpw_int(ev, ly);
 	refd_mpw_end(ev);
 	refd_mpw_end(ev);
-	if ((rc = emitw(ctx, ev)) != REFD_OK)
+	if ((rc = emitw(ctx, s, ev)) != REFD_OK)
 		return rc;
 	if (pt)
 		return splash_area(ctx, s, w, lx - 1, ly - 1, lx, ly, -1);
@@ -2301,7 +2301,7 @@ turn_undead(refd_ctx *ctx, struct st *s, int a)
 	refd_mpw_kint(w, "max_hd", maxhd);
 	refd_mpw_kint(w, "pool", pool);
 	refd_mpw_end(w);
-	if ((rc = emitw(ctx, w)) != REFD_OK)
+	if ((rc = emitw(ctx, s, w)) != REFD_OK)
 		return rc;
 	for (;;) {
 		/* The closest eligible undead not yet handled. */
@@ -2349,7 +2349,7 @@ turn_undead(refd_ctx *ctx, struct st *s, int a)
 		refd_mpw_kbool(w, "destroyed", s->c[i].dead);
 		refd_mpw_kint(w, "pool_left", pool);
 		refd_mpw_end(w);
-		if ((rc = emitw(ctx, w)) != REFD_OK)
+		if ((rc = emitw(ctx, s, w)) != REFD_OK)
 			return rc;
 	}
 	return REFD_OK;
@@ -2470,7 +2470,7 @@ finish_act(refd_ctx *ctx, struct st *s)
 			refd_mpw_kint(ev, "roll", v);
 			refd_mpw_kstr(ev, "target", T->d.name);
 			refd_mpw_end(ev);
-			if ((rc = emitw(ctx, ev)) != REFD_OK)
+			if ((rc = emitw(ctx, s, ev)) != REFD_OK)
 				return rc;
 		}
 		{
@@ -2679,7 +2679,7 @@ finish_act(refd_ctx *ctx, struct st *s)
 				refd_mpw_kint(ev, "item_hp", *hp > 0 ? *hp : 0);
 				refd_mpw_kbool(ev, "destroyed", *hp <= 0);
 				refd_mpw_end(ev);
-				if ((rc = emitw(ctx, ev)) != REFD_OK)
+				if ((rc = emitw(ctx, s, ev)) != REFD_OK)
 					return rc;
 				if (*hp <= 0 && shield)
 					T->d.shield = 0;	/* its AC goes */
@@ -2748,7 +2748,7 @@ finish_act(refd_ctx *ctx, struct st *s)
 			refd_mpw_kint(ev, "total", tot);
 			refd_mpw_kbool(ev, "success", !T->dead);
 			refd_mpw_end(ev);
-			if ((rc = emitw(ctx, ev)) != REFD_OK)
+			if ((rc = emitw(ctx, s, ev)) != REFD_OK)
 				return rc;
 			if (T->dead && (rc = ev_state(ctx, s, t)) != REFD_OK)
 				return rc;
@@ -2862,7 +2862,7 @@ cast_continue(refd_ctx *ctx, struct st *s, int a, int t, int si,
 		refd_mpw_kint(ev, "roll", v);
 		refd_mpw_kbool(ev, "lost", !ok);
 		refd_mpw_end(ev);
-		if ((rc = emitw(ctx, ev)) != REFD_OK)
+		if ((rc = emitw(ctx, s, ev)) != REFD_OK)
 			return rc;
 		if (!ok)
 			return settle(ctx, s);
@@ -2917,7 +2917,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 					refd_mpw_kint(ev, "roll", d100);
 					refd_mpw_kbool(ev, "redirected", d100 <= 25);
 					refd_mpw_end(ev);
-					if ((rc = emitw(ctx, ev)) != REFD_OK)
+					if ((rc = emitw(ctx, s, ev)) != REFD_OK)
 						return rc;
 					if ((rc = attack(ctx, s, who, d100 <= 25 ?
 					    s->k.target : m, &w, A_AOO, 0, d20,
@@ -3177,7 +3177,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			refd_mpw_kint(ev, "dc", dc);
 			refd_mpw_kbool(ev, "success", ok);
 			refd_mpw_end(ev);
-			if ((rc = emitw(ctx, ev)) != REFD_OK)
+			if ((rc = emitw(ctx, s, ev)) != REFD_OK)
 				return rc;
 			if (!ok) {
 				/* It stops and must rest ten rounds. */
@@ -3296,7 +3296,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			refd_mpw_kint(ev, "roll", v);
 			refd_mpw_kbool(ev, "hit", 0);
 			refd_mpw_end(ev);
-			if ((rc = emitw(ctx, ev)) != REFD_OK)
+			if ((rc = emitw(ctx, s, ev)) != REFD_OK)
 				return rc;
 			return settle(ctx, s);
 		}
@@ -3357,7 +3357,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		if (c->defensive)
 			refd_mpw_kbool(w, "defensive", 1);
 		refd_mpw_end(w);
-		if ((rc = emitw(ctx, w)) != REFD_OK)
+		if ((rc = emitw(ctx, s, w)) != REFD_OK)
 			return rc;
 		/* Readied attacks waiting for this cast fire first. */
 		s->hurt0 = 0;
@@ -3616,7 +3616,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		refd_mpw_kint(ev, "total", v + b);
 		refd_mpw_kbool(ev, "success", ok);
 		refd_mpw_end(ev);
-		if ((rc = emitw(ctx, ev)) != REFD_OK)
+		if ((rc = emitw(ctx, s, ev)) != REFD_OK)
 			return rc;
 		return settle(ctx, s);
 	}

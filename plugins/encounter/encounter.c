@@ -231,7 +231,7 @@ roll_init(refd_ctx *ctx, struct st *s, int mask)
 		refd_mpw_kint(w, "roll", r);
 		refd_mpw_kint(w, "total", c->init);
 		refd_mpw_end(w);
-		if ((rc = emitw(ctx, w)) != REFD_OK)
+		if ((rc = emitw(ctx, s, w)) != REFD_OK)
 			return rc;
 	}
 	return REFD_OK;
@@ -303,7 +303,7 @@ build_order(refd_ctx *ctx, struct st *s, int mask)
 		refd_mpw_str(w, s->c[s->order[i]].d.name);
 	refd_mpw_end(w);
 	refd_mpw_end(w);
-	return emitw(ctx, w);
+	return emitw(ctx, s, w);
 }
 
 /* After the surprise round (R001-02). */
@@ -738,7 +738,7 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 	refd_mpw_karray(w, "creatures");
 	for (i = 0; i < s->nc; i++) {
 		const struct cr *c = &s->c[i];
-		int own = seat == REFD_SEAT_PUBLIC || seat == c->side;
+		int own = seat == c->side;
 
 		refd_mpw_map(w);
 		refd_mpw_kstr(w, "name", c->d.name);

@@ -75,9 +75,10 @@ seat_sees(const struct st *s, int seat, int c)
 {
 	int v;
 
-	if (seat == REFD_SEAT_PUBLIC || !s->c[c].d.invisible ||
-	    s->c[c].side == seat)
+	if (!s->c[c].d.invisible || s->c[c].side == seat)
 		return 1;
+	if (seat == REFD_SEAT_PUBLIC)
+		return 0;
 	for (v = 0; v < s->nc; v++)
 		if (s->c[v].side == seat && able(&s->c[v]) &&
 		    perceives(s, v, c))
@@ -667,8 +668,84 @@ roll(refd_ctx *ctx, uint32_t sides, const char *why, int *out)
 	return rc;
 }
 
-int
-emitw(refd_ctx *ctx, refd_mpw *w)
+/*
+ * Hidden numbers in events (8.4): a key that shows a creature's exact
+ * modifiers, totals, AC, saves or pools belongs to that creature: -1
+ * for an observable key (type, names, dice, hit, damage dealt...), else
+ * the creature's index (who: the actor, target: the creature acted on).
+ */
+static int
+key_owner(const char *type, const char *k, size_t n, int who, int target)
+{
+	static const char *const mine[] = { "bonus", "total",
+		"confirm_total", "check", "max_hd", "pool", "pool_left" };
+	static const char *const theirs[] = { "ac", "target_total",
+		"item_hp", "hardness" };
+	size_t i;
+
+	for (i = 0; i < sizeof(mine) / sizeof(mine[0]); i++)
+		if (strlen(mine[i]) == n && memcmp(k, mine[i], n) == 0)
+			return who;
+	for (i = 0; i < sizeof(theirs) / sizeof(theirs[0]); i++)
+		if (strlen(theirs[i]) == n && memcmp(k, theirs[i], n) == 0)
+			return target;
+	if (n == 6 && memcmp(k, "amount", 6) == 0 &&
+	    strcmp(type, "temp_hp") == 0)
+		return target;
+	return -1;
+}
+
+static int
+by_name(const struct st *s, refd_mpv v)
+{
+	const char *p;
+	size_t n;
+	int i;
+
+	if (refd_mpv_str(v, &p, &n) != 0)
+		return -1;
+	for (i = 0; i < s->nc; i++)
+		if (strlen(s->c[i].d.name) == n &&
+		    memcmp(s->c[i].d.name, p, n) == 0)
+			return i;
+	return -1;
+}
+
+/* The keys of event ev that seat sees (REFD_SEAT_PUBLIC: observable
+ * ones only); *hidden counts the hidden keys kept. */
+static refd_mpw *
+redact(const struct st *s, refd_mpv ev, int seat, int who, int target,
+    int *hidden)
+{
+	refd_mpw *w = refd_mpw_create();
+	const char *type = refd_mpv_get_str(ev, "type", "");
+	size_t i, n = refd_mpv_len(ev);
+
+	*hidden = 0;
+	refd_mpw_map(w);
+	for (i = 0; i < n; i++) {
+		refd_mpv k = refd_mpv_key_at(ev, i);
+		const char *p;
+		size_t kn;
+		int o;
+
+		if (refd_mpv_str(k, &p, &kn) != 0)
+			continue;
+		o = key_owner(type, p, kn, who, target);
+		if (o >= 0 && (seat == REFD_SEAT_PUBLIC ||
+		    s->c[o].side != seat))
+			continue;
+		if (o >= 0)
+			(*hidden)++;
+		refd_mpw_value(w, k);
+		refd_mpw_value(w, refd_mpv_val_at(ev, i));
+	}
+	refd_mpw_end(w);
+	return w;
+}
+
+static int
+emit_raw(refd_ctx *ctx, int seat, refd_mpw *w)
 {
 	int rc;
 
@@ -676,9 +753,47 @@ emitw(refd_ctx *ctx, refd_mpw *w)
 		refd_mpw_destroy(w);
 		return REFD_ENOMEM;
 	}
-	rc = enc_host->emit(ctx, REFD_SEAT_PUBLIC, refd_mpw_data(w),
-	    refd_mpw_len(w));
+	rc = enc_host->emit(ctx, seat, refd_mpw_data(w), refd_mpw_len(w));
 	refd_mpw_destroy(w);
+	return rc;
+}
+
+/*
+ * Emit event w (8.4): the public event carries only what everybody can
+ * observe; a seat whose creature's hidden numbers the event names gets
+ * them first in a private copy of the whole event.
+ */
+int
+emitw(refd_ctx *ctx, const struct st *s, refd_mpw *w)
+{
+	refd_mpdoc *d;
+	refd_mpv ev;
+	int seat, who, target, hidden, rc = REFD_OK;
+
+	if (w == NULL || refd_mpw_error(w)) {
+		refd_mpw_destroy(w);
+		return REFD_ENOMEM;
+	}
+	d = refd_mp_parse(refd_mpw_data(w), refd_mpw_len(w));
+	refd_mpw_destroy(w);
+	if (d == NULL)
+		return REFD_ENOMEM;
+	ev = refd_mp_root(d);
+	who = by_name(s, refd_mpv_get(ev, "who"));
+	if (who < 0)
+		who = by_name(s, refd_mpv_get(ev, "attacker"));
+	target = by_name(s, refd_mpv_get(ev, "target"));
+	for (seat = 0; seat < s->nseats && rc == REFD_OK; seat++) {
+		w = redact(s, ev, seat, who, target, &hidden);
+		if (hidden)
+			rc = emit_raw(ctx, seat, w);
+		else
+			refd_mpw_destroy(w);
+	}
+	if (rc == REFD_OK)
+		rc = emit_raw(ctx, REFD_SEAT_PUBLIC,
+		    redact(s, ev, REFD_SEAT_PUBLIC, who, target, &hidden));
+	refd_mp_free(d);
 	return rc;
 }
 
@@ -710,7 +825,7 @@ ev_state(refd_ctx *ctx, const struct st *s, int i)
 	refd_mpw_kstr(w, "who", s->c[i].d.name);
 	refd_mpw_kstr(w, "state", state_name(&s->c[i]));
 	refd_mpw_end(w);
-	return emitw(ctx, w);
+	return emitw(ctx, s, w);
 }
 
 /* Strength to damage (2.7). */
@@ -787,7 +902,7 @@ deal(refd_ctx *ctx, struct st *s, int d, int dmg, int nonlethal,
 			refd_mpw_kint(w, "total", tot);
 			refd_mpw_kbool(w, "success", !D->dead);
 			refd_mpw_end(w);
-			if ((rc = emitw(ctx, w)) != REFD_OK)
+			if ((rc = emitw(ctx, s, w)) != REFD_OK)
 				return rc;
 		}
 	}
@@ -810,7 +925,7 @@ deal(refd_ctx *ctx, struct st *s, int d, int dmg, int nonlethal,
 		refd_mpw_kint(w, "dc", dc);
 		refd_mpw_kbool(w, "success", ok);
 		refd_mpw_end(w);
-		if ((rc = emitw(ctx, w)) != REFD_OK)
+		if ((rc = emitw(ctx, s, w)) != REFD_OK)
 			return rc;
 		if (!ok)
 			D->casting = 0;
@@ -964,7 +1079,7 @@ attack(refd_ctx *ctx, struct st *s, int a, int d, const struct weapon *w,
 			refd_mpw_kbool(ev, "nonlethal", 1);
 	}
 	refd_mpw_end(ev);
-	if ((rc = emitw(ctx, ev)) != REFD_OK)
+	if ((rc = emitw(ctx, s, ev)) != REFD_OK)
 		return rc;
 	if (r->dmg > 0)
 		return deal(ctx, s, d, r->dmg, nl, nl ? 0 : r->dmg);
