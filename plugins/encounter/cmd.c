@@ -1364,8 +1364,12 @@ ev_check(refd_ctx *ctx, const char *type, const struct st *s, int a, int t,
 static int
 ev_over(refd_ctx *ctx, struct st *s, const char *reason)
 {
-	refd_mpw *w = refd_mpw_create();
+	refd_mpw *w;
+	int rc;
 
+	if ((rc = ev_states(ctx, s)) != REFD_OK)
+		return rc;
+	w = refd_mpw_create();
 	s->over = 2;
 	refd_mpw_map(w);
 	refd_mpw_kstr(w, "type", "over");
@@ -1475,6 +1479,8 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 			}
 			c->aid_mode = 0;
 			c->aid_ally = c->aid_enemy = -1;
+			if ((rc = ev_states(ctx, s)) != REFD_OK)
+				return rc;
 			w = refd_mpw_create();
 			refd_mpw_map(w);
 			refd_mpw_kstr(w, "type", "turn");
@@ -1500,6 +1506,7 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 				refd_mpw_kint(w, "roll", r);
 				refd_mpw_kstr(w, "state", state_name(c));
 				refd_mpw_end(w);
+				s->shown[s->order[n]] = state_idx(c);
 				if ((rc = emitw(ctx, s, w)) != REFD_OK)
 					return rc;
 				check_over(s);
@@ -1533,7 +1540,6 @@ static int
 settle(refd_ctx *ctx, struct st *s)
 {
 	struct cr *A;
-	int rc;
 
 	if (s->pk != PK_NONE || s->over == 2)
 		return REFD_OK;
@@ -1543,8 +1549,6 @@ settle(refd_ctx *ctx, struct st *s)
 		if (A->hp == 0 && !A->dead) {
 			A->hp = -1;
 			A->dying_round = s->round;
-			if ((rc = ev_state(ctx, s, active(s))) != REFD_OK)
-				return rc;
 		}
 	}
 	check_over(s);
@@ -2039,8 +2043,6 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 		return emitw(ctx, s, w);
 	}
 	if (sp->effect == 1) {
-		const char *before = state_name(T);
-
 		T->hp += amt;
 		if (T->hp > T->d.hp)
 			T->hp = T->d.hp;
@@ -2055,11 +2057,7 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 		refd_mpw_kstr(w, "target", T->d.name);
 		refd_mpw_kint(w, "amount", amt);
 		refd_mpw_end(w);
-		if ((rc = emitw(ctx, s, w)) != REFD_OK)
-			return rc;
-		if (strcmp(before, state_name(T)) != 0)
-			return ev_state(ctx, s, t);
-		return REFD_OK;
+		return emitw(ctx, s, w);
 	}
 	if (sp->save) {
 		int base = sp->save == 1 ? T->d.fort : (sp->save == 2 ?
@@ -2749,8 +2747,6 @@ finish_act(refd_ctx *ctx, struct st *s)
 			refd_mpw_kbool(ev, "success", !T->dead);
 			refd_mpw_end(ev);
 			if ((rc = emitw(ctx, s, ev)) != REFD_OK)
-				return rc;
-			if (T->dead && (rc = ev_state(ctx, s, t)) != REFD_OK)
 				return rc;
 		}
 		break;

@@ -797,35 +797,61 @@ emitw(refd_ctx *ctx, const struct st *s, refd_mpw *w)
 	return rc;
 }
 
+static const char *const stn[NSTATES] = { "normal", "staggered",
+	"disabled", "asleep", "unconscious", "stable", "dying", "dead" };
+
+int
+state_idx(const struct cr *c)
+{
+	if (c->dead)
+		return 7;
+	if (c->hp < 0)
+		return c->stable ? 5 : 6;
+	if (c->nl > c->hp)
+		return 4;
+	if (c->asleep)
+		return 3;
+	if (c->hp == 0)
+		return 2;
+	if (c->nl > 0 && c->nl == c->hp)
+		return 1;
+	return 0;
+}
+
 const char *
 state_name(const struct cr *c)
 {
-	if (c->dead)
-		return "dead";
-	if (c->hp < 0)
-		return c->stable ? "stable" : "dying";
-	if (c->nl > c->hp)
-		return "unconscious";
-	if (c->asleep)
-		return "asleep";
-	if (c->hp == 0)
-		return "disabled";
-	if (c->nl > 0 && c->nl == c->hp)
-		return "staggered";
-	return "normal";
+	return stn[state_idx(c)];
 }
 
+/*
+ * Announce the visible states that changed since the last announcement
+ * (8.4): once per command, before a turn begins and before the end, so
+ * a state a creature passes through within one action (down to 0 HP by
+ * an attack of opportunity, then healed by the potion it drinks) shows
+ * no more than the views do, and says nothing about its exact HP.
+ */
 int
-ev_state(refd_ctx *ctx, const struct st *s, int i)
+ev_states(refd_ctx *ctx, struct st *s)
 {
-	refd_mpw *w = refd_mpw_create();
+	int i, rc;
 
-	refd_mpw_map(w);
-	refd_mpw_kstr(w, "type", "state");
-	refd_mpw_kstr(w, "who", s->c[i].d.name);
-	refd_mpw_kstr(w, "state", state_name(&s->c[i]));
-	refd_mpw_end(w);
-	return emitw(ctx, s, w);
+	for (i = 0; i < s->nc; i++) {
+		refd_mpw *w;
+
+		if (s->shown[i] == state_idx(&s->c[i]))
+			continue;
+		s->shown[i] = state_idx(&s->c[i]);
+		w = refd_mpw_create();
+		refd_mpw_map(w);
+		refd_mpw_kstr(w, "type", "state");
+		refd_mpw_kstr(w, "who", s->c[i].d.name);
+		refd_mpw_kstr(w, "state", stn[s->shown[i]]);
+		refd_mpw_end(w);
+		if ((rc = emitw(ctx, s, w)) != REFD_OK)
+			return rc;
+	}
+	return REFD_OK;
 }
 
 /* Strength to damage (2.7). */
@@ -882,13 +908,16 @@ deal(refd_ctx *ctx, struct st *s, int d, int dmg, int nonlethal,
 		if (D->hp <= -10)
 			D->dead = 1;
 	}
-	if (!nonlethal && massive >= 50 && !D->dead) {
-		int tot;
+	/* The save is rolled even when the hit kills by hit points, so
+	 * that whether it is rolled tells nothing of them (8.4). */
+	if (!nonlethal && massive >= 50 && strcmp(before, "dead") != 0) {
+		int tot, saved;
 
 		if ((rc = roll(ctx, 20, "massive damage save", &r)) != REFD_OK)
 			return rc;
 		tot = r + D->d.fort + mod(D->d.con) - save_pen(D);
-		if (r == 1 || (r != 20 && tot < 15))
+		saved = r != 1 && (r == 20 || tot >= 15);
+		if (!saved)
 			D->dead = 1;
 		{
 			refd_mpw *w = refd_mpw_create();
@@ -900,7 +929,7 @@ deal(refd_ctx *ctx, struct st *s, int d, int dmg, int nonlethal,
 			refd_mpw_kint(w, "dc", 15);
 			refd_mpw_kint(w, "roll", r);
 			refd_mpw_kint(w, "total", tot);
-			refd_mpw_kbool(w, "success", !D->dead);
+			refd_mpw_kbool(w, "success", saved);
 			refd_mpw_end(w);
 			if ((rc = emitw(ctx, s, w)) != REFD_OK)
 				return rc;
@@ -938,8 +967,6 @@ deal(refd_ctx *ctx, struct st *s, int d, int dmg, int nonlethal,
 	}
 	if (!able(D))
 		D->delaying = 0;
-	if (strcmp(before, state_name(D)) != 0)
-		return ev_state(ctx, s, d);
 	return REFD_OK;
 }
 

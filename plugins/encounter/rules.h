@@ -82,6 +82,7 @@ int opposed(refd_ctx *ctx, int ma, int md, const char *why, int *ra,
     int *rd, int *win);
 const char *state_name(const struct cr *c);
 void check_over(struct st *s);
-int ev_state(refd_ctx *ctx, const struct st *s, int i);
+int state_idx(const struct cr *c);
+int ev_states(refd_ctx *ctx, struct st *s);
 
 #endif
