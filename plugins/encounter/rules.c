@@ -712,7 +712,8 @@ by_name(const struct st *s, refd_mpv v)
 }
 
 /* The keys of event ev that seat sees (REFD_SEAT_PUBLIC: observable
- * ones only); *hidden counts the hidden keys kept. */
+ * ones only); *hidden counts the hidden keys kept.  A seat that does not
+ * perceive an invisible target is not told which creature it is. */
 static refd_mpw *
 redact(const struct st *s, refd_mpv ev, int seat, int who, int target,
     int *hidden)
@@ -737,6 +738,15 @@ redact(const struct st *s, refd_mpv ev, int seat, int who, int target,
 			continue;
 		if (o >= 0)
 			(*hidden)++;
+		/* An unseen target: who was there, and its miss chance, go
+		 * only to the seats that perceive it (8.4). */
+		if (target >= 0 && !seat_sees(s, REFD_SEAT_PUBLIC, target) &&
+		    ((kn == 6 && memcmp(p, "target", 6) == 0) ||
+		    (kn == 16 && memcmp(p, "miss_chance_roll", 16) == 0))) {
+			if (!seat_sees(s, seat, target))
+				continue;
+			(*hidden)++;
+		}
 		refd_mpw_value(w, k);
 		refd_mpw_value(w, refd_mpv_val_at(ev, i));
 	}
