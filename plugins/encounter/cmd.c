@@ -1309,12 +1309,14 @@ ev_simple(refd_ctx *ctx, const char *type, const struct st *s, int who,
 }
 
 /*
- * An event that shows where creature `who` is: public for a visible
- * creature; for an invisible one, only to the seats that perceive it,
- * with a public "unseen" notice, and its position committed (8.4).
+ * An event that shows where creature `who` is (and creature `also`, -1
+ * for none): public for a visible creature; for an invisible one, only
+ * to the seats that perceive it (and `also`), with a public "unseen"
+ * notice, and its position committed (8.4).
  */
 static int
-emit_at(refd_ctx *ctx, const struct st *s, int who, refd_mpw *w)
+emit_at2(refd_ctx *ctx, const struct st *s, int who, int also,
+    refd_mpw *w)
 {
 	int seat, rc = REFD_OK;
 	const struct cr *c = &s->c[who];
@@ -1328,7 +1330,8 @@ emit_at(refd_ctx *ctx, const struct st *s, int who, refd_mpw *w)
 		return REFD_ENOMEM;
 	}
 	for (seat = 0; seat < s->nseats && rc == REFD_OK; seat++)
-		if (seat_sees(s, seat, who))
+		if (seat_sees(s, seat, who) &&
+		    (also < 0 || seat_sees(s, seat, also)))
 			rc = enc_host->emit(ctx, seat, refd_mpw_data(w),
 			    refd_mpw_len(w));
 	refd_mpw_destroy(w);
@@ -1339,7 +1342,23 @@ emit_at(refd_ctx *ctx, const struct st *s, int who, refd_mpw *w)
 	snprintf(zone, sizeof(zone), "position.%s", c->d.name);
 	if ((rc = enc_host->commit(ctx, zone, c->side, pos, 2)) != REFD_OK)
 		return rc;
+	if (also >= 0 && s->c[also].d.invisible) {
+		const struct cr *o = &s->c[also];
+
+		pos[0] = (uint8_t)o->x;
+		pos[1] = (uint8_t)o->y;
+		snprintf(zone, sizeof(zone), "position.%s", o->d.name);
+		if ((rc = enc_host->commit(ctx, zone, o->side, pos, 2)) !=
+		    REFD_OK)
+			return rc;
+	}
 	return ev_simple(ctx, "unseen", s, who, -1);
+}
+
+static int
+emit_at(refd_ctx *ctx, const struct st *s, int who, refd_mpw *w)
+{
+	return emit_at2(ctx, s, who, -1, w);
 }
 
 static int
@@ -1933,6 +1952,8 @@ push(refd_ctx *ctx, struct st *s, int a, int t, int pushes, int follow)
 	refd_mpw_int(w, A->y);
 	refd_mpw_end(w);
 	refd_mpw_end(w);
+	if (A->d.invisible && s->c[t].d.invisible)
+		return emit_at2(ctx, s, a, t, w);
 	return emit_at(ctx, s, A->d.invisible ? a : t, w);
 }
 
