@@ -1305,16 +1305,18 @@ ev_simple(refd_ctx *ctx, const char *type, const struct st *s, int who,
 	if (target >= 0)
 		refd_mpw_kstr(w, "target", nm(s, target));
 	refd_mpw_end(w);
-	return emitw(ctx, w);
+	return emitw(ctx, s, w);
 }
 
 /*
- * An event that shows where creature `who` is: public for a visible
- * creature; for an invisible one, only to the seats that perceive it,
- * with a public "unseen" notice, and its position committed (8.4).
+ * An event that shows where creature `who` is (and creature `also`, -1
+ * for none): public for a visible creature; for an invisible one, only
+ * to the seats that perceive it (and `also`), with a public "unseen"
+ * notice, and its position committed (8.4).
  */
 static int
-emit_at(refd_ctx *ctx, const struct st *s, int who, refd_mpw *w)
+emit_at2(refd_ctx *ctx, const struct st *s, int who, int also,
+    refd_mpw *w)
 {
 	int seat, rc = REFD_OK;
 	const struct cr *c = &s->c[who];
@@ -1322,13 +1324,14 @@ emit_at(refd_ctx *ctx, const struct st *s, int who, refd_mpw *w)
 	char zone[40];
 
 	if (!c->d.invisible)
-		return emitw(ctx, w);
+		return emitw(ctx, s, w);
 	if (w == NULL || refd_mpw_error(w)) {
 		refd_mpw_destroy(w);
 		return REFD_ENOMEM;
 	}
 	for (seat = 0; seat < s->nseats && rc == REFD_OK; seat++)
-		if (seat_sees(s, seat, who))
+		if (seat_sees(s, seat, who) &&
+		    (also < 0 || seat_sees(s, seat, also)))
 			rc = enc_host->emit(ctx, seat, refd_mpw_data(w),
 			    refd_mpw_len(w));
 	refd_mpw_destroy(w);
@@ -1339,7 +1342,23 @@ emit_at(refd_ctx *ctx, const struct st *s, int who, refd_mpw *w)
 	snprintf(zone, sizeof(zone), "position.%s", c->d.name);
 	if ((rc = enc_host->commit(ctx, zone, c->side, pos, 2)) != REFD_OK)
 		return rc;
+	if (also >= 0 && s->c[also].d.invisible) {
+		const struct cr *o = &s->c[also];
+
+		pos[0] = (uint8_t)o->x;
+		pos[1] = (uint8_t)o->y;
+		snprintf(zone, sizeof(zone), "position.%s", o->d.name);
+		if ((rc = enc_host->commit(ctx, zone, o->side, pos, 2)) !=
+		    REFD_OK)
+			return rc;
+	}
 	return ev_simple(ctx, "unseen", s, who, -1);
+}
+
+static int
+emit_at(refd_ctx *ctx, const struct st *s, int who, refd_mpw *w)
+{
+	return emit_at2(ctx, s, who, -1, w);
 }
 
 static int
@@ -1358,21 +1377,25 @@ ev_check(refd_ctx *ctx, const char *type, const struct st *s, int a, int t,
 	refd_mpw_kint(w, "target_total", td);
 	refd_mpw_kbool(w, "success", win);
 	refd_mpw_end(w);
-	return emitw(ctx, w);
+	return emitw(ctx, s, w);
 }
 
 static int
 ev_over(refd_ctx *ctx, struct st *s, const char *reason)
 {
-	refd_mpw *w = refd_mpw_create();
+	refd_mpw *w;
+	int rc;
 
+	if ((rc = ev_states(ctx, s)) != REFD_OK)
+		return rc;
+	w = refd_mpw_create();
 	s->over = 2;
 	refd_mpw_map(w);
 	refd_mpw_kstr(w, "type", "over");
 	refd_mpw_kint(w, "winner", s->winner);
 	refd_mpw_kstr(w, "reason", reason);
 	refd_mpw_end(w);
-	return emitw(ctx, w);
+	return emitw(ctx, s, w);
 }
 
 /* ---- turn order (1.2, 1.9) ---- */
@@ -1475,13 +1498,15 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 			}
 			c->aid_mode = 0;
 			c->aid_ally = c->aid_enemy = -1;
+			if ((rc = ev_states(ctx, s)) != REFD_OK)
+				return rc;
 			w = refd_mpw_create();
 			refd_mpw_map(w);
 			refd_mpw_kstr(w, "type", "turn");
 			refd_mpw_kstr(w, "who", c->d.name);
 			refd_mpw_kint(w, "round", s->round);
 			refd_mpw_end(w);
-			if ((rc = emitw(ctx, w)) != REFD_OK)
+			if ((rc = emitw(ctx, s, w)) != REFD_OK)
 				return rc;
 			if (c->hp < 0 && !c->stable && s->round > c->dying_round) {
 				int r;
@@ -1500,7 +1525,8 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 				refd_mpw_kint(w, "roll", r);
 				refd_mpw_kstr(w, "state", state_name(c));
 				refd_mpw_end(w);
-				if ((rc = emitw(ctx, w)) != REFD_OK)
+				s->shown[s->order[n]] = state_idx(c);
+				if ((rc = emitw(ctx, s, w)) != REFD_OK)
 					return rc;
 				check_over(s);
 			}
@@ -1533,7 +1559,6 @@ static int
 settle(refd_ctx *ctx, struct st *s)
 {
 	struct cr *A;
-	int rc;
 
 	if (s->pk != PK_NONE || s->over == 2)
 		return REFD_OK;
@@ -1543,8 +1568,6 @@ settle(refd_ctx *ctx, struct st *s)
 		if (A->hp == 0 && !A->dead) {
 			A->hp = -1;
 			A->dying_round = s->round;
-			if ((rc = ev_state(ctx, s, active(s))) != REFD_OK)
-				return rc;
 		}
 	}
 	check_over(s);
@@ -1929,6 +1952,8 @@ push(refd_ctx *ctx, struct st *s, int a, int t, int pushes, int follow)
 	refd_mpw_int(w, A->y);
 	refd_mpw_end(w);
 	refd_mpw_end(w);
+	if (A->d.invisible && s->c[t].d.invisible)
+		return emit_at2(ctx, s, a, t, w);
 	return emit_at(ctx, s, A->d.invisible ? a : t, w);
 }
 
@@ -1955,7 +1980,7 @@ unarmed_damage(refd_ctx *ctx, struct st *s, int a, int t)
 	refd_mpw_kint(w, "damage", sum);
 	refd_mpw_kbool(w, "nonlethal", 1);
 	refd_mpw_end(w);
-	if ((rc = emitw(ctx, w)) != REFD_OK)
+	if ((rc = emitw(ctx, s, w)) != REFD_OK)
 		return rc;
 	return deal(ctx, s, t, sum, 1, 0);
 }
@@ -1981,7 +2006,7 @@ concentrate(refd_ctx *ctx, struct st *s, int a, int dc, const char *why,
 	refd_mpw_kint(w, "dc", dc);
 	refd_mpw_kbool(w, "success", *ok);
 	refd_mpw_end(w);
-	return emitw(ctx, w);
+	return emitw(ctx, s, w);
 }
 
 static int
@@ -2036,11 +2061,9 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 		refd_mpw_kstr(w, "target", T->d.name);
 		refd_mpw_kint(w, "amount", amt);
 		refd_mpw_end(w);
-		return emitw(ctx, w);
+		return emitw(ctx, s, w);
 	}
 	if (sp->effect == 1) {
-		const char *before = state_name(T);
-
 		T->hp += amt;
 		if (T->hp > T->d.hp)
 			T->hp = T->d.hp;
@@ -2055,11 +2078,7 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 		refd_mpw_kstr(w, "target", T->d.name);
 		refd_mpw_kint(w, "amount", amt);
 		refd_mpw_end(w);
-		if ((rc = emitw(ctx, w)) != REFD_OK)
-			return rc;
-		if (strcmp(before, state_name(T)) != 0)
-			return ev_state(ctx, s, t);
-		return REFD_OK;
+		return emitw(ctx, s, w);
 	}
 	if (sp->save) {
 		int base = sp->save == 1 ? T->d.fort : (sp->save == 2 ?
@@ -2085,7 +2104,7 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 		refd_mpw_kint(w, "total", tot);
 		refd_mpw_kbool(w, "success", ok);
 		refd_mpw_end(w);
-		if ((rc = emitw(ctx, w)) != REFD_OK)
+		if ((rc = emitw(ctx, s, w)) != REFD_OK)
 			return rc;
 		if (ok)
 			amt = sp->half ? amt / 2 : 0;
@@ -2098,7 +2117,7 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 	if (sp->nonlethal)
 		refd_mpw_kbool(w, "nonlethal", 1);
 	refd_mpw_end(w);
-	if ((rc = emitw(ctx, w)) != REFD_OK)
+	if ((rc = emitw(ctx, s, w)) != REFD_OK)
 		return rc;
 	if (amt > 0)
 		return deal(ctx, s, t, amt, sp->nonlethal, sp->nonlethal ? 0 :
@@ -2150,7 +2169,7 @@ splash_area(refd_ctx *ctx, struct st *s, const struct weapon *w, int x0,
 		refd_mpw_kstr(ev, "target", c->d.name);
 		refd_mpw_kint(ev, "damage", w->splash);
 		refd_mpw_end(ev);
-		if ((rc = emitw(ctx, ev)) != REFD_OK ||
+		if ((rc = emitw(ctx, s, ev)) != REFD_OK ||
 		    (rc = deal(ctx, s, i, w->splash, 0, 0)) != REFD_OK)
 			return rc;
 	}
@@ -2232,7 +2251,7 @@ throw_splash(refd_ctx *ctx, struct st *s)
 		refd_mpw_kint(ev, "ac", 5);
 		refd_mpw_kbool(ev, "hit", hit);
 		refd_mpw_end(ev);
-		if ((rc = emitw(ctx, ev)) != REFD_OK)
+		if ((rc = emitw(ctx, s, ev)) != REFD_OK)
 			return rc;
 		if (hit)
 			return splash_area(ctx, s, w, ax - 1, ay - 1, ax, ay,
@@ -2259,7 +2278,7 @@ throw_splash(refd_ctx *ctx, struct st *s)
 	refd_mpw_int(ev, ly);
 	refd_mpw_end(ev);
 	refd_mpw_end(ev);
-	if ((rc = emitw(ctx, ev)) != REFD_OK)
+	if ((rc = emitw(ctx, s, ev)) != REFD_OK)
 		return rc;
 	if (pt)
 		return splash_area(ctx, s, w, lx - 1, ly - 1, lx, ly, -1);
@@ -2301,7 +2320,7 @@ turn_undead(refd_ctx *ctx, struct st *s, int a)
 	refd_mpw_kint(w, "max_hd", maxhd);
 	refd_mpw_kint(w, "pool", pool);
 	refd_mpw_end(w);
-	if ((rc = emitw(ctx, w)) != REFD_OK)
+	if ((rc = emitw(ctx, s, w)) != REFD_OK)
 		return rc;
 	for (;;) {
 		/* The closest eligible undead not yet handled. */
@@ -2349,7 +2368,7 @@ turn_undead(refd_ctx *ctx, struct st *s, int a)
 		refd_mpw_kbool(w, "destroyed", s->c[i].dead);
 		refd_mpw_kint(w, "pool_left", pool);
 		refd_mpw_end(w);
-		if ((rc = emitw(ctx, w)) != REFD_OK)
+		if ((rc = emitw(ctx, s, w)) != REFD_OK)
 			return rc;
 	}
 	return REFD_OK;
@@ -2470,7 +2489,7 @@ finish_act(refd_ctx *ctx, struct st *s)
 			refd_mpw_kint(ev, "roll", v);
 			refd_mpw_kstr(ev, "target", T->d.name);
 			refd_mpw_end(ev);
-			if ((rc = emitw(ctx, ev)) != REFD_OK)
+			if ((rc = emitw(ctx, s, ev)) != REFD_OK)
 				return rc;
 		}
 		{
@@ -2679,7 +2698,7 @@ finish_act(refd_ctx *ctx, struct st *s)
 				refd_mpw_kint(ev, "item_hp", *hp > 0 ? *hp : 0);
 				refd_mpw_kbool(ev, "destroyed", *hp <= 0);
 				refd_mpw_end(ev);
-				if ((rc = emitw(ctx, ev)) != REFD_OK)
+				if ((rc = emitw(ctx, s, ev)) != REFD_OK)
 					return rc;
 				if (*hp <= 0 && shield)
 					T->d.shield = 0;	/* its AC goes */
@@ -2748,9 +2767,7 @@ finish_act(refd_ctx *ctx, struct st *s)
 			refd_mpw_kint(ev, "total", tot);
 			refd_mpw_kbool(ev, "success", !T->dead);
 			refd_mpw_end(ev);
-			if ((rc = emitw(ctx, ev)) != REFD_OK)
-				return rc;
-			if (T->dead && (rc = ev_state(ctx, s, t)) != REFD_OK)
+			if ((rc = emitw(ctx, s, ev)) != REFD_OK)
 				return rc;
 		}
 		break;
@@ -2862,7 +2879,7 @@ cast_continue(refd_ctx *ctx, struct st *s, int a, int t, int si,
 		refd_mpw_kint(ev, "roll", v);
 		refd_mpw_kbool(ev, "lost", !ok);
 		refd_mpw_end(ev);
-		if ((rc = emitw(ctx, ev)) != REFD_OK)
+		if ((rc = emitw(ctx, s, ev)) != REFD_OK)
 			return rc;
 		if (!ok)
 			return settle(ctx, s);
@@ -2917,7 +2934,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 					refd_mpw_kint(ev, "roll", d100);
 					refd_mpw_kbool(ev, "redirected", d100 <= 25);
 					refd_mpw_end(ev);
-					if ((rc = emitw(ctx, ev)) != REFD_OK)
+					if ((rc = emitw(ctx, s, ev)) != REFD_OK)
 						return rc;
 					if ((rc = attack(ctx, s, who, d100 <= 25 ?
 					    s->k.target : m, &w, A_AOO, 0, d20,
@@ -3177,7 +3194,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			refd_mpw_kint(ev, "dc", dc);
 			refd_mpw_kbool(ev, "success", ok);
 			refd_mpw_end(ev);
-			if ((rc = emitw(ctx, ev)) != REFD_OK)
+			if ((rc = emitw(ctx, s, ev)) != REFD_OK)
 				return rc;
 			if (!ok) {
 				/* It stops and must rest ten rounds. */
@@ -3296,7 +3313,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			refd_mpw_kint(ev, "roll", v);
 			refd_mpw_kbool(ev, "hit", 0);
 			refd_mpw_end(ev);
-			if ((rc = emitw(ctx, ev)) != REFD_OK)
+			if ((rc = emitw(ctx, s, ev)) != REFD_OK)
 				return rc;
 			return settle(ctx, s);
 		}
@@ -3357,7 +3374,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		if (c->defensive)
 			refd_mpw_kbool(w, "defensive", 1);
 		refd_mpw_end(w);
-		if ((rc = emitw(ctx, w)) != REFD_OK)
+		if ((rc = emitw(ctx, s, w)) != REFD_OK)
 			return rc;
 		/* Readied attacks waiting for this cast fire first. */
 		s->hurt0 = 0;
@@ -3616,7 +3633,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		refd_mpw_kint(ev, "total", v + b);
 		refd_mpw_kbool(ev, "success", ok);
 		refd_mpw_end(ev);
-		if ((rc = emitw(ctx, ev)) != REFD_OK)
+		if ((rc = emitw(ctx, s, ev)) != REFD_OK)
 			return rc;
 		return settle(ctx, s);
 	}

@@ -20,6 +20,7 @@
 #define MAXW 32		/* weapons in the content */
 #define MAXD 32		/* creature templates in the content */
 #define MAXMAPS 8
+#define NSTATES 8	/* visible states (state_idx) */
 
 #define ENC_MAGIC 0x454e4331u	/* "ENC1" */
 
@@ -193,6 +194,7 @@ struct st {
 	int32_t pk, q[MAXC], nq, qi, dnext;
 	int32_t aoo_taken;	/* threateners that took the movement AoO */
 	struct cont k;
+	int32_t shown[MAXC];	/* the state last announced (state_idx) */
 };
 
 #endif

@@ -231,7 +231,7 @@ roll_init(refd_ctx *ctx, struct st *s, int mask)
 		refd_mpw_kint(w, "roll", r);
 		refd_mpw_kint(w, "total", c->init);
 		refd_mpw_end(w);
-		if ((rc = emitw(ctx, w)) != REFD_OK)
+		if ((rc = emitw(ctx, s, w)) != REFD_OK)
 			return rc;
 	}
 	return REFD_OK;
@@ -303,7 +303,7 @@ build_order(refd_ctx *ctx, struct st *s, int mask)
 		refd_mpw_str(w, s->c[s->order[i]].d.name);
 	refd_mpw_end(w);
 	refd_mpw_end(w);
-	return emitw(ctx, w);
+	return emitw(ctx, s, w);
 }
 
 /* After the surprise round (R001-02). */
@@ -610,6 +610,8 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			}
 	}
 	refd_mp_free(d);
+	for (i = 0; i < s->nc; i++)
+		s->shown[i] = state_idx(&s->c[i]);	/* as set up: known */
 	/* Surprise round when some but not all are aware (1.3). */
 	{
 		int mask = 0;
@@ -657,12 +659,15 @@ e_apply(refd_ctx *ctx, void *state, uint32_t seat, const uint8_t *b,
 	struct st *s = state;
 	struct cmd c;
 	struct why y;
+	int rc;
 
 	memset(&y, 0, sizeof(y));
 	if (cmd_parse(s, b, len, &c, &y) != REFD_OK ||
 	    cmd_check(s, (int)seat, &c, &y) != REFD_OK)
 		return H->reject(ctx, y.code, y.rule, y.msg);
-	return cmd_exec(ctx, s, &c);
+	if ((rc = cmd_exec(ctx, s, &c)) != REFD_OK)
+		return rc;
+	return ev_states(ctx, s);
 }
 
 static int
@@ -738,7 +743,7 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 	refd_mpw_karray(w, "creatures");
 	for (i = 0; i < s->nc; i++) {
 		const struct cr *c = &s->c[i];
-		int own = seat == REFD_SEAT_PUBLIC || seat == c->side;
+		int own = seat == c->side;
 
 		refd_mpw_map(w);
 		refd_mpw_kstr(w, "name", c->d.name);
@@ -852,6 +857,9 @@ sane(const struct st *s)
 	for (i = 0; i < s->norder; i++)
 		if (s->order[i] < 0 || s->order[i] >= s->nc)
 			return 0;
+	for (i = 0; i < MAXC; i++)
+		if (s->shown[i] < 0 || s->shown[i] >= NSTATES)
+			return 0;
 	for (i = 0; i < s->nq; i++)
 		if (s->q[i] < 0 || s->q[i] >= s->nc)
 			return 0;
@@ -913,6 +921,38 @@ e_destroy(refd_ctx *ctx, void *state)
 	H->free(ctx, state);
 }
 
+/*
+ * Re-deal seat's hidden data (8.4).  Nothing in an encounter is dealt:
+ * the hidden numbers are the seat's creatures' exact hit points, which
+ * the other seats know only through the visible state.  Each creature
+ * of the seat in the normal state gets a new current HP drawn from
+ * those that keep it normal (above its nonlethal damage, at most its
+ * maximum), so the other views must not move.  The squares of invisible
+ * creatures are chosen by their seat, not dealt, and stay: see
+ * refd-encounter(7).
+ */
+static int
+e_redeal(refd_ctx *ctx, void *state, uint32_t seat)
+{
+	struct st *s = state;
+	int i, rc;
+
+	for (i = 0; i < s->nc; i++) {
+		struct cr *c = &s->c[i];
+		int lo = c->nl + 1 > 1 ? c->nl + 1 : 1;
+		uint32_t v;
+
+		if (c->side != (int32_t)seat ||
+		    strcmp(state_name(c), "normal") != 0 || c->d.hp <= lo)
+			continue;
+		if ((rc = H->uniform(ctx, (uint32_t)(c->d.hp - lo + 1),
+		    "redeal hit points", &v)) != REFD_OK)
+			return rc;
+		c->hp = lo + (int32_t)v;
+	}
+	return REFD_OK;
+}
+
 static const struct refd_plugin_ops ops = {
 	sizeof(struct refd_plugin_ops),
 	e_init,
@@ -929,9 +969,9 @@ static const struct refd_plugin_ops ops = {
 	e_serialize,
 	e_restore,
 	e_destroy,
-	NULL,
+	e_redeal,
 };
 
 REFD_PLUGIN_DEFINE("encounter", "0.1.0",
     "d20 tactical combat: initiative, actions, attacks of opportunity, "
-    "maneuvers", 2, 8, REFD_PF_ROLLBACK, &ops);
+    "maneuvers", 2, 8, REFD_PF_ROLLBACK | REFD_PF_HIDDEN, &ops);

@@ -75,9 +75,10 @@ seat_sees(const struct st *s, int seat, int c)
 {
 	int v;
 
-	if (seat == REFD_SEAT_PUBLIC || !s->c[c].d.invisible ||
-	    s->c[c].side == seat)
+	if (!s->c[c].d.invisible || s->c[c].side == seat)
 		return 1;
+	if (seat == REFD_SEAT_PUBLIC)
+		return 0;
 	for (v = 0; v < s->nc; v++)
 		if (s->c[v].side == seat && able(&s->c[v]) &&
 		    perceives(s, v, c))
@@ -667,8 +668,94 @@ roll(refd_ctx *ctx, uint32_t sides, const char *why, int *out)
 	return rc;
 }
 
-int
-emitw(refd_ctx *ctx, refd_mpw *w)
+/*
+ * Hidden numbers in events (8.4): a key that shows a creature's exact
+ * modifiers, totals, AC, saves or pools belongs to that creature: -1
+ * for an observable key (type, names, dice, hit, damage dealt...), else
+ * the creature's index (who: the actor, target: the creature acted on).
+ */
+static int
+key_owner(const char *type, const char *k, size_t n, int who, int target)
+{
+	static const char *const mine[] = { "bonus", "total",
+		"confirm_total", "check", "max_hd", "pool", "pool_left" };
+	static const char *const theirs[] = { "ac", "target_total",
+		"item_hp", "hardness" };
+	size_t i;
+
+	for (i = 0; i < sizeof(mine) / sizeof(mine[0]); i++)
+		if (strlen(mine[i]) == n && memcmp(k, mine[i], n) == 0)
+			return who;
+	for (i = 0; i < sizeof(theirs) / sizeof(theirs[0]); i++)
+		if (strlen(theirs[i]) == n && memcmp(k, theirs[i], n) == 0)
+			return target;
+	if (n == 6 && memcmp(k, "amount", 6) == 0 &&
+	    strcmp(type, "temp_hp") == 0)
+		return target;
+	return -1;
+}
+
+static int
+by_name(const struct st *s, refd_mpv v)
+{
+	const char *p;
+	size_t n;
+	int i;
+
+	if (refd_mpv_str(v, &p, &n) != 0)
+		return -1;
+	for (i = 0; i < s->nc; i++)
+		if (strlen(s->c[i].d.name) == n &&
+		    memcmp(s->c[i].d.name, p, n) == 0)
+			return i;
+	return -1;
+}
+
+/* The keys of event ev that seat sees (REFD_SEAT_PUBLIC: observable
+ * ones only); *hidden counts the hidden keys kept.  A seat that does not
+ * perceive an invisible target is not told which creature it is. */
+static refd_mpw *
+redact(const struct st *s, refd_mpv ev, int seat, int who, int target,
+    int *hidden)
+{
+	refd_mpw *w = refd_mpw_create();
+	const char *type = refd_mpv_get_str(ev, "type", "");
+	size_t i, n = refd_mpv_len(ev);
+
+	*hidden = 0;
+	refd_mpw_map(w);
+	for (i = 0; i < n; i++) {
+		refd_mpv k = refd_mpv_key_at(ev, i);
+		const char *p;
+		size_t kn;
+		int o;
+
+		if (refd_mpv_str(k, &p, &kn) != 0)
+			continue;
+		o = key_owner(type, p, kn, who, target);
+		if (o >= 0 && (seat == REFD_SEAT_PUBLIC ||
+		    s->c[o].side != seat))
+			continue;
+		if (o >= 0)
+			(*hidden)++;
+		/* An unseen target: who was there, and its miss chance, go
+		 * only to the seats that perceive it (8.4). */
+		if (target >= 0 && !seat_sees(s, REFD_SEAT_PUBLIC, target) &&
+		    ((kn == 6 && memcmp(p, "target", 6) == 0) ||
+		    (kn == 16 && memcmp(p, "miss_chance_roll", 16) == 0))) {
+			if (!seat_sees(s, seat, target))
+				continue;
+			(*hidden)++;
+		}
+		refd_mpw_value(w, k);
+		refd_mpw_value(w, refd_mpv_val_at(ev, i));
+	}
+	refd_mpw_end(w);
+	return w;
+}
+
+static int
+emit_raw(refd_ctx *ctx, int seat, refd_mpw *w)
 {
 	int rc;
 
@@ -676,41 +763,105 @@ emitw(refd_ctx *ctx, refd_mpw *w)
 		refd_mpw_destroy(w);
 		return REFD_ENOMEM;
 	}
-	rc = enc_host->emit(ctx, REFD_SEAT_PUBLIC, refd_mpw_data(w),
-	    refd_mpw_len(w));
+	rc = enc_host->emit(ctx, seat, refd_mpw_data(w), refd_mpw_len(w));
 	refd_mpw_destroy(w);
 	return rc;
+}
+
+/*
+ * Emit event w (8.4): the public event carries only what everybody can
+ * observe; a seat whose creature's hidden numbers the event names gets
+ * them first in a private copy of the whole event.
+ */
+int
+emitw(refd_ctx *ctx, const struct st *s, refd_mpw *w)
+{
+	refd_mpdoc *d;
+	refd_mpv ev;
+	int seat, who, target, hidden, rc = REFD_OK;
+
+	if (w == NULL || refd_mpw_error(w)) {
+		refd_mpw_destroy(w);
+		return REFD_ENOMEM;
+	}
+	d = refd_mp_parse(refd_mpw_data(w), refd_mpw_len(w));
+	refd_mpw_destroy(w);
+	if (d == NULL)
+		return REFD_ENOMEM;
+	ev = refd_mp_root(d);
+	who = by_name(s, refd_mpv_get(ev, "who"));
+	if (who < 0)
+		who = by_name(s, refd_mpv_get(ev, "attacker"));
+	target = by_name(s, refd_mpv_get(ev, "target"));
+	for (seat = 0; seat < s->nseats && rc == REFD_OK; seat++) {
+		w = redact(s, ev, seat, who, target, &hidden);
+		if (hidden)
+			rc = emit_raw(ctx, seat, w);
+		else
+			refd_mpw_destroy(w);
+	}
+	if (rc == REFD_OK)
+		rc = emit_raw(ctx, REFD_SEAT_PUBLIC,
+		    redact(s, ev, REFD_SEAT_PUBLIC, who, target, &hidden));
+	refd_mp_free(d);
+	return rc;
+}
+
+static const char *const stn[NSTATES] = { "normal", "staggered",
+	"disabled", "asleep", "unconscious", "stable", "dying", "dead" };
+
+int
+state_idx(const struct cr *c)
+{
+	if (c->dead)
+		return 7;
+	if (c->hp < 0)
+		return c->stable ? 5 : 6;
+	if (c->nl > c->hp)
+		return 4;
+	if (c->asleep)
+		return 3;
+	if (c->hp == 0)
+		return 2;
+	if (c->nl > 0 && c->nl == c->hp)
+		return 1;
+	return 0;
 }
 
 const char *
 state_name(const struct cr *c)
 {
-	if (c->dead)
-		return "dead";
-	if (c->hp < 0)
-		return c->stable ? "stable" : "dying";
-	if (c->nl > c->hp)
-		return "unconscious";
-	if (c->asleep)
-		return "asleep";
-	if (c->hp == 0)
-		return "disabled";
-	if (c->nl > 0 && c->nl == c->hp)
-		return "staggered";
-	return "normal";
+	return stn[state_idx(c)];
 }
 
+/*
+ * Announce the visible states that changed since the last announcement
+ * (8.4): once per command, before a turn begins and before the end, so
+ * a state a creature passes through within one action (down to 0 HP by
+ * an attack of opportunity, then healed by the potion it drinks) shows
+ * no more than the views do, and says nothing about its exact HP.
+ */
 int
-ev_state(refd_ctx *ctx, const struct st *s, int i)
+ev_states(refd_ctx *ctx, struct st *s)
 {
-	refd_mpw *w = refd_mpw_create();
+	int i, rc;
 
-	refd_mpw_map(w);
-	refd_mpw_kstr(w, "type", "state");
-	refd_mpw_kstr(w, "who", s->c[i].d.name);
-	refd_mpw_kstr(w, "state", state_name(&s->c[i]));
-	refd_mpw_end(w);
-	return emitw(ctx, w);
+	for (i = 0; i < s->nc; i++) {
+		refd_mpw *w;
+
+		if (s->shown[i] == state_idx(&s->c[i]))
+			continue;
+		s->shown[i] = state_idx(&s->c[i]);
+		w = refd_mpw_create();
+		refd_mpw_map(w);
+		refd_mpw_kstr(w, "type", "state");
+		refd_mpw_kstr(w, "who", s->c[i].d.name);
+		refd_mpw_kstr(w, "state", stn[s->shown[i]]);
+		refd_mpw_end(w);
+		if ((rc = emitw(ctx, s, w)) != REFD_OK)
+			return rc;
+	}
+	return REFD_OK;
 }
 
 /* Strength to damage (2.7). */
@@ -767,13 +918,16 @@ deal(refd_ctx *ctx, struct st *s, int d, int dmg, int nonlethal,
 		if (D->hp <= -10)
 			D->dead = 1;
 	}
-	if (!nonlethal && massive >= 50 && !D->dead) {
-		int tot;
+	/* The save is rolled even when the hit kills by hit points, so
+	 * that whether it is rolled tells nothing of them (8.4). */
+	if (!nonlethal && massive >= 50 && strcmp(before, "dead") != 0) {
+		int tot, saved;
 
 		if ((rc = roll(ctx, 20, "massive damage save", &r)) != REFD_OK)
 			return rc;
 		tot = r + D->d.fort + mod(D->d.con) - save_pen(D);
-		if (r == 1 || (r != 20 && tot < 15))
+		saved = r != 1 && (r == 20 || tot >= 15);
+		if (!saved)
 			D->dead = 1;
 		{
 			refd_mpw *w = refd_mpw_create();
@@ -785,9 +939,9 @@ deal(refd_ctx *ctx, struct st *s, int d, int dmg, int nonlethal,
 			refd_mpw_kint(w, "dc", 15);
 			refd_mpw_kint(w, "roll", r);
 			refd_mpw_kint(w, "total", tot);
-			refd_mpw_kbool(w, "success", !D->dead);
+			refd_mpw_kbool(w, "success", saved);
 			refd_mpw_end(w);
-			if ((rc = emitw(ctx, w)) != REFD_OK)
+			if ((rc = emitw(ctx, s, w)) != REFD_OK)
 				return rc;
 		}
 	}
@@ -810,7 +964,7 @@ deal(refd_ctx *ctx, struct st *s, int d, int dmg, int nonlethal,
 		refd_mpw_kint(w, "dc", dc);
 		refd_mpw_kbool(w, "success", ok);
 		refd_mpw_end(w);
-		if ((rc = emitw(ctx, w)) != REFD_OK)
+		if ((rc = emitw(ctx, s, w)) != REFD_OK)
 			return rc;
 		if (!ok)
 			D->casting = 0;
@@ -823,8 +977,6 @@ deal(refd_ctx *ctx, struct st *s, int d, int dmg, int nonlethal,
 	}
 	if (!able(D))
 		D->delaying = 0;
-	if (strcmp(before, state_name(D)) != 0)
-		return ev_state(ctx, s, d);
 	return REFD_OK;
 }
 
@@ -964,7 +1116,7 @@ attack(refd_ctx *ctx, struct st *s, int a, int d, const struct weapon *w,
 			refd_mpw_kbool(ev, "nonlethal", 1);
 	}
 	refd_mpw_end(ev);
-	if ((rc = emitw(ctx, ev)) != REFD_OK)
+	if ((rc = emitw(ctx, s, ev)) != REFD_OK)
 		return rc;
 	if (r->dmg > 0)
 		return deal(ctx, s, d, r->dmg, nl, nl ? 0 : r->dmg);

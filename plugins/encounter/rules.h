@@ -73,7 +73,7 @@ int sizemod(int size);
 int str_dmg(const struct cr *a, const struct weapon *w, int off);
 
 int roll(refd_ctx *ctx, uint32_t sides, const char *why, int *out);
-int emitw(refd_ctx *ctx, refd_mpw *w);
+int emitw(refd_ctx *ctx, const struct st *s, refd_mpw *w);
 int attack(refd_ctx *ctx, struct st *s, int a, int d,
     const struct weapon *w, int flags, int pen, int pre, struct atk *r);
 int deal(refd_ctx *ctx, struct st *s, int d, int dmg, int nonlethal,
@@ -82,6 +82,7 @@ int opposed(refd_ctx *ctx, int ma, int md, const char *why, int *ra,
     int *rd, int *win);
 const char *state_name(const struct cr *c);
 void check_over(struct st *s);
-int ev_state(refd_ctx *ctx, const struct st *s, int i);
+int state_idx(const struct cr *c);
+int ev_states(refd_ctx *ctx, struct st *s);
 
 #endif

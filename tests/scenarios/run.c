@@ -39,9 +39,15 @@ subset(const json_t *want, const json_t *got)
 	if (json_is_object(want)) {
 		if (!json_is_object(got))
 			return 0;
-		json_object_foreach((json_t *)want, k, v)
-			if (!subset(v, json_object_get(got, k)))
+		json_object_foreach((json_t *)want, k, v) {
+			if (json_is_string(v) &&
+			    strcmp(json_string_value(v), "$absent") == 0) {
+				if (json_object_get(got, k) != NULL)
+					return 0;
+			} else if (!subset(v, json_object_get(got, k))) {
 				return 0;
+			}
+		}
 		return 1;
 	}
 	if (json_is_array(want)) {
