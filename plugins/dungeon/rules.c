@@ -736,6 +736,9 @@ place_monster(struct game *g, int t, int rank, int q, int r, int standee,
 		nfree += !(used >> i & 1);
 	if (nfree == 0 || g->s.nfig >= MAXFIG)
 		return -1;
+	/* A standee named by the setup: one of the type's, and free. */
+	if (standee > mt->standees || (standee > 0 && (used >> standee & 1)))
+		return -1;
 	if (standee <= 0) {
 		k = nfree > 1 ? uniform(g, nfree, "standee number") : 0;
 		for (i = 1; i <= mt->standees; i++)

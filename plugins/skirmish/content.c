@@ -937,8 +937,9 @@ sk_create(struct cx *x, const uint8_t *setup, size_t len, uint32_t nseats,
 		if (strcmp(c->m[i].id, mapid) == 0)
 			break;
 	if (i == c->nmaps) {
-		refd_mp_free(d);
+		/* mapid points into d: say it before freeing d. */
 		snprintf(msg, sizeof(msg), "no map named '%s'", mapid);
+		refd_mp_free(d);
 		return setup_err(x, s, msg);
 	}
 	s->map = i;
