@@ -251,7 +251,7 @@ twf(const struct cr *c, int *pp, int *po)
 		return;
 	*pp = 6;
 	*po = 10;
-	if (c->d.w[1].cat == 0 || c->d.w[0].dbl) {	/* light or double */
+	if (c->d.w[1].cat == 0 || c->d.w[0].dbl) {	/* light or two-headed */
 		*pp -= 2;
 		*po -= 2;
 	}

@@ -145,7 +145,7 @@ parse_weapon(refd_mpv v, const char *name, struct weapon *w, char *err,
 			bad = get_int(x, 0, 50, &w->hardness);
 		} else if (strcmp(k, "hp") == 0) {
 			bad = get_int(x, 1, 200, &w->ihp);
-		} else if (strcmp(k, "double") == 0) {
+		} else if (strcmp(k, "two_headed") == 0) {
 			bad = get_bool(x, &w->dbl);
 		} else if (strcmp(k, "splash") == 0) {
 			bad = get_int(x, 1, 20, &w->splash);

@@ -89,7 +89,7 @@ struct weapon {
 	int32_t enh;		/* attack bonus */
 	int32_t nostr, plus;	/* spells: no Strength, flat damage */
 	int32_t splash;		/* splash weapon: splash damage */
-	int32_t dbl;		/* double weapon */
+	int32_t dbl;		/* two-headed weapon */
 };
 
 #define MAXSP 4		/* spells a creature knows */

@@ -431,7 +431,7 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 			    "only attack the enemy it rushed, in melee");
 		if (s->natk == 0 && s->moved > s->speed && !s->rush)
 			NO(REFD_EILLEGAL, "R000-27", "%s moved %d, more than "
-			    "its speed %d: no attack after a double move",
+			    "its speed %d: no attack after moving twice",
 			    C->name, (int)s->moved, (int)s->speed);
 		if (s->natk > 0 && (s->moved > 0 || s->moved2 > 0))
 			NO(REFD_EILLEGAL, "R000-27", "a creature that moves "
