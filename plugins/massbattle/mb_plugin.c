@@ -21,15 +21,7 @@ mb_init(refd_ctx *ctx, const struct refd_host *host, void **pdata)
 static int
 put(refd_ctx *ctx, refd_mpw *w)
 {
-	int rc;
-
-	if (w == NULL || refd_mpw_error(w)) {
-		refd_mpw_destroy(w);
-		return REFD_ENOMEM;
-	}
-	rc = H->output(ctx, refd_mpw_data(w), refd_mpw_len(w));
-	refd_mpw_destroy(w);
-	return rc;
+	return refd_mpw_output(H, ctx, w);
 }
 
 static const char *const cmd_doc[][3] = {

@@ -52,15 +52,7 @@ cx_init(struct cx *x, refd_ctx *ctx, const void *content)
 static int
 put(refd_ctx *ctx, refd_mpw *w)
 {
-	int rc;
-
-	if (w == NULL || refd_mpw_error(w)) {
-		refd_mpw_destroy(w);
-		return REFD_ENOMEM;
-	}
-	rc = H->output(ctx, refd_mpw_data(w), refd_mpw_len(w));
-	refd_mpw_destroy(w);
-	return rc;
+	return refd_mpw_output(H, ctx, w);
 }
 
 /* ---------------------------------------------------------------- */

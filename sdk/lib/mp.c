@@ -464,6 +464,20 @@ refd_mpw_destroy(refd_mpw *w)
 	free(w);
 }
 
+int
+refd_mpw_output(const struct refd_host *host, refd_ctx *ctx, refd_mpw *w)
+{
+	int rc;
+
+	if (w == NULL || refd_mpw_error(w)) {
+		refd_mpw_destroy(w);
+		return REFD_ENOMEM;
+	}
+	rc = host->output(ctx, refd_mpw_data(w), refd_mpw_len(w));
+	refd_mpw_destroy(w);
+	return rc;
+}
+
 void
 refd_mpw_reset(refd_mpw *w)
 {

@@ -37,6 +37,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "plugin.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -119,6 +121,11 @@ const uint8_t *refd_mpw_data(const refd_mpw *w);
 size_t refd_mpw_len(const refd_mpw *w);
 /* Nonzero once any call failed (out of memory, unbalanced end). */
 int refd_mpw_error(const refd_mpw *w);
+/* Hands the writer's bytes to host->output (the answer of describe, legal,
+ * view, result, serialize) and destroys the writer, whatever happens.
+ * Returns REFD_ENOMEM when w is NULL or failed, else what output returned. */
+int refd_mpw_output(const struct refd_host *host, refd_ctx *ctx,
+    refd_mpw *w);
 
 void refd_mpw_map(refd_mpw *w);		/* open a map; items are k, v, k, v */
 void refd_mpw_array(refd_mpw *w);	/* open an array */
