@@ -3740,7 +3740,7 @@ static void
 list_moves(const struct st *s, int seat, refd_mpw *w, int t)
 {
 	int16_t dist[MAXM][MAXM][2], prev[MAXM][MAXM][2];
-	int a = active(s), x, y;
+	int a = active(s), x, y, cost;
 	const struct cr *A = &s->c[a];
 	struct cmd c, cc;
 	struct why why;
@@ -3758,6 +3758,13 @@ list_moves(const struct st *s, int seat, refd_mpw *w, int t)
 			c.x = x;
 			c.y = y;
 			cc = c;
+			/* Check the cheapest path of the map just made: the
+			 * same verdict as "to" alone, without a search per
+			 * square. */
+			cc.npath = reach_path(s, a, dist, prev, x, y, cc.px,
+			    cc.py, &cost);
+			if (cc.npath < 2)
+				continue;
 			if (cmd_check(s, seat, &cc, &why) != REFD_OK) {
 				if (why.code == REFD_ENOPATH)
 					continue;

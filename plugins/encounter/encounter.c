@@ -7,6 +7,7 @@
  * geom.c.  See refd-encounter(7).
  */
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -821,12 +822,26 @@ e_result(refd_ctx *ctx, const void *state)
 	return rc == REFD_OK ? 1 : rc;
 }
 
+/*
+ * The state's bytes in three parts: everything before the creatures,
+ * the nc creatures in play, everything after the creature array.  The
+ * unused creature slots are zero and left out (most of the struct).
+ */
+#define ST_HEAD offsetof(struct st, c)
+#define ST_TAIL offsetof(struct st, order)
+
 static int
 e_serialize(refd_ctx *ctx, const void *state)
 {
+	const struct st *s = state;
+	const uint8_t *b = state;
 	refd_mpw *w = refd_mpw_create();
 
-	refd_mpw_bin(w, state, sizeof(struct st));
+	refd_mpw_array(w);
+	refd_mpw_bin(w, b, ST_HEAD);
+	refd_mpw_bin(w, b + ST_HEAD, sizeof(struct cr) * (size_t)s->nc);
+	refd_mpw_bin(w, b + ST_TAIL, sizeof(struct st) - ST_TAIL);
+	refd_mpw_end(w);
 	return put(ctx, w);
 }
 
@@ -881,14 +896,19 @@ e_restore(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *b,
     size_t len, void **out)
 {
 	refd_mpdoc *d = refd_mp_parse(b, len);
-	const uint8_t *bin;
-	size_t n;
+	refd_mpv root = refd_mp_root(d);
+	const uint8_t *head, *crs, *tail;
+	size_t nh, ncr, nt;
 	struct st *s;
 
 	(void)pdata;
 	(void)content;
-	if (d == NULL || refd_mpv_bin(refd_mp_root(d), &bin, &n) != 0 ||
-	    n != sizeof(struct st)) {
+	if (d == NULL || refd_mpv_len(root) != 3 ||
+	    refd_mpv_bin(refd_mpv_at(root, 0), &head, &nh) != 0 ||
+	    refd_mpv_bin(refd_mpv_at(root, 1), &crs, &ncr) != 0 ||
+	    refd_mpv_bin(refd_mpv_at(root, 2), &tail, &nt) != 0 ||
+	    nh != ST_HEAD || nt != sizeof(struct st) - ST_TAIL ||
+	    ncr > sizeof(struct cr) * MAXC || ncr % sizeof(struct cr) != 0) {
 		refd_mp_free(d);
 		return H->reject(ctx, REFD_EARG, NULL, "state is damaged");
 	}
@@ -897,9 +917,12 @@ e_restore(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *b,
 		refd_mp_free(d);
 		return REFD_ENOMEM;
 	}
-	memcpy(s, bin, sizeof(*s));
+	memset(s, 0, sizeof(*s));
+	memcpy(s, head, nh);
+	memcpy(s->c, crs, ncr);
+	memcpy((uint8_t *)s + ST_TAIL, tail, nt);
 	refd_mp_free(d);
-	if (!sane(s)) {
+	if ((size_t)s->nc * sizeof(struct cr) != ncr || !sane(s)) {
 		H->free(ctx, s);
 		return H->reject(ctx, REFD_EARG, NULL, "state is damaged");
 	}
