@@ -976,9 +976,37 @@ cmd_play(const struct args *a)
 	if (v != NULL && parse_i64(v, "--seed", &seed) != 0)
 		return EXIT_USAGE;
 	if (!a->all) {
+		const char *what, *scen = opt(a, "scenario");
+		char first[128] = "";
+
 		if (need(a, 1, "RULESET or MATCH (or --all)") != 0)
 			return EXIT_USAGE;
-		return play_one(a->pos[0], a, seed, opt(a, "scenario"));
+		what = a->pos[0];
+		/* A ruleset with neither a scenario nor a setup: its first
+		 * ready-made scenario, as play --all does. */
+		if (scen == NULL && opt(a, "setup") == NULL &&
+		    !(strlen(what) == 16 &&
+		    strspn(what, "0123456789abcdef") == 16)) {
+			if (request("rulesets", NULL, &r) != 0)
+				return EXIT_TRANSPORT;
+			for (i = 0; r.ok && i < refd_mpv_len(r.result); i++) {
+				refd_mpv one = refd_mpv_at(r.result, i);
+				refd_mpv sc = refd_mpv_get(one, "scenarios");
+
+				if (strcmp(refd_mpv_get_str(one, "name", ""),
+				    what) == 0 && refd_mpv_len(sc) > 0)
+					snprintf(first, sizeof(first), "%s",
+					    refd_mpv_cstr(refd_mpv_at(sc, 0),
+					    ""));
+			}
+			reply_free(&r);
+			if (first[0] != '\0') {
+				printf("== %s, scenario %s\n", what, first);
+				fflush(stdout);
+				scen = first;
+			}
+		}
+		return play_one(what, a, seed, scen);
 	}
 	if (request("rulesets", NULL, &r) != 0)
 		return EXIT_TRANSPORT;
