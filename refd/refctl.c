@@ -1001,8 +1001,8 @@ cmd_play(const struct args *a)
 			}
 			reply_free(&r);
 			if (first[0] != '\0') {
-				printf("== %s, scenario %s\n", what, first);
-				fflush(stdout);
+				fprintf(stderr, "refctl: play: %s, scenario "
+				    "%s\n", what, first);
 				scen = first;
 			}
 		}
