@@ -1001,8 +1001,9 @@ cmd_play(const struct args *a)
 			}
 			reply_free(&r);
 			if (first[0] != '\0') {
-				fprintf(stderr, "refctl: play: %s, scenario "
-				    "%s\n", what, first);
+				if (a->verbose)
+					fprintf(stderr, "refctl: play: %s, "
+					    "scenario %s\n", what, first);
 				scen = first;
 			}
 		}
