@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "maneuver.h"
 #include "geom.h"
 #include "move.h"
 
@@ -1292,7 +1293,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 
 /* ---- events ---- */
 
-static int
+int
 ev_simple(refd_ctx *ctx, const char *type, const struct st *s, int who,
     int target)
 {
@@ -1314,7 +1315,7 @@ ev_simple(refd_ctx *ctx, const char *type, const struct st *s, int who,
  * to the seats that perceive it (and `also`), with a public "unseen"
  * notice, and its position committed (8.4).
  */
-static int
+int
 emit_at2(refd_ctx *ctx, const struct st *s, int who, int also,
     refd_mpw *w)
 {
@@ -1361,7 +1362,7 @@ emit_at(refd_ctx *ctx, const struct st *s, int who, refd_mpw *w)
 	return emit_at2(ctx, s, who, -1, w);
 }
 
-static int
+int
 ev_check(refd_ctx *ctx, const char *type, const struct st *s, int a, int t,
     int ra, int ta, int rd, int td, int win)
 {
@@ -1555,7 +1556,7 @@ turn_end(refd_ctx *ctx, struct st *s)
 
 /* After an action: the disabled creature's strain (3.1), the end of the
  * match, a creature that can no longer act ends its turn. */
-static int
+int
 settle(refd_ctx *ctx, struct st *s)
 {
 	struct cr *A;
@@ -1592,7 +1593,7 @@ in_order(const struct st *s, int c)
 }
 
 /* Queue who may attack m now, in initiative order; only: just that one. */
-static int
+int
 aoo_queue(struct st *s, int m, int only, int skip_mask)
 {
 	int i, c;
@@ -1839,6 +1840,8 @@ resume(refd_ctx *ctx, struct st *s)
 	}
 	if (s->k.kind == K_MOVE)
 		return run_move(ctx, s);
+	if (s->k.kind == K_PUSH)
+		return man_push_run(ctx, s);
 	if (s->k.kind == K_ACT)
 		return finish_act(ctx, s);
 	return settle(ctx, s);
@@ -1904,57 +1907,6 @@ static int
 grapple_mod(const struct cr *c)
 {
 	return c->d.bab + mod(c->d.str) + 4 * c->d.size;
-}
-
-static int
-push(refd_ctx *ctx, struct st *s, int a, int t, int pushes, int follow)
-{
-	struct cr *A = &s->c[a], *T = &s->c[t];
-	int dx = (2 * T->x + space_n(T)) - (2 * A->x + space_n(A));
-	int dy = (2 * T->y + space_n(T)) - (2 * A->y + space_n(A));
-	int i, n = 0, ox, oy;
-	refd_mpw *w;
-
-	dx = dx > 0 ? 1 : (dx < 0 ? -1 : 0);
-	dy = dy > 0 ? 1 : (dy < 0 ? -1 : 0);
-	for (i = 0; i < pushes; i++) {
-		int np;
-
-		if (step_cost(s, t, T->x, T->y, T->x + dx, T->y + dy, 0, &np,
-		    1) < 0 || !real_free(s, t, T->x + dx, T->y + dy))
-			break;
-		ox = T->x;
-		oy = T->y;
-		T->x += dx;
-		T->y += dy;
-		n++;
-		if (follow && real_free(s, a, ox, oy)) {
-			A->x = ox;
-			A->y = oy;
-			s->sq_moved++;
-		}
-	}
-	if (follow) {
-		s->moved = 1;
-	}
-	w = refd_mpw_create();
-	refd_mpw_map(w);
-	refd_mpw_kstr(w, "type", "pushed");
-	refd_mpw_kstr(w, "who", T->d.name);
-	refd_mpw_kint(w, "squares", n);
-	refd_mpw_karray(w, "to");
-	refd_mpw_int(w, T->x);
-	refd_mpw_int(w, T->y);
-	refd_mpw_end(w);
-	refd_mpw_kbool(w, "followed", follow);
-	refd_mpw_karray(w, "attacker_at");
-	refd_mpw_int(w, A->x);
-	refd_mpw_int(w, A->y);
-	refd_mpw_end(w);
-	refd_mpw_end(w);
-	if (A->d.invisible && s->c[t].d.invisible)
-		return emit_at2(ctx, s, a, t, w);
-	return emit_at(ctx, s, A->d.invisible ? a : t, w);
 }
 
 static int
@@ -2615,11 +2567,8 @@ finish_act(refd_ctx *ctx, struct st *s)
 			else
 				k->allow = speed_of(A) - s->sq_moved;
 		}
-		if (k->allow < 1) {
-			if ((rc = push(ctx, s, a, t, 1, 0)) != REFD_OK)
-				return rc;
-			break;
-		}
+		if (k->allow < 1)
+			return man_push_start(ctx, s, a, t, 1, 0);
 		s->pk = PK_FOLLOW;
 		s->q[0] = a;
 		s->nq = 1;
@@ -2909,13 +2858,12 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		case PK_AOO: {
 			struct weapon w;
 			struct atk r;
-			int m = s->k.who;
+			int m = man_aoo_victim(s);
 
 			if (c->take) {
 				melee_weapon(&s->c[who], &w);
 				s->c[who].aoo_used++;
-				if (s->k.kind == K_MOVE)
-					s->aoo_taken |= 1 << who;
+				man_aoo_taken(s, who);
 				if (s->k.kind == K_ACT && s->k.act == C_BULL &&
 				    who != s->k.target && s->k.target >= 0) {
 					/* 25 % redirection while the two share
@@ -2997,10 +2945,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 				if (pushes > s->k.allow)
 					pushes = s->k.allow;
 			}
-			if ((rc = push(ctx, s, who, s->k.target, pushes,
-			    c->take)) != REFD_OK)
-				return rc;
-			return settle(ctx, s);
+			return man_push_start(ctx, s, who, s->k.target, pushes,
+			    c->take);
 		}
 		case PK_AVOID:
 			s->pk = PK_NONE;
@@ -3793,7 +3739,7 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			c.take = 1;
 			snprintf(label, sizeof(label),
 			    "%s makes an attack of opportunity on %s",
-			    nm(s, s->q[s->qi]), nm(s, s->k.who));
+			    nm(s, s->q[s->qi]), nm(s, man_aoo_victim(s)));
 			put_cmd(s, w, &c, label);
 			c.take = 0;
 			put_cmd(s, w, &c, "Decline the attack of opportunity");
