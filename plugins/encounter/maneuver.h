@@ -14,7 +14,23 @@
 /* A paused push of a bull rush (struct cont kind, after K_ACT). */
 #define K_PUSH 10
 
+/* A paused grapple's move into the target's space (struct cont act),
+ * and the grapple move (struct cont mode). */
+#define ACT_GRAP_IN 110
+#define MV_GRAP 10
+
 /* cmd.c internals used here. */
+int rej(struct why *w, int code, const char *rule, const char *fmt, ...);
+const char *nm(const struct st *s, int i);
+int can_std(const struct st *s, const struct cr *c);
+int can_move(const struct st *s, const struct cr *c);
+int check_path(const struct st *s, int a, struct cmd *c, int allow,
+    struct why *y);
+int start_move(refd_ctx *ctx, struct st *s, int a, struct cmd *c, int mode,
+    int allow);
+void use_std(struct st *s, const struct cr *A);
+int grapple_mod(const struct cr *c);
+int unarmed_damage(refd_ctx *ctx, struct st *s, int a, int t);
 int ev_simple(refd_ctx *ctx, const char *type, const struct st *s, int who,
     int target);
 int emit_at2(refd_ctx *ctx, const struct st *s, int who, int also,
@@ -34,5 +50,19 @@ int man_push_run(refd_ctx *ctx, struct st *s);
 int man_aoo_victim(const struct st *s);
 /* Record that threatener `who` took its opportunity. */
 void man_aoo_taken(struct st *s, int who);
+
+/* Grapple groups (5.13). */
+int man_in_grapple(const struct st *s, int a, int t);
+void man_grapple_join(struct st *s, int a, int t);
+void man_grapple_leave(struct st *s, int d);
+void man_pins_expire(struct st *s, int n);
+int man_join_ok(const struct st *s, int a, int t, struct why *y);
+int man_enter_start(refd_ctx *ctx, struct st *s, int a, int t);
+int man_enter(refd_ctx *ctx, struct st *s);
+int man_grapple_pick(refd_ctx *ctx, struct st *s, int a, int *t);
+int man_grapple_check(const struct st *s, int a, struct cmd *c,
+    struct why *y);
+int man_grapple_exec(refd_ctx *ctx, struct st *s, int a, struct cmd *c);
+int man_drag(refd_ctx *ctx, struct st *s, int a);
 
 #endif
