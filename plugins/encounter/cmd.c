@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "maneuver.h"
 #include "geom.h"
 #include "move.h"
 
@@ -19,10 +20,11 @@ const char *const cmd_name[C_NCMD] = {
 	"escape", "feint", "aid", "coup_de_grace", "stabilize", "end_turn",
 	"aoo", "counter", "follow", "act", "wait", "ready", "fire", "crawl",
 	"minimum_move", "cast", "overrun", "avoid", "cleave", "pin",
-	"release", "throw", "draw", "sheathe", "turn_undead", "drink"
+	"release", "throw", "draw", "sheathe", "turn_undead", "drink",
+	"grapple_move", "use_weapon", "break_pin"
 };
 
-static int
+int
 rej(struct why *w, int code, const char *rule, const char *fmt, ...)
 {
 	va_list ap;
@@ -186,7 +188,7 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 
 /* Budget (R001-04, R001-05). */
 static int can_full(const struct st *s, const struct cr *c);
-static int
+int
 can_std(const struct st *s, const struct cr *c)
 {
 	if (c->cond & COND_NAUSEATED)
@@ -195,7 +197,7 @@ can_std(const struct st *s, const struct cr *c)
 	    !(restricted(s, c) && s->mv);
 }
 
-static int
+int
 can_move(const struct st *s, const struct cr *c)
 {
 	if (s->fa)
@@ -261,7 +263,7 @@ twf(const struct cr *c, int *pp, int *po)
 	}
 }
 
-static const char *
+const char *
 nm(const struct st *s, int i)
 {
 	return s->c[i].d.name;
@@ -400,7 +402,7 @@ allowance(const struct st *s, const struct cr *c, int t)
 	return sp;
 }
 
-static int
+int
 check_path(const struct st *s, int a, struct cmd *c, int allow,
     struct why *y)
 {
@@ -818,7 +820,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			    "%s is pinned: it can only try to escape",
 			    A->d.name);
 		if (A->grap && (c->t == C_FULL || c->has_sq ||
-		    t != A->grap - 1 || A->d.w[0].ranged ||
+		    !man_in_grapple(s, a, t) || A->d.w[0].ranged ||
 		    (A->d.w[0].cat != 0 && !A->d.w[0].unarmed &&
 		    !A->d.w[0].natural)))
 			return rej(y, REFD_EILLEGAL, "R001-56",
@@ -951,9 +953,9 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 				    "%s holds no weapon", T->d.name);
 			return REFD_OK;
 		case C_GRAPPLE:
-			if (T->grap)
-				return rej(y, REFD_EILLEGAL, "R001-56",
-				    "joining a grapple is not supported");
+			if (T->grap && (rc = man_join_ok(s, a, t, y)) !=
+			    REFD_OK)
+				return rc;
 			if (helpless(T))
 				return rej(y, REFD_EILLEGAL, "R001-55",
 				    "%s is helpless", T->d.name);
@@ -982,28 +984,13 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return REFD_OK;
 		}
 	case C_RELEASE:
-		if (!A->grap || s->c[A->grap - 1].pinned_by != a + 1)
-			return rej(y, REFD_EILLEGAL, "R001-56",
-			    "%s is pinning nobody", A->d.name);
-		return REFD_OK;
 	case C_GDMG:
 	case C_ESCAPE:
 	case C_PIN:
-		if (!A->grap)
-			return rej(y, REFD_EILLEGAL, "R001-56",
-			    "%s is not grappling", A->d.name);
-		if (A->pinned_by && c->t != C_ESCAPE)
-			return rej(y, REFD_EILLEGAL, "R001-56",
-			    "%s is pinned: it can only try to escape",
-			    A->d.name);
-		if (c->t == C_PIN && s->c[A->grap - 1].pinned_by)
-			return rej(y, REFD_EILLEGAL, "R001-56",
-			    "%s is already pinned", nm(s, A->grap - 1));
-		if (!can_std(s, A))
-			return rej(y, REFD_ERESOURCE, "R001-04",
-			    "%s has no standard action left this turn",
-			    A->d.name);
-		return REFD_OK;
+	case C_GMOVE:
+	case C_GWEAPON:
+	case C_BREAKPIN:
+		return man_grapple_check(s, a, c, y);
 	case C_AID:
 		if (!can_std(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-04",
@@ -1163,8 +1150,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_EILLEGAL, "R001-77",
 			    "%s has no sheathed weapon", A->d.name);
 		if (A->grap)
-			return rej(y, REFD_EILLEGAL, "R001-56",
-			    "%s is grappling", A->d.name);
+			return man_grapple_check(s, a, c, y);
 		if (draw_free(s, A))
 			return REFD_OK;
 		if (!can_move(s, A))
@@ -1292,7 +1278,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 
 /* ---- events ---- */
 
-static int
+int
 ev_simple(refd_ctx *ctx, const char *type, const struct st *s, int who,
     int target)
 {
@@ -1314,7 +1300,7 @@ ev_simple(refd_ctx *ctx, const char *type, const struct st *s, int who,
  * to the seats that perceive it (and `also`), with a public "unseen"
  * notice, and its position committed (8.4).
  */
-static int
+int
 emit_at2(refd_ctx *ctx, const struct st *s, int who, int also,
     refd_mpw *w)
 {
@@ -1361,7 +1347,7 @@ emit_at(refd_ctx *ctx, const struct st *s, int who, refd_mpw *w)
 	return emit_at2(ctx, s, who, -1, w);
 }
 
-static int
+int
 ev_check(refd_ctx *ctx, const char *type, const struct st *s, int a, int t,
     int ra, int ta, int rd, int td, int win)
 {
@@ -1486,9 +1472,7 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 			c->ready_vs = -1;
 			if (c->turned_by && s->round > c->turned_until)
 				c->turned_by = 0;
-			if (c->grap && s->c[c->grap - 1].pinned_by ==
-			    s->order[n] + 1)
-				s->c[c->grap - 1].pinned_by = 0; /* 1 round */
+			man_pins_expire(s, s->order[n]);	/* 1 round */
 			if (c->temp > 0 && c->temp_rounds > 0 &&
 			    --c->temp_rounds == 0) {
 				c->temp = 0;	/* the pool expires (3.6) */
@@ -1555,7 +1539,7 @@ turn_end(refd_ctx *ctx, struct st *s)
 
 /* After an action: the disabled creature's strain (3.1), the end of the
  * match, a creature that can no longer act ends its turn. */
-static int
+int
 settle(refd_ctx *ctx, struct st *s)
 {
 	struct cr *A;
@@ -1592,7 +1576,7 @@ in_order(const struct st *s, int c)
 }
 
 /* Queue who may attack m now, in initiative order; only: just that one. */
-static int
+int
 aoo_queue(struct st *s, int m, int only, int skip_mask)
 {
 	int i, c;
@@ -1805,6 +1789,8 @@ run_move(refd_ctx *ctx, struct st *s)
 	refd_mpw_end(w);
 	if ((rc = emit_at(ctx, s, a, w)) != REFD_OK)
 		return rc;
+	if (k->mode == MV_GRAP)
+		return man_drag(ctx, s, a);
 	if (k->mode == MV_CHARGE && arrived && !s->c[k->target].dead) {
 		/* The charge's one attack (5.3). */
 		k->kind = K_ACT;
@@ -1839,6 +1825,8 @@ resume(refd_ctx *ctx, struct st *s)
 	}
 	if (s->k.kind == K_MOVE)
 		return run_move(ctx, s);
+	if (s->k.kind == K_PUSH)
+		return man_push_run(ctx, s);
 	if (s->k.kind == K_ACT)
 		return finish_act(ctx, s);
 	return settle(ctx, s);
@@ -1900,64 +1888,13 @@ disarm_mod(const struct st *s, int a, int o)
 	return m;
 }
 
-static int
+int
 grapple_mod(const struct cr *c)
 {
 	return c->d.bab + mod(c->d.str) + 4 * c->d.size;
 }
 
-static int
-push(refd_ctx *ctx, struct st *s, int a, int t, int pushes, int follow)
-{
-	struct cr *A = &s->c[a], *T = &s->c[t];
-	int dx = (2 * T->x + space_n(T)) - (2 * A->x + space_n(A));
-	int dy = (2 * T->y + space_n(T)) - (2 * A->y + space_n(A));
-	int i, n = 0, ox, oy;
-	refd_mpw *w;
-
-	dx = dx > 0 ? 1 : (dx < 0 ? -1 : 0);
-	dy = dy > 0 ? 1 : (dy < 0 ? -1 : 0);
-	for (i = 0; i < pushes; i++) {
-		int np;
-
-		if (step_cost(s, t, T->x, T->y, T->x + dx, T->y + dy, 0, &np,
-		    1) < 0 || !real_free(s, t, T->x + dx, T->y + dy))
-			break;
-		ox = T->x;
-		oy = T->y;
-		T->x += dx;
-		T->y += dy;
-		n++;
-		if (follow && real_free(s, a, ox, oy)) {
-			A->x = ox;
-			A->y = oy;
-			s->sq_moved++;
-		}
-	}
-	if (follow) {
-		s->moved = 1;
-	}
-	w = refd_mpw_create();
-	refd_mpw_map(w);
-	refd_mpw_kstr(w, "type", "pushed");
-	refd_mpw_kstr(w, "who", T->d.name);
-	refd_mpw_kint(w, "squares", n);
-	refd_mpw_karray(w, "to");
-	refd_mpw_int(w, T->x);
-	refd_mpw_int(w, T->y);
-	refd_mpw_end(w);
-	refd_mpw_kbool(w, "followed", follow);
-	refd_mpw_karray(w, "attacker_at");
-	refd_mpw_int(w, A->x);
-	refd_mpw_int(w, A->y);
-	refd_mpw_end(w);
-	refd_mpw_end(w);
-	if (A->d.invisible && s->c[t].d.invisible)
-		return emit_at2(ctx, s, a, t, w);
-	return emit_at(ctx, s, A->d.invisible ? a : t, w);
-}
-
-static int
+int
 unarmed_damage(refd_ctx *ctx, struct st *s, int a, int t)
 {
 	struct weapon u;
@@ -2471,26 +2408,12 @@ finish_act(refd_ctx *ctx, struct st *s)
 		}
 		w = (k->flags & A_OFF) && !A->d.w[0].dbl ? A->d.w[1] :
 		    A->d.w[0];
-		if (w.ranged && T->grap && T->grap - 1 != a) {
+		if (w.ranged && T->grap && !man_in_grapple(s, a, t)) {
 			/* An outsider's ranged attack strikes a random
 			 * participant of the grapple (5.13, D001-39). */
-			int p[2], v;
-			refd_mpw *ev;
-
-			p[0] = t < T->grap - 1 ? t : T->grap - 1;
-			p[1] = t < T->grap - 1 ? T->grap - 1 : t;
-			if ((rc = roll(ctx, 2, "grappler", &v)) != REFD_OK)
+			if ((rc = man_grapple_pick(ctx, s, a, &t)) != REFD_OK)
 				return rc;
-			t = p[v - 1];
 			T = &s->c[t];
-			ev = refd_mpw_create();
-			refd_mpw_map(ev);
-			refd_mpw_kstr(ev, "type", "grapple_target");
-			refd_mpw_kint(ev, "roll", v);
-			refd_mpw_kstr(ev, "target", T->d.name);
-			refd_mpw_end(ev);
-			if ((rc = emitw(ctx, s, ev)) != REFD_OK)
-				return rc;
 		}
 		{
 			int up = T->hp >= 0 && !T->dead;
@@ -2615,11 +2538,8 @@ finish_act(refd_ctx *ctx, struct st *s)
 			else
 				k->allow = speed_of(A) - s->sq_moved;
 		}
-		if (k->allow < 1) {
-			if ((rc = push(ctx, s, a, t, 1, 0)) != REFD_OK)
-				return rc;
-			break;
-		}
+		if (k->allow < 1)
+			return man_push_start(ctx, s, a, t, 1, 0);
 		s->pk = PK_FOLLOW;
 		s->q[0] = a;
 		s->nq = 1;
@@ -2718,10 +2638,10 @@ finish_act(refd_ctx *ctx, struct st *s)
 			break;
 		}
 		unarmed_weapon(&w, A->d.size);
-		if ((rc = attack(ctx, s, a, t, &w, A_TOUCH | A_NODMG, k->pen,
-		    0, &r)) != REFD_OK)
+		if (!(k->flags & 1) && (rc = attack(ctx, s, a, t, &w, A_TOUCH |
+		    A_NODMG, k->pen, 0, &r)) != REFD_OK)
 			return rc;
-		if (!r.hit)
+		if (!(k->flags & 1) && !r.hit)
 			break;
 		if (T->d.size - A->d.size >= 2) {
 			if ((rc = ev_simple(ctx, "grapple_fails", s, a, t)) !=
@@ -2736,13 +2656,15 @@ finish_act(refd_ctx *ctx, struct st *s)
 		    rd + md, win)) != REFD_OK)
 			return rc;
 		if (win) {
-			A->grap = t + 1;
-			T->grap = a + 1;
+			man_grapple_join(s, a, t);
 			if ((rc = unarmed_damage(ctx, s, a, t)) != REFD_OK)
 				return rc;
+			return man_enter_start(ctx, s, a, t);
 		}
 		break;
 	}
+	case ACT_GRAP_IN:
+		return man_enter(ctx, s);
 	case C_CDG: {
 		w = A->d.w[0].ranged ? w : A->d.w[0];
 		if ((rc = attack(ctx, s, a, t, &w, A_CDG, 0, 0, &r)) !=
@@ -2793,7 +2715,7 @@ finish_act(refd_ctx *ctx, struct st *s)
 
 /* ---- actions ---- */
 
-static void
+void
 use_std(struct st *s, const struct cr *A)
 {
 	s->std = 1;
@@ -2822,7 +2744,7 @@ maneuver_budget(struct st *s, const struct cr *A, const struct cmd *c)
 	return pen;
 }
 
-static int
+int
 start_move(refd_ctx *ctx, struct st *s, int a, struct cmd *c, int mode,
     int allow)
 {
@@ -2909,13 +2831,12 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		case PK_AOO: {
 			struct weapon w;
 			struct atk r;
-			int m = s->k.who;
+			int m = man_aoo_victim(s);
 
 			if (c->take) {
 				melee_weapon(&s->c[who], &w);
 				s->c[who].aoo_used++;
-				if (s->k.kind == K_MOVE)
-					s->aoo_taken |= 1 << who;
+				man_aoo_taken(s, who);
 				if (s->k.kind == K_ACT && s->k.act == C_BULL &&
 				    who != s->k.target && s->k.target >= 0) {
 					/* 25 % redirection while the two share
@@ -2997,10 +2918,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 				if (pushes > s->k.allow)
 					pushes = s->k.allow;
 			}
-			if ((rc = push(ctx, s, who, s->k.target, pushes,
-			    c->take)) != REFD_OK)
-				return rc;
-			return settle(ctx, s);
+			return man_push_start(ctx, s, who, s->k.target, pushes,
+			    c->take);
 		}
 		case PK_AVOID:
 			s->pk = PK_NONE;
@@ -3344,8 +3263,10 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		return begin_act(ctx, s, C_SUNDER, a, t, c->item,
 		    maneuver_budget(s, A, c), (A->d.feats & F_ISUN) ? 0 : 2);
 	case C_GRAPPLE:
-		return begin_act(ctx, s, C_GRAPPLE, a, t, 0, maneuver_budget(s,
-		    A, c), (A->d.feats & F_IUS) ? 0 : 2);
+		/* Joining a grapple: no AoO, the grab is automatic (5.13). */
+		return begin_act(ctx, s, C_GRAPPLE, a, t, s->c[t].grap != 0,
+		    maneuver_budget(s, A, c), (A->d.feats & F_IUS) ||
+		    s->c[t].grap ? 0 : 2);
 	case C_CDG:
 		s->full = 1;
 		s->attacks++;
@@ -3426,6 +3347,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 	case C_SHEATHE: {
 		int i;
 
+		if (c->t == C_DRAW && A->grap)
+			return man_grapple_exec(ctx, s, a, c);
 		if (c->t == C_DRAW && draw_free(s, A)) {
 			s->freedraw = 1;
 		} else if (s->fa) {
@@ -3541,42 +3464,14 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 	case C_STAB:
 		use_std(s, A);
 		return begin_act(ctx, s, C_STAB, a, t, 0, 0, 1);
-	case C_RELEASE: {
-		int o = A->grap - 1;
-
-		s->c[o].pinned_by = 0;
-		s->c[o].grap = 0;
-		A->grap = 0;
-		if ((rc = ev_simple(ctx, "release", s, a, o)) != REFD_OK)
-			return rc;
-		return settle(ctx, s);
-	}
+	case C_RELEASE:
 	case C_GDMG:
 	case C_ESCAPE:
-	case C_PIN: {
-		int o = A->grap - 1, ra, rd, win;
-		int ma = grapple_mod(A), md = grapple_mod(&s->c[o]);
-
-		use_std(s, A);
-		if ((rc = opposed(ctx, ma, md, "grapple", &ra, &rd, &win)) !=
-		    REFD_OK)
-			return rc;
-		if ((rc = ev_check(ctx, cmd_name[c->t], s, a, o, ra, ra + ma,
-		    rd, rd + md, win)) != REFD_OK)
-			return rc;
-		if (win && c->t == C_ESCAPE && A->pinned_by) {
-			A->pinned_by = 0;	/* the pin ends; still grappled */
-		} else if (win && c->t == C_ESCAPE) {
-			A->grap = 0;
-			s->c[o].grap = 0;
-		} else if (win && c->t == C_PIN) {
-			s->c[o].pinned_by = a + 1;
-		} else if (win && (rc = unarmed_damage(ctx, s, a, o)) !=
-		    REFD_OK) {
-			return rc;
-		}
-		return settle(ctx, s);
-	}
+	case C_PIN:
+	case C_GMOVE:
+	case C_GWEAPON:
+	case C_BREAKPIN:
+		return man_grapple_exec(ctx, s, a, c);
 	case C_FEINT: {
 		struct cr *T = &s->c[t];
 		int ma = A->d.bluff, md = T->d.sense + T->d.bab, ra, rd;
@@ -3800,7 +3695,7 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			c.take = 1;
 			snprintf(label, sizeof(label),
 			    "%s makes an attack of opportunity on %s",
-			    nm(s, s->q[s->qi]), nm(s, s->k.who));
+			    nm(s, s->q[s->qi]), nm(s, man_aoo_victim(s)));
 			put_cmd(s, w, &c, label);
 			c.take = 0;
 			put_cmd(s, w, &c, "Decline the attack of opportunity");
@@ -3886,6 +3781,36 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			blank(&c, simple[i]);
 			try_cmd(s, seat, w, &c, lab[i]);
 		}
+	}
+	if (A->grap) {
+		/* Grapple options against a named participant (5.13). */
+		static const int gopt[] = { C_GDMG, C_PIN, C_GWEAPON,
+			C_BREAKPIN, C_DRAW };
+		static const char *const glab[] = { "Damage", "Pin",
+			"Attack with its own weapon", "Free from the pin",
+			"Draw a light weapon against" };
+
+		for (t = 0; t < s->nc; t++)
+			for (i = 0; i < 5; i++) {
+				blank(&c, gopt[i]);
+				c.target = t;
+				snprintf(label, sizeof(label), "%s %s", glab[i],
+				    nm(s, t));
+				try_cmd(s, seat, w, &c, label);
+			}
+		for (y = 0; y < s->h; y++)
+			for (x = 0; x < s->w; x++) {
+				if (g_dist(x - A->x, y - A->y) >
+				    speed_of(A) / 2)
+					continue;
+				blank(&c, C_GMOVE);
+				c.has_to = 1;
+				c.x = x;
+				c.y = y;
+				snprintf(label, sizeof(label),
+				    "Move the grapple to (%d,%d)", x, y);
+				try_cmd(s, seat, w, &c, label);
+			}
 	}
 	for (i = 0; i < 2; i++)
 		if (A->d.potions[i] > 0) {

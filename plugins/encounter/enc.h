@@ -156,6 +156,7 @@ struct cr {
 	int32_t casting, cast_target;	/* a 1-round spell: slot + 1 */
 	int32_t pend_act, pend_round;	/* a started full-round action */
 	int32_t shp;		/* the shield's hit points */
+	int32_t gwith;		/* the other grapple participants (bits) */
 };
 
 /* A paused action (waiting for attacks of opportunity or a prompt). */

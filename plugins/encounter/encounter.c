@@ -81,9 +81,11 @@ static const struct {
 	{ { { "target", "creature name" }, { "item", "weapon|armor|shield" },
 	    { "full", "bool: in a full attack" } }, "sunder a held weapon" },
 	{ { { "target", "creature name" }, { "full", "bool: in a full attack" } },
-	    "start a grapple" },
-	{ { { NULL, NULL } }, "grappling: damage the opponent" },
-	{ { { NULL, NULL } }, "grappling: escape" },
+	    "start a grapple, or join one (no AoO, automatic grab)" },
+	{ { { "target", "the opponent (optional with one)" } },
+	    "grappling: damage the opponent" },
+	{ { { "to", "[x, y], optional: where to land" } },
+	    "grappling: escape (beat every opponent), or break a pin" },
 	{ { { "target", "creature name" } },
 	    "feint: Bluff against Sense Motive + BAB" },
 	{ { { "ally", "creature name" }, { "target", "creature name" },
@@ -116,16 +118,28 @@ static const struct {
 	    "prompt: avoid the overrun (true) or block it (false)" },
 	{ { { "target", "creature name, or none to decline" } },
 	    "prompt: Cleave, one more melee attack after dropping a foe" },
-	{ { { NULL, NULL } }, "grappling: pin the opponent for a round" },
-	{ { { NULL, NULL } }, "free action: release a pinned opponent" },
+	{ { { "target", "the opponent (optional with one)" } },
+	    "grappling: pin the opponent for a round" },
+	{ { { "target", "the pinned opponent (optional)" } },
+	    "free action: release a pinned opponent and leave the grapple" },
 	{ { { "target", "creature name" }, { "point", "[x, y] intersection" } },
 	    "throw a splash weapon at a creature or a grid intersection" },
-	{ { { NULL, NULL } }, "draw the sheathed weapon(s): a move action, "
-	    "free after a move with BAB +1" },
+	{ { { "target", "grappling: the opponent (optional with one)" } },
+	    "draw the sheathed weapon(s): a move action, free after a move "
+	    "with BAB +1; grappling, a light weapon with a won check" },
 	{ { { NULL, NULL } }, "sheathe the held weapon(s): a move action" },
 	{ { { NULL, NULL } }, "standard action: turn undead within 12 squares" },
 	{ { { "spell", "the potion's spell" } },
 	    "standard action: drink a potion (provokes)" },
+	{ { { "to", "[x, y]" }, { "path", "[[x, y], ...]" } },
+	    "grappling, standard action: beat every other participant's "
+	    "grapple check and move up to half speed, dragging them along" },
+	{ { { "target", "the grapple opponent" } },
+	    "grappling, standard action: win a grapple check and attack the "
+	    "opponent with the light weapon in its hand, at -4" },
+	{ { { "target", "the pinned ally" } },
+	    "grappling, standard action: win a grapple check against the "
+	    "pinner and free the ally from the pin" },
 };
 
 static int

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "geom.h"
+#include "maneuver.h"
 #include "rules.h"
 
 int
@@ -311,6 +312,9 @@ f_soft(const void *u, int x, int y)
 
 	if (f->mode != 1)
 		return 0;
+	/* Creatures sharing the target's space (a grapple) give none. */
+	if (in_space(&f->s->c[f->a], x, y) || in_space(&f->s->c[f->t], x, y))
+		return 0;
 	o = occupant(f->s, x, y, -1);
 	return o >= 0 && o != f->a && o != f->t;
 }
@@ -518,7 +522,7 @@ loses_dex(const struct st *s, int d, int a)
 		return 1;
 	if (a >= 0 && !perceives(s, d, a))
 		return 1;	/* an unseen attacker (5.2) */
-	if (D->grap && a != D->grap - 1)
+	if (D->grap && !man_in_grapple(s, d, a))
 		return 1;
 	return 0;
 }
@@ -969,12 +973,8 @@ deal(refd_ctx *ctx, struct st *s, int d, int dmg, int nonlethal,
 		if (!ok)
 			D->casting = 0;
 	}
-	if (!able(D) && D->grap) {
-		s->c[D->grap - 1].grap = 0;
-		s->c[D->grap - 1].pinned_by = 0;
-		D->grap = 0;
-		D->pinned_by = 0;
-	}
+	if (!able(D) && D->grap)
+		man_grapple_leave(s, d);
 	if (!able(D))
 		D->delaying = 0;
 	return REFD_OK;
