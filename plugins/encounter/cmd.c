@@ -1095,12 +1095,15 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_EILLEGAL, "R001-57",
 			    "overrun is only supported between 1-square "
 			    "creatures");
-		if (cdist(A, T) != 1)
+		if (cdist(A, T) != 1 && c->npath == 0 && !c->has_to)
 			return rej(y, REFD_ERANGE, "R001-57",
-			    "%s must be adjacent", T->d.name);
+			    "%s must be adjacent (or give the move's \"to\" "
+			    "or \"path\")", T->d.name);
 		if ((rc = size_gap_ok(s, a, t, "overrun", "R001-57", y)) !=
 		    REFD_OK)
 			return rc;
+		if (c->npath > 0 || c->has_to)
+			return man_overrun_path_ok(s, a, c, y);
 		dx = T->x - A->x;
 		dy = T->y - A->y;
 		bx = T->x + dx;
@@ -1730,6 +1733,15 @@ run_move(refd_ctx *ctx, struct st *s)
 		}
 		if (!able(A) || A->prone)
 			break;
+		if (k->act == C_OVERRUN && k->mode == MV_MOVE) {
+			/* An overrun inside the move (5.14). */
+			int r = man_overrun_move(ctx, s, &rc);
+
+			if (r == 1)
+				return rc;
+			if (r == 2)
+				break;
+		}
 		k->pi++;
 		{
 			int i, od;
@@ -2337,20 +2349,28 @@ pass_through(refd_ctx *ctx, struct st *s, int a)
 }
 
 /* Overrun step 2-4 (5.14): avoided, or blocked with Str checks. */
-static int
+int
 overrun_block(refd_ctx *ctx, struct st *s, int avoid)
 {
 	struct cont *k = &s->k;
 	int a = k->who, t = k->target, rc, ra, rd, win, ma, md;
 	struct cr *A = &s->c[a], *T = &s->c[t];
+	int inmove = k->kind == K_MOVE;	/* during a longer move */
 
-	k->kind = K_NONE;
+	if (!inmove)
+		k->kind = K_NONE;
 	if (!able(A))
-		return settle(ctx, s);
+		return inmove ? run_move(ctx, s) : settle(ctx, s);
 	if (avoid) {
 		s->std = 0;	/* D001-41: an avoided overrun is no action */
 		if ((rc = ev_simple(ctx, "overrun_avoided", s, t, a)) !=
-		    REFD_OK || (rc = pass_through(ctx, s, a)) != REFD_OK)
+		    REFD_OK)
+			return rc;
+		if (inmove) {
+			k->margin = 3;	/* it goes on through */
+			return run_move(ctx, s);
+		}
+		if ((rc = pass_through(ctx, s, a)) != REFD_OK)
 			return rc;
 		return settle(ctx, s);
 	}
@@ -2363,6 +2383,10 @@ overrun_block(refd_ctx *ctx, struct st *s, int avoid)
 		return rc;
 	if (win) {
 		T->prone = 1;
+		if (inmove) {
+			k->margin = 3;
+			return run_move(ctx, s);
+		}
 		if ((rc = pass_through(ctx, s, a)) != REFD_OK)
 			return rc;
 		return settle(ctx, s);
@@ -2377,6 +2401,10 @@ overrun_block(refd_ctx *ctx, struct st *s, int avoid)
 		return rc;
 	if (win)
 		A->prone = 1;
+	if (inmove) {
+		k->margin = 4;	/* its movement ends before the defender */
+		return run_move(ctx, s);
+	}
 	return settle(ctx, s);
 }
 
@@ -3313,6 +3341,17 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		return cast_continue(ctx, s, a, t, c->si, c->defensive);
 	}
 	case C_OVERRUN:
+		if (c->npath > 0) {
+			/* Overrun inside a move: the move action's path
+			 * passes through the defender (5.14). */
+			s->overrun = 1;
+			s->mv++;
+			s->moveact = 1;
+			use_std(s, A);
+			s->attacks++;
+			c->kind = C_OVERRUN;
+			return start_move(ctx, s, a, c, MV_MOVE, 0);
+		}
 		s->overrun = 1;
 		s->mv++;
 		s->moved = 1;
@@ -3957,6 +3996,24 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 						try_cmd(s, seat, w, &c, label);
 				}
 		}
+		/* Overruns inside a straight move through t (5.14). */
+		for (y = 0; y < s->h && !s->overrun; y++)
+			for (x = 0; x < s->w; x++) {
+				int px[MAXPATH], py[MAXPATH];
+
+				if (g_dist(x - A->x, y - A->y) > speed_of(A) ||
+				    man_ovr_line(s, a, t, x, y, px, py) == 0)
+					continue;
+				blank(&c, C_OVERRUN);
+				c.target = t;
+				c.has_to = 1;
+				c.x = x;
+				c.y = y;
+				snprintf(label, sizeof(label),
+				    "Overrun %s moving on to (%d,%d)", nm(s, t),
+				    x, y);
+				try_cmd(s, seat, w, &c, label);
+			}
 		blank(&c, C_THROW);
 		c.target = t;
 		snprintf(label, sizeof(label), "Throw the %s at %s",
