@@ -747,7 +747,7 @@ int
 man_overrun_move(refd_ctx *ctx, struct st *s, int *rc)
 {
 	struct cont *k = &s->k;
-	int a = k->who, t = k->target;
+	int a = k->who, t = man_ovr_defender(s);
 	const struct cr *A = &s->c[a], *T = &s->c[t];
 
 	if (k->margin == 4)
@@ -779,4 +779,56 @@ man_overrun_move(refd_ctx *ctx, struct st *s, int *rc)
 	s->nq = 1;
 	s->qi = 0;
 	return 1;
+}
+
+/* The overrun's defender: a charge keeps it in ally + 1 (its target is
+ * the charged creature), a move or a plain overrun in target. */
+int
+man_ovr_defender(const struct st *s)
+{
+	const struct cont *k = &s->k;
+
+	return k->kind == K_MOVE && k->mode == MV_CHARGE && k->ally > 0 ?
+	    k->ally - 1 : k->target;
+}
+
+/* A charge that overruns a foe in its line (5.14): the charge is
+ * checked as if that foe were not there, then its line must pass
+ * through the foe's square. */
+int
+man_charge_overrun_ok(const struct st *s, int seat, int a, struct cmd *c,
+    struct why *y)
+{
+	const struct cr *A = &s->c[a];
+	struct cr *O = (struct cr *)&s->c[c->ovr];	/* restored below */
+	int rc, dead = O->dead, i, hit = 0;
+
+	if (s->overrun)
+		return rej(y, REFD_EILLEGAL, "R001-57",
+		    "one overrun attempt per round");
+	if (c->ovr == a || c->ovr == c->target || O->dead ||
+	    O->side == A->side || !perceives(s, a, c->ovr))
+		return rej(y, REFD_ENOTARGET, "R001-57",
+		    "overrun a foe you can see in the charge line");
+	if (space_n(A) != 1 || space_n(O) != 1)
+		return rej(y, REFD_EILLEGAL, "R001-57",
+		    "overrun is only supported between 1-square creatures");
+	if (O->d.size - A->d.size > 1)
+		return rej(y, REFD_EILLEGAL, "R001-57",
+		    "%s is more than one size larger than %s", O->d.name,
+		    A->d.name);
+	O->dead = 1;
+	c->ovr_hidden = 1;
+	rc = cmd_check(s, seat, c, y);
+	O->dead = dead;
+	c->ovr_hidden = 0;
+	if (rc != REFD_OK)
+		return rc;
+	for (i = 1; i < c->npath - 1; i++)
+		if (c->px[i] == O->x && c->py[i] == O->y)
+			hit++;
+	if (hit != 1)
+		return rej(y, REFD_ENOPATH, "R001-57",
+		    "the charge line does not pass through %s", O->d.name);
+	return REFD_OK;
 }

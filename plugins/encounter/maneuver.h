@@ -73,5 +73,8 @@ int man_ovr_line(const struct st *s, int a, int t, int x, int y, int *px,
 int man_overrun_path_ok(const struct st *s, int a, struct cmd *c,
     struct why *y);
 int man_overrun_move(refd_ctx *ctx, struct st *s, int *rc);
+int man_ovr_defender(const struct st *s);
+int man_charge_overrun_ok(const struct st *s, int seat, int a,
+    struct cmd *c, struct why *y);
 
 #endif
