@@ -79,7 +79,7 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 	int i, bad = 0;
 
 	memset(c, 0, sizeof(*c));
-	c->target = c->ally = -1;
+	c->target = c->ally = c->ovr = -1;
 	if (d == NULL || refd_mpv_type(r) != REFD_MP_MAP) {
 		refd_mp_free(d);
 		return rej(w, REFD_EBADCMD, "R001-70",
@@ -105,6 +105,13 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 	}
 	v = refd_mpv_get(r, "ally");
 	if (refd_mpv_ok(v) && (c->ally = find(s, refd_mpv_cstr(v, ""))) < 0) {
+		rej(w, REFD_ENOTARGET, "R001-70", "no creature named '%.40s'",
+		    refd_mpv_cstr(v, "?"));
+		refd_mp_free(d);
+		return w->code;
+	}
+	v = refd_mpv_get(r, "overrun");
+	if (refd_mpv_ok(v) && (c->ovr = find(s, refd_mpv_cstr(v, ""))) < 0) {
 		rej(w, REFD_ENOTARGET, "R001-70", "no creature named '%.40s'",
 		    refd_mpv_cstr(v, "?"));
 		refd_mp_free(d);
@@ -732,6 +739,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		}
 		return REFD_OK;
 	case C_CHARGE:
+		if (c->ovr >= 0 && !c->ovr_hidden)
+			return man_charge_overrun_ok(s, seat, a, c, y);
 		if ((rc = movement_ok(s, A, y)) != REFD_OK)
 			return rc;
 		if (A->cond & (COND_BLINDED | COND_ENTANGLED | COND_FATIGUED |
@@ -1095,12 +1104,15 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_EILLEGAL, "R001-57",
 			    "overrun is only supported between 1-square "
 			    "creatures");
-		if (cdist(A, T) != 1)
+		if (cdist(A, T) != 1 && c->npath == 0 && !c->has_to)
 			return rej(y, REFD_ERANGE, "R001-57",
-			    "%s must be adjacent", T->d.name);
+			    "%s must be adjacent (or give the move's \"to\" "
+			    "or \"path\")", T->d.name);
 		if ((rc = size_gap_ok(s, a, t, "overrun", "R001-57", y)) !=
 		    REFD_OK)
 			return rc;
+		if (c->npath > 0 || c->has_to)
+			return man_overrun_path_ok(s, a, c, y);
 		dx = T->x - A->x;
 		dy = T->y - A->y;
 		bx = T->x + dx;
@@ -1730,6 +1742,16 @@ run_move(refd_ctx *ctx, struct st *s)
 		}
 		if (!able(A) || A->prone)
 			break;
+		if ((k->act == C_OVERRUN && k->mode == MV_MOVE) ||
+		    (k->mode == MV_CHARGE && k->ally > 0)) {
+			/* An overrun inside the move (5.14). */
+			int r = man_overrun_move(ctx, s, &rc);
+
+			if (r == 1)
+				return rc;
+			if (r == 2)
+				break;
+		}
 		k->pi++;
 		{
 			int i, od;
@@ -2337,24 +2359,34 @@ pass_through(refd_ctx *ctx, struct st *s, int a)
 }
 
 /* Overrun step 2-4 (5.14): avoided, or blocked with Str checks. */
-static int
+int
 overrun_block(refd_ctx *ctx, struct st *s, int avoid)
 {
 	struct cont *k = &s->k;
-	int a = k->who, t = k->target, rc, ra, rd, win, ma, md;
+	int a = k->who, t = man_ovr_defender(s), rc, ra, rd, win, ma, md;
 	struct cr *A = &s->c[a], *T = &s->c[t];
+	int inmove = k->kind == K_MOVE;	/* during a longer move */
+	int charging = inmove && k->mode == MV_CHARGE;
 
-	k->kind = K_NONE;
+	if (!inmove)
+		k->kind = K_NONE;
 	if (!able(A))
-		return settle(ctx, s);
+		return inmove ? run_move(ctx, s) : settle(ctx, s);
 	if (avoid) {
-		s->std = 0;	/* D001-41: an avoided overrun is no action */
+		if (!charging)
+			s->std = 0;	/* D001-41: an avoided overrun is no action */
 		if ((rc = ev_simple(ctx, "overrun_avoided", s, t, a)) !=
-		    REFD_OK || (rc = pass_through(ctx, s, a)) != REFD_OK)
+		    REFD_OK)
+			return rc;
+		if (inmove) {
+			k->margin = 3;	/* it goes on through */
+			return run_move(ctx, s);
+		}
+		if ((rc = pass_through(ctx, s, a)) != REFD_OK)
 			return rc;
 		return settle(ctx, s);
 	}
-	ma = mod(A->d.str) + 4 * A->d.size;
+	ma = mod(A->d.str) + 4 * A->d.size + (charging ? 2 : 0);
 	md = (able(T) ? better_sd(T) : -5) + 4 * T->d.size + stability(T);
 	if ((rc = opposed(ctx, ma, md, "overrun", &ra, &rd, &win)) != REFD_OK)
 		return rc;
@@ -2363,6 +2395,10 @@ overrun_block(refd_ctx *ctx, struct st *s, int avoid)
 		return rc;
 	if (win) {
 		T->prone = 1;
+		if (inmove) {
+			k->margin = 3;
+			return run_move(ctx, s);
+		}
 		if ((rc = pass_through(ctx, s, a)) != REFD_OK)
 			return rc;
 		return settle(ctx, s);
@@ -2377,6 +2413,10 @@ overrun_block(refd_ctx *ctx, struct st *s, int avoid)
 		return rc;
 	if (win)
 		A->prone = 1;
+	if (inmove) {
+		k->margin = 4;	/* its movement ends before the defender */
+		return run_move(ctx, s);
+	}
 	return settle(ctx, s);
 }
 
@@ -2757,6 +2797,7 @@ start_move(refd_ctx *ctx, struct st *s, int a, struct cmd *c, int mode,
 	k->who = a;
 	k->target = c->target;
 	k->act = c->kind;
+	k->ally = c->ovr + 1;	/* a charge's overrun defender + 1 */
 	k->n = c->npath;
 	k->allow = allow;
 	for (i = 0; i < c->npath; i++) {
@@ -3131,6 +3172,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			use_std(s, A);
 		A->charged = 1;
 		s->attacks++;
+		if (c->ovr >= 0)
+			s->overrun = 1;	/* an overrun on the way (5.14) */
 		return start_move(ctx, s, a, c, MV_CHARGE,
 		    (s->full ? 2 : 1) * speed_of(A));
 	case C_STEP:
@@ -3313,6 +3356,17 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		return cast_continue(ctx, s, a, t, c->si, c->defensive);
 	}
 	case C_OVERRUN:
+		if (c->npath > 0) {
+			/* Overrun inside a move: the move action's path
+			 * passes through the defender (5.14). */
+			s->overrun = 1;
+			s->mv++;
+			s->moveact = 1;
+			use_std(s, A);
+			s->attacks++;
+			c->kind = C_OVERRUN;
+			return start_move(ctx, s, a, c, MV_MOVE, 0);
+		}
 		s->overrun = 1;
 		s->mv++;
 		s->moved = 1;
@@ -3603,6 +3657,8 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 		refd_mpw_kstr(w, "spell", c->spell);
 	if (c->t == C_SUNDER && c->item == 2)
 		refd_mpw_kstr(w, "item", "shield");
+	if (c->ovr >= 0)
+		refd_mpw_kstr(w, "overrun", nm(s, c->ovr));
 	refd_mpw_end(w);
 	refd_mpw_kstr(w, "label", label);
 	refd_mpw_end(w);
@@ -3613,7 +3669,7 @@ blank(struct cmd *c, int t)
 {
 	memset(c, 0, sizeof(*c));
 	c->t = t;
-	c->target = c->ally = -1;
+	c->target = c->ally = c->ovr = -1;
 	c->kind = C_ATTACK;
 	c->mode = 1;
 }
@@ -3945,6 +4001,21 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			struct cmd cc;
 			struct why yy;
 
+			/* Overrunning a foe in the charge line (5.14). */
+			for (x = 0; x < s->nc; x++) {
+				if (x == t || x == a || s->c[x].dead ||
+				    s->c[x].side == A->side ||
+				    cdist(A, &s->c[x]) >= cdist(A, &s->c[t]))
+					continue;
+				blank(&c, C_CHARGE);
+				c.target = t;
+				c.kind = i ? C_BULL : C_ATTACK;
+				c.ovr = x;
+				snprintf(label, sizeof(label),
+				    "Charge %s%s, overrunning %s", nm(s, t),
+				    i ? " (bull rush)" : "", nm(s, x));
+				try_cmd(s, seat, w, &c, label);
+			}
 			blank(&c, C_CHARGE);
 			c.target = t;
 			c.kind = i ? C_BULL : C_ATTACK;
@@ -3964,6 +4035,24 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 						try_cmd(s, seat, w, &c, label);
 				}
 		}
+		/* Overruns inside a straight move through t (5.14). */
+		for (y = 0; y < s->h && !s->overrun; y++)
+			for (x = 0; x < s->w; x++) {
+				int px[MAXPATH], py[MAXPATH];
+
+				if (g_dist(x - A->x, y - A->y) > speed_of(A) ||
+				    man_ovr_line(s, a, t, x, y, px, py) == 0)
+					continue;
+				blank(&c, C_OVERRUN);
+				c.target = t;
+				c.has_to = 1;
+				c.x = x;
+				c.y = y;
+				snprintf(label, sizeof(label),
+				    "Overrun %s moving on to (%d,%d)", nm(s, t),
+				    x, y);
+				try_cmd(s, seat, w, &c, label);
+			}
 		blank(&c, C_THROW);
 		c.target = t;
 		snprintf(label, sizeof(label), "Throw the %s at %s",

@@ -33,6 +33,8 @@ struct cmd {
 	int has_sq, sqx, sqy;	/* attack: a square instead of a target */
 	int has_pt, ptx, pty;	/* throw: a grid intersection */
 	int si;			/* cast: its slot, set by the check */
+	int ovr;		/* charge: a foe overrun on the way, -1 */
+	int ovr_hidden;		/* the check sees the charge line without it */
 };
 
 extern const char *const cmd_name[C_NCMD];

@@ -683,3 +683,152 @@ man_drag(refd_ctx *ctx, struct st *s, int a)
 	}
 	return settle(ctx, s);
 }
+
+/* ---- overrun inside a move (5.14) ----
+ *
+ * The move's cont carries act C_OVERRUN and target the defender;
+ * margin is the overrun's stage: 0 not reached, 1 the defender's
+ * attack of opportunity offered, 2 avoid or block asked, 3 passed
+ * (the move goes on through), 4 stopped before the defender.
+ */
+
+/* The straight line from a to (x, y) passes through t's square (not
+ * its last square): its length, else 0. */
+int
+man_ovr_line(const struct st *s, int a, int t, int x, int y, int *px,
+    int *py)
+{
+	const struct cr *T = &s->c[t];
+	int n, i, hit = 0;
+
+	if (x < 0 || y < 0 || x >= s->w || y >= s->h ||
+	    (x == s->c[a].x && y == s->c[a].y))
+		return 0;
+	n = line_path(s, a, x, y, px, py);
+	for (i = 1; i < n - 1; i++)
+		if (px[i] == T->x && py[i] == T->y)
+			hit++;
+	return hit == 1 ? n : 0;
+}
+
+int
+man_overrun_path_ok(const struct st *s, int a, struct cmd *c, struct why *y)
+{
+	struct cr *T = (struct cr *)&s->c[c->target];	/* restored below */
+	int rc, dead = T->dead, i, hit = 0;
+
+	if (c->npath == 0) {
+		c->npath = man_ovr_line(s, a, c->target, c->x, c->y, c->px,
+		    c->py);
+		if (c->npath == 0)
+			return rej(y, REFD_ENOPATH, "R001-57",
+			    "the straight line to (%d,%d) does not pass "
+			    "through %s", c->x, c->y, T->d.name);
+	}
+	/* The defender's square is passed through, if the overrun works. */
+	T->dead = 1;
+	rc = check_path(s, a, c, speed_of(&s->c[a]), y);
+	T->dead = dead;
+	if (rc != REFD_OK)
+		return rc;
+	for (i = 1; i < c->npath - 1; i++)
+		if (c->px[i] == T->x && c->py[i] == T->y)
+			hit++;
+	if (hit != 1)
+		return rej(y, REFD_ENOPATH, "R001-57",
+		    "the path must pass once through %s's square and go on",
+		    T->d.name);
+	return REFD_OK;
+}
+
+/* Before the mover steps into the next square: 0 go on, 1 paused or
+ * handed over (*rc to return), 2 the movement ends here. */
+int
+man_overrun_move(refd_ctx *ctx, struct st *s, int *rc)
+{
+	struct cont *k = &s->k;
+	int a = k->who, t = man_ovr_defender(s);
+	const struct cr *A = &s->c[a], *T = &s->c[t];
+
+	if (k->margin == 4)
+		return 2;
+	if (k->margin == 3 || k->px[k->pi + 1] != T->x ||
+	    k->py[k->pi + 1] != T->y)
+		return 0;
+	if (T->dead) {
+		k->margin = 3;
+		return 0;
+	}
+	*rc = REFD_OK;
+	if (k->margin == 0) {
+		k->margin = 1;
+		/* Entering the defender's space provokes from it, the same
+		 * opportunity as leaving the square before it. */
+		if (aoo_queue(s, a, t, s->aoo_taken) > 0)
+			return 1;
+	}
+	if (!able(A) || A->prone)
+		return 2;
+	k->margin = 2;
+	if (!able(T) || (A->d.feats & F_IOVR)) {
+		*rc = overrun_block(ctx, s, 0);
+		return 1;
+	}
+	s->pk = PK_AVOID;
+	s->q[0] = t;
+	s->nq = 1;
+	s->qi = 0;
+	return 1;
+}
+
+/* The overrun's defender: a charge keeps it in ally + 1 (its target is
+ * the charged creature), a move or a plain overrun in target. */
+int
+man_ovr_defender(const struct st *s)
+{
+	const struct cont *k = &s->k;
+
+	return k->kind == K_MOVE && k->mode == MV_CHARGE && k->ally > 0 ?
+	    k->ally - 1 : k->target;
+}
+
+/* A charge that overruns a foe in its line (5.14): the charge is
+ * checked as if that foe were not there, then its line must pass
+ * through the foe's square. */
+int
+man_charge_overrun_ok(const struct st *s, int seat, int a, struct cmd *c,
+    struct why *y)
+{
+	const struct cr *A = &s->c[a];
+	struct cr *O = (struct cr *)&s->c[c->ovr];	/* restored below */
+	int rc, dead = O->dead, i, hit = 0;
+
+	if (s->overrun)
+		return rej(y, REFD_EILLEGAL, "R001-57",
+		    "one overrun attempt per round");
+	if (c->ovr == a || c->ovr == c->target || O->dead ||
+	    O->side == A->side || !perceives(s, a, c->ovr))
+		return rej(y, REFD_ENOTARGET, "R001-57",
+		    "overrun a foe you can see in the charge line");
+	if (space_n(A) != 1 || space_n(O) != 1)
+		return rej(y, REFD_EILLEGAL, "R001-57",
+		    "overrun is only supported between 1-square creatures");
+	if (O->d.size - A->d.size > 1)
+		return rej(y, REFD_EILLEGAL, "R001-57",
+		    "%s is more than one size larger than %s", O->d.name,
+		    A->d.name);
+	O->dead = 1;
+	c->ovr_hidden = 1;
+	rc = cmd_check(s, seat, c, y);
+	O->dead = dead;
+	c->ovr_hidden = 0;
+	if (rc != REFD_OK)
+		return rc;
+	for (i = 1; i < c->npath - 1; i++)
+		if (c->px[i] == O->x && c->py[i] == O->y)
+			hit++;
+	if (hit != 1)
+		return rej(y, REFD_ENOPATH, "R001-57",
+		    "the charge line does not pass through %s", O->d.name);
+	return REFD_OK;
+}

@@ -31,6 +31,7 @@ int start_move(refd_ctx *ctx, struct st *s, int a, struct cmd *c, int mode,
 void use_std(struct st *s, const struct cr *A);
 int grapple_mod(const struct cr *c);
 int unarmed_damage(refd_ctx *ctx, struct st *s, int a, int t);
+int overrun_block(refd_ctx *ctx, struct st *s, int avoid);
 int ev_simple(refd_ctx *ctx, const char *type, const struct st *s, int who,
     int target);
 int emit_at2(refd_ctx *ctx, const struct st *s, int who, int also,
@@ -64,5 +65,16 @@ int man_grapple_check(const struct st *s, int a, struct cmd *c,
     struct why *y);
 int man_grapple_exec(refd_ctx *ctx, struct st *s, int a, struct cmd *c);
 int man_drag(refd_ctx *ctx, struct st *s, int a);
+
+/* Overrun inside a move (5.14): the check of its path ("to" or
+ * "path"), the legal lines, the step into the defender's square. */
+int man_ovr_line(const struct st *s, int a, int t, int x, int y, int *px,
+    int *py);
+int man_overrun_path_ok(const struct st *s, int a, struct cmd *c,
+    struct why *y);
+int man_overrun_move(refd_ctx *ctx, struct st *s, int *rc);
+int man_ovr_defender(const struct st *s);
+int man_charge_overrun_ok(const struct st *s, int seat, int a,
+    struct cmd *c, struct why *y);
 
 #endif
