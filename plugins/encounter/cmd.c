@@ -10,6 +10,7 @@
 
 #include "cmd.h"
 #include "geom.h"
+#include "mount.h"
 #include "move.h"
 
 const char *const cmd_name[C_NCMD] = {
@@ -19,10 +20,11 @@ const char *const cmd_name[C_NCMD] = {
 	"escape", "feint", "aid", "coup_de_grace", "stabilize", "end_turn",
 	"aoo", "counter", "follow", "act", "wait", "ready", "fire", "crawl",
 	"minimum_move", "cast", "overrun", "avoid", "cleave", "pin",
-	"release", "throw", "draw", "sheathe", "turn_undead", "drink"
+	"release", "throw", "draw", "sheathe", "turn_undead", "drink",
+	"mount", "dismount", "guide_with_knees", "control_mount"
 };
 
-static int
+int
 rej(struct why *w, int code, const char *rule, const char *fmt, ...)
 {
 	va_list ap;
@@ -141,6 +143,8 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 	c->take = refd_mpv_get_bool(r, "take", 0);
 	c->full = refd_mpv_get_bool(r, "full", 0);
 	c->start = refd_mpv_get_bool(r, "start", 0);
+	c->fast = refd_mpv_get_bool(r, "fast", 0);
+	c->mm = refd_mpv_get_bool(r, "mount_moves", 0);
 	t = refd_mpv_get_str(r, "trigger", "reach");
 	if (strcmp(t, "reach") == 0)
 		c->trig = 0;
@@ -195,7 +199,7 @@ can_std(const struct st *s, const struct cr *c)
 	    !(restricted(s, c) && s->mv);
 }
 
-static int
+int
 can_move(const struct st *s, const struct cr *c)
 {
 	if (s->fa)
@@ -626,6 +630,13 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		    "only a coup de grace, a full-round spell or the minimum "
 		    "move can be started (not a full attack, charge, run or "
 		    "withdraw)");
+	{
+		int done;	/* mounted combat (5.15) */
+
+		rc = mt_check(s, a, c, y, &done);
+		if (done)
+			return rc;
+	}
 	switch (c->t) {
 	case C_END:
 	case C_PRONE:
@@ -636,10 +647,13 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 	case C_MOVE:
 		if ((rc = movement_ok(s, A, y)) != REFD_OK)
 			return rc;
-		if (!can_move(s, A))
+		if (!A->mounted && !can_move(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-04",
 			    "%s has no move action left this turn", A->d.name);
-		return check_path(s, a, c, allowance(s, A, C_MOVE), y);
+		if ((rc = check_path(s, a, c, allowance(s, A, C_MOVE), y)) !=
+		    REFD_OK)
+			return rc;
+		return mt_path_ok(s, a, c, y);
 	case C_WITHDRAW:
 		if ((rc = movement_ok(s, A, y)) != REFD_OK)
 			return rc;
@@ -697,7 +711,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_EILLEGAL, "R001-43",
 			    "%s is winded and must rest until round %d",
 			    A->d.name, A->winded + 1);
-		if (s->moved || !can_full(s, A))
+		if (s->moved || (!A->mounted && !can_full(s, A)))
 			return rej(y, REFD_ERESOURCE, "R001-43",
 			    "running takes the whole turn");
 		if (!c->has_to)
@@ -708,8 +722,10 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_ENOPATH, "R001-43",
 			    "run to a square on the map");
 		{
-			int mult = A->d.armor_type == 3 || A->d.heavy_load ? 3 :
-			    4, n;
+			const struct cr *RM = A->mounted ?
+			    &s->c[A->mounted - 1] : A;	/* the runner */
+			int mult = RM->d.armor_type == 3 || RM->d.heavy_load ?
+			    3 : 4, n;
 			int d = g_dist(c->x - A->x, c->y - A->y);
 
 			if (d > mult * speed_of(A))
@@ -740,7 +756,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		if (s->moved)
 			return rej(y, REFD_EILLEGAL, "R001-42",
 			    "%s has already moved this turn", A->d.name);
-		if (!can_full(s, A) && !(restricted(s, A) && can_std(s, A)))
+		if (A->mounted ? !can_std(s, A) : (!can_full(s, A) &&
+		    !(restricted(s, A) && can_std(s, A))))
 			return rej(y, REFD_ERESOURCE, "R001-42",
 			    "a charge takes the whole turn");
 		if (t < 0 || t == a || T->dead)
@@ -755,8 +772,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rc;
 		{
 			int d = charge_dest(s, a, t, c, y), n;
-			int max = restricted(s, A) ? speed_of(A) :
-			    2 * speed_of(A);
+			int max = restricted(s, A) && !A->mounted ?
+			    speed_of(A) : 2 * speed_of(A);
 
 			if (d < 0)
 				return d;
@@ -1355,7 +1372,7 @@ emit_at2(refd_ctx *ctx, const struct st *s, int who, int also,
 	return ev_simple(ctx, "unseen", s, who, -1);
 }
 
-static int
+int
 emit_at(refd_ctx *ctx, const struct st *s, int who, refd_mpw *w)
 {
 	return emit_at2(ctx, s, who, -1, w);
@@ -1483,6 +1500,7 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 					continue;
 			}
 			c->aoo_used = 0;
+			mt_turn(s, s->order[n]);
 			c->ready_vs = -1;
 			if (c->turned_by && s->round > c->turned_until)
 				c->turned_by = 0;
@@ -1555,13 +1573,16 @@ turn_end(refd_ctx *ctx, struct st *s)
 
 /* After an action: the disabled creature's strain (3.1), the end of the
  * match, a creature that can no longer act ends its turn. */
-static int
+int
 settle(refd_ctx *ctx, struct st *s)
 {
 	struct cr *A;
+	int rc;
 
 	if (s->pk != PK_NONE || s->over == 2)
 		return REFD_OK;
+	if ((rc = mt_falls(ctx, s)) != REFD_OK)
+		return rc;
 	A = &s->c[active(s)];
 	if (s->std_dis && s->k.kind == K_NONE) {
 		s->std_dis = 0;
@@ -1765,6 +1786,7 @@ run_move(refd_ctx *ctx, struct st *s)
 		}
 		A->x = k->px[k->pi];
 		A->y = k->py[k->pi];
+		mt_follow(s, a);
 		k->checked = 0;
 		k->rdone = 0;
 		s->sq_moved++;
@@ -1787,6 +1809,7 @@ run_move(refd_ctx *ctx, struct st *s)
 	if (!real_free(s, a, A->x, A->y)) {
 		A->x = k->px[k->lastok];
 		A->y = k->py[k->lastok];
+		mt_follow(s, a);
 	}
 	arrived = k->pi == k->n - 1 && able(A) && !A->prone &&
 	    A->x == k->px[k->n - 1] && A->y == k->py[k->n - 1];
@@ -1937,6 +1960,8 @@ push(refd_ctx *ctx, struct st *s, int a, int t, int pushes, int follow)
 	if (follow) {
 		s->moved = 1;
 	}
+	mt_follow(s, t);
+	mt_follow(s, a);
 	w = refd_mpw_create();
 	refd_mpw_map(w);
 	refd_mpw_kstr(w, "type", "pushed");
@@ -1986,7 +2011,7 @@ unarmed_damage(refd_ctx *ctx, struct st *s, int a, int t)
 }
 
 /* Concentration (7.2): d20 + skill >= dc, else the spell is lost. */
-static int
+int
 concentrate(refd_ctx *ctx, struct st *s, int a, int dc, const char *why,
     int *ok)
 {
@@ -2577,7 +2602,8 @@ finish_act(refd_ctx *ctx, struct st *s)
 		if (!r.hit)
 			break;
 		ma = mod(A->d.str) + 4 * A->d.size;
-		md = better_sd(T) + 4 * T->d.size + stability(T);
+		md = mt_trip_md(s, t, better_sd(T) + 4 * T->d.size +
+		    stability(T));
 		if ((rc = opposed(ctx, ma, md, "trip", &ra, &rd, &win)) !=
 		    REFD_OK)
 			return rc;
@@ -2890,6 +2916,9 @@ cast_continue(refd_ctx *ctx, struct st *s, int a, int t, int si,
 	if (ok && defensive && (rc = concentrate(ctx, s, a,
 	    15 + sp->level, "defensive casting", &ok)) != REFD_OK)
 		return rc;
+	if (ok && s->m_castdc && A->mounted && (rc = concentrate(ctx, s, a,
+	    s->m_castdc + sp->level, "mounted", &ok)) != REFD_OK)
+		return rc;
 	if (!ok)
 		return settle(ctx, s);
 	return begin_act(ctx, s, C_CAST, a, t, 0, si,
@@ -2967,8 +2996,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			if (c->take && able(W) && able(X)) {
 				if (s->k.act == C_TRIP) {
 					ma = mod(W->d.str) + 4 * W->d.size;
-					md = better_sd(X) + 4 * X->d.size +
-					    stability(X);
+					md = mt_trip_md(s, x, better_sd(X) +
+					    4 * X->d.size + stability(X));
 				} else {
 					ma = disarm_mod(s, who, x);
 					md = disarm_mod(s, x, who);
@@ -3133,6 +3162,13 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			break;	/* the cast below spends no more */
 		}
 	}
+	{
+		int done;	/* mounted combat (5.15) */
+
+		rc = mt_exec(ctx, s, c, &done);
+		if (done)
+			return rc;
+	}
 	switch (c->t) {
 	case C_END:
 		if ((rc = ev_simple(ctx, "end_turn", s, a, -1)) != REFD_OK)
@@ -3155,6 +3191,10 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			return rc;
 		return settle(ctx, s);
 	case C_MOVE:
+		if (A->mounted) {
+			s->m_mv++;	/* the mount's move action (5.15) */
+			return start_move(ctx, s, a, c, MV_MOVE, 0);
+		}
 		if (s->fa) {
 			s->fa = 0;
 			s->full = 0;
@@ -3173,6 +3213,10 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			use_std(s, A);
 		return start_move(ctx, s, a, c, MV_WITHDRAW, 0);
 	case C_RUN:
+		if (A->mounted) {
+			mt_run(s, a);	/* the mount runs (5.15) */
+			return start_move(ctx, s, a, c, MV_RUN, 0);
+		}
 		s->full = 1;
 		A->run_rounds = A->run_last == s->round - 1 ?
 		    A->run_rounds + 1 : 1;
@@ -3206,7 +3250,10 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		A->ran = 1;
 		return start_move(ctx, s, a, c, MV_RUN, 0);
 	case C_CHARGE:
-		if (can_full(s, A))
+		if (A->mounted) {
+			use_std(s, A);	/* the rider's attack (5.15) */
+			mt_charge(s, a);
+		} else if (can_full(s, A))
 			s->full = 1;
 		else
 			use_std(s, A);
@@ -3223,6 +3270,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		}
 		A->x = c->x;
 		A->y = c->y;
+		mt_follow(s, a);
 		{
 			refd_mpw *w = refd_mpw_create();
 
@@ -3279,6 +3327,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			}
 		}
 		s->attacks++;
+		mt_attacked(s, a, c->t == C_FULL, w);
 		if (c->defensive)
 			A->fdef = 1;
 		if (w->ranged)
@@ -3356,6 +3405,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		int ok = 1;
 
 		A->d.uses[c->si]--;
+		mt_cast(s, a, c);
 		if (sp->time == 2) {
 			s->qcast = 1;
 		} else {
@@ -3694,6 +3744,10 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 		refd_mpw_kbool(w, "full", 1);
 	if (c->start)
 		refd_mpw_kbool(w, "start", 1);
+	if (c->fast)
+		refd_mpw_kbool(w, "fast", 1);
+	if (c->mm)
+		refd_mpw_kbool(w, "mount_moves", 1);
 	if (c->t == C_READY && c->trig)
 		refd_mpw_kstr(w, "trigger", "casts");
 	if (c->t == C_AOO || c->t == C_COUNTER || c->t == C_FOLLOW ||
@@ -3880,6 +3934,29 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			try_cmd(s, seat, w, &c, lab[i]);
 		}
 	}
+	for (i = 0; i < 6; i++) {
+		/* Mounted combat (5.15). */
+		static const int mc[] = { C_KNEES, C_CONTROL, C_DISMOUNT,
+			C_DISMOUNT };
+		static const char *const ml[] = { "Guide the mount with the "
+			"knees (Ride DC 5)", "Control the frightened mount (Ride "
+			"DC 20)", "Dismount", "Quick dismount (Ride DC 20)" };
+
+		if (i < 4) {
+			blank(&c, mc[i]);
+			c.fast = i == 3;
+			try_cmd(s, seat, w, &c, ml[i]);
+			continue;
+		}
+		for (t = 0; t < s->nc; t++) {
+			blank(&c, C_MOUNT);
+			c.target = t;
+			c.fast = i == 5;
+			snprintf(label, sizeof(label), "%s %s", c.fast ?
+			    "Quick mount (Ride DC 20)" : "Mount", nm(s, t));
+			try_cmd(s, seat, w, &c, label);
+		}
+	}
 	for (i = 0; i < 2; i++)
 		if (A->d.potions[i] > 0) {
 			blank(&c, C_DRINK);
@@ -4056,6 +4133,11 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			snprintf(label, sizeof(label),
 			    "Start casting %s on %s", A->d.sp[i].name,
 			    nm(s, t));
+			try_cmd(s, seat, w, &c, label);
+			c.start = 0;
+			c.mm = 1;
+			snprintf(label, sizeof(label), "Cast %s on %s between "
+			    "the mount's moves", A->d.sp[i].name, nm(s, t));
 			try_cmd(s, seat, w, &c, label);
 		}
 		for (al = 0; al < s->nc; al++) {

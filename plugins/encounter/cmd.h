@@ -17,7 +17,8 @@ enum {
 	C_SUNDER, C_GRAPPLE, C_GDMG, C_ESCAPE, C_FEINT, C_AID, C_CDG,
 	C_STAB, C_END, C_AOO, C_COUNTER, C_FOLLOW, C_ACT, C_WAIT, C_READY,
 	C_FIRE, C_CRAWL, C_MINMOVE, C_CAST, C_OVERRUN, C_AVOID, C_CLEAVE,
-	C_PIN, C_RELEASE, C_THROW, C_DRAW, C_SHEATHE, C_TURN, C_DRINK, C_NCMD
+	C_PIN, C_RELEASE, C_THROW, C_DRAW, C_SHEATHE, C_TURN, C_DRINK,
+	C_MOUNT, C_DISMOUNT, C_KNEES, C_CONTROL, C_NCMD
 };
 
 struct cmd {
@@ -32,6 +33,8 @@ struct cmd {
 	int has_sq, sqx, sqy;	/* attack: a square instead of a target */
 	int has_pt, ptx, pty;	/* throw: a grid intersection */
 	int si;			/* cast: its slot, set by the check */
+	int fast;		/* mount, dismount: a quick one (Ride DC 20) */
+	int mm;			/* cast: the mount moves on after it (5.15) */
 };
 
 extern const char *const cmd_name[C_NCMD];
@@ -44,5 +47,11 @@ int cmd_legal(const struct st *s, int seat, refd_mpw *w);
 int turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay);
 int pending_seats(const struct st *s, uint64_t *m);
 int active(const struct st *s);
+int can_move(const struct st *s, const struct cr *c);
+int rej(struct why *w, int code, const char *rule, const char *fmt, ...);
+int settle(refd_ctx *ctx, struct st *s);
+int emit_at(refd_ctx *ctx, const struct st *s, int who, refd_mpw *w);
+int concentrate(refd_ctx *ctx, struct st *s, int a, int dc, const char *why,
+    int *ok);
 
 #endif
