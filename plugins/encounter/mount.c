@@ -287,6 +287,10 @@ mt_check(const struct st *s, int a, struct cmd *c, struct why *y, int *done)
 			return rej(y, REFD_EILLEGAL, "R001-58",
 			    "%s already tried to guide with the knees this turn",
 			    A->d.name);
+		if (M->d.mount == 2 && s->ctl != 1)
+			return rej(y, REFD_EILLEGAL, "R001-58",
+			    "%s's %s is frightened: control it first",
+			    A->d.name, M->d.name);
 		return REFD_OK;
 	case C_CONTROL:
 		if (M == NULL || M->d.mount != 2)
