@@ -21,7 +21,8 @@ const char *const cmd_name[C_NCMD] = {
 	"aoo", "counter", "follow", "act", "wait", "ready", "fire", "crawl",
 	"minimum_move", "cast", "overrun", "avoid", "cleave", "pin",
 	"release", "throw", "draw", "sheathe", "turn_undead", "drink",
-	"mount", "dismount", "guide_with_knees", "control_mount"
+	"mount", "dismount", "guide_with_knees", "control_mount",
+	"mount_attack"
 };
 
 int
@@ -4109,6 +4110,10 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 						try_cmd(s, seat, w, &c, label);
 				}
 		}
+		blank(&c, C_MATTACK);
+		c.target = t;
+		snprintf(label, sizeof(label), "The mount attacks %s", nm(s, t));
+		try_cmd(s, seat, w, &c, label);
 		blank(&c, C_THROW);
 		c.target = t;
 		snprintf(label, sizeof(label), "Throw the %s at %s",

@@ -211,6 +211,7 @@ struct st {
 	int32_t m_castdc;	/* Concentration DC base of the cast, 0 none */
 	int32_t knees;		/* guided with the knees: 1 done, 2 failed */
 	int32_t ctl;		/* frightened mount: 1 controlled, 2 failed */
+	int32_t m_att;		/* the mount made its attack */
 };
 
 #endif

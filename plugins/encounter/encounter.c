@@ -136,6 +136,9 @@ static const struct {
 	    "the knees, both hands free this turn" },
 	{ { { NULL, NULL } }, "move action: Ride DC 20 to control a frightened "
 	    "mount at the start of the turn (failure: the whole turn)" },
+	{ { { "target", "creature name" } }, "the rider's combat-trained mount "
+	    "attacks with its natural weapon (its standard action: after at "
+	    "most one move)" },
 };
 
 static int

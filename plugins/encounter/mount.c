@@ -93,7 +93,7 @@ mt_turn(struct st *s, int a)
 	int m = s->c[a].mounted - 1;
 
 	s->m_mv = s->m_run = s->m_fam = s->m_shot = 0;
-	s->m_cast = s->m_castdc = s->knees = s->ctl = 0;
+	s->m_cast = s->m_castdc = s->knees = s->ctl = s->m_att = 0;
 	if (m >= 0) {
 		s->c[m].charged = s->c[m].ran = 0;
 		s->c[m].fdef = s->c[m].tdef = 0;
@@ -304,6 +304,28 @@ mt_check(const struct st *s, int a, struct cmd *c, struct why *y, int *done)
 			return rej(y, REFD_ERESOURCE, "R001-58",
 			    "controlling the mount takes a move action");
 		return REFD_OK;
+	case C_MATTACK: {
+		struct weapon w;
+
+		if (M == NULL || M->d.mount != 1)
+			return rej(y, REFD_EILLEGAL, "R001-58",
+			    "%s rides no combat-trained mount", A->d.name);
+		if (s->m_att || s->m_mv >= 2 || s->m_run)
+			return rej(y, REFD_ERESOURCE, "R001-58",
+			    "%s has no standard action left (it attacks once, "
+			    "after at most one move)", M->d.name);
+		if (t < 0 || s->c[t].side == A->side || s->c[t].dead ||
+		    !perceives(s, A->mounted - 1, t))
+			return rej(y, REFD_ENOTARGET, "R001-58",
+			    "name an enemy %s can see", M->d.name);
+		melee_weapon(M, &w);
+		if (!has_loe(s, A->mounted - 1, t) || !reaches(s, M, &w,
+		    &s->c[t]))
+			return rej(y, REFD_ERANGE, "R001-58",
+			    "%s is out of %s's reach", s->c[t].d.name,
+			    M->d.name);
+		return REFD_OK;
+	}
 	default:
 		break;
 	}
@@ -328,7 +350,7 @@ mt_check(const struct st *s, int a, struct cmd *c, struct why *y, int *done)
 		    "%s is mounted: no %s (move the mount, or dismount first)",
 		    A->d.name, cmd_name[c->t]);
 	case C_MOVE:
-		if (s->m_run || s->m_mv >= 2)
+		if (s->m_run || s->m_mv + s->m_att >= 2)
 			return rej(y, REFD_ERESOURCE, "R001-58",
 			    "%s has no move action left this turn", M->d.name);
 		if (s->m_cast == 1 || (s->m_cast == 3 && s->m_mv >= 1))
@@ -344,9 +366,9 @@ mt_check(const struct st *s, int a, struct cmd *c, struct why *y, int *done)
 		break;
 	case C_RUN:
 	case C_CHARGE:
-		if (s->m_mv > 0)
+		if (s->m_mv > 0 || s->m_att)
 			return rej(y, REFD_ERESOURCE, "R001-58",
-			    "%s already moved this turn: a %s takes its whole "
+			    "%s already acted this turn: a %s takes its whole "
 			    "turn", M->d.name, cmd_name[c->t]);
 		if (s->m_shot || s->cast)
 			return rej(y, REFD_EILLEGAL, "R001-58",
@@ -442,6 +464,18 @@ mt_exec(refd_ctx *ctx, struct st *s, struct cmd *c, int *done)
 		A->y = c->y;
 		return (rc = ev_mount(ctx, s, "dismount", a, m)) != REFD_OK ?
 		    rc : settle(ctx, s);
+	case C_MATTACK: {
+		struct weapon w;
+		struct atk r;
+
+		m = A->mounted - 1;
+		s->m_att = 1;	/* its standard action: one move left */
+		melee_weapon(&s->c[m], &w);
+		if ((rc = attack(ctx, s, m, c->target, &w, 0, 0, 0, &r)) !=
+		    REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	}
 	case C_KNEES:
 		if ((rc = ride_check(ctx, s, a, 5, "guide with the knees",
 		    &ok)) != REFD_OK)
