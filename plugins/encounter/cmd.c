@@ -613,6 +613,11 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			    "%s cannot cleave into %s: not a standing enemy it "
 			    "can see within reach", nm(s, s->q[0]),
 			    nm(s, c->target));
+		if (s->pk == PK_AOO && c->target >= 0 && c->target != s->k.who &&
+		    !mt_pair(s, c->target, s->k.who))
+			return rej(y, REFD_ENOTARGET, "R001-58",
+			    "the attack of opportunity strikes %s or the mount "
+			    "it rides", nm(s, s->k.who));
 		return REFD_OK;
 	}
 	if (c->t == C_AOO || c->t == C_COUNTER || c->t == C_FOLLOW ||
@@ -664,7 +669,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		if (s->moved)
 			return rej(y, REFD_EILLEGAL, "R001-44",
 			    "%s has already moved this turn", A->d.name);
-		if (!can_full(s, A) && !(restricted(s, A) && can_std(s, A)))
+		if (!A->mounted && !can_full(s, A) && !(restricted(s, A) &&
+		    can_std(s, A)))
 			return rej(y, REFD_ERESOURCE, "R001-44",
 			    "withdrawing takes the whole turn");
 		return check_path(s, a, c, allowance(s, A, C_WITHDRAW), y);
@@ -2973,10 +2979,13 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 					if (d100 > 25)
 						s->k.hurt += r.dmg;
 				} else {
-					if ((rc = attack(ctx, s, who, m, &w, A_AOO,
+					int at = c->target >= 0 ? c->target : m;
+
+					if ((rc = attack(ctx, s, who, at, &w, A_AOO,
 					    0, 0, &r)) != REFD_OK)
 						return rc;
-					s->k.hurt += r.dmg;
+					if (at == m)	/* not its mount (5.15) */
+						s->k.hurt += r.dmg;
 				}
 			}
 			s->qi++;
@@ -3208,7 +3217,9 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		s->moveact = 1;
 		return start_move(ctx, s, a, c, MV_MOVE, 0);
 	case C_WITHDRAW:
-		if (can_full(s, A))
+		if (A->mounted)
+			s->m_mv = 2;	/* the mount's whole turn (5.15) */
+		else if (can_full(s, A))
 			s->full = 1;
 		else
 			use_std(s, A);
@@ -3850,6 +3861,15 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			    "%s makes an attack of opportunity on %s",
 			    nm(s, s->q[s->qi]), nm(s, s->k.who));
 			put_cmd(s, w, &c, label);
+			if (s->c[s->k.who].mounted) {
+				c.target = s->c[s->k.who].mounted - 1;
+				snprintf(label, sizeof(label), "%s makes an attack "
+				    "of opportunity on %s's mount %s",
+				    nm(s, s->q[s->qi]), nm(s, s->k.who),
+				    nm(s, c.target));
+				put_cmd(s, w, &c, label);
+				c.target = -1;
+			}
 			c.take = 0;
 			put_cmd(s, w, &c, "Decline the attack of opportunity");
 			break;

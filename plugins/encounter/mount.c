@@ -341,7 +341,6 @@ mt_check(const struct st *s, int a, struct cmd *c, struct why *y, int *done)
 		    "fight: control it first (control_mount: a move action, "
 		    "Ride DC 20) or dismount", A->d.name, M->d.name);
 	switch (c->t) {
-	case C_WITHDRAW:
 	case C_CRAWL:
 	case C_MINMOVE:
 	case C_OVERRUN:
@@ -364,6 +363,7 @@ mt_check(const struct st *s, int a, struct cmd *c, struct why *y, int *done)
 			    "have made the shot -4 (move first, then shoot)",
 			    A->d.name, M->d.name);
 		break;
+	case C_WITHDRAW:
 	case C_RUN:
 	case C_CHARGE:
 		if (s->m_mv > 0 || s->m_att)
@@ -622,6 +622,10 @@ fall_off(refd_ctx *ctx, struct st *s, int r, int m, const char *why,
 	int rc, dmg = 0, x, y;
 
 	unlink_rider(s, r);
+	if (s->k.kind == K_MOVE && s->k.who == r) {
+		s->k.n = s->k.pi + 1;	/* the mount's movement ends */
+		s->k.mode = MV_MOVE;
+	}
 	if (spot(s, r, m, &x, &y)) {
 		R->x = x;
 		R->y = y;
