@@ -11,6 +11,7 @@
 #include "cmd.h"
 #include "maneuver.h"
 #include "geom.h"
+#include "mount.h"
 #include "move.h"
 
 const char *const cmd_name[C_NCMD] = {
@@ -21,7 +22,9 @@ const char *const cmd_name[C_NCMD] = {
 	"aoo", "counter", "follow", "act", "wait", "ready", "fire", "crawl",
 	"minimum_move", "cast", "overrun", "avoid", "cleave", "pin",
 	"release", "throw", "draw", "sheathe", "turn_undead", "drink",
-	"grapple_move", "use_weapon", "break_pin"
+	"grapple_move", "use_weapon", "break_pin",
+	"mount", "dismount", "guide_with_knees", "control_mount",
+	"mount_attack"
 };
 
 int
@@ -150,6 +153,8 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 	c->take = refd_mpv_get_bool(r, "take", 0);
 	c->full = refd_mpv_get_bool(r, "full", 0);
 	c->start = refd_mpv_get_bool(r, "start", 0);
+	c->fast = refd_mpv_get_bool(r, "fast", 0);
+	c->mm = refd_mpv_get_bool(r, "mount_moves", 0);
 	t = refd_mpv_get_str(r, "trigger", "reach");
 	if (strcmp(t, "reach") == 0)
 		c->trig = 0;
@@ -617,6 +622,11 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			    "%s cannot cleave into %s: not a standing enemy it "
 			    "can see within reach", nm(s, s->q[0]),
 			    nm(s, c->target));
+		if (s->pk == PK_AOO && c->target >= 0 && c->target != s->k.who &&
+		    !mt_pair(s, c->target, s->k.who))
+			return rej(y, REFD_ENOTARGET, "R001-58",
+			    "the attack of opportunity strikes %s or the mount "
+			    "it rides", nm(s, s->k.who));
 		return REFD_OK;
 	}
 	if (c->t == C_AOO || c->t == C_COUNTER || c->t == C_FOLLOW ||
@@ -635,6 +645,13 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		    "only a coup de grace, a full-round spell or the minimum "
 		    "move can be started (not a full attack, charge, run or "
 		    "withdraw)");
+	{
+		int done;	/* mounted combat (5.15) */
+
+		rc = mt_check(s, a, c, y, &done);
+		if (done)
+			return rc;
+	}
 	switch (c->t) {
 	case C_END:
 	case C_PRONE:
@@ -645,10 +662,13 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 	case C_MOVE:
 		if ((rc = movement_ok(s, A, y)) != REFD_OK)
 			return rc;
-		if (!can_move(s, A))
+		if (!A->mounted && !can_move(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-04",
 			    "%s has no move action left this turn", A->d.name);
-		return check_path(s, a, c, allowance(s, A, C_MOVE), y);
+		if ((rc = check_path(s, a, c, allowance(s, A, C_MOVE), y)) !=
+		    REFD_OK)
+			return rc;
+		return mt_path_ok(s, a, c, y);
 	case C_WITHDRAW:
 		if ((rc = movement_ok(s, A, y)) != REFD_OK)
 			return rc;
@@ -658,7 +678,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		if (s->moved)
 			return rej(y, REFD_EILLEGAL, "R001-44",
 			    "%s has already moved this turn", A->d.name);
-		if (!can_full(s, A) && !(restricted(s, A) && can_std(s, A)))
+		if (!A->mounted && !can_full(s, A) && !(restricted(s, A) &&
+		    can_std(s, A)))
 			return rej(y, REFD_ERESOURCE, "R001-44",
 			    "withdrawing takes the whole turn");
 		return check_path(s, a, c, allowance(s, A, C_WITHDRAW), y);
@@ -706,7 +727,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_EILLEGAL, "R001-43",
 			    "%s is winded and must rest until round %d",
 			    A->d.name, A->winded + 1);
-		if (s->moved || !can_full(s, A))
+		if (s->moved || (!A->mounted && !can_full(s, A)))
 			return rej(y, REFD_ERESOURCE, "R001-43",
 			    "running takes the whole turn");
 		if (!c->has_to)
@@ -717,8 +738,10 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_ENOPATH, "R001-43",
 			    "run to a square on the map");
 		{
-			int mult = A->d.armor_type == 3 || A->d.heavy_load ? 3 :
-			    4, n;
+			const struct cr *RM = A->mounted ?
+			    &s->c[A->mounted - 1] : A;	/* the runner */
+			int mult = RM->d.armor_type == 3 || RM->d.heavy_load ?
+			    3 : 4, n;
 			int d = g_dist(c->x - A->x, c->y - A->y);
 
 			if (d > mult * speed_of(A))
@@ -751,7 +774,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		if (s->moved)
 			return rej(y, REFD_EILLEGAL, "R001-42",
 			    "%s has already moved this turn", A->d.name);
-		if (!can_full(s, A) && !(restricted(s, A) && can_std(s, A)))
+		if (A->mounted ? !can_std(s, A) : (!can_full(s, A) &&
+		    !(restricted(s, A) && can_std(s, A))))
 			return rej(y, REFD_ERESOURCE, "R001-42",
 			    "a charge takes the whole turn");
 		if (t < 0 || t == a || T->dead)
@@ -766,8 +790,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rc;
 		{
 			int d = charge_dest(s, a, t, c, y), n;
-			int max = restricted(s, A) ? speed_of(A) :
-			    2 * speed_of(A);
+			int max = restricted(s, A) && !A->mounted ?
+			    speed_of(A) : 2 * speed_of(A);
 
 			if (d < 0)
 				return d;
@@ -1353,7 +1377,7 @@ emit_at2(refd_ctx *ctx, const struct st *s, int who, int also,
 	return ev_simple(ctx, "unseen", s, who, -1);
 }
 
-static int
+int
 emit_at(refd_ctx *ctx, const struct st *s, int who, refd_mpw *w)
 {
 	return emit_at2(ctx, s, who, -1, w);
@@ -1481,6 +1505,7 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 					continue;
 			}
 			c->aoo_used = 0;
+			mt_turn(s, s->order[n]);
 			c->ready_vs = -1;
 			if (c->turned_by && s->round > c->turned_until)
 				c->turned_by = 0;
@@ -1555,9 +1580,12 @@ int
 settle(refd_ctx *ctx, struct st *s)
 {
 	struct cr *A;
+	int rc;
 
 	if (s->pk != PK_NONE || s->over == 2)
 		return REFD_OK;
+	if ((rc = mt_falls(ctx, s)) != REFD_OK)
+		return rc;
 	A = &s->c[active(s)];
 	if (s->std_dis && s->k.kind == K_NONE) {
 		s->std_dis = 0;
@@ -1771,6 +1799,7 @@ run_move(refd_ctx *ctx, struct st *s)
 		}
 		A->x = k->px[k->pi];
 		A->y = k->py[k->pi];
+		mt_follow(s, a);
 		k->checked = 0;
 		k->rdone = 0;
 		s->sq_moved++;
@@ -1793,6 +1822,7 @@ run_move(refd_ctx *ctx, struct st *s)
 	if (!real_free(s, a, A->x, A->y)) {
 		A->x = k->px[k->lastok];
 		A->y = k->py[k->lastok];
+		mt_follow(s, a);
 	}
 	arrived = k->pi == k->n - 1 && able(A) && !A->prone &&
 	    A->x == k->px[k->n - 1] && A->y == k->py[k->n - 1];
@@ -1945,7 +1975,7 @@ unarmed_damage(refd_ctx *ctx, struct st *s, int a, int t)
 }
 
 /* Concentration (7.2): d20 + skill >= dc, else the spell is lost. */
-static int
+int
 concentrate(refd_ctx *ctx, struct st *s, int a, int dc, const char *why,
     int *ok)
 {
@@ -2540,7 +2570,8 @@ finish_act(refd_ctx *ctx, struct st *s)
 		if (!r.hit)
 			break;
 		ma = mod(A->d.str) + 4 * A->d.size;
-		md = better_sd(T) + 4 * T->d.size + stability(T);
+		md = mt_trip_md(s, t, better_sd(T) + 4 * T->d.size +
+		    stability(T));
 		if ((rc = opposed(ctx, ma, md, "trip", &ra, &rd, &win)) !=
 		    REFD_OK)
 			return rc;
@@ -2853,6 +2884,9 @@ cast_continue(refd_ctx *ctx, struct st *s, int a, int t, int si,
 	if (ok && defensive && (rc = concentrate(ctx, s, a,
 	    15 + sp->level, "defensive casting", &ok)) != REFD_OK)
 		return rc;
+	if (ok && s->m_castdc && A->mounted && (rc = concentrate(ctx, s, a,
+	    s->m_castdc + sp->level, "mounted", &ok)) != REFD_OK)
+		return rc;
 	if (!ok)
 		return settle(ctx, s);
 	return begin_act(ctx, s, C_CAST, a, t, 0, si,
@@ -2905,10 +2939,13 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 					if (d100 > 25)
 						s->k.hurt += r.dmg;
 				} else {
-					if ((rc = attack(ctx, s, who, m, &w, A_AOO,
+					int at = c->target >= 0 ? c->target : m;
+
+					if ((rc = attack(ctx, s, who, at, &w, A_AOO,
 					    0, 0, &r)) != REFD_OK)
 						return rc;
-					s->k.hurt += r.dmg;
+					if (at == m)	/* not its mount (5.15) */
+						s->k.hurt += r.dmg;
 				}
 			}
 			s->qi++;
@@ -2929,8 +2966,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			if (c->take && able(W) && able(X)) {
 				if (s->k.act == C_TRIP) {
 					ma = mod(W->d.str) + 4 * W->d.size;
-					md = better_sd(X) + 4 * X->d.size +
-					    stability(X);
+					md = mt_trip_md(s, x, better_sd(X) +
+					    4 * X->d.size + stability(X));
 				} else {
 					ma = disarm_mod(s, who, x);
 					md = disarm_mod(s, x, who);
@@ -3093,6 +3130,13 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			break;	/* the cast below spends no more */
 		}
 	}
+	{
+		int done;	/* mounted combat (5.15) */
+
+		rc = mt_exec(ctx, s, c, &done);
+		if (done)
+			return rc;
+	}
 	switch (c->t) {
 	case C_END:
 		if ((rc = ev_simple(ctx, "end_turn", s, a, -1)) != REFD_OK)
@@ -3115,6 +3159,10 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			return rc;
 		return settle(ctx, s);
 	case C_MOVE:
+		if (A->mounted) {
+			s->m_mv++;	/* the mount's move action (5.15) */
+			return start_move(ctx, s, a, c, MV_MOVE, 0);
+		}
 		if (s->fa) {
 			s->fa = 0;
 			s->full = 0;
@@ -3127,12 +3175,18 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		s->moveact = 1;
 		return start_move(ctx, s, a, c, MV_MOVE, 0);
 	case C_WITHDRAW:
-		if (can_full(s, A))
+		if (A->mounted)
+			s->m_mv = 2;	/* the mount's whole turn (5.15) */
+		else if (can_full(s, A))
 			s->full = 1;
 		else
 			use_std(s, A);
 		return start_move(ctx, s, a, c, MV_WITHDRAW, 0);
 	case C_RUN:
+		if (A->mounted) {
+			mt_run(s, a);	/* the mount runs (5.15) */
+			return start_move(ctx, s, a, c, MV_RUN, 0);
+		}
 		s->full = 1;
 		A->run_rounds = A->run_last == s->round - 1 ?
 		    A->run_rounds + 1 : 1;
@@ -3166,7 +3220,10 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		A->ran = 1;
 		return start_move(ctx, s, a, c, MV_RUN, 0);
 	case C_CHARGE:
-		if (can_full(s, A))
+		if (A->mounted) {
+			use_std(s, A);	/* the rider's attack (5.15) */
+			mt_charge(s, a);
+		} else if (can_full(s, A))
 			s->full = 1;
 		else
 			use_std(s, A);
@@ -3185,6 +3242,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		}
 		A->x = c->x;
 		A->y = c->y;
+		mt_follow(s, a);
 		{
 			refd_mpw *w = refd_mpw_create();
 
@@ -3241,6 +3299,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			}
 		}
 		s->attacks++;
+		mt_attacked(s, a, c->t == C_FULL, w);
 		if (c->defensive)
 			A->fdef = 1;
 		if (w->ranged)
@@ -3320,6 +3379,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		int ok = 1;
 
 		A->d.uses[c->si]--;
+		mt_cast(s, a, c);
 		if (sp->time == 2) {
 			s->qcast = 1;
 		} else {
@@ -3643,6 +3703,10 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 		refd_mpw_kbool(w, "full", 1);
 	if (c->start)
 		refd_mpw_kbool(w, "start", 1);
+	if (c->fast)
+		refd_mpw_kbool(w, "fast", 1);
+	if (c->mm)
+		refd_mpw_kbool(w, "mount_moves", 1);
 	if (c->t == C_READY && c->trig)
 		refd_mpw_kstr(w, "trigger", "casts");
 	if (c->t == C_AOO || c->t == C_COUNTER || c->t == C_FOLLOW ||
@@ -3753,6 +3817,15 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			    "%s makes an attack of opportunity on %s",
 			    nm(s, s->q[s->qi]), nm(s, man_aoo_victim(s)));
 			put_cmd(s, w, &c, label);
+			if (s->c[s->k.who].mounted) {
+				c.target = s->c[s->k.who].mounted - 1;
+				snprintf(label, sizeof(label), "%s makes an attack "
+				    "of opportunity on %s's mount %s",
+				    nm(s, s->q[s->qi]), nm(s, s->k.who),
+				    nm(s, c.target));
+				put_cmd(s, w, &c, label);
+				c.target = -1;
+			}
 			c.take = 0;
 			put_cmd(s, w, &c, "Decline the attack of opportunity");
 			break;
@@ -3867,6 +3940,29 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 				    "Move the grapple to (%d,%d)", x, y);
 				try_cmd(s, seat, w, &c, label);
 			}
+	}
+	for (i = 0; i < 6; i++) {
+		/* Mounted combat (5.15). */
+		static const int mc[] = { C_KNEES, C_CONTROL, C_DISMOUNT,
+			C_DISMOUNT };
+		static const char *const ml[] = { "Guide the mount with the "
+			"knees (Ride DC 5)", "Control the frightened mount (Ride "
+			"DC 20)", "Dismount", "Quick dismount (Ride DC 20)" };
+
+		if (i < 4) {
+			blank(&c, mc[i]);
+			c.fast = i == 3;
+			try_cmd(s, seat, w, &c, ml[i]);
+			continue;
+		}
+		for (t = 0; t < s->nc; t++) {
+			blank(&c, C_MOUNT);
+			c.target = t;
+			c.fast = i == 5;
+			snprintf(label, sizeof(label), "%s %s", c.fast ?
+			    "Quick mount (Ride DC 20)" : "Mount", nm(s, t));
+			try_cmd(s, seat, w, &c, label);
+		}
 	}
 	for (i = 0; i < 2; i++)
 		if (A->d.potions[i] > 0) {
@@ -4053,6 +4149,10 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 				    x, y);
 				try_cmd(s, seat, w, &c, label);
 			}
+		blank(&c, C_MATTACK);
+		c.target = t;
+		snprintf(label, sizeof(label), "The mount attacks %s", nm(s, t));
+		try_cmd(s, seat, w, &c, label);
 		blank(&c, C_THROW);
 		c.target = t;
 		snprintf(label, sizeof(label), "Throw the %s at %s",
@@ -4077,6 +4177,11 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			snprintf(label, sizeof(label),
 			    "Start casting %s on %s", A->d.sp[i].name,
 			    nm(s, t));
+			try_cmd(s, seat, w, &c, label);
+			c.start = 0;
+			c.mm = 1;
+			snprintf(label, sizeof(label), "Cast %s on %s between "
+			    "the mount's moves", A->d.sp[i].name, nm(s, t));
 			try_cmd(s, seat, w, &c, label);
 		}
 		for (al = 0; al < s->nc; al++) {

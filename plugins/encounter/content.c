@@ -145,6 +145,8 @@ parse_weapon(refd_mpv v, const char *name, struct weapon *w, char *err,
 			bad = get_int(x, 0, 50, &w->hardness);
 		} else if (strcmp(k, "hp") == 0) {
 			bad = get_int(x, 1, 200, &w->ihp);
+		} else if (strcmp(k, "lance") == 0) {
+			bad = get_bool(x, &w->lance);
 		} else if (strcmp(k, "two_headed") == 0) {
 			bad = get_bool(x, &w->dbl);
 		} else if (strcmp(k, "splash") == 0) {
@@ -282,6 +284,7 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 		{ "shield_hp", offsetof(struct cdef, shield_hp), 0, 200 },
 		{ "concentration", offsetof(struct cdef, concentration), -10,
 		    50 },
+		{ "ride", offsetof(struct cdef, ride), -20, 50 },
 	};
 	static const struct {
 		const char *key;
@@ -298,6 +301,7 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 		{ "undead", offsetof(struct cdef, undead) },
 		{ "heavy_load", offsetof(struct cdef, heavy_load) },
 		{ "see_invisible", offsetof(struct cdef, see_invis) },
+		{ "military_saddle", offsetof(struct cdef, saddle) },
 	};
 	size_t i;
 	int j;
@@ -334,6 +338,16 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 			}
 		return fail(err, elen, file, item, k,
 		    "expected tiny, small, medium, large or huge");
+	}
+	if (strcmp(k, "mount") == 0) {	/* 5.15 */
+		if (refd_mpv_streq(x, "trained"))
+			d->mount = 1;
+		else if (refd_mpv_streq(x, "untrained"))
+			d->mount = 2;
+		else
+			return fail(err, elen, file, item, k,
+			    "expected trained or untrained");
+		return 0;
 	}
 	if (strcmp(k, "armor_type") == 0) {
 		for (j = 0; j < 4; j++)

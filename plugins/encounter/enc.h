@@ -90,6 +90,7 @@ struct weapon {
 	int32_t nostr, plus;	/* spells: no Strength, flat damage */
 	int32_t splash;		/* splash weapon: splash damage */
 	int32_t dbl;		/* two-headed weapon */
+	int32_t lance;		/* double damage on a mounted charge (5.15) */
 };
 
 #define MAXSP 4		/* spells a creature knows */
@@ -130,6 +131,9 @@ struct cdef {
 	int32_t uses[MAXSP];	/* casts left; 0: the slot is empty */
 	struct spell potion[2];	/* potions carried (7.3) */
 	int32_t potions[2];
+	int32_t mount;		/* 5.15: 0 none, 1 combat-trained, 2 frightened */
+	int32_t ride;		/* Ride check modifier */
+	int32_t saddle;		/* a mount with a military saddle */
 };
 
 struct cr {
@@ -157,6 +161,9 @@ struct cr {
 	int32_t pend_act, pend_round;	/* a started full-round action */
 	int32_t shp;		/* the shield's hit points */
 	int32_t gwith;		/* the other grapple participants (bits) */
+	int32_t mounted;	/* rides this mount + 1, 0: on foot (5.15) */
+	int32_t ride_sp, ride_n;	/* the mount's speed and space side */
+	int32_t kept;		/* knocked out, it stayed in the saddle */
 };
 
 /* A paused action (waiting for attacks of opportunity or a prompt). */
@@ -196,6 +203,16 @@ struct st {
 	int32_t aoo_taken;	/* threateners that took the movement AoO */
 	struct cont k;
 	int32_t shown[MAXC];	/* the state last announced (state_idx) */
+	/* The active rider's mount this turn (5.15). */
+	int32_t m_mv;		/* the mount's move actions (2: whole turn) */
+	int32_t m_run;		/* 1 it ran, 2 it charged */
+	int32_t m_fam;		/* the rider began a melee full attack */
+	int32_t m_shot;		/* the rider made a ranged attack */
+	int32_t m_cast;		/* 1 cast after it moved, 2 mid-move, 3 before */
+	int32_t m_castdc;	/* Concentration DC base of the cast, 0 none */
+	int32_t knees;		/* guided with the knees: 1 done, 2 failed */
+	int32_t ctl;		/* frightened mount: 1 controlled, 2 failed */
+	int32_t m_att;		/* the mount made its attack */
 };
 
 #endif

@@ -13,6 +13,7 @@
 #include "cmd.h"
 #include "content.h"
 #include "geom.h"
+#include "mount.h"
 #include "move.h"
 #include "rules.h"
 
@@ -141,6 +142,19 @@ static const struct {
 	{ { { "target", "the pinned ally" } },
 	    "grappling, standard action: win a grapple check against the "
 	    "pinner and free the ally from the pin" },
+	{ { { "target", "the mount's name" }, { "fast", "bool: Ride DC 20" } },
+	    "move action: mount an adjacent mount of your side (quick: a free "
+	    "action on a Ride check DC 20, else a move action)" },
+	{ { { "to", "[x, y], optional" }, { "fast", "bool: Ride DC 20" } },
+	    "move action: dismount to a square next to the mount (quick: a "
+	    "free action on a Ride check DC 20, else a move action)" },
+	{ { { NULL, NULL } }, "free action: Ride DC 5 to guide the mount with "
+	    "the knees, both hands free this turn" },
+	{ { { NULL, NULL } }, "move action: Ride DC 20 to control a frightened "
+	    "mount at the start of the turn (failure: the whole turn)" },
+	{ { { "target", "creature name" } }, "the rider's combat-trained mount "
+	    "attacks with its natural weapon (its standard action: after at "
+	    "most one move)" },
 };
 
 static int
@@ -320,7 +334,7 @@ int enc_end_surprise(refd_ctx *ctx, struct st *s);
 int
 enc_end_surprise(refd_ctx *ctx, struct st *s)
 {
-	int rc, all = (1 << s->nc) - 1;
+	int rc, all = ((1 << s->nc) - 1) & ~mt_mask(s);
 
 	s->surprise = 0;
 	s->round = 1;
@@ -349,6 +363,7 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	char err[300];
 	int i, j, rc, aware = 0, sides = 0;
 	int64_t v;
+	char rides[MAXC][NAMEL];
 
 	(void)pdata;
 	if (d == NULL || refd_mpv_type(root) != REFD_MP_MAP) {
@@ -394,6 +409,7 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	    refd_mpv_len(cs) > MAXC)
 		return bad_setup(ctx, s, d,
 		    "setup: creatures: expected an array of 2 to 16");
+	memset(rides, 0, sizeof(rides));
 	for (i = 0; i < (int)refd_mpv_len(cs); i++) {
 		refd_mpv e = refd_mpv_at(cs, (size_t)i);
 		struct cr *c = &s->c[i];
@@ -503,6 +519,13 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 						    "condition");
 					c->cond |= 1 << z;
 				}
+			} else if (strcmp(key, "rides") == 0) {
+				if (refd_mpv_type(x) != REFD_MP_STR ||
+				    strlen(refd_mpv_cstr(x, "")) >= NAMEL)
+					return bad_setup(ctx, s, d, "setup: "
+					    "rides names the mount creature");
+				snprintf(rides[i], NAMEL, "%s",
+				    refd_mpv_cstr(x, ""));
 			} else if (strcmp(key, "sheathed") == 0) {
 				if (refd_mpv_bool(x, &b) != 0)
 					return bad_setup(ctx, s, d, "setup: "
@@ -599,6 +622,8 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			return bad_setup(ctx, s, d, err);
 		}
 	}
+	if (mt_setup(s, rides, err, sizeof(err)) != 0)
+		return bad_setup(ctx, s, d, err);
 	for (i = 0; i < s->nc; i++) {
 		struct cr *c = &s->c[i];
 		int n = space_n(c), a, b;
@@ -634,6 +659,7 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			mask = (1 << s->nc) - 1;
 			s->round = 1;
 		}
+		mask &= ~mt_mask(s);	/* mounts act with their riders */
 		for (i = 0; i < s->nc; i++)
 			if (s->c[i].d.invisible) {
 				uint8_t pos[2];
@@ -773,6 +799,8 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_kbool(w, "total_defense", c->tdef);
 		refd_mpw_kbool(w, "fighting_defensively", c->fdef);
 		refd_mpw_kbool(w, "charging", c->charged);
+		if (c->mounted)
+			refd_mpw_kstr(w, "riding", s->c[c->mounted - 1].d.name);
 		{
 			int z;
 
@@ -899,6 +927,8 @@ sane(const struct st *s)
 		    c->casting < 0 || c->casting > MAXSP ||
 		    c->cast_target < -1 || c->cast_target >= s->nc ||
 		    c->pinned_by < 0 || c->pinned_by > s->nc ||
+		    c->mounted < 0 || c->mounted > s->nc || c->ride_n < 0 ||
+		    c->ride_n > 3 || c->mounted == i + 1 ||
 		    c->d.w[0].sd < 1 || c->d.w[0].incr < 0 ||
 		    (c->d.w[0].ranged && c->d.w[0].incr < 1))
 			return 0;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "maneuver.h"
+#include "mount.h"
 #include "move.h"
 
 int
@@ -117,6 +118,8 @@ man_push_run(refd_ctx *ctx, struct st *s)
 	}
 	k->kind = K_NONE;
 	k->ally = 0;
+	mt_follow(s, t);	/* a rider and its mount move together */
+	mt_follow(s, a);
 	w = refd_mpw_create();
 	refd_mpw_map(w);
 	refd_mpw_kstr(w, "type", "pushed");

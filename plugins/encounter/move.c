@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "geom.h"
+#include "mount.h"
 #include "move.h"
 
 static int
@@ -53,7 +54,8 @@ crowded(const struct st *s, int a, int x, int y, int n, int allies_block,
 		const struct cr *c = &s->c[i];
 		int cn = space_n(c), d;
 
-		if (i == a || c->dead || !perceives(s, a, i))
+		if (i == a || c->dead || !perceives(s, a, i) ||
+		    mt_pair(s, i, a))
 			continue;
 		if (c->x >= x + n || x >= c->x + cn || c->y >= y + n ||
 		    y >= c->y + cn)
@@ -84,7 +86,7 @@ real_free(const struct st *s, int a, int x, int y)
 		const struct cr *c = &s->c[i];
 		int cn = space_n(c);
 
-		if (i == a || c->dead)
+		if (i == a || c->dead || mt_pair(s, i, a))
 			continue;
 		if (!(c->x >= x + n || x >= c->x + cn || c->y >= y + n ||
 		    y >= c->y + cn))
@@ -104,6 +106,7 @@ unseen_block(const struct st *s, int a, int x, int y)
 		int cn = space_n(c), d = c->d.size - s->c[a].d.size;
 
 		if (i == a || c->dead || perceives(s, a, i) || helpless(c) ||
+		    mt_pair(s, i, a) ||
 		    d >= 3 || d <= -3 || c->side == s->c[a].side ||
 		    s->c[a].d.size <= -2)
 			continue;

@@ -9,6 +9,7 @@
 
 #include "geom.h"
 #include "maneuver.h"
+#include "mount.h"
 #include "rules.h"
 
 int
@@ -20,6 +21,8 @@ mod(int score)
 int
 space_n(const struct cr *c)
 {
+	if (c->ride_n)
+		return c->ride_n;	/* a rider shares its mount's space */
 	return c->d.size <= 0 ? 1 : c->d.size + 1;
 }
 
@@ -115,6 +118,8 @@ speed_of(const struct cr *c)
 	static const int from[] = { 4, 6, 8, 10, 12 }, to[] = { 3, 4, 6, 7, 8 };
 	int sp = c->d.speed, i;
 
+	if (c->mounted)
+		return c->ride_sp;	/* the mount's speed (5.15) */
 	if (c->d.fast && c->d.armor_type < 3)
 		sp += 2;	/* barbarian fast movement, before armour */
 	if (c->d.monk_bonus && c->d.armor_type == 0)
@@ -214,7 +219,7 @@ occupant(const struct st *s, int x, int y, int except)
 		const struct cr *c = &s->c[i];
 		int n = space_n(c);
 
-		if (i == except || c->dead)
+		if (i == except || c->dead || mt_pair(s, i, except))
 			continue;
 		if (x >= c->x && x < c->x + n && y >= c->y && y < c->y + n)
 			return i;
@@ -316,7 +321,8 @@ f_soft(const void *u, int x, int y)
 	if (in_space(&f->s->c[f->a], x, y) || in_space(&f->s->c[f->t], x, y))
 		return 0;
 	o = occupant(f->s, x, y, -1);
-	return o >= 0 && o != f->a && o != f->t;
+	return o >= 0 && o != f->a && o != f->t && !mt_pair(f->s, o, f->a) &&
+	    !mt_pair(f->s, o, f->t);
 }
 
 /* Segment from corner (ax, ay) of square (sx, sy) to corner (bx, by) of
@@ -633,7 +639,7 @@ atk_bonus(const struct st *s, int a, int d, const struct weapon *w,
 		if (s->c[i].aid_mode == 1 && s->c[i].aid_ally == a &&
 		    s->c[i].aid_enemy == d)
 			b += 2;
-	return b;
+	return b + mt_atk(s, a, d, flags);
 }
 
 int
@@ -642,6 +648,8 @@ can_aoo(const struct st *s, int t, int m)
 	const struct cr *T = &s->c[t];
 	int limit = 1;
 
+	if (T->d.mount && (T->d.mount == 2 || mt_partner(s, t) < 0))
+		return 0;	/* riderless or frightened: avoids combat */
 	if (t == m || T->side == s->c[m].side || !acts(T) || T->flat ||
 	    T->tdef || T->grap || !armed(T))
 		return 0;
@@ -887,7 +895,7 @@ str_dmg(const struct cr *a, const struct weapon *w, int off)
 		return m;
 	if (off)
 		return m / 2;
-	if (w->cat == 2)
+	if (w->cat == 2 && !(w->lance && a->mounted))	/* one hand mounted */
 		return m * 3 / 2;
 	return m;
 }
@@ -977,7 +985,7 @@ deal(refd_ctx *ctx, struct st *s, int d, int dmg, int nonlethal,
 		man_grapple_leave(s, d);
 	if (!able(D))
 		D->delaying = 0;
-	return REFD_OK;
+	return mt_falls(ctx, s);	/* a rider or mount dropped (5.15) */
 }
 
 /*
@@ -1056,7 +1064,8 @@ attack(refd_ctx *ctx, struct st *s, int a, int d, const struct weapon *w,
 		nl = 1;
 	r->nonlethal = nl;
 	if (r->hit && !(flags & A_NODMG)) {
-		mult = r->crit ? w->mult : 1;
+		/* Multipliers add (2.6): 1 + the sum of (m - 1). */
+		mult = (r->crit ? w->mult : 1) + mt_lance(s, a, w, flags);
 		for (i = 0; i < mult; i++) {
 			int part = str_dmg(A, w, (flags & A_OFF) != 0) + w->enh;
 
@@ -1104,6 +1113,8 @@ attack(refd_ctx *ctx, struct st *s, int a, int d, const struct weapon *w,
 		refd_mpw_kbool(ev, "cover", 1);
 	if (r->concealed)
 		refd_mpw_kint(ev, "miss_chance_roll", r->concealed);
+	if (r->hit && mt_lance(s, a, w, flags))
+		refd_mpw_kint(ev, "multiplier", mult);
 	if (threat) {
 		refd_mpw_kint(ev, "confirm_roll", cnat);
 		refd_mpw_kint(ev, "confirm_total", cnat + r->bonus);
@@ -1159,7 +1170,8 @@ check_over(struct st *s)
 		return;
 	for (side = 0; side < s->nseats; side++) {
 		for (i = 0; i < s->nc; i++)
-			if (s->c[i].side == side && able(&s->c[i]))
+			if (s->c[i].side == side && able(&s->c[i]) &&
+			    !s->c[i].d.mount)
 				break;
 		if (i < s->nc) {
 			left++;
