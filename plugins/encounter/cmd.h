@@ -17,7 +17,8 @@ enum {
 	C_SUNDER, C_GRAPPLE, C_GDMG, C_ESCAPE, C_FEINT, C_AID, C_CDG,
 	C_STAB, C_END, C_AOO, C_COUNTER, C_FOLLOW, C_ACT, C_WAIT, C_READY,
 	C_FIRE, C_CRAWL, C_MINMOVE, C_CAST, C_OVERRUN, C_AVOID, C_CLEAVE,
-	C_PIN, C_RELEASE, C_THROW, C_DRAW, C_SHEATHE, C_TURN, C_DRINK, C_NCMD
+	C_PIN, C_RELEASE, C_THROW, C_DRAW, C_SHEATHE, C_TURN, C_DRINK,
+	C_HIDE, C_SPOT, C_NCMD
 };
 
 struct cmd {
@@ -35,6 +36,8 @@ struct cmd {
 };
 
 extern const char *const cmd_name[C_NCMD];
+
+int rej(struct why *w, int code, const char *rule, const char *fmt, ...);
 
 int cmd_parse(const struct st *s, const uint8_t *b, size_t len,
     struct cmd *c, struct why *w);

@@ -63,12 +63,15 @@ enum {
 	SQ_WALL = 1,		/* blocks movement and line of effect */
 	SQ_DIFF = 2,		/* difficult terrain */
 	SQ_OBST = 4,		/* low obstacle: doubles cost, gives cover */
-	SQ_IMPROVED = 8		/* improved cover (arrow slit): +8 AC */
+	SQ_IMPROVED = 8,	/* improved cover (arrow slit): +8 AC */
+	SQ_DARK = 16,		/* darkness: total concealment (5.2) */
+	SQ_OPAQUE = 32		/* opaque fog: blocks sight (5.0, 5.2) */
 };
 /* Edge flags. */
 enum {
 	E_WALL = 1,
-	E_LOW = 2
+	E_LOW = 2,
+	E_OPAQUE = 4		/* blocks sight, not effect (5.0) */
 };
 
 /* Damage types. */
@@ -130,6 +133,9 @@ struct cdef {
 	int32_t uses[MAXSP];	/* casts left; 0: the slot is empty */
 	struct spell potion[2];	/* potions carried (7.3) */
 	int32_t potions[2];
+	int32_t darkvision;	/* sees in darkness (5.2) */
+	int32_t hide, spot;	/* skill modifiers (5.2) */
+	int32_t escape;		/* Escape Artist modifier (4.4) */
 };
 
 struct cr {
@@ -156,6 +162,13 @@ struct cr {
 	int32_t casting, cast_target;	/* a 1-round spell: slot + 1 */
 	int32_t pend_act, pend_round;	/* a started full-round action */
 	int32_t shp;		/* the shield's hit points */
+	/* conceal.c: Hide and Spot (5.2), coup de grace in the dark (5.12),
+	 * squeezing (4.4). */
+	int32_t hiding, hide_total;	/* a Hide check stands */
+	int32_t spotted;	/* creatures that located it (bits) */
+	int32_t hmoved;		/* it moved during its latest turn */
+	int32_t cdg_x, cdg_y, cdg_round;	/* found a square, round + 1 */
+	int32_t squeeze;	/* squeezing: 1 half width, 2 narrower */
 };
 
 /* A paused action (waiting for attacks of opportunity or a prompt). */
@@ -195,6 +208,8 @@ struct st {
 	int32_t aoo_taken;	/* threateners that took the movement AoO */
 	struct cont k;
 	int32_t shown[MAXC];	/* the state last announced (state_idx) */
+	int32_t dark_map;	/* the map has darkness or opaque fog */
+	int32_t atk_sqx, atk_sqy;	/* the square of an attack on one */
 };
 
 #endif
