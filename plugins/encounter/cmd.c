@@ -3989,7 +3989,16 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 				snprintf(label, sizeof(label),
 				    "Attack the square (%d,%d)", x, y);
 				try_cmd(s, seat, w, &c, label);
+				c.t = C_CDG;
+				snprintf(label, sizeof(label),
+				    "Coup de grace on the square (%d,%d) (find, "
+				    "then strike)", x, y);
+				try_cmd(s, seat, w, &c, label);
 			}
+	blank(&c, C_HIDE);
+	try_cmd(s, seat, w, &c, "Hide (move action)");
+	blank(&c, C_SPOT);
+	try_cmd(s, seat, w, &c, "Spot (move action)");
 	for (y = 0; y < s->h; y++)
 		for (x = 0; x < s->w; x++) {
 			if (g_dist(x - A->x, y - A->y) > 4 * speed_of(A))
