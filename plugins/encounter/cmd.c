@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "conceal.h"
 #include "maneuver.h"
 #include "geom.h"
 #include "mount.h"
@@ -24,7 +25,8 @@ const char *const cmd_name[C_NCMD] = {
 	"release", "throw", "draw", "sheathe", "turn_undead", "drink",
 	"grapple_move", "use_weapon", "break_pin",
 	"mount", "dismount", "guide_with_knees", "control_mount",
-	"mount_attack"
+	"mount_attack",
+	"hide", "spot"
 };
 
 int
@@ -329,6 +331,32 @@ target_ok(const struct st *s, int a, int t, const struct weapon *w,
 		    "%s is out of %s's reach (distance %d)", T->d.name,
 		    A->d.name, d);
 	}
+	return REFD_OK;
+}
+
+/* A coup de grace on a square (5.12): two full-round actions. */
+static int
+cdg_square_ok(const struct st *s, int a, const struct cmd *c, struct why *y)
+{
+	const struct cr *A = &s->c[a];
+	int i;
+
+	if (c->target >= 0)
+		return rej(y, REFD_EBADCMD, "R001-39",
+		    "give a \"target\" or a \"square\", not both");
+	if (c->start || !can_full(s, A))
+		return rej(y, REFD_ERESOURCE, "R001-39",
+		    "finding and striking an unseen creature takes two whole "
+		    "turns");
+	if (c->sqx < 0 || c->sqy < 0 || c->sqx >= s->w || c->sqy >= s->h ||
+	    g_space_dist(A->x, A->y, space_n(A), c->sqx, c->sqy, 1) != 1)
+		return rej(y, REFD_ERANGE, "R001-47",
+		    "a coup de grace needs an adjacent square");
+	for (i = 0; i < s->nc; i++)
+		if (!s->c[i].dead && perceives(s, a, i) &&
+		    occupant(s, c->sqx, c->sqy, -1) == i)
+			return rej(y, REFD_ENOTARGET, "R001-39",
+			    "%s is in that square: name it", s->c[i].d.name);
 	return REFD_OK;
 }
 
@@ -710,6 +738,10 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			if ((s->sq[A->y][A->x] | s->sq[c->y][c->x]) & SQ_DIFF)
 				return rej(y, REFD_EILLEGAL, "R001-06",
 				    "no 5-foot step in difficult terrain");
+			if (!cc_sees_square(s, a, c->x, c->y))
+				return rej(y, REFD_EILLEGAL, "R001-06",
+				    "no 5-foot step into a square %s cannot see "
+				    "(darkness or opaque fog)", A->d.name);
 			if (!free_at(s, a, c->x, c->y))
 				return rej(y, REFD_ENOPATH, "R001-09",
 				    "(%d,%d) is occupied", c->x, c->y);
@@ -755,6 +787,12 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 				    "the straight line to (%d,%d) is blocked "
 				    "or crosses difficult terrain", c->x,
 				    c->y);
+			for (d = 1; d < n; d++)
+				if (!cc_sees_square(s, a, c->px[d], c->py[d]))
+					return rej(y, REFD_EILLEGAL, "R001-43",
+					    "%s cannot see where it runs: (%d,%d) "
+					    "is dark or in opaque fog",
+					    A->d.name, c->px[d], c->py[d]);
 			if (!free_at(s, a, c->x, c->y))
 				return rej(y, REFD_ENOPATH, "R001-09",
 				    "(%d,%d) is occupied", c->x, c->y);
@@ -836,6 +874,12 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_EILLEGAL, "R001-46",
 			    "delay before taking any action");
 		return REFD_OK;
+	case C_HIDE:
+	case C_SPOT:
+		if (!can_move(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-04",
+			    "%s takes a move action", cmd_name[c->t]);
+		return cc_check(s, a, c, y);
 	case C_STAND:
 		if (!A->prone)
 			return rej(y, REFD_EILLEGAL, "R001-71",
@@ -916,6 +960,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 				    "a coup de grace takes the whole turn (or "
 				    "start it now, restricted, and complete it "
 				    "next turn)");
+			if (c->has_sq)
+				return cdg_square_ok(s, a, c, y);
 		} else if (c->t == C_FEINT && (A->d.feats & F_IFEINT)) {
 			if (!can_move(s, A) || s->fa)
 				return rej(y, REFD_ERESOURCE, "R001-53",
@@ -1345,7 +1391,8 @@ emit_at2(refd_ctx *ctx, const struct st *s, int who, int also,
 	uint8_t pos[2];
 	char zone[40];
 
-	if (!c->d.invisible)
+	if (seat_sees(s, REFD_SEAT_PUBLIC, who) &&
+	    (also < 0 || seat_sees(s, REFD_SEAT_PUBLIC, also)))
 		return emitw(ctx, s, w);
 	if (w == NULL || refd_mpw_error(w)) {
 		refd_mpw_destroy(w);
@@ -1364,7 +1411,7 @@ emit_at2(refd_ctx *ctx, const struct st *s, int who, int also,
 	snprintf(zone, sizeof(zone), "position.%s", c->d.name);
 	if ((rc = enc_host->commit(ctx, zone, c->side, pos, 2)) != REFD_OK)
 		return rc;
-	if (also >= 0 && s->c[also].d.invisible) {
+	if (also >= 0 && !seat_sees(s, REFD_SEAT_PUBLIC, also)) {
 		const struct cr *o = &s->c[also];
 
 		pos[0] = (uint8_t)o->x;
@@ -1492,6 +1539,7 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 			}
 			c->flat = 0;
 			c->fdef = c->tdef = c->charged = c->ran = 0;
+			cc_turn_start(s, s->order[n]);
 			if (c->casting) {
 				int sl = c->casting - 1, ct = c->cast_target;
 
@@ -1803,6 +1851,7 @@ run_move(refd_ctx *ctx, struct st *s)
 		k->checked = 0;
 		k->rdone = 0;
 		s->sq_moved++;
+		cc_moved(s, a);
 		if (real_free(s, a, A->x, A->y))
 			k->lastok = k->pi;
 		if (A->d.size <= -2) {
@@ -2466,18 +2515,13 @@ finish_act(refd_ctx *ctx, struct st *s)
 	switch (act) {
 	case C_ATTACK:
 	case C_FULL:
+		w = (k->flags & A_OFF) && !A->d.w[0].dbl ? A->d.w[1] :
+		    A->d.w[0];
 		if (t < 0) {
-			int v;
-
-			if ((rc = roll(ctx, 20, "attack", &v)) != REFD_OK)
-				return rc;
-			if ((rc = ev_simple(ctx, "attack_square_empty", s, a,
-			    -1)) != REFD_OK)
+			if ((rc = cc_empty_attack(ctx, s, a, &w)) != REFD_OK)
 				return rc;
 			break;
 		}
-		w = (k->flags & A_OFF) && !A->d.w[0].dbl ? A->d.w[1] :
-		    A->d.w[0];
 		if (w.ranged && T->grap && !man_in_grapple(s, a, t)) {
 			/* An outsider's ranged attack strikes a random
 			 * participant of the grapple (5.13, D001-39). */
@@ -2542,6 +2586,7 @@ finish_act(refd_ctx *ctx, struct st *s)
 
 			A->x = k->px[1];
 			A->y = k->py[1];
+			cc_moved(s, a);
 			refd_mpw_map(ev);
 			refd_mpw_kstr(ev, "type", "crawl");
 			refd_mpw_kstr(ev, "who", A->d.name);
@@ -3243,6 +3288,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		A->x = c->x;
 		A->y = c->y;
 		mt_follow(s, a);
+		cc_moved(s, a);
 		{
 			refd_mpw *w = refd_mpw_create();
 
@@ -3279,6 +3325,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			int o = occupant(s, c->sqx, c->sqy, a);
 
 			t = o >= 0 && !s->c[o].dead ? o : -1;
+			s->atk_sqx = c->sqx;
+			s->atk_sqy = c->sqy;
 		}
 
 		twf(A, &pp, &po);
@@ -3315,26 +3363,11 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		else if (w->unarmed && !(A->d.feats & F_IUS) && t >= 0 &&
 		    armed(&s->c[t]))
 			prov = 2;
+		if (c->has_sq)
+			flags |= A_SQUARE;
 		if (t < 0 && !w->ranged) {
 			/* Nobody there: the blow meets air. */
-			int v;
-			refd_mpw *ev = refd_mpw_create();
-
-			if ((rc = roll(ctx, 20, "attack", &v)) != REFD_OK) {
-				refd_mpw_destroy(ev);
-				return rc;
-			}
-			refd_mpw_map(ev);
-			refd_mpw_kstr(ev, "type", "attack");
-			refd_mpw_kstr(ev, "attacker", A->d.name);
-			refd_mpw_karray(ev, "square");
-			refd_mpw_int(ev, c->sqx);
-			refd_mpw_int(ev, c->sqy);
-			refd_mpw_end(ev);
-			refd_mpw_kint(ev, "roll", v);
-			refd_mpw_kbool(ev, "hit", 0);
-			refd_mpw_end(ev);
-			if ((rc = emitw(ctx, s, ev)) != REFD_OK)
+			if ((rc = cc_empty_attack(ctx, s, a, w)) != REFD_OK)
 				return rc;
 			return settle(ctx, s);
 		}
@@ -3371,8 +3404,26 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		    s->c[t].grap ? 0 : 2);
 	case C_CDG:
 		s->full = 1;
+		if (c->has_sq) {
+			if ((rc = cc_cdg_square(ctx, s, a, c, &t)) != REFD_OK)
+				return rc;
+			if (t < 0)
+				return settle(ctx, s);
+		}
 		s->attacks++;
 		return begin_act(ctx, s, C_CDG, a, t, 0, 0, 1);
+	case C_HIDE:
+	case C_SPOT:
+		if (s->fa) {	/* the rest of a full attack (2.9) */
+			s->fa = 0;
+			s->full = 0;
+			s->std = s->mv = s->fa_conv = 1;
+		} else {
+			s->mv++;
+		}
+		if ((rc = cc_exec(ctx, s, a, c)) != REFD_OK)
+			return rc;
+		return settle(ctx, s);
 	case C_CAST: {
 		const struct spell *sp = &A->d.sp[c->si];
 		refd_mpw *w;
@@ -4020,7 +4071,16 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 				snprintf(label, sizeof(label),
 				    "Attack the square (%d,%d)", x, y);
 				try_cmd(s, seat, w, &c, label);
+				c.t = C_CDG;
+				snprintf(label, sizeof(label),
+				    "Coup de grace on the square (%d,%d) (find, "
+				    "then strike)", x, y);
+				try_cmd(s, seat, w, &c, label);
 			}
+	blank(&c, C_HIDE);
+	try_cmd(s, seat, w, &c, "Hide (move action)");
+	blank(&c, C_SPOT);
+	try_cmd(s, seat, w, &c, "Spot (move action)");
 	for (y = 0; y < s->h; y++)
 		for (x = 0; x < s->w; x++) {
 			if (g_dist(x - A->x, y - A->y) > 4 * speed_of(A))

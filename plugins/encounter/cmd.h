@@ -19,7 +19,8 @@ enum {
 	C_FIRE, C_CRAWL, C_MINMOVE, C_CAST, C_OVERRUN, C_AVOID, C_CLEAVE,
 	C_PIN, C_RELEASE, C_THROW, C_DRAW, C_SHEATHE, C_TURN, C_DRINK,
 	C_GMOVE, C_GWEAPON, C_BREAKPIN,
-	C_MOUNT, C_DISMOUNT, C_KNEES, C_CONTROL, C_MATTACK, C_NCMD
+	C_MOUNT, C_DISMOUNT, C_KNEES, C_CONTROL, C_MATTACK,
+	C_HIDE, C_SPOT, C_NCMD
 };
 
 struct cmd {
@@ -41,6 +42,8 @@ struct cmd {
 };
 
 extern const char *const cmd_name[C_NCMD];
+
+int rej(struct why *w, int code, const char *rule, const char *fmt, ...);
 
 int cmd_parse(const struct st *s, const uint8_t *b, size_t len,
     struct cmd *c, struct why *w);

@@ -63,12 +63,15 @@ enum {
 	SQ_WALL = 1,		/* blocks movement and line of effect */
 	SQ_DIFF = 2,		/* difficult terrain */
 	SQ_OBST = 4,		/* low obstacle: doubles cost, gives cover */
-	SQ_IMPROVED = 8		/* improved cover (arrow slit): +8 AC */
+	SQ_IMPROVED = 8,	/* improved cover (arrow slit): +8 AC */
+	SQ_DARK = 16,		/* darkness: total concealment (5.2) */
+	SQ_OPAQUE = 32		/* opaque fog: blocks sight (5.0, 5.2) */
 };
 /* Edge flags. */
 enum {
 	E_WALL = 1,
-	E_LOW = 2
+	E_LOW = 2,
+	E_OPAQUE = 4		/* blocks sight, not effect (5.0) */
 };
 
 /* Damage types. */
@@ -134,6 +137,9 @@ struct cdef {
 	int32_t mount;		/* 5.15: 0 none, 1 combat-trained, 2 frightened */
 	int32_t ride;		/* Ride check modifier */
 	int32_t saddle;		/* a mount with a military saddle */
+	int32_t darkvision;	/* sees in darkness (5.2) */
+	int32_t hide, spot;	/* skill modifiers (5.2) */
+	int32_t escape;		/* Escape Artist modifier (4.4) */
 };
 
 struct cr {
@@ -164,6 +170,13 @@ struct cr {
 	int32_t mounted;	/* rides this mount + 1, 0: on foot (5.15) */
 	int32_t ride_sp, ride_n;	/* the mount's speed and space side */
 	int32_t kept;		/* knocked out, it stayed in the saddle */
+	/* conceal.c: Hide and Spot (5.2), coup de grace in the dark (5.12),
+	 * squeezing (4.4). */
+	int32_t hiding, hide_total;	/* a Hide check stands */
+	int32_t spotted;	/* creatures that located it (bits) */
+	int32_t hmoved;		/* it moved during its latest turn */
+	int32_t cdg_x, cdg_y, cdg_round;	/* found a square, round + 1 */
+	int32_t squeeze;	/* squeezing: 1 half width, 2 narrower */
 };
 
 /* A paused action (waiting for attacks of opportunity or a prompt). */
@@ -213,6 +226,8 @@ struct st {
 	int32_t knees;		/* guided with the knees: 1 done, 2 failed */
 	int32_t ctl;		/* frightened mount: 1 controlled, 2 failed */
 	int32_t m_att;		/* the mount made its attack */
+	int32_t dark_map;	/* the map has darkness or opaque fog */
+	int32_t atk_sqx, atk_sqy;	/* the square of an attack on one */
 };
 
 #endif

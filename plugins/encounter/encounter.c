@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "conceal.h"
 #include "content.h"
 #include "geom.h"
 #include "mount.h"
@@ -92,8 +93,10 @@ static const struct {
 	    "feint: Bluff against Sense Motive + BAB" },
 	{ { { "ally", "creature name" }, { "target", "creature name" },
 	    { "mode", "attack | ac" } }, "aid another" },
-	{ { { "target", "creature name" }, { "start", "bool" } },
-	    "coup de grace on an adjacent helpless creature" },
+	{ { { "target", "creature name" }, { "square", "[x, y] instead" },
+	    { "start", "bool" } },
+	    "coup de grace on an adjacent helpless creature (on a square: "
+	    "two turns, one to find it, one to strike)" },
 	{ { { "target", "creature name" } },
 	    "Heal check DC 15 to stabilize a dying creature" },
 	{ { { NULL, NULL } }, "end the turn" },
@@ -155,6 +158,11 @@ static const struct {
 	{ { { "target", "creature name" } }, "the rider's combat-trained mount "
 	    "attacks with its natural weapon (its standard action: after at "
 	    "most one move)" },
+	{ { { NULL, NULL } }, "move action: Hide, with cover or concealment "
+	    "against every enemy in sight" },
+	{ { { NULL, NULL } }, "move action: Spot, opposed by the Hide of each "
+	    "enemy you cannot see (locates the invisible, unmasks the "
+	    "hiding)" },
 };
 
 static int
@@ -398,6 +406,7 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	memcpy(s->fog, md.fog, sizeof(s->fog));
 	memcpy(s->eh, md.eh, sizeof(s->eh));
 	memcpy(s->ev, md.ev, sizeof(s->ev));
+	s->dark_map = cc_dark_map(s);
 	s->max_rounds = (int32_t)refd_mpv_get_int(root, "max_rounds", 10);
 	s->range_pen = (int32_t)refd_mpv_get_int(root, "range_penalty", 2);
 	if (s->max_rounds < 1 || s->max_rounds > 1000 || s->range_pen < 0 ||
@@ -661,7 +670,7 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		}
 		mask &= ~mt_mask(s);	/* mounts act with their riders */
 		for (i = 0; i < s->nc; i++)
-			if (s->c[i].d.invisible) {
+			if (!seat_sees(s, REFD_SEAT_PUBLIC, i)) {
 				uint8_t pos[2];
 				char zone[40];
 
@@ -773,6 +782,7 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 				refd_mpw_end(w);
 			}
 	refd_mpw_end(w);
+	cc_view_map(s, w);
 	refd_mpw_end(w);
 	refd_mpw_karray(w, "creatures");
 	for (i = 0; i < s->nc; i++) {

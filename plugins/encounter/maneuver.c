@@ -135,10 +135,12 @@ man_push_run(refd_ctx *ctx, struct st *s)
 	refd_mpw_int(w, A->y);
 	refd_mpw_end(w);
 	refd_mpw_end(w);
-	if (A->d.invisible && T->d.invisible)
+	if (!seat_sees(s, REFD_SEAT_PUBLIC, a) &&
+	    !seat_sees(s, REFD_SEAT_PUBLIC, t))
 		rc = emit_at2(ctx, s, a, t, w);
 	else
-		rc = emit_at2(ctx, s, A->d.invisible ? a : t, -1, w);
+		rc = emit_at2(ctx, s, !seat_sees(s, REFD_SEAT_PUBLIC, a) ? a : t,
+		    -1, w);
 	if (rc != REFD_OK)
 		return rc;
 	return settle(ctx, s);
@@ -309,9 +311,11 @@ ev_place(refd_ctx *ctx, struct st *s, const char *type, int a, int t)
 	refd_mpw_int(w, A->y);
 	refd_mpw_end(w);
 	refd_mpw_end(w);
-	if (t >= 0 && A->d.invisible && s->c[t].d.invisible)
+	if (t >= 0 && !seat_sees(s, REFD_SEAT_PUBLIC, a) &&
+	    !seat_sees(s, REFD_SEAT_PUBLIC, t))
 		return emit_at2(ctx, s, a, t, w);
-	return emit_at2(ctx, s, t >= 0 && !A->d.invisible ? t : a, -1, w);
+	return emit_at2(ctx, s, t >= 0 && seat_sees(s, REFD_SEAT_PUBLIC, a) ?
+	    t : a, -1, w);
 }
 
 /* Step a out of a shared space to the nearest free one (4.7's rule). */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "conceal.h"
 #include "geom.h"
 #include "maneuver.h"
 #include "mount.h"
@@ -64,30 +65,31 @@ helpless(const struct cr *c)
 }
 
 /* Able and free to act: not stunned, dazed, cowering or paralysed. */
-/* v perceives c (5.2): c is visible, or v sees invisible things. */
+/* v sees c despite invisibility: c is not invisible, or v sees
+ * invisible things (5.2). */
 int
-perceives(const struct st *s, int v, int c)
+sees_invis(const struct st *s, int v, int c)
 {
 	if (v < 0 || v == c || !s->c[c].d.invisible)
 		return 1;
 	return s->c[v].d.see_invis && !(s->c[v].cond & COND_BLINDED);
 }
 
+/* v perceives c (5.2): not invisible to v, not hidden from v by
+ * darkness, opaque fog or a Hide check (conceal.c). */
+int
+perceives(const struct st *s, int v, int c)
+{
+	if (v < 0 || v == c)
+		return 1;
+	return sees_invis(s, v, c) && !cc_unseen(s, v, c);
+}
+
 /* The seat (or the spectators) may be shown where c is (8.4). */
 int
 seat_sees(const struct st *s, int seat, int c)
 {
-	int v;
-
-	if (!s->c[c].d.invisible || s->c[c].side == seat)
-		return 1;
-	if (seat == REFD_SEAT_PUBLIC)
-		return 0;
-	for (v = 0; v < s->nc; v++)
-		if (s->c[v].side == seat && able(&s->c[v]) &&
-		    perceives(s, v, c))
-			return 1;
-	return 0;
+	return cc_seat_sees(s, seat, c);
 }
 
 int
@@ -278,7 +280,10 @@ f_sq(const void *u, int x, int y)
 		return (fl & SQ_WALL) != 0;
 	case 4:
 		return (fl & SQ_IMPROVED) != 0;
+	case 5:
+		return cc_sq_opaque(s, f->a, x, y);
 	case 1:
+	case 6:
 		if (fl & (SQ_WALL | SQ_IMPROVED))
 			return 1;
 		return (fl & SQ_OBST) && low_counts(s, f->a, f->t, x, y, x, y);
@@ -298,12 +303,16 @@ f_edge(const void *u, int x, int y, int h)
 
 	if (x < 0 || y < 0 || x > s->w || y > s->h || f->mode == 3)
 		return 0;
+	if (f->mode == 5)
+		return cc_edge_opaque(s, x, y, h);
 	fl = h ? s->eh[y][x] : s->ev[y][x];
+	fl &= E_WALL | E_LOW;	/* opaque edges only block sight */
 	if (f->mode == 4)
 		return 0;
 	if (f->mode == 0 || (fl & E_WALL))
 		return (fl & E_WALL) != 0;
-	if (fl && f->mode == 1)	/* the two squares bordering the edge */
+	/* A low edge: the two squares bordering it. */
+	if (fl && (f->mode == 1 || f->mode == 6))
 		return low_counts(s, f->a, f->t, h ? x : x - 1, h ? y - 1 : y,
 		    x, y);
 	return fl != 0;
@@ -371,6 +380,21 @@ all_blocked(const struct fctx *f)
 					}
 			}
 	return 1;
+}
+
+/* Every corner choice of a against t meets a feature of the given mode
+ * (5.1.1, 5.2): 5 blocks a's sight, 6 hard cover, 4 improved cover. */
+int
+feat_blocked(const struct st *s, int a, int t, int mode)
+{
+	struct fctx f;
+
+	f.s = s;
+	f.a = a;
+	f.t = t;
+	f.mode = mode;
+	f.level = 0;
+	return all_blocked(&f);
 }
 
 /* Line of effect (D001-31): some corner pair joined without Φ_block. */
@@ -444,12 +468,19 @@ cover_vs(const struct st *s, int a, int t, int melee)
 int
 conceal_vs(const struct st *s, int a, int t, int melee)
 {
+	if (!perceives(s, a, t))
+		return 50;	/* total concealment (5.2) */
+	return conceal_terrain(s, a, t, melee);
+}
+
+/* The same from fog and the creature's own concealment only. */
+int
+conceal_terrain(const struct st *s, int a, int t, int melee)
+{
 	const struct cr *A = &s->c[a], *T = &s->c[t];
 	struct fctx f;
 	int best = T->d.conceal, lv, x, y, n = space_n(T), i, j, m;
 
-	if (!perceives(s, a, t))
-		return 50;	/* total concealment (5.2) */
 	f.s = s;
 	f.a = a;
 	f.t = t;
@@ -526,8 +557,8 @@ loses_dex(const struct st *s, int d, int a)
 		return 1;
 	if (a >= 0 && s->c[a].feint_vs == d)
 		return 1;
-	if (a >= 0 && !perceives(s, d, a))
-		return 1;	/* an unseen attacker (5.2) */
+	if (a >= 0 && !sees_invis(s, d, a))
+		return 1;	/* an invisible attacker (5.2) */
 	if (D->grap && !man_in_grapple(s, d, a))
 		return 1;
 	return 0;
@@ -627,7 +658,7 @@ atk_bonus(const struct st *s, int a, int d, const struct weapon *w,
 		b -= 4;
 	if ((A->cond & COND_HIGHER) && !(flags & A_RANGED))
 		b += 1;
-	if (!perceives(s, d, a) && !(s->c[d].cond & COND_BLINDED))
+	if (!sees_invis(s, d, a) && !(s->c[d].cond & COND_BLINDED))
 		b += 2;	/* invisible attacker */
 	if (flags & A_NONLETHAL)
 		b -= 4;
@@ -1002,6 +1033,7 @@ attack(refd_ctx *ctx, struct st *s, int a, int d, const struct weapon *w,
 	refd_mpw *ev;
 
 	memset(r, 0, sizeof(*r));
+	cc_reveal(s, a);	/* attacking ends hiding */
 	r->bonus = atk_bonus(s, a, d, w, flags, pen);
 	r->ac = ac_vs(s, d, a, flags);
 	cover = cover_vs(s, a, d, melee);
@@ -1040,12 +1072,16 @@ attack(refd_ctx *ctx, struct st *s, int a, int d, const struct weapon *w,
 		r->total = r->nat + r->bonus;
 		r->hit = r->nat != 1 && (r->nat == 20 || r->total >= r->ac);
 		conc = conceal_vs(s, a, d, melee);
-		if (r->hit && conc > 0) {
+		/* On a chosen square the d100 is always drawn, so the draws
+		 * do not tell whether someone was there (8.4). */
+		if ((r->hit && conc > 0) || (flags & A_SQUARE)) {
 			if ((rc = roll(ctx, 100, "miss chance", &v)) != REFD_OK)
 				return rc;
-			r->concealed = v;
-			if (v <= conc)
-				r->hit = 0;
+			if (r->hit && conc > 0) {
+				r->concealed = v;
+				if (v <= conc)
+					r->hit = 0;
+			}
 		}
 		threat = r->hit && r->nat >= w->threat && !D->d.crit_immune &&
 		    !(flags & A_NODMG);
@@ -1097,6 +1133,12 @@ attack(refd_ctx *ctx, struct st *s, int a, int d, const struct weapon *w,
 	refd_mpw_kstr(ev, "attacker", A->d.name);
 	refd_mpw_kstr(ev, "target", D->d.name);
 	refd_mpw_kstr(ev, "weapon", w->name);
+	if (flags & A_SQUARE) {
+		refd_mpw_karray(ev, "square");
+		refd_mpw_int(ev, s->atk_sqx);
+		refd_mpw_int(ev, s->atk_sqy);
+		refd_mpw_end(ev);
+	}
 	if (flags & A_AOO)
 		refd_mpw_kbool(ev, "aoo", 1);
 	if (flags & A_TOUCH)
@@ -1105,11 +1147,13 @@ attack(refd_ctx *ctx, struct st *s, int a, int d, const struct weapon *w,
 		refd_mpw_kbool(ev, "coup_de_grace", 1);
 	else {
 		refd_mpw_kint(ev, "roll", r->nat);
-		refd_mpw_kint(ev, "bonus", r->bonus);
-		refd_mpw_kint(ev, "total", r->total);
+		if (!(flags & A_SQUARE)) {	/* they depend on the target */
+			refd_mpw_kint(ev, "bonus", r->bonus);
+			refd_mpw_kint(ev, "total", r->total);
+		}
 	}
 	refd_mpw_kint(ev, "ac", r->ac);
-	if (cover)
+	if (cover && !(flags & A_SQUARE))
 		refd_mpw_kbool(ev, "cover", 1);
 	if (r->concealed)
 		refd_mpw_kint(ev, "miss_chance_roll", r->concealed);
