@@ -17,7 +17,9 @@ enum {
 	C_SUNDER, C_GRAPPLE, C_GDMG, C_ESCAPE, C_FEINT, C_AID, C_CDG,
 	C_STAB, C_END, C_AOO, C_COUNTER, C_FOLLOW, C_ACT, C_WAIT, C_READY,
 	C_FIRE, C_CRAWL, C_MINMOVE, C_CAST, C_OVERRUN, C_AVOID, C_CLEAVE,
-	C_PIN, C_RELEASE, C_THROW, C_DRAW, C_SHEATHE, C_TURN, C_DRINK, C_NCMD
+	C_PIN, C_RELEASE, C_THROW, C_DRAW, C_SHEATHE, C_TURN, C_DRINK,
+	C_USE_ITEM, C_USE_ABIL, C_TOUCH, C_REBUKE, C_DISPEL_TURN, C_BOLSTER,
+	C_COMMAND, C_REST, C_NCMD
 };
 
 struct cmd {
@@ -32,6 +34,9 @@ struct cmd {
 	int has_sq, sqx, sqy;	/* attack: a square instead of a target */
 	int has_pt, ptx, pty;	/* throw: a grid intersection */
 	int si;			/* cast: its slot, set by the check */
+	int meta, hold;		/* cast: metamagic MM_*; hold the charge */
+	int hours, tend;	/* rest: hours; tended by a healer */
+	int release;		/* command: release the undead */
 };
 
 extern const char *const cmd_name[C_NCMD];
@@ -44,5 +49,6 @@ int cmd_legal(const struct st *s, int seat, refd_mpw *w);
 int turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay);
 int pending_seats(const struct st *s, uint64_t *m);
 int active(const struct st *s);
+int rej(struct why *w, int code, const char *rule, const char *fmt, ...);
 
 #endif

@@ -12,6 +12,7 @@
 #include "cmd.h"
 #include "content.h"
 #include "geom.h"
+#include "magic.h"
 #include "move.h"
 #include "rules.h"
 
@@ -21,8 +22,16 @@ const struct refd_host *enc_host;
 static const char *const cn[NCOND] = {
 	"kneeling", "blinded", "dazzled", "deafened", "entangled", "shaken",
 	"frightened", "cowering", "stunned", "paralysed", "dazed", "fatigued",
-	"exhausted", "nauseated", "sickened", "squeezing", "higher_ground"
+	"exhausted", "nauseated", "sickened", "squeezing", "higher_ground",
+	"panicked", "gagged", "silenced", "bound"
 };
+
+const char *enc_cond_name(int i);
+const char *
+enc_cond_name(int i)
+{
+	return i >= 0 && i < NCOND ? cn[i] : "?";
+}
 
 static int
 e_init(refd_ctx *ctx, const struct refd_host *host, void **pdata)
@@ -125,6 +134,28 @@ static const struct {
 	{ { { NULL, NULL } }, "standard action: turn undead within 12 squares" },
 	{ { { "spell", "the potion's spell" } },
 	    "standard action: drink a potion (provokes)" },
+	{ { { "spell", "the scroll's or wand's spell" },
+	    { "target", "creature name" }, { "defensive", "bool (scroll)" } },
+	    "read a scroll (as casting) or use a wand (standard, no AoO)" },
+	{ { { "spell", "the ability" }, { "target", "creature name" },
+	    { "defensive", "bool (spell-like)" } },
+	    "use a spell-like (provokes), supernatural or extraordinary "
+	    "ability" },
+	{ { { "target", "creature name" } },
+	    "deliver the held touch spell: free in the casting round, else "
+	    "a standard action" },
+	{ { { NULL, NULL } }, "standard action: rebuke undead (negative "
+	    "energy): they cower, or are commanded" },
+	{ { { NULL, NULL } }, "standard action: a rebuking check that frees "
+	    "undead turned by a lower check" },
+	{ { { NULL, NULL } }, "standard action: bolster undead against "
+	    "turning for 10 rounds" },
+	{ { { "target", "a commanded undead" }, { "release", "bool" } },
+	    "standard action: order a commanded undead to act on its next "
+	    "turn (or release it)" },
+	{ { { "hours", "1..720" }, { "tend", "bool: a healer tends the "
+	    "wounded" } },
+	    "after the fight: let hours pass (recovery, natural healing)" },
 };
 
 static int
@@ -149,6 +180,10 @@ e_describe(refd_ctx *ctx, void *pdata)
 	opt(w, "range_penalty", "int", "per range increment (default 2)");
 	opt(w, "flat_footed_start", "bool",
 	    "everyone starts flat-footed (default true)");
+	opt(w, "condition_defaults", "bool",
+	    "the section 6.2 condition defaults (default true)");
+	opt(w, "recovery", "bool",
+	    "after the fight, rest commands pass hours (default false)");
 	refd_mpw_end(w);
 	refd_mpw_kmap(w, "commands");
 	for (i = 0; i < C_NCMD; i++) {
@@ -369,6 +404,8 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	memcpy(s->ev, md.ev, sizeof(s->ev));
 	s->max_rounds = (int32_t)refd_mpv_get_int(root, "max_rounds", 10);
 	s->range_pen = (int32_t)refd_mpv_get_int(root, "range_penalty", 2);
+	s->no62 = !refd_mpv_get_bool(root, "condition_defaults", 1);
+	s->resting = refd_mpv_get_bool(root, "recovery", 0) ? 1 : 0;
 	if (s->max_rounds < 1 || s->max_rounds > 1000 || s->range_pen < 0 ||
 	    s->range_pen > 10)
 		return bad_setup(ctx, s, d, "setup: max_rounds must be "
@@ -485,6 +522,14 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 						return bad_setup(ctx, s, d,
 						    "setup: conditions: unknown "
 						    "condition");
+					if (s->no62 && ((1 << z) &
+					    (COND_DAZED | COND_FATIGUED |
+					    COND_EXHAUSTED | COND_NAUSEATED |
+					    COND_SICKENED | COND_PANICKED)))
+						return bad_setup(ctx, s, d,
+						    "setup: conditions: a section "
+						    "6.2 condition without "
+						    "condition_defaults");
 					c->cond |= 1 << z;
 				}
 			} else if (strcmp(key, "sheathed") == 0) {
@@ -537,7 +582,7 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			c->d.str -= 6;
 			c->d.dex -= 6;
 		}
-		if (c->cond & COND_DEAFENED)
+		if ((c->cond & COND_DEAFENED) && !s->no62)
 			c->d.init -= 4;
 		if (c->d.str < 1)
 			c->d.str = 1;
@@ -602,6 +647,7 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			}
 	}
 	refd_mp_free(d);
+	mg_setup(s);
 	for (i = 0; i < s->nc; i++)
 		s->shown[i] = state_idx(&s->c[i]);	/* as set up: known */
 	/* Surprise round when some but not all are aware (1.3). */
@@ -700,6 +746,9 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 	refd_mpw_kint(w, "round", s->round);
 	refd_mpw_kbool(w, "surprise", s->surprise);
 	refd_mpw_kbool(w, "over", s->over != 0);
+	if (s->resting >= 2)
+		refd_mpw_kint(w, "hours", s->hours);
+	refd_mpw_kbool(w, "recovery", s->resting == 2);
 	refd_mpw_kstr(w, "active", s->c[active(s)].d.name);
 	refd_mpw_kstr(w, "prompt", pkn[s->pk]);
 	if (s->pk != PK_NONE)
@@ -757,6 +806,7 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_kbool(w, "total_defense", c->tdef);
 		refd_mpw_kbool(w, "fighting_defensively", c->fdef);
 		refd_mpw_kbool(w, "charging", c->charged);
+		mg_view(s, i, own, w);
 		{
 			int z;
 
@@ -806,8 +856,8 @@ e_result(refd_ctx *ctx, const void *state)
 	refd_mpw *w;
 	int rc;
 
-	if (!s->over)
-		return 0;
+	if (!s->over || s->resting == 2)
+		return 0;	/* the recovery phase goes on (3.4) */
 	w = refd_mpw_create();
 	refd_mpw_map(w);
 	refd_mpw_karray(w, "winners");
@@ -870,7 +920,7 @@ sane(const struct st *s)
 		    c->cast_target < -1 || c->cast_target >= s->nc ||
 		    c->pinned_by < 0 || c->pinned_by > s->nc ||
 		    c->d.w[0].sd < 1 || c->d.w[0].incr < 0 ||
-		    (c->d.w[0].ranged && c->d.w[0].incr < 1))
+		    (c->d.w[0].ranged && c->d.w[0].incr < 1) || !mg_sane(s, c))
 			return 0;
 	}
 	return 1;

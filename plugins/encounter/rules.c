@@ -9,6 +9,7 @@
 
 #include "geom.h"
 #include "rules.h"
+#include "magic.h"
 
 int
 mod(int score)
@@ -89,14 +90,13 @@ seat_sees(const struct st *s, int seat, int c)
 int
 save_pen(const struct cr *c)
 {
-	return (c->cond & (COND_SHAKEN | COND_FRIGHTENED | COND_SICKENED)) ?
-	    2 : 0;
+	return mg_save_pen(c);
 }
 
 int
 acts(const struct cr *c)
 {
-	return able(c) && !(c->cond & COND_NOACT) && !c->turned_by;
+	return able(c) && !mg_no_act(c) && !c->turned_by;
 }
 
 /* Restricted activity (R001-05): surprise round, disabled, staggered. */
@@ -129,7 +129,8 @@ speed_of(const struct cr *c)
 		if (i == 5)
 			sp = sp - sp / 3;
 	}
-	if (c->cond & (COND_ENTANGLED | COND_EXHAUSTED | COND_BLINDED))
+	if ((c->cond & (COND_ENTANGLED | COND_EXHAUSTED | COND_BLINDED)) &&
+	    !c->no62)
 		sp /= 2;	/* 6.2 */
 	return sp;
 }
@@ -556,6 +557,8 @@ ac_vs(const struct st *s, int d, int a, int flags)
 		ac += (flags & A_RANGED) ? 2 : -2;
 	if (D->cond & COND_NODEX)
 		ac -= 2;
+	if (D->rebuked_by)
+		ac -= 2;	/* rebuked undead cower: +2 to hit (5.16) */
 	if (D->cond & COND_SQUEEZING)
 		ac -= 4;
 	if (D->charged)
@@ -900,12 +903,7 @@ deal(refd_ctx *ctx, struct st *s, int d, int dmg, int nonlethal,
 	const char *before = state_name(D);
 	int rc, r;
 
-	if (D->temp > 0) {
-		int use = dmg < D->temp ? dmg : D->temp;	/* 3.6 */
-
-		D->temp -= use;
-		dmg -= use;
-	}
+	dmg = mg_absorb(D, dmg);	/* temporary HP pools (3.6) */
 	if (nonlethal) {
 		D->nl += dmg;
 	} else {
