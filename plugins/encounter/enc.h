@@ -95,7 +95,7 @@ struct weapon {
 };
 
 #define MAXSP 4		/* spells a creature knows */
-#define MAXSPC 16	/* spells in the content */
+#define MAXSPC 32	/* spells in the content */
 
 struct spell {
 	char name[NAMEL];

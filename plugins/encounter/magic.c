@@ -1046,7 +1046,7 @@ mg_check(const struct st *s, int a, struct cmd *c, struct why *y)
 			    A->d.name, s->c[src].d.name);
 		if (is_move(c->t) && dest_of(c, &x, &yy) &&
 		    dist_from(s, a, x, yy, src) <= cdist(A, &s->c[src]))
-			return rej(y, REFD_EILLEGAL, "R001-67",
+			return rej(y, REFD_ENOPATH, "R001-67",
 			    "%s is panicked: it must move away from %s",
 			    A->d.name, s->c[src].d.name);
 	}
