@@ -1174,6 +1174,7 @@ mg_turn_start(refd_ctx *ctx, struct st *s, int i)
 {
 	struct cr *c = &s->c[i];
 
+	c->cast_meta = 0;	/* metamagic lasts the casting's turn */
 	if (c->cmd_by)
 		c->ordered = c->ordered == 2 ? 1 : 0;
 	if ((c->cond & COND_PANICKED) && c->fear_src > 0 && able(c) &&

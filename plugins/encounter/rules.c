@@ -1069,6 +1069,8 @@ attack(refd_ctx *ctx, struct st *s, int a, int d, const struct weapon *w,
 			}
 			sum += part;
 		}
+		if (w->nostr)
+			sum = mg_amount(A, sum);	/* an empowered spell */
 		if (sneak)
 			for (j = 0; j < A->d.sneak; j++) {
 				if ((rc = roll(ctx, 6, "sneak attack", &v)) !=
