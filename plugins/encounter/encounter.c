@@ -835,7 +835,8 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 
 				refd_mpw_kmap(w, "spells");
 				for (k = 0; k < MAXSP; k++)
-					if (c->d.sp[k].name[0] != '\0')
+					if (c->d.sp[k].name[0] != '\0' &&
+					    c->d.sp[k].kind == MK_SPELL)
 						refd_mpw_kint(w,
 						    c->d.sp[k].name,
 						    c->d.uses[k]);

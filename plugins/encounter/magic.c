@@ -1598,6 +1598,23 @@ mg_view(const struct st *s, int i, int own, refd_mpw *w)
 	refd_mpw_kbool(w, "rebuked", c->rebuked_by != 0);
 	refd_mpw_kbool(w, "commanded", c->cmd_by != 0);
 	if (own) {
+		static const char *const kn[] = { "", "spell_like",
+			"supernatural", "extraordinary", "scrolls", "wands" };
+		int k, j;
+
+		for (j = 1; j < 6; j++) {
+			for (k = 0; k < MAXSP; k++)
+				if (c->d.sp[k].kind == j)
+					break;
+			if (k == MAXSP)
+				continue;
+			refd_mpw_kmap(w, kn[j]);
+			for (k = 0; k < MAXSP; k++)
+				if (c->d.sp[k].kind == j)
+					refd_mpw_kint(w, c->d.sp[k].name,
+					    c->d.uses[k]);
+			refd_mpw_end(w);
+		}
 		if (c->held)
 			refd_mpw_kstr(w, "held_charge",
 			    c->d.sp[c->held - 1].name);
