@@ -1240,6 +1240,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		    !perceives(s, a, t))
 			return rej(y, REFD_ENOTARGET, "R001-45",
 			    "ready an attack against an enemy you can see");
+		if (c->ract != RK_ATTACK)
+			return mg_ready_check(s, a, c, y);
 		if (!armed(A) && !(c->trig == 1 && A->d.w[0].ranged))
 			return rej(y, REFD_EILLEGAL, "R001-45",
 			    "%s has no melee weapon to ready", A->d.name);
@@ -1669,7 +1671,9 @@ ready_queue(struct st *s, int m, int px, int py)
 		if (s->c[r].ready_vs != m || !able(&s->c[r]) || s->c[r].grap ||
 		    s->c[r].ready_trig != 0)
 			continue;
-		if (threatens(s, r, m) && !threat_at(s, r, m, px, py))
+		if (s->c[r].rdy_kind != RK_ATTACK ?
+		    mg_ready_near(s, r, m, px, py) :
+		    (threatens(s, r, m) && !threat_at(s, r, m, px, py)))
 			s->q[s->nq++] = r;
 	}
 	if (s->nq > 0)
@@ -1697,7 +1701,9 @@ ready_cast_queue(struct st *s, int m)
 		if (R->ready_vs != m || R->ready_trig != 1 || !acts(R) ||
 		    R->grap || !perceives(s, r, m))
 			continue;
-		if (w->ranged ? (has_loe(s, r, m) && cdist(R, &s->c[m]) <=
+		if (R->rdy_kind != RK_ATTACK)
+			s->q[s->nq++] = r;
+		else if (w->ranged ? (has_loe(s, r, m) && cdist(R, &s->c[m]) <=
 		    w->incr * (w->ranged == 1 ? 5 : 10)) : threatens(s, r, m))
 			s->q[s->nq++] = r;
 	}
@@ -3079,10 +3085,15 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 				if ((rc = ev_simple(ctx, "ready_fires", s, who,
 				    m)) != REFD_OK)
 					return rc;
-				if ((rc = attack(ctx, s, who, m, &w, rf, 0, 0,
-				    &r)) != REFD_OK)
+				if (s->c[who].rdy_kind != RK_ATTACK) {
+					if ((rc = mg_fire(ctx, s, who)) != REFD_OK)
+						return rc;
+				} else if ((rc = attack(ctx, s, who, m, &w, rf,
+				    0, 0, &r)) != REFD_OK) {
 					return rc;
-				s->k.hurt += r.dmg;
+				} else {
+					s->k.hurt += r.dmg;
+				}
 				/* Its place moves just before the mover. */
 				for (p = 0; p < s->norder &&
 				    s->order[p] != who; p++)
@@ -3529,6 +3540,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		use_std(s, A);
 		A->ready_vs = t;
 		A->ready_trig = c->trig;
+		mg_ready_set(A, c);
 		if ((rc = ev_simple(ctx, "ready", s, a, -1)) != REFD_OK)
 			return rc;
 		w = refd_mpw_create();
@@ -3831,7 +3843,7 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 
 	refd_mpw_array(w);
 	if (s->over) {
-		mg_legal(s, seat, w, try_cmd, blank);
+		mg_legal(s, seat, w, try_cmd, blank, put_cmd);
 		refd_mpw_end(w);
 		return REFD_OK;
 	}
@@ -4126,7 +4138,7 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			}
 		}
 	}
-	mg_legal(s, seat, w, try_cmd, blank);
+	mg_legal(s, seat, w, try_cmd, blank, put_cmd);
 	refd_mpw_end(w);
 	return REFD_OK;
 }

@@ -37,6 +37,7 @@ struct cmd {
 	int meta, hold;		/* cast: metamagic MM_*; hold the charge */
 	int hours, tend;	/* rest: hours; tended by a healer */
 	int release;		/* command: release the undead */
+	int ract;		/* ready: RK_* action */
 };
 
 extern const char *const cmd_name[C_NCMD];

@@ -983,6 +983,16 @@ mg_parse(refd_mpv r, struct cmd *c)
 	c->tend = refd_mpv_get_bool(r, "tend", 0);
 	c->release = refd_mpv_get_bool(r, "release", 0);
 	c->hours = (int)refd_mpv_get_int(r, "hours", 0);
+	{
+		const char *act = refd_mpv_get_str(r, "action", "attack");
+
+		if (strcmp(act, "move") == 0)
+			c->ract = RK_MOVE;
+		else if (strcmp(act, "drop_prone") == 0)
+			c->ract = RK_DROP;
+		else if (strcmp(act, "attack") != 0)
+			return 1;
+	}
 	if (!refd_mpv_ok(v))
 		return 0;
 	for (j = 0; j < 4; j++)
@@ -1455,6 +1465,9 @@ mg_put(refd_mpw *w, const struct cmd *c)
 	}
 	if (c->release)
 		refd_mpw_kbool(w, "release", 1);
+	if (c->t == C_READY && c->ract)
+		refd_mpw_kstr(w, "action", c->ract == RK_MOVE ? "move" :
+		    "drop_prone");
 }
 
 typedef void (*try_fn)(const struct st *, int, refd_mpw *, struct cmd *,
@@ -1485,7 +1498,8 @@ legal_rest(const struct st *s, int seat, refd_mpw *w, try_fn try,
 
 void
 mg_legal(const struct st *s, int seat, refd_mpw *w, try_fn try,
-    void (*blank)(struct cmd *, int))
+    void (*blank)(struct cmd *, int), void (*put)(const struct st *,
+    refd_mpw *, const struct cmd *, const char *))
 {
 	static const int simple[] = { C_REBUKE, C_DISPEL_TURN, C_BOLSTER };
 	static const char *const lab[] = { "Rebuke undead", "Dispel turning",
@@ -1509,6 +1523,8 @@ mg_legal(const struct st *s, int seat, refd_mpw *w, try_fn try,
 	for (t = 0; t < s->nc; t++) {
 		if (s->c[t].dead)
 			continue;
+		if (s->c[t].side != A->side && perceives(s, a, t))
+			mg_legal_ready(s, seat, w, t, put, blank);
 		blank(&c, C_TOUCH);
 		c.target = t;
 		snprintf(label, sizeof(label), "Touch %s with the held spell",
@@ -1621,5 +1637,174 @@ mg_view(const struct st *s, int i, int own, refd_mpw *w)
 		if (c->casting)
 			refd_mpw_kint(w, "casting_rounds_left",
 			    c->cast_left > 0 ? c->cast_left : 1);
+	}
+}
+
+/* ---- readied moves and free actions (1.8, R001-45) ---- */
+
+/*
+ * The squares a readied move may end on: free, within speed, by the
+ * cheapest path leaving no square an able enemy threatens (a readied
+ * move interrupts another creature's action, so it provokes nothing:
+ * it may not start or pass through threatened squares).  The creature
+ * whose action triggered it (skip) is paused and ignored.  ok[y][x] set.
+ */
+static void
+ready_squares(const struct st *s, int a, int skip, uint8_t ok[MAXM][MAXM])
+{
+	int16_t dist[MAXM][MAXM][2], prev[MAXM][MAXM][2];
+	int px[MAXPATH], py[MAXPATH], x, y, n, i, e, cost, bad;
+	struct st tmp;		/* a scratch copy to move the readier in */
+	const struct cr *A = &s->c[a];
+
+	memset(ok, 0, MAXM * MAXM);
+	tmp = *s;
+	reach_map(s, a, speed_of(A), 0, dist, prev);
+	for (y = 0; y < s->h; y++)
+		for (x = 0; x < s->w; x++) {
+			if ((x == A->x && y == A->y) || !real_free(s, a, x, y))
+				continue;
+			n = reach_path(s, a, dist, prev, x, y, px, py, &cost);
+			if (n < 2)
+				continue;
+			for (i = 0, bad = 0; i < n - 1 && !bad; i++) {
+				tmp.c[a].x = px[i];
+				tmp.c[a].y = py[i];
+				for (e = 0; e < s->nc && !bad; e++)
+					bad = s->c[e].side != A->side &&
+					    e != skip &&
+					    can_aoo(&tmp, e, a) &&
+					    threatens(&tmp, e, a);
+			}
+			ok[y][x] = !bad;
+		}
+}
+
+int
+mg_ready_check(const struct st *s, int a, const struct cmd *c,
+    struct why *y)
+{
+	const struct cr *A = &s->c[a];
+	uint8_t ok[MAXM][MAXM];
+
+	if (c->ract == RK_DROP)
+		return A->prone ? rej(y, REFD_EILLEGAL, "R001-45",
+		    "%s is already prone", A->d.name) : REFD_OK;
+	if (!c->has_to || c->x < 0 || c->y < 0 || c->x >= s->w ||
+	    c->y >= s->h)
+		return rej(y, REFD_EBADCMD, "R001-45",
+		    "a readied move needs \"to\": [x, y] on the map");
+	if (A->prone || speed_of(A) < 1 || (A->cond & COND_PARALYSED))
+		return rej(y, REFD_EILLEGAL, "R001-45",
+		    "%s cannot move", A->d.name);
+	ready_squares(s, a, -1, ok);
+	if (!ok[c->y][c->x])
+		return rej(y, REFD_ENOPATH, "R001-45",
+		    "(%d,%d) is not a free square within %d squares reached "
+		    "without leaving a threatened square", c->x, c->y,
+		    speed_of(A));
+	return REFD_OK;
+}
+
+void
+mg_ready_set(struct cr *A, const struct cmd *c)
+{
+	A->rdy_kind = c->ract;
+	A->rdy_x = c->x;
+	A->rdy_y = c->y;
+}
+
+/* The readied action the readier r had to be near m: within reach
+ * (of an attack; of its natural reach, at least 1, for the others). */
+int
+mg_ready_near(const struct st *s, int r, int m, int px, int py)
+{
+	const struct cr *R = &s->c[r], *M = &s->c[m];
+	int rr = natreach(R) > 0 ? natreach(R) : 1, n = space_n(M);
+
+	return g_space_dist(R->x, R->y, space_n(R), M->x, M->y, n) <= rr &&
+	    g_space_dist(R->x, R->y, space_n(R), px, py, n) > rr;
+}
+
+/* A readied move or free action fires (before the trigger). */
+int
+mg_fire(refd_ctx *ctx, struct st *s, int r)
+{
+	struct cr *R = &s->c[r];
+	uint8_t ok[MAXM][MAXM];
+	refd_mpw *w;
+
+	if (R->rdy_kind == RK_DROP) {
+		R->prone = 1;
+		return ev_who(ctx, s, "drop_prone", r);
+	}
+	ready_squares(s, r, s->k.who, ok);	/* its trigger is paused */
+	w = refd_mpw_create();
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "type", "ready_move");
+	refd_mpw_kstr(w, "who", R->d.name);
+	refd_mpw_kbool(w, "moved", ok[R->rdy_y][R->rdy_x]);
+	if (ok[R->rdy_y][R->rdy_x] && !R->d.invisible) {
+		R->x = R->rdy_x;
+		R->y = R->rdy_y;
+		refd_mpw_karray(w, "to");
+		refd_mpw_int(w, R->x);
+		refd_mpw_int(w, R->y);
+		refd_mpw_end(w);
+	} else if (ok[R->rdy_y][R->rdy_x]) {
+		R->x = R->rdy_x;	/* unseen: the square stays hidden */
+		R->y = R->rdy_y;
+	}
+	refd_mpw_end(w);
+	return emitw(ctx, s, w);
+}
+
+/* Legal readied moves and drops against target t, trigger trig. */
+void
+mg_legal_ready(const struct st *s, int seat, refd_mpw *w, int t,
+    void (*put)(const struct st *, refd_mpw *, const struct cmd *,
+    const char *), void (*blank)(struct cmd *, int))
+{
+	struct cmd c, cc;
+	struct why y;
+	uint8_t ok[MAXM][MAXM];
+	int a = active(s), x, yy, trig, first = 1;
+	char label[128];
+
+	for (trig = 0; trig < 2; trig++) {
+		blank(&c, C_READY);
+		c.target = t;
+		c.trig = trig;
+		c.ract = RK_DROP;
+		cc = c;
+		if (cmd_check(s, seat, &cc, &y) == REFD_OK) {
+			snprintf(label, sizeof(label), "Ready to drop prone when "
+			    "%s %s", s->c[t].d.name, trig ? "casts" :
+			    "comes near");
+			put(s, w, &c, label);
+		}
+		c.ract = RK_MOVE;
+		c.has_to = 1;
+		c.x = s->c[a].x;
+		c.y = s->c[a].y;
+		cc = c;
+		if (cmd_check(s, seat, &cc, &y) != REFD_OK &&
+		    y.code != REFD_ENOPATH)
+			continue;
+		if (first)
+			ready_squares(s, a, -1, ok);
+		first = 0;
+		for (yy = 0; yy < s->h; yy++)
+			for (x = 0; x < s->w; x++) {
+				if (!ok[yy][x])
+					continue;
+				c.x = x;
+				c.y = yy;
+				snprintf(label, sizeof(label), "Ready to move to "
+				    "(%d,%d) when %s %s", x, yy,
+				    s->c[t].d.name, trig ? "casts" :
+				    "comes near");
+				put(s, w, &c, label);
+			}
 	}
 }

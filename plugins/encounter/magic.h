@@ -83,9 +83,19 @@ int mg_check(const struct st *s, int a, struct cmd *c, struct why *y);
 int mg_exec(refd_ctx *ctx, struct st *s, const struct cmd *c);
 void mg_legal(const struct st *s, int seat, refd_mpw *w,
     void (*try)(const struct st *, int, refd_mpw *, struct cmd *,
-    const char *), void (*blank)(struct cmd *, int));
+    const char *), void (*blank)(struct cmd *, int),
+    void (*put)(const struct st *, refd_mpw *, const struct cmd *,
+    const char *));
 int mg_sane(const struct st *s, const struct cr *c);
 void mg_put(refd_mpw *w, const struct cmd *c);
+int mg_ready_check(const struct st *s, int a, const struct cmd *c,
+    struct why *y);
+void mg_ready_set(struct cr *A, const struct cmd *c);
+int mg_ready_near(const struct st *s, int r, int m, int px, int py);
+int mg_fire(refd_ctx *ctx, struct st *s, int r);
+void mg_legal_ready(const struct st *s, int seat, refd_mpw *w, int t,
+    void (*put)(const struct st *, refd_mpw *, const struct cmd *,
+    const char *), void (*blank)(struct cmd *, int));
 void mg_view(const struct st *s, int i, int own, refd_mpw *w);
 
 /* After the fight (3.4, 3.5, 3.7). */
