@@ -816,6 +816,21 @@ mg_hold(refd_ctx *ctx, struct st *s, int a, int slot)
 	return rc;
 }
 
+/* An unarmed or natural attack that hits while holding a charge
+ * delivers it too (7.2). */
+int
+mg_discharge(refd_ctx *ctx, struct st *s, int a, int t)
+{
+	struct spell sp = s->c[a].d.sp[s->c[a].held - 1];
+	int rc;
+
+	s->c[a].held = 0;
+	sp.attack = 0;
+	if ((rc = ev_who(ctx, s, "discharge", a)) != REFD_OK)
+		return rc;
+	return spell_effect(ctx, s, a, t, &sp);
+}
+
 /* The touch is free in the casting round (part of the casting). */
 static int
 touch_free(const struct st *s, const struct cr *A)

@@ -1118,8 +1118,12 @@ attack(refd_ctx *ctx, struct st *s, int a, int d, const struct weapon *w,
 	refd_mpw_end(ev);
 	if ((rc = emitw(ctx, s, ev)) != REFD_OK)
 		return rc;
-	if (r->dmg > 0)
-		return deal(ctx, s, d, r->dmg, nl, nl ? 0 : r->dmg);
+	if (r->dmg > 0 && (rc = deal(ctx, s, d, r->dmg, nl, nl ? 0 :
+	    r->dmg)) != REFD_OK)
+		return rc;
+	if (r->hit && A->held && (w->unarmed || w->natural) && !w->nostr &&
+	    !(flags & A_NODMG) && !D->dead)
+		return mg_discharge(ctx, s, a, d);	/* 7.2 */
 	return REFD_OK;
 }
 
