@@ -1238,6 +1238,18 @@ ev_recovery(refd_ctx *ctx, const struct st *s, int i, const char *what,
 	return emitw(ctx, s, w);
 }
 
+static int
+ev_hours(refd_ctx *ctx, const struct st *s, const char *type)
+{
+	refd_mpw *w = refd_mpw_create();
+
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "type", type);
+	refd_mpw_kint(w, "hours", s->hours);
+	refd_mpw_end(w);
+	return emitw(ctx, s, w);
+}
+
 /* Something left to recover. */
 static int
 wounded(const struct st *s)
@@ -1272,7 +1284,6 @@ int
 mg_rest_begin(refd_ctx *ctx, struct st *s)
 {
 	int i, k, rc, r;
-	refd_mpw *w;
 
 	for (i = 0; i < s->nc; i++) {
 		struct cr *c = &s->c[i];
@@ -1309,12 +1320,7 @@ mg_rest_begin(refd_ctx *ctx, struct st *s)
 	if (!wounded(s))
 		return REFD_OK;
 	s->resting = 2;
-	w = refd_mpw_create();
-	refd_mpw_map(w);
-	refd_mpw_kstr(w, "type", "recovery");
-	refd_mpw_kint(w, "hours", s->hours);
-	refd_mpw_end(w);
-	return emitw(ctx, s, w);
+	return ev_hours(ctx, s, "recovery");
 }
 
 /* Seats that may let time pass: those with a living creature. */
@@ -1446,15 +1452,7 @@ mg_rest_exec(refd_ctx *ctx, struct st *s, const struct cmd *c)
 	}
 	if ((rc = ev_states(ctx, s)) != REFD_OK)
 		return rc;
-	if (s->resting == 3) {
-		w = refd_mpw_create();
-		refd_mpw_map(w);
-		refd_mpw_kstr(w, "type", "recovery_ends");
-		refd_mpw_kint(w, "hours", s->hours);
-		refd_mpw_end(w);
-		return emitw(ctx, s, w);
-	}
-	return REFD_OK;
+	return s->resting == 3 ? ev_hours(ctx, s, "recovery_ends") : REFD_OK;
 }
 
 /* ---- legal commands, view, restore checks ---- */
