@@ -3088,8 +3088,9 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 				if (s->c[who].rdy_kind != RK_ATTACK) {
 					if ((rc = mg_fire(ctx, s, who)) != REFD_OK)
 						return rc;
-				} else if ((rc = attack(ctx, s, who, m, &w, rf,
-				    0, 0, &r)) != REFD_OK) {
+				} else if ((rc = attack(ctx, s, who, m, &w, rf |
+				    (s->c[m].charged && (w.dtype & DT_P) &&
+				    !rf ? A_SET : 0), 0, 0, &r)) != REFD_OK) {
 					return rc;
 				} else {
 					s->k.hurt += r.dmg;

@@ -1055,6 +1055,8 @@ attack(refd_ctx *ctx, struct st *s, int a, int d, const struct weapon *w,
 	r->nonlethal = nl;
 	if (r->hit && !(flags & A_NODMG)) {
 		mult = r->crit ? w->mult : 1;
+		if (flags & A_SET)
+			mult++;	/* x2 stacks as 1 + sum(m - 1) (2.6) */
 		for (i = 0; i < mult; i++) {
 			int part = str_dmg(A, w, (flags & A_OFF) != 0) + w->enh;
 

@@ -34,7 +34,8 @@ enum {
 	A_DEFENSIVE = 1 << 7,
 	A_CDG = 1 << 8,
 	A_NODMG = 1 << 9,	/* a touch attack that only grabs or trips */
-	A_GRAP = 1 << 10	/* attacking the grapple opponent */
+	A_GRAP = 1 << 10,	/* attacking the grapple opponent */
+	A_SET = 1 << 11		/* set against a charge: double damage */
 };
 
 struct atk {
