@@ -2024,14 +2024,15 @@ concentrate(refd_ctx *ctx, struct st *s, int a, int dc, const char *why,
 
 	if ((rc = roll(ctx, 20, "concentration", &r)) != REFD_OK)
 		return rc;
-	*ok = r + s->c[a].d.concentration >= dc;
+	*ok = r + s->c[a].d.concentration - mg_save_pen(&s->c[a]) >= dc;
 	w = refd_mpw_create();
 	refd_mpw_map(w);
 	refd_mpw_kstr(w, "type", "concentration");
 	refd_mpw_kstr(w, "who", nm(s, a));
 	refd_mpw_kstr(w, "why", why);
 	refd_mpw_kint(w, "roll", r);
-	refd_mpw_kint(w, "total", r + s->c[a].d.concentration);
+	refd_mpw_kint(w, "total", r + s->c[a].d.concentration -
+	    mg_save_pen(&s->c[a]));
 	refd_mpw_kint(w, "dc", dc);
 	refd_mpw_kbool(w, "success", *ok);
 	refd_mpw_end(w);
@@ -2929,6 +2930,10 @@ cast_continue(refd_ctx *ctx, struct st *s, int a, int t, int si,
 	if (ok && defensive && (rc = concentrate(ctx, s, a,
 	    15 + sp->level, "defensive casting", &ok)) != REFD_OK)
 		return rc;
+	if (ok && (A->cond & COND_ENTANGLED) && !A->no62 &&
+	    mg_concentrates(sp) && (rc = concentrate(ctx, s, a,
+	    15 + sp->level, "entangled", &ok)) != REFD_OK)
+		return rc;	/* 6.2 */
 	if (!ok)
 		return settle(ctx, s);
 	return begin_act(ctx, s, C_CAST, a, t, 0, si,
@@ -3431,7 +3436,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			return rc;
 		/* Readied attacks waiting for this cast fire first. */
 		s->hurt0 = 0;
-		if (ready_cast_queue(s, a) > 0) {
+		if (mg_concentrates(sp) && ready_cast_queue(s, a) > 0) {
 			memset(&s->k, 0, sizeof(s->k));
 			s->k.kind = K_ACT;
 			s->k.act = ACT_CAST_PRE;

@@ -186,6 +186,7 @@ struct cr {
 	int32_t rdy_kind;	/* readied action: RK_* */
 	int32_t rdy_x, rdy_y;	/* readied move: the square */
 	int32_t ordered, orig_side;	/* commanded undead: order; side */
+	int32_t cornered;	/* fleeing: nowhere farther to go */
 };
 
 /* A paused action (waiting for attacks of opportunity or a prompt). */

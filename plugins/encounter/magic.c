@@ -367,7 +367,7 @@ mg_cond_add(refd_ctx *ctx, struct st *s, int t, int ci, int rounds, int src)
 	}
 	c->cond |= bit;
 	c->cend[ci] = end;
-	if (bit == COND_PANICKED && src >= 0)
+	if ((bit == COND_PANICKED || bit == COND_FRIGHTENED) && src >= 0)
 		c->fear_src = src + 1;
 	pens(c);
 	if ((rc = ev_cond(ctx, s, "condition", t, ci, rounds)) != REFD_OK)
@@ -386,7 +386,7 @@ mg_cond_del(refd_ctx *ctx, struct st *s, int t, int ci)
 		return REFD_OK;
 	c->cond &= ~(1 << ci);
 	c->cend[ci] = 0;
-	if ((1 << ci) == COND_PANICKED)
+	if (!(c->cond & (COND_PANICKED | COND_FRIGHTENED)))
 		c->fear_src = 0;
 	pens(c);
 	return ev_cond(ctx, s, "condition_ends", t, ci, 0);
@@ -462,6 +462,12 @@ mg_tick(refd_ctx *ctx, struct st *s, int n)
 			c->rebuked_by = 0;
 		if (c->bolster_hd && mg_ended(s, c->bolster_end, n))
 			c->bolster_hd = 0;
+		if (c->cmd_by && s->c[c->cmd_by - 1].dead) {
+			c->cmd_by = 0;	/* the commander is gone: free */
+			c->side = c->orig_side;
+			if ((rc = ev_who(ctx, s, "released", i)) != REFD_OK)
+				return rc;
+		}
 	}
 	return REFD_OK;
 }
@@ -1060,19 +1066,20 @@ mg_check(const struct st *s, int a, struct cmd *c, struct why *y)
 	const struct cr *A = &s->c[a], *T = c->target >= 0 ?
 	    &s->c[c->target] : NULL;
 
-	if ((A->cond & COND_PANICKED) && A->fear_src > 0 &&
+	if (((A->cond & COND_PANICKED) || ((A->cond & COND_FRIGHTENED) &&
+	    !A->no62 && !A->cornered)) && A->fear_src > 0 &&
 	    !s->c[A->fear_src - 1].dead) {
 		int x, yy, src = A->fear_src - 1;
 
 		if (!is_move(c->t) && c->t != C_END && c->t != C_STAND &&
 		    c->t != C_PRONE && c->t != C_DELAY)
 			return rej(y, REFD_EILLEGAL, "R001-67",
-			    "%s is panicked: it can only flee from %s",
+			    "%s is afraid: it can only flee from %s",
 			    A->d.name, s->c[src].d.name);
 		if (is_move(c->t) && dest_of(c, &x, &yy) &&
 		    dist_from(s, a, x, yy, src) <= cdist(A, &s->c[src]))
 			return rej(y, REFD_ENOPATH, "R001-67",
-			    "%s is panicked: it must move away from %s",
+			    "%s is afraid: it must move away from %s",
 			    A->d.name, s->c[src].d.name);
 	}
 	switch (c->t) {
@@ -1202,8 +1209,10 @@ mg_turn_start(refd_ctx *ctx, struct st *s, int i)
 	c->cast_meta = 0;	/* metamagic lasts the casting's turn */
 	if (c->cmd_by)
 		c->ordered = c->ordered == 2 ? 1 : 0;
-	if ((c->cond & COND_PANICKED) && c->fear_src > 0 && able(c) &&
-	    !(c->cond & COND_COWERING) && !s->c[c->fear_src - 1].dead) {
+	c->cornered = 0;
+	if ((c->cond & (COND_PANICKED | (c->no62 ? 0 : COND_FRIGHTENED))) &&
+	    c->fear_src > 0 && able(c) && !(c->cond & COND_COWERING) &&
+	    !s->c[c->fear_src - 1].dead) {
 		int16_t dist[MAXM][MAXM][2], prev[MAXM][MAXM][2];
 		int x, y, now = cdist(c, &s->c[c->fear_src - 1]);
 
@@ -1214,7 +1223,11 @@ mg_turn_start(refd_ctx *ctx, struct st *s, int i)
 				    free_at(s, i, x, y) &&
 				    dist_from(s, i, x, y, c->fear_src - 1) > now)
 					return REFD_OK;
-		/* Cornered: cowers until its next turn (6.2). */
+		/* Cornered: a panicked creature cowers until its next turn,
+		 * a frightened one may fight (6.2). */
+		c->cornered = 1;
+		if (!(c->cond & COND_PANICKED))
+			return REFD_OK;
 		return mg_cond_add(ctx, s, i, 7, 1, -1);
 	}
 	return REFD_OK;

@@ -439,8 +439,8 @@ conceal_vs(const struct st *s, int a, int t, int melee)
 	struct fctx f;
 	int best = T->d.conceal, lv, x, y, n = space_n(T), i, j, m;
 
-	if (!perceives(s, a, t))
-		return 50;	/* total concealment (5.2) */
+	if (!perceives(s, a, t) || ((A->cond & COND_BLINDED) && !A->no62))
+		return 50;	/* total concealment (5.2; blinded: 6.2) */
 	f.s = s;
 	f.a = a;
 	f.t = t;
@@ -951,14 +951,15 @@ deal(refd_ctx *ctx, struct st *s, int d, int dmg, int nonlethal,
 
 		if ((rc = roll(ctx, 20, "concentration", &v)) != REFD_OK)
 			return rc;
-		ok = v + D->d.concentration >= dc && able(D);
+		ok = v + D->d.concentration - mg_save_pen(D) >= dc && able(D);
 		w = refd_mpw_create();
 		refd_mpw_map(w);
 		refd_mpw_kstr(w, "type", "concentration");
 		refd_mpw_kstr(w, "who", D->d.name);
 		refd_mpw_kstr(w, "why", "hurt while casting");
 		refd_mpw_kint(w, "roll", v);
-		refd_mpw_kint(w, "total", v + D->d.concentration);
+		refd_mpw_kint(w, "total", v + D->d.concentration -
+		    mg_save_pen(D));
 		refd_mpw_kint(w, "dc", dc);
 		refd_mpw_kbool(w, "success", ok);
 		refd_mpw_end(w);
