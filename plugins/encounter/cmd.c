@@ -14,6 +14,7 @@
 #include "geom.h"
 #include "mount.h"
 #include "move.h"
+#include "magic.h"
 
 const char *const cmd_name[C_NCMD] = {
 	"move", "step", "attack", "full_attack", "charge", "run", "withdraw",
@@ -26,7 +27,9 @@ const char *const cmd_name[C_NCMD] = {
 	"grapple_move", "use_weapon", "break_pin",
 	"mount", "dismount", "guide_with_knees", "control_mount",
 	"mount_attack",
-	"hide", "spot"
+	"hide", "spot",
+	"use_item", "use_ability", "touch", "rebuke", "dispel_turning",
+	"bolster", "command", "rest"
 };
 
 int
@@ -191,6 +194,7 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 		c->item = 2;
 	else
 		bad = 1;
+	bad |= mg_parse(r, c);
 	refd_mp_free(d);
 	if (bad)
 		return rej(w, REFD_EBADCMD, "R001-70",
@@ -628,6 +632,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 	const struct cr *A, *T = t >= 0 ? &s->c[t] : NULL;
 	struct weapon w;
 
+	if (s->over && s->resting == 2)
+		return mg_rest_check(s, seat, c, y);
 	if (s->over)
 		return rej(y, REFD_EFINISHED, "R001-81", "the fight is over");
 	if (s->pk != PK_NONE) {
@@ -668,6 +674,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		return rej(y, REFD_ENOTYOURTURN, "R001-01",
 		    "it is %s's turn (seat %d)", A->d.name, A->side);
 	melee_weapon(A, &w);
+	if ((rc = mg_check(s, a, c, y)) != 1)
+		return rc;
 	if (c->start && c->t != C_CDG && c->t != C_CAST && c->t != C_MINMOVE)
 		return rej(y, REFD_EILLEGAL, "R001-05",
 		    "only a coup de grace, a full-round spell or the minimum "
@@ -1103,11 +1111,15 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			    "%s is not in melee with %s", nm(s, c->ally),
 			    T->d.name);
 		return REFD_OK;
+	case C_USE_ITEM:
+	case C_USE_ABIL:
 	case C_CAST: {
 		const struct spell *sp;
+		int tm;
 
 		for (c->si = 0; c->si < MAXSP; c->si++)
 			if (A->d.uses[c->si] > 0 &&
+			    mg_slot_ok(c->t, &A->d.sp[c->si]) &&
 			    strcmp(A->d.sp[c->si].name, c->spell) == 0)
 				break;
 		if (c->si == MAXSP)
@@ -1115,20 +1127,23 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			    "%s has no cast of '%.30s' left", A->d.name,
 			    c->spell);
 		sp = &A->d.sp[c->si];
-		if (sp->time == 2 ? s->qcast : s->cast)
+		tm = mg_time(A, sp, c->meta);
+		if (mg_counts(sp) && (tm == 2 ? s->qcast : s->cast))
 			return rej(y, REFD_ERESOURCE, "R001-61",
 			    "one spell per round, plus one quickened spell");
-		if (sp->time == 0 && !can_std(s, A))
+		if (tm == 0 && !can_std(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-04",
 			    "%s has no standard action left this turn",
 			    A->d.name);
-		if ((sp->time == 1 || sp->time == 3) && !full_ok(s, A, c))
+		if ((tm == 1 || tm >= 3) && !full_ok(s, A, c))
 			return rej(y, REFD_ERESOURCE, "R001-05",
 			    "this spell takes the whole turn (or start it now, "
 			    "restricted, and complete it next turn)");
-		if (c->start && sp->time != 1 && sp->time != 3)
+		if (c->start && tm != 1 && tm != 3)
 			return rej(y, REFD_EILLEGAL, "R001-05",
 			    "only full-round actions are started");
+		if (c->hold)
+			return mg_cast_check(s, a, c, sp, y);
 		if (t < 0 || T->dead)
 			return rej(y, REFD_ENOTARGET, "R001-61",
 			    "name a living \"target\"");
@@ -1151,7 +1166,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		if (t != a && !has_loe(s, a, t))
 			return rej(y, REFD_ENOTARGET, "R001-37",
 			    "no line of effect to %s", T->d.name);
-		return REFD_OK;
+		return mg_cast_check(s, a, c, sp, y);
 	}
 	case C_OVERRUN: {
 		int dx, dy, bx, by, np;
@@ -1273,6 +1288,10 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		if (A->d.turn_level < 1 || A->d.turn_uses < 1)
 			return rej(y, REFD_ERESOURCE, "R001-59",
 			    "%s has no turning attempt left", A->d.name);
+		if (A->d.rebuke)
+			return rej(y, REFD_EILLEGAL, "R001-59",
+			    "%s channels negative energy: it rebukes",
+			    A->d.name);
 		if (!can_std(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-04",
 			    "%s has no standard action left this turn",
@@ -1289,6 +1308,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		    !perceives(s, a, t))
 			return rej(y, REFD_ENOTARGET, "R001-45",
 			    "ready an attack against an enemy you can see");
+		if (c->ract != RK_ATTACK)
+			return mg_ready_check(s, a, c, y);
 		if (!armed(A) && !(c->trig == 1 && A->d.w[0].ranged))
 			return rej(y, REFD_EILLEGAL, "R001-45",
 			    "%s has no melee weapon to ready", A->d.name);
@@ -1464,7 +1485,9 @@ ev_over(refd_ctx *ctx, struct st *s, const char *reason)
 	refd_mpw_kint(w, "winner", s->winner);
 	refd_mpw_kstr(w, "reason", reason);
 	refd_mpw_end(w);
-	return emitw(ctx, s, w);
+	if ((rc = emitw(ctx, s, w)) != REFD_OK)
+		return rc;
+	return s->resting == 1 ? mg_rest_begin(ctx, s) : REFD_OK;
 }
 
 /* ---- turn order (1.2, 1.9) ---- */
@@ -1475,8 +1498,6 @@ ev_over(refd_ctx *ctx, struct st *s, const char *reason)
  * rolls for the dying, advances rounds, ends the match on the round
  * limit.
  */
-static int spell_effect(refd_ctx *ctx, struct st *s, int a, int t,
-    const struct spell *sp);
 
 int
 turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
@@ -1533,6 +1554,8 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 			s->freedraw = s->moveact = 0;
 			s->aoo_taken = 0;
 			c->delaying = 0;
+			if ((rc = mg_tick(ctx, s, n)) != REFD_OK)
+				return rc;
 			if (c->dead || (s->surprise && !c->aware)) {
 				n++;
 				continue;
@@ -1540,7 +1563,7 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 			c->flat = 0;
 			c->fdef = c->tdef = c->charged = c->ran = 0;
 			cc_turn_start(s, s->order[n]);
-			if (c->casting) {
+			if (c->casting && !mg_still_casting(s, s->order[n])) {
 				int sl = c->casting - 1, ct = c->cast_target;
 
 				c->casting = 0;
@@ -1599,6 +1622,8 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 					return rc;
 				check_over(s);
 			}
+			if ((rc = mg_turn_start(ctx, s, s->order[n])) != REFD_OK)
+				return rc;
 			if (!acts(c)) {
 				n++;
 				continue;
@@ -1718,7 +1743,9 @@ ready_queue(struct st *s, int m, int px, int py)
 		if (s->c[r].ready_vs != m || !able(&s->c[r]) || s->c[r].grap ||
 		    s->c[r].ready_trig != 0)
 			continue;
-		if (threatens(s, r, m) && !threat_at(s, r, m, px, py))
+		if (s->c[r].rdy_kind != RK_ATTACK ?
+		    mg_ready_near(s, r, m, px, py) :
+		    (threatens(s, r, m) && !threat_at(s, r, m, px, py)))
 			s->q[s->nq++] = r;
 	}
 	if (s->nq > 0)
@@ -1746,7 +1773,9 @@ ready_cast_queue(struct st *s, int m)
 		if (R->ready_vs != m || R->ready_trig != 1 || !acts(R) ||
 		    R->grap || !perceives(s, r, m))
 			continue;
-		if (w->ranged ? (has_loe(s, r, m) && cdist(R, &s->c[m]) <=
+		if (R->rdy_kind != RK_ATTACK)
+			s->q[s->nq++] = r;
+		else if (w->ranged ? (has_loe(s, r, m) && cdist(R, &s->c[m]) <=
 		    w->incr * (w->ranged == 1 ? 5 : 10)) : threatens(s, r, m))
 			s->q[s->nq++] = r;
 	}
@@ -2033,14 +2062,15 @@ concentrate(refd_ctx *ctx, struct st *s, int a, int dc, const char *why,
 
 	if ((rc = roll(ctx, 20, "concentration", &r)) != REFD_OK)
 		return rc;
-	*ok = r + s->c[a].d.concentration >= dc;
+	*ok = r + s->c[a].d.concentration - mg_save_pen(&s->c[a]) >= dc;
 	w = refd_mpw_create();
 	refd_mpw_map(w);
 	refd_mpw_kstr(w, "type", "concentration");
 	refd_mpw_kstr(w, "who", nm(s, a));
 	refd_mpw_kstr(w, "why", why);
 	refd_mpw_kint(w, "roll", r);
-	refd_mpw_kint(w, "total", r + s->c[a].d.concentration);
+	refd_mpw_kint(w, "total", r + s->c[a].d.concentration -
+	    mg_save_pen(&s->c[a]));
 	refd_mpw_kint(w, "dc", dc);
 	refd_mpw_kbool(w, "success", *ok);
 	refd_mpw_end(w);
@@ -2056,11 +2086,11 @@ best_mental(const struct cr *c)
 }
 
 /* The spell's effect (7.1, 7.2). */
-static int
+int
 spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 {
 	struct cr *A = &s->c[a], *T = &s->c[t];
-	int rc, v, j, amt = sp->bonus;
+	int rc, v, j, amt = sp->bonus, saved = 0;
 	refd_mpw *w;
 
 	if (sp->attack) {
@@ -2079,8 +2109,10 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 		wp.nonlethal = sp->nonlethal;
 		wp.ranged = sp->attack == 1 ? 2 : 0;
 		wp.incr = sp->range > 0 ? sp->range : 1;
-		return attack(ctx, s, a, t, &wp, A_TOUCH |
+		rc = attack(ctx, s, a, t, &wp, A_TOUCH |
 		    (sp->attack == 1 ? A_RANGED : 0), 0, 0, &r);
+		s->last_hit = r.hit;
+		return rc;
 	}
 	for (j = 0; j < sp->nd; j++) {
 		if ((rc = roll(ctx, (uint32_t)sp->sd, sp->effect ? "healing" :
@@ -2088,19 +2120,11 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 			return rc;
 		amt += v;
 	}
-	if (sp->effect == 2) {
-		if (amt > T->temp) {	/* pools do not stack: the best */
-			T->temp = amt;
-			T->temp_rounds = sp->rounds;
-		}
-		w = refd_mpw_create();
-		refd_mpw_map(w);
-		refd_mpw_kstr(w, "type", "temp_hp");
-		refd_mpw_kstr(w, "target", T->d.name);
-		refd_mpw_kint(w, "amount", amt);
-		refd_mpw_end(w);
-		return emitw(ctx, s, w);
-	}
+	amt = mg_amount(A, amt);	/* empowered */
+	if (sp->effect == 2)
+		return mg_temp_add(ctx, s, t, amt, sp);
+	if (sp->effect >= 3 && !sp->save)
+		return mg_spell_after_save(ctx, s, a, t, sp, 0);
 	if (sp->effect == 1) {
 		T->hp += amt;
 		if (T->hp > T->d.hp)
@@ -2146,7 +2170,10 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 			return rc;
 		if (ok)
 			amt = sp->half ? amt / 2 : 0;
+		saved = ok;
 	}
+	if (sp->effect >= 3)
+		return mg_spell_after_save(ctx, s, a, t, sp, saved);
 	w = refd_mpw_create();
 	refd_mpw_map(w);
 	refd_mpw_kstr(w, "type", "spell_damage");
@@ -2344,6 +2371,7 @@ turn_undead(refd_ctx *ctx, struct st *s, int a)
 	if ((rc = roll(ctx, 20, "turning check", &v)) != REFD_OK)
 		return rc;
 	chk = v + mod(A->d.cha);
+	A->turn_chk = chk;
 	maxhd = lvl + steps[chk <= 0 ? 0 : (chk >= 22 ? 22 : chk)];
 	if ((rc = roll(ctx, 6, "turning damage", &d1)) != REFD_OK ||
 	    (rc = roll(ctx, 6, "turning damage", &d2)) != REFD_OK)
@@ -2368,7 +2396,7 @@ turn_undead(refd_ctx *ctx, struct st *s, int a)
 			struct cr *U = &s->c[i];
 
 			if (!U->d.undead || U->dead || (done & (1 << i)) ||
-			    U->turned_by || U->d.hd > maxhd ||
+			    mg_turn_skip(s, a, i) || mg_turn_hd(U) > maxhd ||
 			    cdist(A, U) > 12 || !has_loe(s, a, i))
 				continue;
 			bd = cdist(A, U);
@@ -2392,11 +2420,13 @@ turn_undead(refd_ctx *ctx, struct st *s, int a)
 			break;
 		pool -= s->c[i].d.hd;
 		done |= 1 << i;
-		if (lvl >= 2 * s->c[i].d.hd) {
+		if (A->d.rebuke) {
+			mg_rebuked(s, a, i, lvl >= 2 * mg_turn_hd(&s->c[i]));
+		} else if (lvl >= 2 * mg_turn_hd(&s->c[i])) {
 			s->c[i].dead = 1;
 			s->c[i].grap = 0;
 		} else {
-			s->c[i].turned_until = s->round + 10;
+			s->c[i].turned_until = mg_end(s, 10);
 			s->c[i].turned_by = a + 1;
 		}
 		w = refd_mpw_create();
@@ -2404,6 +2434,8 @@ turn_undead(refd_ctx *ctx, struct st *s, int a)
 		refd_mpw_kstr(w, "type", "turned");
 		refd_mpw_kstr(w, "target", s->c[i].d.name);
 		refd_mpw_kbool(w, "destroyed", s->c[i].dead);
+		if (A->d.rebuke)
+			refd_mpw_kbool(w, "commanded", s->c[i].cmd_by != 0);
 		refd_mpw_kint(w, "pool_left", pool);
 		refd_mpw_end(w);
 		if ((rc = emitw(ctx, s, w)) != REFD_OK)
@@ -2564,12 +2596,19 @@ finish_act(refd_ctx *ctx, struct st *s)
 		const struct spell *sp = &A->d.sp[k->pen];
 		int ok = 1;
 
-		if (k->hurt > 0 && (rc = concentrate(ctx, s, a, 10 + k->hurt +
-		    sp->level, "damaged while casting", &ok)) != REFD_OK)
+		if (k->hurt > 0 && mg_concentrates(sp) && (rc = concentrate(ctx,
+		    s, a, 10 + k->hurt + sp->level, "damaged while casting",
+		    &ok)) != REFD_OK)
 			return rc;
-		if (ok && sp->time == 3) {
-			/* Takes effect before the caster's next turn. */
+		if (ok && t < 0) {
+			if ((rc = mg_hold(ctx, s, a, k->pen)) != REFD_OK)
+				return rc;
+			break;
+		}
+		if (ok && mg_time(A, sp, A->cast_meta) >= 3) {
+			/* Takes effect before the caster's turn. */
 			A->casting = k->pen + 1;
+			A->cast_left = mg_cast_rounds(A, sp, A->cast_meta);
 			A->cast_target = t;
 			if ((rc = ev_simple(ctx, "casting", s, a, t)) !=
 			    REFD_OK)
@@ -2904,7 +2943,7 @@ cast_continue(refd_ctx *ctx, struct st *s, int a, int t, int si,
 		s->hurt0 = 0;
 		return settle(ctx, s);
 	}
-	if (A->cond & COND_DEAFENED) {
+	if ((A->cond & COND_DEAFENED) && mg_verbal(A, sp)) {
 		int v;
 		refd_mpw *ev;
 
@@ -2923,7 +2962,8 @@ cast_continue(refd_ctx *ctx, struct st *s, int a, int t, int si,
 		if (!ok)
 			return settle(ctx, s);
 	}
-	if (A->grap && (rc = concentrate(ctx, s, a, 20 + sp->level,
+	if (A->grap && mg_concentrates(sp) && (rc = concentrate(ctx, s, a,
+	    20 + sp->level,
 	    "grappled", &ok)) != REFD_OK)
 		return rc;
 	if (ok && defensive && (rc = concentrate(ctx, s, a,
@@ -2932,10 +2972,14 @@ cast_continue(refd_ctx *ctx, struct st *s, int a, int t, int si,
 	if (ok && s->m_castdc && A->mounted && (rc = concentrate(ctx, s, a,
 	    s->m_castdc + sp->level, "mounted", &ok)) != REFD_OK)
 		return rc;
+	if (ok && (A->cond & COND_ENTANGLED) && !A->no62 &&
+	    mg_concentrates(sp) && (rc = concentrate(ctx, s, a,
+	    15 + sp->level, "entangled", &ok)) != REFD_OK)
+		return rc;	/* 6.2 */
 	if (!ok)
 		return settle(ctx, s);
 	return begin_act(ctx, s, C_CAST, a, t, 0, si,
-	    defensive ? 0 : 1);
+	    defensive || !mg_provokes(sp) ? 0 : 1);
 }
 
 int
@@ -2944,6 +2988,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 	int a, rc, t = c->target;
 	struct cr *A;
 
+	if (s->over && s->resting == 2)
+		return mg_rest_exec(ctx, s, c);
 	if (s->pk != PK_NONE) {
 		int who = s->q[s->qi];
 
@@ -3086,10 +3132,16 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 				if ((rc = ev_simple(ctx, "ready_fires", s, who,
 				    m)) != REFD_OK)
 					return rc;
-				if ((rc = attack(ctx, s, who, m, &w, rf, 0, 0,
-				    &r)) != REFD_OK)
+				if (s->c[who].rdy_kind != RK_ATTACK) {
+					if ((rc = mg_fire(ctx, s, who)) != REFD_OK)
+						return rc;
+				} else if ((rc = attack(ctx, s, who, m, &w, rf |
+				    (s->c[m].charged && (w.dtype & DT_P) &&
+				    !rf ? A_SET : 0), 0, 0, &r)) != REFD_OK) {
 					return rc;
-				s->k.hurt += r.dmg;
+				} else {
+					s->k.hurt += r.dmg;
+				}
 				/* Its place moves just before the mover. */
 				for (p = 0; p < s->norder &&
 				    s->order[p] != who; p++)
@@ -3424,28 +3476,34 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		if ((rc = cc_exec(ctx, s, a, c)) != REFD_OK)
 			return rc;
 		return settle(ctx, s);
+	case C_USE_ITEM:
+	case C_USE_ABIL:
 	case C_CAST: {
 		const struct spell *sp = &A->d.sp[c->si];
 		refd_mpw *w;
-		int ok = 1;
+		int ok = 1, tm = mg_time(A, sp, c->meta);
 
 		A->d.uses[c->si]--;
 		mt_cast(s, a, c);
-		if (sp->time == 2) {
-			s->qcast = 1;
+		if (tm == 2) {
+			s->qcast |= mg_counts(sp);
 		} else {
-			s->cast = 1;
-			if ((sp->time == 1 || sp->time == 3) && !s->std)
+			s->cast |= mg_counts(sp);
+			if ((tm == 1 || tm >= 3) && !s->std)
 				s->full = 1;
 			else
 				use_std(s, A);
 		}
+		A->cast_meta = c->meta;
+		if (mg_counts(sp))
+			A->held = 0;	/* a new spell dissipates a charge */
 		w = refd_mpw_create();
 		refd_mpw_map(w);
 		refd_mpw_kstr(w, "type", "cast");
 		refd_mpw_kstr(w, "who", A->d.name);
 		refd_mpw_kstr(w, "spell", sp->name);
-		refd_mpw_kstr(w, "target", nm(s, t));
+		if (t >= 0)
+			refd_mpw_kstr(w, "target", nm(s, t));
 		if (c->defensive)
 			refd_mpw_kbool(w, "defensive", 1);
 		refd_mpw_end(w);
@@ -3453,7 +3511,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			return rc;
 		/* Readied attacks waiting for this cast fire first. */
 		s->hurt0 = 0;
-		if (ready_cast_queue(s, a) > 0) {
+		if (mg_concentrates(sp) && ready_cast_queue(s, a) > 0) {
 			memset(&s->k, 0, sizeof(s->k));
 			s->k.kind = K_ACT;
 			s->k.act = ACT_CAST_PRE;
@@ -3551,8 +3609,16 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		return settle(ctx, s);
 	}
 	case C_TURN:
+	case C_REBUKE:
 		use_std(s, A);
 		if ((rc = turn_undead(ctx, s, a)) != REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	case C_TOUCH:
+	case C_DISPEL_TURN:
+	case C_BOLSTER:
+	case C_COMMAND:
+		if ((rc = mg_exec(ctx, s, c)) != REFD_OK)
 			return rc;
 		return settle(ctx, s);
 	case C_DRINK:
@@ -3568,6 +3634,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		use_std(s, A);
 		A->ready_vs = t;
 		A->ready_trig = c->trig;
+		mg_ready_set(A, c);
 		if ((rc = ev_simple(ctx, "ready", s, a, -1)) != REFD_OK)
 			return rc;
 		w = refd_mpw_create();
@@ -3708,6 +3775,8 @@ int
 pending_seats(const struct st *s, uint64_t *m)
 {
 	*m = 0;
+	if (s->over && s->resting == 2)
+		*m = mg_rest_seats(s);
 	if (s->over)
 		return REFD_OK;
 	if (s->pk != PK_NONE)
@@ -3774,6 +3843,7 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 		refd_mpw_kstr(w, "item", "shield");
 	if (c->ovr >= 0)
 		refd_mpw_kstr(w, "overrun", nm(s, c->ovr));
+	mg_put(w, c);
 	refd_mpw_end(w);
 	refd_mpw_kstr(w, "label", label);
 	refd_mpw_end(w);
@@ -3852,6 +3922,7 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 
 	refd_mpw_array(w);
 	if (s->over) {
+		mg_legal(s, seat, w, try_cmd, blank, put_cmd);
 		refd_mpw_end(w);
 		return REFD_OK;
 	}
@@ -4259,6 +4330,7 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			}
 		}
 	}
+	mg_legal(s, seat, w, try_cmd, blank, put_cmd);
 	refd_mpw_end(w);
 	return REFD_OK;
 }

@@ -20,7 +20,9 @@ enum {
 	C_PIN, C_RELEASE, C_THROW, C_DRAW, C_SHEATHE, C_TURN, C_DRINK,
 	C_GMOVE, C_GWEAPON, C_BREAKPIN,
 	C_MOUNT, C_DISMOUNT, C_KNEES, C_CONTROL, C_MATTACK,
-	C_HIDE, C_SPOT, C_NCMD
+	C_HIDE, C_SPOT,
+	C_USE_ITEM, C_USE_ABIL, C_TOUCH, C_REBUKE, C_DISPEL_TURN, C_BOLSTER,
+	C_COMMAND, C_REST, C_NCMD
 };
 
 struct cmd {
@@ -39,6 +41,10 @@ struct cmd {
 	int ovr_hidden;		/* the check sees the charge line without it */
 	int fast;		/* mount, dismount: a quick one (Ride DC 20) */
 	int mm;			/* cast: the mount moves on after it (5.15) */
+	int meta, hold;		/* cast: metamagic MM_*; hold the charge */
+	int hours, tend;	/* rest: hours; tended by a healer */
+	int release;		/* command: release the undead */
+	int ract;		/* ready: RK_* action */
 };
 
 extern const char *const cmd_name[C_NCMD];

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "content.h"
+#include "magic.h"
 
 static int
 fail(char *err, size_t len, const char *file, const char *item,
@@ -402,29 +403,6 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 		}
 		return 0;
 	}
-	if (strcmp(k, "spells") == 0) {
-		if (refd_mpv_type(x) != REFD_MP_MAP || refd_mpv_len(x) > MAXSP)
-			return fail(err, elen, file, item, k,
-			    "expected an object of at most 4 spell: casts");
-		memset(d->sp, 0, sizeof(d->sp));
-		memset(d->uses, 0, sizeof(d->uses));
-		for (i = 0; i < refd_mpv_len(x); i++) {
-			const char *sn = refd_mpv_cstr(refd_mpv_key_at(x, i), "");
-
-			for (j = 0; j < c->nsp; j++)
-				if (strcmp(c->sp[j].name, sn) == 0)
-					break;
-			if (j == c->nsp)
-				return fail(err, elen, file, item, k,
-				    "no such spell in spells.json");
-			d->sp[i] = c->sp[j];
-			if (get_int(refd_mpv_val_at(x, i), 1, 20,
-			    &d->uses[i]) != 0)
-				return fail(err, elen, file, item, k,
-				    "casts must be 1..20");
-		}
-		return 0;
-	}
 	if (strcmp(k, "weapon") == 0 || strcmp(k, "offhand") == 0) {
 		int slot = k[0] == 'o';
 		const struct weapon *w;
@@ -443,7 +421,14 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 		d->w[slot] = *w;
 		return 0;
 	}
-	return 1;
+	{
+		char why[120];
+		int rc = mg_cfield(c, d, k, x, why, sizeof(why));
+
+		if (rc < 0)
+			return fail(err, elen, file, item, k, why);
+		return rc;
+	}
 }
 
 int
@@ -587,8 +572,9 @@ parse_spell(refd_mpv v, const char *name, struct spell *sp, char *err,
     size_t elen)
 {
 	static const char *const times[] = { "standard", "full_round", "free",
-		"one_round" };
-	static const char *const effects[] = { "damage", "heal", "temp_hp" };
+		"one_round", "minutes" };
+	static const char *const effects[] = { "damage", "heal", "temp_hp",
+		"condition", "con_boost" };
 	static const char *const attacks[] = { "none", "ranged_touch",
 		"melee_touch" };
 	static const char *const saves[] = { "none", "fort", "ref", "will" };
@@ -634,14 +620,16 @@ parse_spell(refd_mpv v, const char *name, struct spell *sp, char *err,
 			bad = parse_dice(refd_mpv_cstr(x, ""), &sp->nd, &sp->sd);
 		else if (strcmp(k, "doc") == 0)
 			bad = refd_mpv_type(x) == REFD_MP_STR ? 0 : -1;
-		else
+		else if ((bad = mg_spell_field(sp, k, x)) > 0)
 			return fail(err, elen, F, name, k, "unknown field");
 #undef ENUMF
 		if (bad)
 			return fail(err, elen, F, name, k, "invalid value");
 	}
-	if (sp->nd == 0)
+	if (sp->nd == 0 && sp->effect < 3)
 		return fail(err, elen, F, name, "dice", "missing");
+	if (mg_spell_done(sp, err, elen) != 0)
+		return -1;
 	if (sp->attack == 2 && sp->range != 0)
 		return fail(err, elen, F, name, "range",
 		    "a melee touch spell has range 0");

@@ -15,6 +15,7 @@
 #include "content.h"
 #include "geom.h"
 #include "mount.h"
+#include "magic.h"
 #include "move.h"
 #include "rules.h"
 
@@ -24,8 +25,16 @@ const struct refd_host *enc_host;
 static const char *const cn[NCOND] = {
 	"kneeling", "blinded", "dazzled", "deafened", "entangled", "shaken",
 	"frightened", "cowering", "stunned", "paralysed", "dazed", "fatigued",
-	"exhausted", "nauseated", "sickened", "squeezing", "higher_ground"
+	"exhausted", "nauseated", "sickened", "squeezing", "higher_ground",
+	"panicked", "gagged", "silenced", "bound"
 };
+
+const char *enc_cond_name(int i);
+const char *
+enc_cond_name(int i)
+{
+	return i >= 0 && i < NCOND ? cn[i] : "?";
+}
 
 static int
 e_init(refd_ctx *ctx, const struct refd_host *host, void **pdata)
@@ -163,6 +172,28 @@ static const struct {
 	{ { { NULL, NULL } }, "move action: Spot, opposed by the Hide of each "
 	    "enemy you cannot see (locates the invisible, unmasks the "
 	    "hiding)" },
+	{ { { "spell", "the scroll's or wand's spell" },
+	    { "target", "creature name" }, { "defensive", "bool (scroll)" } },
+	    "read a scroll (as casting) or use a wand (standard, no AoO)" },
+	{ { { "spell", "the ability" }, { "target", "creature name" },
+	    { "defensive", "bool (spell-like)" } },
+	    "use a spell-like (provokes), supernatural or extraordinary "
+	    "ability" },
+	{ { { "target", "creature name" } },
+	    "deliver the held touch spell: free in the casting round, else "
+	    "a standard action" },
+	{ { { NULL, NULL } }, "standard action: rebuke undead (negative "
+	    "energy): they cower, or are commanded" },
+	{ { { NULL, NULL } }, "standard action: a rebuking check that frees "
+	    "undead turned by a lower check" },
+	{ { { NULL, NULL } }, "standard action: bolster undead against "
+	    "turning for 10 rounds" },
+	{ { { "target", "a commanded undead" }, { "release", "bool" } },
+	    "standard action: order a commanded undead to act on its next "
+	    "turn (or release it)" },
+	{ { { "hours", "1..720" }, { "tend", "bool: a healer tends the "
+	    "wounded" } },
+	    "after the fight: let hours pass (recovery, natural healing)" },
 };
 
 static int
@@ -187,6 +218,10 @@ e_describe(refd_ctx *ctx, void *pdata)
 	opt(w, "range_penalty", "int", "per range increment (default 2)");
 	opt(w, "flat_footed_start", "bool",
 	    "everyone starts flat-footed (default true)");
+	opt(w, "condition_defaults", "bool",
+	    "the section 6.2 condition defaults (default true)");
+	opt(w, "recovery", "bool",
+	    "after the fight, rest commands pass hours (default false)");
 	refd_mpw_end(w);
 	refd_mpw_kmap(w, "commands");
 	for (i = 0; i < C_NCMD; i++) {
@@ -409,6 +444,8 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	s->dark_map = cc_dark_map(s);
 	s->max_rounds = (int32_t)refd_mpv_get_int(root, "max_rounds", 10);
 	s->range_pen = (int32_t)refd_mpv_get_int(root, "range_penalty", 2);
+	s->no62 = !refd_mpv_get_bool(root, "condition_defaults", 1);
+	s->resting = refd_mpv_get_bool(root, "recovery", 0) ? 1 : 0;
 	if (s->max_rounds < 1 || s->max_rounds > 1000 || s->range_pen < 0 ||
 	    s->range_pen > 10)
 		return bad_setup(ctx, s, d, "setup: max_rounds must be "
@@ -526,6 +563,14 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 						return bad_setup(ctx, s, d,
 						    "setup: conditions: unknown "
 						    "condition");
+					if (s->no62 && ((1 << z) &
+					    (COND_DAZED | COND_FATIGUED |
+					    COND_EXHAUSTED | COND_NAUSEATED |
+					    COND_SICKENED | COND_PANICKED)))
+						return bad_setup(ctx, s, d,
+						    "setup: conditions: a section "
+						    "6.2 condition without "
+						    "condition_defaults");
 					c->cond |= 1 << z;
 				}
 			} else if (strcmp(key, "rides") == 0) {
@@ -585,7 +630,7 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			c->d.str -= 6;
 			c->d.dex -= 6;
 		}
-		if (c->cond & COND_DEAFENED)
+		if ((c->cond & COND_DEAFENED) && !s->no62)
 			c->d.init -= 4;
 		if (c->d.str < 1)
 			c->d.str = 1;
@@ -652,6 +697,7 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			}
 	}
 	refd_mp_free(d);
+	mg_setup(s);
 	for (i = 0; i < s->nc; i++)
 		s->shown[i] = state_idx(&s->c[i]);	/* as set up: known */
 	/* Surprise round when some but not all are aware (1.3). */
@@ -751,6 +797,9 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 	refd_mpw_kint(w, "round", s->round);
 	refd_mpw_kbool(w, "surprise", s->surprise);
 	refd_mpw_kbool(w, "over", s->over != 0);
+	if (s->resting >= 2)
+		refd_mpw_kint(w, "hours", s->hours);
+	refd_mpw_kbool(w, "recovery", s->resting == 2);
 	refd_mpw_kstr(w, "active", s->c[active(s)].d.name);
 	refd_mpw_kstr(w, "prompt", pkn[s->pk]);
 	if (s->pk != PK_NONE)
@@ -811,6 +860,7 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_kbool(w, "charging", c->charged);
 		if (c->mounted)
 			refd_mpw_kstr(w, "riding", s->c[c->mounted - 1].d.name);
+		mg_view(s, i, own, w);
 		{
 			int z;
 
@@ -839,7 +889,8 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 
 				refd_mpw_kmap(w, "spells");
 				for (k = 0; k < MAXSP; k++)
-					if (c->d.sp[k].name[0] != '\0')
+					if (c->d.sp[k].name[0] != '\0' &&
+					    c->d.sp[k].kind == MK_SPELL)
 						refd_mpw_kint(w,
 						    c->d.sp[k].name,
 						    c->d.uses[k]);
@@ -860,8 +911,8 @@ e_result(refd_ctx *ctx, const void *state)
 	refd_mpw *w;
 	int rc;
 
-	if (!s->over)
-		return 0;
+	if (!s->over || s->resting == 2)
+		return 0;	/* the recovery phase goes on (3.4) */
 	w = refd_mpw_create();
 	refd_mpw_map(w);
 	refd_mpw_karray(w, "winners");
@@ -940,7 +991,7 @@ sane(const struct st *s)
 		    c->mounted < 0 || c->mounted > s->nc || c->ride_n < 0 ||
 		    c->ride_n > 3 || c->mounted == i + 1 ||
 		    c->d.w[0].sd < 1 || c->d.w[0].incr < 0 ||
-		    (c->d.w[0].ranged && c->d.w[0].incr < 1))
+		    (c->d.w[0].ranged && c->d.w[0].incr < 1) || !mg_sane(s, c))
 			return 0;
 	}
 	return 1;

@@ -12,6 +12,7 @@
 #include "maneuver.h"
 #include "mount.h"
 #include "rules.h"
+#include "magic.h"
 
 int
 mod(int score)
@@ -95,14 +96,13 @@ seat_sees(const struct st *s, int seat, int c)
 int
 save_pen(const struct cr *c)
 {
-	return (c->cond & (COND_SHAKEN | COND_FRIGHTENED | COND_SICKENED)) ?
-	    2 : 0;
+	return mg_save_pen(c);
 }
 
 int
 acts(const struct cr *c)
 {
-	return able(c) && !(c->cond & COND_NOACT) && !c->turned_by;
+	return able(c) && !mg_no_act(c) && !c->turned_by;
 }
 
 /* Restricted activity (R001-05): surprise round, disabled, staggered. */
@@ -137,7 +137,8 @@ speed_of(const struct cr *c)
 		if (i == 5)
 			sp = sp - sp / 3;
 	}
-	if (c->cond & (COND_ENTANGLED | COND_EXHAUSTED | COND_BLINDED))
+	if ((c->cond & (COND_ENTANGLED | COND_EXHAUSTED | COND_BLINDED)) &&
+	    !c->no62)
 		sp /= 2;	/* 6.2 */
 	return sp;
 }
@@ -468,8 +469,9 @@ cover_vs(const struct st *s, int a, int t, int melee)
 int
 conceal_vs(const struct st *s, int a, int t, int melee)
 {
-	if (!perceives(s, a, t))
-		return 50;	/* total concealment (5.2) */
+	if (!perceives(s, a, t) || ((s->c[a].cond & COND_BLINDED) &&
+	    !s->c[a].no62))
+		return 50;	/* total concealment (5.2; blinded: 6.2) */
 	return conceal_terrain(s, a, t, melee);
 }
 
@@ -597,6 +599,8 @@ ac_vs(const struct st *s, int d, int a, int flags)
 		ac += (flags & A_RANGED) ? 2 : -2;
 	if (D->cond & COND_NODEX)
 		ac -= 2;
+	if (D->rebuked_by)
+		ac -= 2;	/* rebuked undead cower: +2 to hit (5.16) */
 	if (D->cond & COND_SQUEEZING)
 		ac -= 4;
 	if (D->charged)
@@ -943,12 +947,7 @@ deal(refd_ctx *ctx, struct st *s, int d, int dmg, int nonlethal,
 	const char *before = state_name(D);
 	int rc, r;
 
-	if (D->temp > 0) {
-		int use = dmg < D->temp ? dmg : D->temp;	/* 3.6 */
-
-		D->temp -= use;
-		dmg -= use;
-	}
+	dmg = mg_absorb(D, dmg);	/* temporary HP pools (3.6) */
 	if (nonlethal) {
 		D->nl += dmg;
 	} else {
@@ -996,14 +995,15 @@ deal(refd_ctx *ctx, struct st *s, int d, int dmg, int nonlethal,
 
 		if ((rc = roll(ctx, 20, "concentration", &v)) != REFD_OK)
 			return rc;
-		ok = v + D->d.concentration >= dc && able(D);
+		ok = v + D->d.concentration - mg_save_pen(D) >= dc && able(D);
 		w = refd_mpw_create();
 		refd_mpw_map(w);
 		refd_mpw_kstr(w, "type", "concentration");
 		refd_mpw_kstr(w, "who", D->d.name);
 		refd_mpw_kstr(w, "why", "hurt while casting");
 		refd_mpw_kint(w, "roll", v);
-		refd_mpw_kint(w, "total", v + D->d.concentration);
+		refd_mpw_kint(w, "total", v + D->d.concentration -
+		    mg_save_pen(D));
 		refd_mpw_kint(w, "dc", dc);
 		refd_mpw_kbool(w, "success", ok);
 		refd_mpw_end(w);
@@ -1101,7 +1101,8 @@ attack(refd_ctx *ctx, struct st *s, int a, int d, const struct weapon *w,
 	r->nonlethal = nl;
 	if (r->hit && !(flags & A_NODMG)) {
 		/* Multipliers add (2.6): 1 + the sum of (m - 1). */
-		mult = (r->crit ? w->mult : 1) + mt_lance(s, a, w, flags);
+		mult = (r->crit ? w->mult : 1) + mt_lance(s, a, w, flags) +
+		    ((flags & A_SET) ? 1 : 0);	/* set against a charge */
 		for (i = 0; i < mult; i++) {
 			int part = str_dmg(A, w, (flags & A_OFF) != 0) + w->enh;
 
@@ -1116,6 +1117,8 @@ attack(refd_ctx *ctx, struct st *s, int a, int d, const struct weapon *w,
 			}
 			sum += part;
 		}
+		if (w->nostr)
+			sum = mg_amount(A, sum);	/* an empowered spell */
 		if (sneak)
 			for (j = 0; j < A->d.sneak; j++) {
 				if ((rc = roll(ctx, 6, "sneak attack", &v)) !=
@@ -1173,8 +1176,12 @@ attack(refd_ctx *ctx, struct st *s, int a, int d, const struct weapon *w,
 	refd_mpw_end(ev);
 	if ((rc = emitw(ctx, s, ev)) != REFD_OK)
 		return rc;
-	if (r->dmg > 0)
-		return deal(ctx, s, d, r->dmg, nl, nl ? 0 : r->dmg);
+	if (r->dmg > 0 && (rc = deal(ctx, s, d, r->dmg, nl, nl ? 0 :
+	    r->dmg)) != REFD_OK)
+		return rc;
+	if (r->hit && A->held && (w->unarmed || w->natural) && !w->nostr &&
+	    !(flags & A_NODMG) && !D->dead)
+		return mg_discharge(ctx, s, a, d);	/* 7.2 */
 	return REFD_OK;
 }
 
