@@ -48,7 +48,7 @@ step_slow(const struct cx *x, const struct state *s, int u, int fx, int fy,
 				continue;
 			if (mode == MV_CHARGE && !fly && !inc)
 				return -1;
-			if (s->u[o].seat != s->u[u].seat && !helpless(s, o) &&
+			if (foe(s, o, u) && !helpless(s, o) &&
 			    !fly && !(inc && !has(x, s, o, AB_INCORP)) &&
 			    !(mode == MV_NORMAL && u == s->cur &&
 			    CARD(x, s, u)->trample > 0 &&
@@ -162,7 +162,7 @@ do_step(struct cx *x, struct state *s, int u, int tx, int ty, int *parity)
 			for (j = 0; j < sz && o < 0; j++) {
 				int k = occupant(x, s, tx + i, ty + j, u);
 
-				if (k >= 0 && s->u[k].seat != s->u[u].seat &&
+				if (k >= 0 && foe(s, k, u) &&
 				    u == s->cur && CARD(x, s, u)->trample > 0 &&
 				    !helpless(s, k))
 					o = k;
@@ -213,7 +213,7 @@ nearest_ranged(const struct cx *x, const struct state *s, int u, int enemies,
 		int d;
 
 		if (i == u || !s->u[i].on ||
-		    (enemies != (s->u[i].seat != s->u[u].seat)))
+		    (enemies != (foe(s, i, u))))
 			continue;
 		if (!sees(x, s, u, i))
 			continue;
@@ -336,7 +336,7 @@ flanked(const struct cx *x, const struct state *s, int a, int d)
 	for (h = 0; h < s->nu; h++) {
 		struct grid_space sa, sh, sd;
 
-		if (h == a || s->u[h].seat != s->u[a].seat ||
+		if (h == a || foe(s, h, a) ||
 		    !threatens(x, s, h, d))
 			continue;
 		sa = SP(x, s, a);
@@ -355,7 +355,7 @@ in_melee(const struct cx *x, const struct state *s, int a, int d)
 	int h;
 
 	for (h = 0; h < s->nu; h++) {
-		if (h == a || s->u[h].seat != s->u[a].seat || !s->u[h].on)
+		if (h == a || foe(s, h, a) || !s->u[h].on)
 			continue;
 		if (functional(s, d) && adjacent(x, s, d, h))
 			return 1;
@@ -411,7 +411,7 @@ cleave_offer(struct cx *x, struct state *s, int a, int line)
 	    !functional(s, a) || s->stage == ST_OVER)
 		return;
 	for (e = 0; e < s->nu; e++)
-		if (s->u[e].on && s->u[e].seat != s->u[a].seat &&
+		if (s->u[e].on && foe(s, e, a) &&
 		    adjacent(x, s, a, e))
 			break;
 	if (e == s->nu)
@@ -476,7 +476,7 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 		int k;
 
 		for (k = 0; k < s->nu; k++)
-			if (k != d && s->u[k].on && s->u[k].seat == s->u[d].seat &&
+			if (k != d && s->u[k].on && !foe(s, k, d) &&
 			    (CARD(x, s, k)->abil2 & A2_PHALANX) &&
 			    adjacent(x, s, k, d)) {
 				ac += 2;
@@ -628,7 +628,7 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 			w = sk_ev("death_attack");
 			refd_mpw_kint(w, "unit", d);
 			sk_emit(x, w);
-			eliminate(x, s, d, "destroyed");
+			eliminate(x, s, d, "destroyed", s->u[a].seat);
 		}
 		if (!ranged && A->con_drain > 0 && s->u[d].on &&
 		    !has(x, s, d, AB_NONLIVING) &&
@@ -778,7 +778,7 @@ rush_cost(const struct cx *x, const struct state *s, int u, int t, int *best)
 	for (e = 0; best != NULL && e < s->nu; e++) {
 		int c;
 
-		if (!s->u[e].on || s->u[e].seat == s->u[u].seat ||
+		if (!s->u[e].on || !foe(s, e, u) ||
 		    !sees(x, s, u, e))
 			continue;
 		c = near_cost(x, s, dist, u, e);
@@ -839,7 +839,7 @@ charge_check(const struct cx *x, const struct state *s, int u, int t, int dx,
 	int lim = 2 * s->speed;
 	struct grid g;
 
-	if (!s->u[t].on || s->u[t].seat == s->u[u].seat) {
+	if (!s->u[t].on || !foe(s, t, u)) {
 		snprintf(msg, len, "a charge targets an enemy on the grid");
 		return -1;
 	}
@@ -856,7 +856,7 @@ charge_check(const struct cx *x, const struct state *s, int u, int t, int dx,
 	for (e = 0; e < s->nu; e++) {
 		int c;
 
-		if (!s->u[e].on || s->u[e].seat == s->u[u].seat ||
+		if (!s->u[e].on || !foe(s, e, u) ||
 		    !sees(x, s, u, e))
 			continue;
 		c = near_cost(x, s, dist, u, e);
@@ -958,7 +958,8 @@ at_exit_sq(const struct cx *x, const struct state *s, int u, int ax, int ay)
 			int qx = ax + i, qy = ay + j;
 
 			if (qx < m->w && qy < m->h &&
-			    m->exit[qy * m->w + qx] == s->u[u].seat + 1)
+			    m->exit[qy * m->w + qx] ==
+			    s->zmap[s->u[u].seat] + 1)
 				return 1;
 		}
 	return 0;
@@ -976,7 +977,7 @@ exit_dist(const struct cx *x, const struct state *s, int u, int ax, int ay)
 	a.s = CARD(x, s, u)->size;
 	e.s = 1;
 	for (i = 0; i < m->w * m->h; i++)
-		if (m->exit[i] == s->u[u].seat + 1) {
+		if (m->exit[i] == s->zmap[s->u[u].seat] + 1) {
 			int d;
 
 			e.x = i % m->w;
@@ -1078,12 +1079,13 @@ aoo_queue(const struct cx *x, const struct state *s, struct prog *p, int tx,
 		return;		/* burrowing movement provokes none */
 	sk_grid(x, s, &g);
 	first = s->cur >= 0 ? s->u[s->cur].seat : s->u[m].seat;
-	for (k = 0; k < 2; k++)
+	/* R000-44: clockwise from the active player */
+	for (k = 0; k < s->nseats; k++)
 		for (t = 0; t < s->nu; t++) {
 			int sz = CARD(x, s, m)->size, i, j, vac = 0;
 			struct grid_space st = SP(x, s, t);
 
-			if (s->u[t].seat != (first + k) % 2 ||
+			if (s->u[t].seat != (first + k) % s->nseats ||
 			    !aoo_ok(x, s, t, m))
 				continue;
 			/* the step vacates a square adjacent to t */
@@ -1133,7 +1135,8 @@ finish(struct cx *x, struct state *s, struct prog *done)
 	} else if (p.kind == PK_ROUT) {
 		if (p.target == 1 && p.budget >= 1 &&
 		    at_exit_sq(x, s, p.unit, s->u[p.unit].x, s->u[p.unit].y)) {
-			eliminate(x, s, p.unit, "fled");
+			eliminate(x, s, p.unit, "fled",
+			    s->u[p.unit].rout_seat);
 		} else {
 			w = sk_ev("rout_stop");
 			refd_mpw_kint(w, "unit", p.unit);
@@ -1243,7 +1246,7 @@ sk_run(struct cx *x, struct state *s)
 			p->budget -= 1;
 			p->idx = p->npath;
 			p->target = 2;
-			eliminate(x, s, u, "fled");
+			eliminate(x, s, u, "fled", s->u[u].rout_seat);
 		} else {
 			p->budget -= do_step(x, s, u, tx, ty, &s->u[u].parity);
 			p->idx++;
@@ -1275,37 +1278,78 @@ unactivated(const struct cx *x, const struct state *s, int seat)
 	return n;
 }
 
+/* §2.4 (R000-14): every seat in the roll rolls d20 + bonus; the best total
+ * wins, ties go to the higher bonus, still tied seats reroll (alone). */
 int
 sk_roll_off(struct cx *x, struct state *s, const int32_t *bonus,
     const char *why)
 {
-	int r[2], seat, win;
+	int r[SK_MAXSEATS], in = (1 << s->nseats) - 1, seat, win, best, bb, n;
 	refd_mpw *w;
 
-	(void)s;
 	for (;;) {
-		for (seat = 0; seat < 2; seat++)
-			r[seat] = sk_roll(x, why);
-		if (r[0] + bonus[0] != r[1] + bonus[1])
-			win = r[0] + bonus[0] > r[1] + bonus[1] ? 0 : 1;
-		else if (bonus[0] != bonus[1])
-			win = bonus[0] > bonus[1] ? 0 : 1;
-		else
-			win = -1;
+		best = -1000;
+		for (seat = 0; seat < s->nseats; seat++)
+			if (in >> seat & 1) {
+				r[seat] = sk_roll(x, why);
+				if (r[seat] + bonus[seat] > best)
+					best = r[seat] + bonus[seat];
+			}
+		bb = -1000;
+		for (seat = 0; seat < s->nseats; seat++)
+			if (in >> seat & 1 && r[seat] + bonus[seat] == best &&
+			    bonus[seat] > bb)
+				bb = bonus[seat];
+		win = -1;
+		n = 0;
 		w = sk_ev(why);
+		if (s->nseats > 2) {
+			refd_mpw_karray(w, "seats");
+			for (seat = 0; seat < s->nseats; seat++)
+				if (in >> seat & 1)
+					refd_mpw_int(w, seat);
+			refd_mpw_end(w);
+		}
 		refd_mpw_karray(w, "rolls");
-		refd_mpw_int(w, r[0]);
-		refd_mpw_int(w, r[1]);
+		for (seat = 0; seat < s->nseats; seat++)
+			if (in >> seat & 1)
+				refd_mpw_int(w, r[seat]);
 		refd_mpw_end(w);
 		refd_mpw_karray(w, "totals");
-		refd_mpw_int(w, r[0] + bonus[0]);
-		refd_mpw_int(w, r[1] + bonus[1]);
+		for (seat = 0; seat < s->nseats; seat++)
+			if (in >> seat & 1)
+				refd_mpw_int(w, r[seat] + bonus[seat]);
 		refd_mpw_end(w);
+		for (seat = 0; seat < s->nseats; seat++)
+			if (!(in >> seat & 1) || r[seat] + bonus[seat] != best ||
+			    bonus[seat] != bb)
+				in &= ~(1 << seat);
+			else {
+				win = seat;
+				n++;
+			}
+		if (n > 1)
+			win = -1;
 		refd_mpw_kint(w, "winner", win);
 		sk_emit(x, w);
 		if (win >= 0 || x->rc != REFD_OK)
 			return win < 0 ? 0 : win;
 	}
+}
+
+/* The next seat clockwise after seat with an unactivated creature, or
+ * -1 (§2.3: a seat with none left is skipped). */
+static int
+next_seat(const struct cx *x, const struct state *s, int seat)
+{
+	int k, q;
+
+	for (k = 1; k <= s->nseats; k++) {
+		q = (seat + k) % s->nseats;
+		if (unactivated(x, s, q) > 0)
+			return q;
+	}
+	return -1;
 }
 
 static void
@@ -1315,8 +1359,8 @@ begin_phases(struct cx *x, struct state *s, int first)
 
 	s->first = first;
 	s->phase_seat = first;
-	if (unactivated(x, s, first) == 0)
-		s->phase_seat = 1 - first;
+	if (unactivated(x, s, first) == 0 && next_seat(x, s, first) >= 0)
+		s->phase_seat = next_seat(x, s, first);
 	s->phase_left = 2;
 	s->stage = ST_ACTIVATE;
 	w = sk_ev("first_player");
@@ -1328,7 +1372,7 @@ begin_phases(struct cx *x, struct state *s, int first)
 void
 sk_start_round(struct cx *x, struct state *s)
 {
-	int32_t b[2];
+	int32_t b[SK_MAXSEATS];
 	int i;
 	refd_mpw *w;
 
@@ -1343,8 +1387,8 @@ sk_start_round(struct cx *x, struct state *s)
 		begin_phases(x, s, s->first);
 		return;
 	}
-	b[0] = init_bonus(x, s, 0, 0);
-	b[1] = init_bonus(x, s, 1, 0);
+	for (i = 0; i < s->nseats; i++)
+		b[i] = init_bonus(x, s, i, 0);
 	s->chooser = sk_roll_off(x, s, b, "initiative");
 	s->stage = ST_FIRST;
 }
@@ -1381,14 +1425,17 @@ end_round(struct cx *x, struct state *s)
 static void
 next_activation(struct cx *x, struct state *s)
 {
-	if (unactivated(x, s, 0) == 0 && unactivated(x, s, 1) == 0) {
+	int q = next_seat(x, s, s->phase_seat);
+
+	if (q < 0) {
 		end_round(x, s);
 		return;
 	}
 	s->stage = ST_ACTIVATE;
+	/* §2.3: phases pass clockwise; a seat with nothing left is skipped
+	 * (alone, it activates its leftovers in a row) */
 	if (s->phase_left <= 0 || unactivated(x, s, s->phase_seat) == 0) {
-		if (unactivated(x, s, 1 - s->phase_seat) > 0)
-			s->phase_seat = 1 - s->phase_seat;
+		s->phase_seat = q;
 		s->phase_left = 2;
 	}
 }
@@ -1429,8 +1476,9 @@ end_turn(struct cx *x, struct state *s)
 	refd_mpw *w;
 
 	if (u >= 0 && s->flipped == u) {
-		s->u[u].seat = 1 - s->u[u].seat;
+		s->u[u].seat = s->flip_owner;
 		s->flipped = -1;
+		s->flip_owner = -1;
 	}
 	if (u >= 0 && s->u[u].on && s->u[u].confused &&
 	    save(x, s, u, s->u[u].confused_dc, "confusion")) {
@@ -1516,8 +1564,25 @@ start_turn(struct cx *x, struct state *s, int u)
 		    r <= 15 ? "does nothing" : "acts normally");
 		sk_emit(x, w);
 		if (r <= 5) {
+			int k;
+
+			/* A-x: with several opponents, the first one
+			 * clockwise from the owner with creatures in play */
 			s->flipped = u;
-			p->seat = 1 - p->seat;
+			s->flip_owner = p->seat;
+			for (k = 1; k < s->nseats; k++) {
+				int q = (p->seat + k) % s->nseats, j;
+
+				if (!foe_seat(s, q, p->seat))
+					continue;
+				for (j = 0; j < s->nu; j++)
+					if (s->u[j].on && s->u[j].seat == q)
+						break;
+				if (j < s->nu)
+					break;
+			}
+			p->seat = (p->seat + (k < s->nseats ? k : 1)) %
+			    s->nseats;
 			s->oocmd = 1;
 			s->speed = CARD(x, s, u)->speed < 2 ?
 			    CARD(x, s, u)->speed : 2;
@@ -1530,7 +1595,7 @@ start_turn(struct cx *x, struct state *s, int u)
 
 		/* Slow Effect: adjacent enemies save or attack once */
 		for (k = 0; k < s->nu && !s->slowed1; k++)
-			if (s->u[k].on && s->u[k].seat != p->seat &&
+			if (s->u[k].on && foe_seat(s, s->u[k].seat, p->seat) &&
 			    CARD(x, s, k)->slow_dc > 0 && adjacent(x, s, k, u) &&
 			    !save(x, s, u, CARD(x, s, k)->slow_dc, "slow effect"))
 				s->slowed1 = 1;
@@ -1541,7 +1606,9 @@ start_turn(struct cx *x, struct state *s, int u)
 		refd_mpw_kint(w, "unit", u);
 		refd_mpw_kint(w, "damage", 5);
 		sk_emit(x, w);
+		s->blame = p->poisoned <= s->nseats ? p->poisoned - 1 : -1;
 		damage(x, s, u, 5, -1);
+		s->blame = -1;
 		if (!p->on || s->stage == ST_OVER) {
 			sk_run(x, s);
 			return;
@@ -1579,7 +1646,7 @@ start_turn(struct cx *x, struct state *s, int u)
 		int e, best, can = 0;
 
 		for (e = 0; e < s->nu && !can; e++) {
-			if (!s->u[e].on || s->u[e].seat == p->seat)
+			if (!s->u[e].on || !foe_seat(s, s->u[e].seat, p->seat))
 				continue;
 			if (adjacent(x, s, u, e))
 				can = 1;
@@ -1592,7 +1659,7 @@ start_turn(struct cx *x, struct state *s, int u)
 		for (e = 0; e < s->nu && !can; e++) {
 			int c;
 
-			if (!s->u[e].on || s->u[e].seat == p->seat ||
+			if (!s->u[e].on || !foe_seat(s, s->u[e].seat, p->seat) ||
 			    !sees(x, s, u, e))
 				continue;
 			c = rush_cost(x, s, u, e, &best);
@@ -1660,7 +1727,7 @@ spell_targets(const struct cx *x, const struct state *s, int u, int k, int t,
 	a = SP(x, s, u);
 	b = SP(x, s, t);
 	d = grid_space_dist(&a, &b);
-	n = nearest_ranged(x, s, u, s->u[t].seat != s->u[u].seat,
+	n = nearest_ranged(x, s, u, foe(s, t, u),
 	    sp->range == SR_RANGE6 ? 6 : 0);
 	if (sp->range == SR_RANGE6 && d > 6) {
 		snprintf(msg, len, "out of range (6 squares)");
@@ -1669,7 +1736,7 @@ spell_targets(const struct cx *x, const struct state *s, int u, int k, int t,
 	if (d != n && !sp->any) {
 		snprintf(msg, len, "%s is not the nearest %s in sight "
 		    "(distance %d, nearest %d)", CARD(x, s, t)->name,
-		    s->u[t].seat != s->u[u].seat ? "enemy" : "ally", d, n);
+		    foe(s, t, u) ? "enemy" : "ally", d, n);
 		return -1;
 	}
 	return 0;
@@ -1715,7 +1782,7 @@ cone_ok(const struct cx *x, const struct state *s, int u, int k, int ox,
 			struct grid_space a, b;
 
 			if (t == u || !s->u[t].on ||
-			    (cat != (s->u[t].seat != s->u[u].seat)) ||
+			    (cat != (foe(s, t, u))) ||
 			    !sees(x, s, u, t))
 				continue;
 			a = SP(x, s, u);
@@ -1736,11 +1803,11 @@ spell_hit(struct cx *x, struct state *s, int u, const struct spell *sp, int t)
 	int dmg = sp->dmg, ok;
 	refd_mpw *w;
 
-	if (s->u[t].seat != s->u[u].seat)
+	if (foe(s, t, u))
 		s->aggr = 1;
 	/* §4.4.6: spell resistance, waived for the caster's own side. */
 	if ((CARD(x, s, t)->sr || has(x, s, t, AB_SRALL)) &&
-	    !sp->ignores_sr && !sp->ability && (s->u[t].seat != s->u[u].seat ||
+	    !sp->ignores_sr && !sp->ability && (foe(s, t, u) ||
 	    has(x, s, t, AB_SRALL))) {
 		int r = sk_roll(x, "spell resistance");
 
@@ -1998,7 +2065,7 @@ whirlwind(struct cx *x, struct state *s, int u)
 	int list[SK_MAXU], n = 0, k;
 
 	for (k = 0; k < s->nu; k++)
-		if (s->u[k].on && s->u[k].seat != s->u[u].seat &&
+		if (s->u[k].on && foe(s, k, u) &&
 		    adjacent(x, s, u, k))
 			list[n++] = k;
 	for (k = 0; k < n && s->stage != ST_OVER && s->u[u].on &&
@@ -2041,7 +2108,7 @@ turn_undead(struct cx *x, struct state *s, int u, int t)
 	refd_mpw_kint(w, "unit", u);
 	refd_mpw_kint(w, "target", t);
 	sk_emit(x, w);
-	if (s->u[t].seat != s->u[u].seat)
+	if (foe(s, t, u))
 		s->aggr = 1;
 	if (!s->u[t].routed && morale(x, s, t, "turn undead") <= 0)
 		rout(x, s, t, u);

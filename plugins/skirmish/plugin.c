@@ -178,9 +178,14 @@ sk_pending(const struct state *s)
 	switch (s->stage) {
 	case ST_OVER:
 		return 0;
-	case ST_SUBMIT:
-		return (uint64_t)(!s->submitted[0]) |
-		    ((uint64_t)(!s->submitted[1]) << 1);
+	case ST_SUBMIT: {
+		uint64_t m = 0;
+		int q;
+
+		for (q = 0; q < s->nseats; q++)
+			m |= (uint64_t)(!s->submitted[q]) << q;
+		return m;
+	}
 	default:
 		break;
 	}
@@ -459,7 +464,7 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 			int t2 = c->a[0], best, ct;
 
 			if (!unit_ok(s, t2) || !s->u[t2].on ||
-			    s->u[t2].seat == s->u[u].seat || !sees(x, s, u, t2))
+			    !foe(s, t2, u) || !sees(x, s, u, t2))
 				NO(REFD_ENOTARGET, "R000-21", "a rush goes toward "
 				    "an enemy %s can see", C->name);
 			ct = rush_cost(x, s, u, t2, &best);
@@ -627,7 +632,7 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 	if (!unit_ok(s, t) || !s->u[t].on)
 		NO(REFD_ENOTARGET, "R000-45", "no creature %d on the grid",
 		    (int)t);
-	if (s->u[t].seat == s->u[u].seat)
+	if (!foe(s, t, u))
 		NO(REFD_ENOTARGET, "R000-45", "%s is an ally: never attack "
 		    "allies", CARD(x, s, t)->name);
 	if (c->type == C_MELEE || c->type == C_CHARGE || c->type == C_SMITE ||
@@ -705,7 +710,7 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		for (e = 0; e < s->nu; e++) {
 			struct grid_space a = SP(x, s, u), b = SP(x, s, e);
 
-			if (s->u[e].on && s->u[e].seat != s->u[u].seat &&
+			if (s->u[e].on && foe(s, e, u) &&
 			    sees(x, s, u, e) && grid_space_dist(&a, &b) == n)
 				break;
 		}
@@ -746,7 +751,7 @@ check(const struct cx *x, const struct state *s, int seat,
 			int e = c->a[0];
 
 			if (!unit_ok(s, e) || !s->u[e].on ||
-			    s->u[e].seat == s->u[t].seat || !adjacent(x, s, t, e) ||
+			    !foe(s, e, t) || !adjacent(x, s, t, e) ||
 			    c->a[1] < 0 || c->a[1] >= CARD(x, s, t)->nmelee)
 				NO(REFD_ENOTARGET, "R000-59", "Death Strike: one "
 				    "melee attack on an adjacent enemy");
@@ -762,14 +767,15 @@ check(const struct cx *x, const struct state *s, int seat,
 			int e = c->a[0];
 
 			if (!unit_ok(s, e) || !s->u[e].on ||
-			    s->u[e].seat == s->u[t].seat || !adjacent(x, s, t, e))
+			    !foe(s, e, t) || !adjacent(x, s, t, e))
 				NO(REFD_ENOTARGET, "R000-98", "Cleave: the extra "
 				    "attack goes to another adjacent enemy");
 			return 0;
 		}
 		NO(REFD_EPHASE, s->dec == DEC_AOO ? "R000-42" : "R000-98",
 		    "%s must first decide on %s with unit %d (aoo, cleave, "
-		    "push or decline)", seat == 0 ? "seat 0" : "seat 1",
+		    "push or decline)", seat == 0 ? "seat 0" : seat == 1 ?
+		    "seat 1" : seat == 2 ? "seat 2" : "seat 3",
 		    s->dec == DEC_AOO ? "an attack of opportunity" :
 		    s->dec == DEC_PUSH ? "a Pushback" : "a Cleave attack",
 		    (int)t);
@@ -807,22 +813,29 @@ check(const struct cx *x, const struct state *s, int seat,
 		if (s->tiled) {
 			int i2, j2, px, py, rot;
 
-			if (c->nt != 4 || x->c->t[c->tiles[0]].feature ||
-			    !x->c->t[c->tiles[1]].feature ||
-			    !x->c->t[c->tiles[2]].feature ||
-			    !x->c->t[c->tiles[3]].feature)
-				NO(REFD_EBUILD, "R000-06", "bring 4 tiles: 1 "
-				    "assembly tile then 3 terrain-feature tiles");
-			for (i2 = 0; i2 < 4; i2++)
+			int nt = s->nseats > 2 ? 3 : 4;
+
+			for (i2 = 1; i2 < c->nt; i2++)
+				if (!x->c->t[c->tiles[i2]].feature)
+					break;
+			if (c->nt != nt || x->c->t[c->tiles[0]].feature ||
+			    i2 < c->nt)
+				NO(REFD_EBUILD, "R000-06", "bring %d tiles: 1 "
+				    "assembly tile then %d terrain-feature tiles",
+				    nt, nt - 1);
+			for (i2 = 0; i2 < nt; i2++)
 				for (j2 = 0; j2 < i2; j2++)
 					if (c->tiles[i2] == c->tiles[j2])
 						NO(REFD_EBUILD, "R000-06", "your "
 						    "4 tiles must all differ");
-			if (assembly_fit(x->c, MAP(x, s), seat, c->tiles[0],
+			if (assembly_fit(x->c, MAP(x, s), s->zmap[seat],
+			    c->tiles[0],
 			    &px, &py, &rot) != 0)
 				NO(REFD_EBUILD, "R000-09", "%s cannot lie with its "
-				    "5 exits on your start zone's exits",
-				    x->c->t[c->tiles[0]].id);
+				    "exits on your start zone's %d exits (and no "
+				    "other exit on the grid edge)",
+				    x->c->t[c->tiles[0]].id,
+				    (int)MAP(x, s)->nexits[s->zmap[seat]]);
 		}
 		return 0;
 	case ST_TILES:
@@ -839,8 +852,9 @@ check(const struct cx *x, const struct state *s, int seat,
 			NO(REFD_EPHASE, s->stage == ST_FIRST ? "R000-13" :
 			    "R000-08", "choose who goes first (%s)",
 			    s->stage == ST_FIRST ? "first" : "setup_first");
-		if (c->a[0] < 0 || c->a[0] > 1)
-			NO(REFD_EBADCMD, "R000-13", "seat is 0 or 1");
+		if (c->a[0] < 0 || c->a[0] >= s->nseats)
+			NO(REFD_EBADCMD, "R000-13", "seat is 0..%d",
+			    (int)s->nseats - 1);
 		return 0;
 	case ST_DEPLOY:
 		if (c->type != C_DEPLOY)
@@ -906,6 +920,13 @@ check(const struct cx *x, const struct state *s, int seat,
 /* ---------------------------------------------------------------- */
 /* Execution */
 
+/* Tiles a seat brings: 1 assembly + 3 features, 2 with 3+ seats. */
+static int
+ntiles(const struct state *s)
+{
+	return s->nseats > 2 ? 3 : 4;
+}
+
 static void
 commit_sub(struct cx *x, struct state *s, int seat)
 {
@@ -915,11 +936,11 @@ commit_sub(struct cx *x, struct state *s, int seat)
 
 	for (i = 0; i < s->nsub[seat]; i++)
 		b[i] = (uint8_t)s->sub[seat][i];
-	for (i = 0; s->tiled && i < 4; i++)
+	for (i = 0; s->tiled && i < ntiles(s); i++)
 		b[s->nsub[seat] + i] = (uint8_t)(0x80 | s->tsub[seat][i]);
 	snprintf(zone, sizeof(zone), "warband.%d", seat);
 	rc = H->commit(x->ctx, zone, seat, b, (size_t)s->nsub[seat] +
-	    (s->tiled ? 4 : 0));
+	    (s->tiled ? ntiles(s) : 0));
 	if (rc != REFD_OK && x->rc == REFD_OK)
 		x->rc = rc;
 }
@@ -927,14 +948,14 @@ commit_sub(struct cx *x, struct state *s, int seat)
 void
 sk_reveal(struct cx *x, struct state *s)
 {
-	int32_t b[2];
+	int32_t b[SK_MAXSEATS];
 	int seat, i;
 	refd_mpw *w;
 
 	s->revealed = 1;
 	w = sk_ev("revealed");
 	refd_mpw_karray(w, "warbands");
-	for (seat = 0; seat < 2; seat++) {
+	for (seat = 0; seat < s->nseats; seat++) {
 		refd_mpw_array(w);
 		s->wbfac[seat] = 0xf;
 		for (i = 0; i < s->nsub[seat]; i++)
@@ -983,7 +1004,7 @@ sk_reveal(struct cx *x, struct state *s)
 			    s->u[i].partner < 0)))
 				s->u[i].partner = j;
 	}
-	for (seat = 0; seat < 2; seat++) {
+	for (seat = 0; seat < s->nseats; seat++) {
 		int cheap = -1;
 
 		if (!s->c0sub[seat])
@@ -999,23 +1020,27 @@ sk_reveal(struct cx *x, struct state *s)
 		if (cheap >= 0)
 			s->u[cheap].cmd0 = 1;
 	}
-	if (s->rtp)
-		s->wbfac[0] = s->wbfac[1] = 0;
-	b[0] = init_bonus(x, s, 0, 1);
-	b[1] = init_bonus(x, s, 1, 1);
+	for (seat = 0; seat < s->nseats && s->rtp; seat++)
+		s->wbfac[seat] = 0;
+	for (seat = 0; seat < s->nseats; seat++)
+		b[seat] = init_bonus(x, s, seat, 1);
 	s->chooser = sk_roll_off(x, s, b, "terrain_initiative");
 	s->stage = ST_SETUPCHOICE;
 	if (s->tiled) {
-		/* A23: a tile both seats brought stays with the terrain-
-		 * initiative winner; the other takes the first free tile of
-		 * the same kind. */
-		int lo = 1 - s->chooser, k, j, q;
+		/* A23: a tile several seats brought stays with the first of
+		 * them clockwise from the terrain-initiative winner; the
+		 * others take the first free tile of the same kind. */
+		int nt = ntiles(s), r, lo, k, j, q, o, px, py, rot;
 
-		for (k = 0; k < 4; k++) {
-			for (j = 0; j < 4; j++)
-				if (s->tsub[lo][k] == s->tsub[s->chooser][j])
-					break;
-			if (j == 4)
+		for (r = 1; r < s->nseats; r++)
+		for (lo = (s->chooser + r) % s->nseats, k = 0; k < nt; k++) {
+			int dup = 0;
+
+			for (o = 0; o < r; o++)
+				for (j = 0; j < nt; j++)
+					dup |= s->tsub[lo][k] == s->tsub[(s->chooser +
+					    o) % s->nseats][j];
+			if (!dup)
 				continue;
 			for (q = 0; q < x->c->ntiles; q++) {
 				int used = 0;
@@ -1023,14 +1048,15 @@ sk_reveal(struct cx *x, struct state *s)
 				if (x->c->t[q].feature !=
 				    x->c->t[s->tsub[lo][k]].feature)
 					continue;
-				for (j = 0; j < 4; j++)
-					used |= s->tsub[0][j] == q ||
-					    s->tsub[1][j] == q;
-				if (!used)
+				for (o = 0; o < s->nseats; o++)
+					for (j = 0; j < nt; j++)
+						used |= s->tsub[o][j] == q;
+				if (!used && (k > 0 || assembly_fit(x->c,
+				    MAP(x, s), s->zmap[lo], q, &px, &py,
+				    &rot) == 0))
 					break;
 			}
-			if (q == x->c->ntiles || (k == 0 && assembly_fit(x->c,
-			    MAP(x, s), lo, q, &i, &j, &seat) != 0))
+			if (q == x->c->ntiles)
 				continue;
 			w = sk_ev("tile_substituted");
 			refd_mpw_kint(w, "seat", lo);
@@ -1061,7 +1087,9 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		w = sk_ev("submitted");
 		refd_mpw_kint(w, "seat", seat);
 		sk_emit(x, w);
-		if (s->submitted[0] && s->submitted[1])
+		for (i = 0; i < s->nseats && s->submitted[i]; i++)
+			;
+		if (i == s->nseats)
 			sk_reveal(x, s);
 		return;
 	case C_SETUPFIRST:
@@ -1089,8 +1117,12 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		refd_mpw_kint(w, "y", c->a[1]);
 		sk_emit(x, w);
 		if (next_deploy(s, seat) < 0) {
-			if (next_deploy(s, 1 - seat) >= 0)
-				s->deploy_seat = 1 - seat;
+			/* §2.1 step 5: the next seat clockwise */
+			for (i = 1; i < s->nseats; i++)
+				if (next_deploy(s, (seat + i) % s->nseats) >= 0)
+					break;
+			if (i < s->nseats)
+				s->deploy_seat = (seat + i) % s->nseats;
 			else {
 				s->first = -1;
 				sk_begin_game(x, s);
@@ -1162,7 +1194,7 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 
 			for (k = 0; k < s->nu; k++)
 				if (k != tgt && s->u[k].on &&
-				    s->u[k].seat == s->u[tgt].seat &&
+				    !foe(s, k, tgt) &&
 				    (CARD(x, s, k)->abil2 & A2_ARROWSHIELD) &&
 				    adjacent(x, s, k, tgt)) {
 					w = sk_ev("arrow_caught");
@@ -1333,7 +1365,7 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		s->dec = DEC_NONE;
 		s->dec_unit = -1;
 		if (ds) {
-			eliminate(x, s, a, "destroyed");
+			eliminate(x, s, a, "destroyed", s->dec_target);
 			if (CARD(x, s, a)->db_dmg > 0 && s->stage != ST_OVER)
 				death_burst(x, s, a);
 		}
@@ -1342,6 +1374,8 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 	}
 	case C_STRIKE: {
 		int a = s->dec_unit;
+
+		int by = s->dec_target;
 
 		s->dec = DEC_NONE;
 		s->dec_unit = -1;
@@ -1352,7 +1386,7 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 			s->dec_unit = -1;
 		}
 		if (s->u[a].on && s->stage != ST_OVER) {
-			eliminate(x, s, a, "destroyed");
+			eliminate(x, s, a, "destroyed", by);
 			if (CARD(x, s, a)->db_dmg > 0 && s->stage != ST_OVER)
 				death_burst(x, s, a);
 		}
@@ -1585,7 +1619,7 @@ legal_turn(struct lst *l)
 				offer(l, &c);
 			}
 	for (t = 0; t < s->nu; t++) {
-		if (!s->u[t].on || s->u[t].seat == s->u[u].seat)
+		if (!s->u[t].on || !foe(s, t, u))
 			continue;
 		for (k = 0; k < C->nmelee; k++) {
 			set(&c, C_MELEE, t, k, 0, 0);
@@ -1622,7 +1656,7 @@ legal_turn(struct lst *l)
 			struct grid_space a = SP(x, s, u), b;
 			int sz = C->size, tz;
 
-			if (!s->u[t].on || s->u[t].seat == s->u[u].seat)
+			if (!s->u[t].on || !foe(s, t, u))
 				continue;
 			b = SP(x, s, t);
 			if (grid_space_dist(&a, &b) > 2 * s->speed + 1 ||
@@ -1793,7 +1827,7 @@ legal_list(struct lst *l)
 				memcpy(c.cards, x->c->wb[i].card,
 				    sizeof(c.cards));
 				if (s->tiled) {
-					c.nt = 4;
+					c.nt = ntiles(s);
 					memcpy(c.tiles, x->c->set[k],
 					    sizeof(c.tiles));
 				}
@@ -1818,7 +1852,7 @@ legal_list(struct lst *l)
 		refd_mpw_end(l->w);
 		if (s->tiled) {
 			refd_mpw_karray(l->w, "tiles");
-			for (k = 0; k < 4; k++) {
+			for (k = 0; k < ntiles(s); k++) {
 				refd_mpw_map(l->w);
 				refd_mpw_karray(l->w, "one_of");
 				for (i = 0; i < x->c->ntiles; i++)
@@ -1835,7 +1869,7 @@ legal_list(struct lst *l)
 		return;
 	case ST_SETUPCHOICE:
 	case ST_FIRST:
-		for (i = 0; i < 2; i++) {
+		for (i = 0; i < s->nseats; i++) {
 			set(&c, s->stage == ST_FIRST ? C_FIRST : C_SETUPFIRST, i,
 			    0, 0, 0);
 			offer(l, &c);
@@ -1922,7 +1956,7 @@ op_describe(refd_ctx *ctx, void *pdata)
 {
 	refd_mpw *w = refd_mpw_create();
 	static const char *a_cards[][2] = { { "cards", "[str]: card ids" } };
-	static const char *a_seat[][2] = { { "seat", "int 0..1" } };
+	static const char *a_seat[][2] = { { "seat", "int 0..3" } };
 	static const char *a_xy[][2] = { { "x", "int" }, { "y", "int" } };
 	static const char *a_unit[][2] = { { "unit", "int: unit id" } };
 	static const char *a_tl[][2] = { { "target", "int: unit id" },
@@ -1955,7 +1989,7 @@ op_describe(refd_ctx *ctx, void *pdata)
 	refd_mpw_kstr(w, "summary", "d20 warband skirmish on a square grid");
 	refd_mpw_karray(w, "seats");
 	refd_mpw_int(w, 2);
-	refd_mpw_int(w, 2);
+	refd_mpw_int(w, SK_MAXSEATS);
 	refd_mpw_end(w);
 	refd_mpw_kmap(w, "options");
 	doc_opt(w, "map", "str", "crossroads", 0, "map id from maps.json");
@@ -1972,6 +2006,10 @@ op_describe(refd_ctx *ctx, void *pdata)
 	    "fixture: seat taking round 1's first phase (no initiative roll)");
 	doc_opt(w, "terrain", "[[x, y, str]]", "none", 0,
 	    "fixture: terrain overrides");
+	doc_opt(w, "seats", "int", NULL, 2, "players (2..4); the map needs "
+	    "as many start zones");
+	doc_opt(w, "teams", "bool", "false", 0, "4 seats: 2 teams (seats 0 "
+	    "and 2 against 1 and 3), teammates on the same long side");
 	refd_mpw_end(w);
 	refd_mpw_kmap(w, "commands");
 	doc_cmd(w, "submit", a_cards, 1, "sealed warband list (R000-07)");
@@ -2080,7 +2118,7 @@ op_apply(refd_ctx *ctx, void *state, uint32_t seat, const uint8_t *b,
 	struct why y;
 	int rc;
 
-	if (seat > 1)
+	if (seat >= (uint32_t)((struct match *)state)->s.nseats)
 		return H->reject(ctx, REFD_ESEAT, NULL, "no such seat");
 	if (s->stage == ST_OVER)
 		return H->reject(ctx, REFD_EFINISHED, NULL,
@@ -2117,7 +2155,7 @@ op_legal(refd_ctx *ctx, const void *state, uint32_t seat)
 	l.seat = (int)seat;
 	l.w = refd_mpw_create();
 	refd_mpw_array(l.w);
-	if (seat <= 1)
+	if (seat < (uint32_t)m->s.nseats)
 		legal_list(&l);
 	refd_mpw_end(l.w);
 	return put(ctx, l.w);
@@ -2181,14 +2219,19 @@ op_view(refd_ctx *ctx, const void *state, int32_t seat)
 	refd_mpw_kint(w, "phase_seat", s->phase_seat);
 	refd_mpw_kint(w, "phase_left", s->phase_left);
 	refd_mpw_karray(w, "vp");
-	refd_mpw_int(w, s->vp[0]);
-	refd_mpw_int(w, s->vp[1]);
+	for (i = 0; i < s->nseats; i++)
+		refd_mpw_int(w, s->vp[i]);
 	refd_mpw_end(w);
 	refd_mpw_karray(w, "submitted");
-	refd_mpw_bool(w, s->submitted[0]);
-	refd_mpw_bool(w, s->submitted[1]);
+	for (i = 0; i < s->nseats; i++)
+		refd_mpw_bool(w, s->submitted[i]);
 	refd_mpw_end(w);
-	if (!s->revealed && (seat == 0 || seat == 1) && s->submitted[seat]) {
+	refd_mpw_karray(w, "teams");
+	for (i = 0; i < s->nseats; i++)
+		refd_mpw_int(w, s->team[i]);
+	refd_mpw_end(w);
+	if (!s->revealed && seat >= 0 && seat < s->nseats &&
+	    s->submitted[seat]) {
 		refd_mpw_karray(w, "my_warband");
 		for (i = 0; i < s->nsub[seat]; i++)
 			refd_mpw_str(w, m->c->c[s->sub[seat][i]].id);
@@ -2283,22 +2326,23 @@ op_result(refd_ctx *ctx, const void *state)
 	const struct match *m = state;
 	const struct state *s = &m->s;
 	static const char *const rs[] = { "", "all enemies eliminated",
-		"quick assault", "stalemate", "round limit" };
+		"quick assault", "stalemate", "round limit", "victory points" };
 	refd_mpw *w;
-	int rc;
+	int rc, i;
 
 	if (s->stage != ST_OVER)
 		return 0;
 	w = refd_mpw_create();
 	refd_mpw_map(w);
 	refd_mpw_karray(w, "winners");
-	if (s->winner >= 0)
-		refd_mpw_int(w, s->winner);
+	for (i = 0; i < s->nseats && s->winner >= 0; i++)
+		if (s->team[i] == s->team[s->winner])
+			refd_mpw_int(w, i);
 	refd_mpw_end(w);
-	refd_mpw_kstr(w, "reason", rs[s->reason > 4 ? 0 : s->reason]);
+	refd_mpw_kstr(w, "reason", rs[s->reason > 5 ? 0 : s->reason]);
 	refd_mpw_karray(w, "vp");
-	refd_mpw_int(w, s->vp[0]);
-	refd_mpw_int(w, s->vp[1]);
+	for (i = 0; i < s->nseats; i++)
+		refd_mpw_int(w, s->vp[i]);
 	refd_mpw_end(w);
 	refd_mpw_kint(w, "rounds", s->round);
 	refd_mpw_end(w);
@@ -2342,6 +2386,7 @@ op_restore(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *b,
 	refd_mp_free(d);
 	m->c = content;
 	if (m->s.magic != SK_STATE_MAGIC || m->s.nu < 0 || m->s.nu > SK_MAXU ||
+	    m->s.nseats < 2 || m->s.nseats > SK_MAXSEATS ||
 	    m->s.map < 0 || m->s.map >= m->c->nmaps || m->s.nprog < 0 ||
 	    m->s.nprog > SK_MAXPROG) {
 		H->free(ctx, m);
@@ -2368,7 +2413,8 @@ op_redeal(refd_ctx *ctx, void *state, uint32_t seat)
 	uint32_t k;
 	int rc;
 
-	if (seat > 1 || s->revealed || !s->submitted[seat] || c->nwb == 0)
+	if (seat >= (uint32_t)s->nseats || s->revealed || !s->submitted[seat] ||
+	    c->nwb == 0)
 		return REFD_OK;
 	rc = H->uniform(ctx, (uint32_t)c->nwb, "redeal", &k);
 	if (rc != REFD_OK)
@@ -2398,6 +2444,6 @@ static const struct refd_plugin_ops ops = {
 };
 
 REFD_PLUGIN_DEFINE_CAPS("skirmish", "0.1.0",
-    "d20 warband skirmish on a square grid", 2, 2,
+    "d20 warband skirmish on a square grid", 2, SK_MAXSEATS,
     REFD_PF_HIDDEN | REFD_PF_SEALED_SETUP | REFD_PF_ROLLBACK,
     REFD_CAP_DRAWS | REFD_CAP_EVENTS | REFD_CAP_COMMIT, &ops);

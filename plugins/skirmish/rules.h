@@ -8,6 +8,20 @@
 
 #include "sk.h"
 
+/* §1.9: enemies are the creatures of another team (each seat is its own
+ * team unless the setup pairs them). */
+static inline int
+foe_seat(const struct state *s, int a, int b)
+{
+	return s->team[a] != s->team[b];
+}
+
+static inline int
+foe(const struct state *s, int u, int v)
+{
+	return foe_seat(s, s->u[u].seat, s->u[v].seat);
+}
+
 const struct map *MAP(const struct cx *x, const struct state *s);
 struct grid_space SP(const struct cx *x, const struct state *s, int u);
 int helpless(const struct state *s, int u);
@@ -28,7 +42,8 @@ int stenched(const struct cx *x, const struct state *s, int u);
 int cmd_effect(const struct cx *x, const struct state *s, int u, int stat);
 int init_bonus(const struct cx *x, const struct state *s, int seat, int any);
 void check_victory(struct cx *x, struct state *s);
-void eliminate(struct cx *x, struct state *s, int u, const char *how);
+void eliminate(struct cx *x, struct state *s, int u, const char *how,
+    int by);
 int save(struct cx *x, struct state *s, int u, int dc, const char *why);
 int morale(struct cx *x, struct state *s, int u, const char *why);
 void rout(struct cx *x, struct state *s, int u, int cause);

@@ -18,7 +18,7 @@
 #define SK_MAXWB 48
 #define SK_MAXLINES 4
 #define SK_MAXSPELLS 4
-#define SK_MAXU 32
+#define SK_MAXU 64
 #define SK_WBMAX 12
 #define SK_MAXPROG 12
 #define SK_MAXPATH 48
@@ -26,7 +26,8 @@
 #define SK_MAXH 32
 #define SK_NAMELEN 32
 #define SK_MAXTERR 16
-#define SK_STATE_MAGIC 0x534b3031	/* "SK01" */
+#define SK_MAXSEATS 4
+#define SK_STATE_MAGIC 0x534b3032	/* "SK02" */
 
 enum energy { EN_NONE, EN_ACID, EN_COLD, EN_ELEC, EN_FIRE, EN_SONIC };
 
@@ -137,6 +138,8 @@ struct map {
 	uint8_t exit[SK_MAXW * SK_MAXH];
 	uint8_t zone[SK_MAXW * SK_MAXH];
 	int32_t tiled;		/* terrain comes from placed tiles (§2.1) */
+	int32_t nzones;		/* start zones, one per seat (2..4) */
+	int32_t nexits[SK_MAXSEATS];	/* exit squares per zone (5 or 3) */
 };
 
 #define SK_MAXTILES 24
@@ -215,14 +218,18 @@ struct state {
 	int32_t winner;		/* -1 draw, else seat (when ST_OVER) */
 	int32_t reason;
 	int32_t variant, points, round_limit, stalemate;
-	int32_t tyrannical[2];	/* seat uses Tyrannical Morale (setup) */
-	int32_t wbfac[2];	/* warband faction mask (0: by card) */
-	int32_t rtp, c0sub[2];	/* Ready-to-Play; commander-0 choice */
+	int32_t tyrannical[SK_MAXSEATS];	/* Tyrannical Morale (setup) */
+	int32_t wbfac[SK_MAXSEATS];	/* warband faction mask (0: by card) */
+	int32_t rtp, c0sub[SK_MAXSEATS];	/* Ready-to-Play; commander 0 */
 	int32_t round, first, chooser, phase_seat, phase_left, turnid;
-	int32_t submitted[2], revealed;
-	int32_t nsub[2], sub[2][SK_WBMAX];
+	int32_t submitted[SK_MAXSEATS], revealed;
+	int32_t nsub[SK_MAXSEATS], sub[SK_MAXSEATS][SK_WBMAX];
 	int32_t deploy_seat, setup_first;
-	int32_t vp[2];
+	int32_t vp[SK_MAXSEATS];
+	int32_t team[SK_MAXSEATS];	/* §1.9 team skirmish: team per seat */
+	int32_t zmap[SK_MAXSEATS];	/* the map's start zone of each seat */
+	int32_t flip_owner;	/* owner of the confused unit flipped */
+	int32_t blame;		/* seat blamed for poison damage, or -1 */
 	int32_t quiet, aggr;
 	int32_t nterr, terr[SK_MAXTERR][3];
 	int32_t nu;
@@ -241,8 +248,8 @@ struct state {
 	int32_t nprog;
 	struct prog pr[SK_MAXPROG];
 	/* tiles (§2.1 steps 3-4) */
-	int32_t tiled, tsub[2][4], nplaced, placed[8][5], place_seat;
-	int32_t tleft[2], wm_tile, wm_unit;
+	int32_t tiled, tsub[SK_MAXSEATS][4], nplaced, placed[16][5];
+	int32_t place_seat, tleft[SK_MAXSEATS], wm_tile, wm_unit;
 	uint8_t tflag[SK_MAXW * SK_MAXH];
 	uint8_t tzone[SK_MAXW * SK_MAXH];
 	uint8_t tile_at[SK_MAXW * SK_MAXH];	/* placed index + 1 */
@@ -259,7 +266,7 @@ struct match {
 enum cond { CO_NONE, CO_STUN, CO_PARALYZE, CO_POISON, CO_SLEEP,
 	CO_FRIGHTEN, CO_ENTANGLE, CO_SKIP, CO_INCITE, CO_INHIBIT, CO_CONFUSE };
 
-enum reason { RS_NONE, RS_ELIM, RS_QA, RS_STALEMATE, RS_ROUNDS };
+enum reason { RS_NONE, RS_ELIM, RS_QA, RS_STALEMATE, RS_ROUNDS, RS_VP };
 
 /* Per-call context: the host ctx, the content, the first error. */
 struct cx {
