@@ -91,6 +91,7 @@ static const struct {
 	{ "death strike", 0, A2_DEATHSTRIKE },
 	{ "arrow catching shield", 0, A2_ARROWSHIELD },
 	{ "hurling charge", 0, A2_HURL }, { "pushback", 0, A2_PUSHBACK },
+	{ "pull", 0, A2_PULL }, { "slide", 0, A2_SLIDE },
 	{ "precise shot", AB_PRECISE, 0 }, { "cleave", AB_CLEAVE, 0 },
 	{ "incorporeal", AB_INCORP, 0 }, { "fearless", AB_FEARLESS, 0 },
 	{ "independent", AB_INDEP, 0 }, { "wild", AB_WILD, 0 },
@@ -232,6 +233,23 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 	INTX("leap", 0, 50, 0, &c->leap);
 	INTX("slow_effect_dc", 0, 40, 0, &c->slow_dc);
 	INTX("burrow", 0, 20, 0, &c->burrow);
+	{
+		refd_mpv sa = refd_mpv_get(v, "simultaneous_attack");
+		size_t q;
+
+		for (q = 0; q < refd_mpv_len(sa); q++) {
+			const char *kd = refd_mpv_cstr(refd_mpv_at(sa, q), "");
+			int b = strcmp(kd, "melee") == 0 ? 1 :
+			    strcmp(kd, "ranged") == 0 ? 2 :
+			    strcmp(kd, "spell") == 0 ? 4 : 0;
+
+			if (b == 0)
+				return bad(ctx, "cards", id,
+				    "simultaneous_attack", "a list of melee, "
+				    "ranged, spell");
+			c->simul |= b;
+		}
+	}
 	{
 		refd_mpv tr = refd_mpv_get(v, "trample");
 
@@ -446,6 +464,7 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 		p->any = refd_mpv_get_bool(s, "any", 0);
 		p->ability = refd_mpv_get_bool(s, "ability", 0);
 		p->gaze = refd_mpv_get_bool(s, "gaze", 0);
+		p->sw = refd_mpv_get_bool(s, "switch", 0);
 		if (p->gaze)
 			p->ability = 1;
 		p->summon = -1;

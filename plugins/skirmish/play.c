@@ -278,12 +278,13 @@ smite_applies(const struct cx *x, const struct state *s, int a, int d)
 	return A->smite_vs == 0 || (align(x, s, d) & A->smite_vs) != 0;
 }
 
-/* Glossary, Pushback / §R000-94: may d be pushed by a to anchor (tx, ty)?
- * One square, farther from a, no wall, statue, pit or creature, no corner
- * cut. */
+/* Glossary push / pull / slide (R000-94): may d be moved by a to anchor
+ * (tx, ty)?  One square, farther from a (mode 0, push), closer to it (1,
+ * pull) or in any direction (2, slide); no wall, statue, pit or creature,
+ * no corner cut.  Forced movement provokes no attack of opportunity. */
 int
 push_ok(const struct cx *x, const struct state *s, int a, int d, int tx,
-    int ty)
+    int ty, int mode)
 {
 	struct grid g;
 	struct grid_space sa = SP(x, s, a), sd = SP(x, s, d), sn = sd;
@@ -303,23 +304,33 @@ push_ok(const struct cx *x, const struct state *s, int a, int d, int tx,
 		return 0;
 	sn.x = tx;
 	sn.y = ty;
-	return grid_space_dist(&sa, &sn) > grid_space_dist(&sa, &sd);
+	if (mode == 2)
+		return 1;
+	return mode == 0 ? grid_space_dist(&sa, &sn) >
+	    grid_space_dist(&sa, &sd) : grid_space_dist(&sa, &sn) <
+	    grid_space_dist(&sa, &sd);
 }
 
+/* After a damaging hit: Pushback pushes a smaller creature; the stand-in
+ * Pull and Slide abilities move one no larger than the attacker.  A
+ * decision of the attacker's owner (push, pull, slide or decline). */
 static void
-push_offer(struct cx *x, struct state *s, int a, int d)
+push_offer(struct cx *x, struct state *s, int a, int d, int mode)
 {
 	int dx, dy;
 
 	if (s->dec != DEC_NONE || s->stage == ST_OVER || !s->u[d].on ||
-	    s->u[d].routed || CARD(x, s, d)->size >= CARD(x, s, a)->size)
+	    s->u[d].routed || CARD(x, s, d)->size > CARD(x, s, a)->size ||
+	    (mode == 0 && CARD(x, s, d)->size == CARD(x, s, a)->size))
 		return;
 	for (dx = -1; dx <= 1; dx++)
 		for (dy = -1; dy <= 1; dy++)
-			if (push_ok(x, s, a, d, s->u[d].x + dx, s->u[d].y + dy)) {
+			if (push_ok(x, s, a, d, s->u[d].x + dx, s->u[d].y + dy,
+			    mode)) {
 				s->dec = DEC_PUSH;
 				s->dec_unit = a;
 				s->dec_target = d;
+				s->dec_mode = mode;
 				return;
 			}
 }
@@ -652,7 +663,11 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 		if (s->u[d].gone && !ranged)
 			cleave_offer(x, s, a, line);
 		else if (!ranged && (A->abil2 & A2_PUSHBACK))
-			push_offer(x, s, a, d);
+			push_offer(x, s, a, d, 0);
+		else if (A->abil2 & A2_PULL)
+			push_offer(x, s, a, d, 1);
+		else if (!ranged && (A->abil2 & A2_SLIDE))
+			push_offer(x, s, a, d, 2);
 	}
 }
 
@@ -1533,6 +1548,7 @@ start_turn(struct cx *x, struct state *s, int u)
 	s->cur = u;
 	s->moved = s->moved2 = s->steps = s->parity = s->natk = 0;
 	s->atk_first = s->lines_used = s->atk_kind = s->single = 0;
+	s->kinds = 0;
 	s->charged = s->cast = s->auto_end = s->stun_turn = 0;
 	s->rush = s->rush_x = s->rush_y = s->rush_charge = 0;
 	s->compel = 0;
@@ -1949,6 +1965,126 @@ area_ok(const struct cx *x, const struct state *s, int u, const int32_t *a,
 	return 0;
 }
 
+/* R000-71: a use box, or the Sorcerer box (the lowest free level that
+ * pays), or Psionic power points. */
+void
+spend_spell(struct cx *x, struct state *s, int u, int k)
+{
+	const struct card *C = CARD(x, s, u);
+	const struct spell *sp = &C->sp[k];
+	int lv;
+
+	s->u[u].spent[k]++;
+	if (C->pp > 0 && sp->pp > 0)
+		s->u[u].pp_spent += sp->pp;
+	else
+		for (lv = sp->level > 0 ? sp->level : 1; lv < 10; lv++)
+			if (C->sorc[lv] > s->u[u].sorc_spent[lv]) {
+				s->u[u].sorc_spent[lv]++;
+				break;
+			}
+}
+
+/* Squares of a size-sz space at (ax, ay) free for a creature moving in,
+ * but for the creatures o1 and o2 (the two switching places). */
+static int
+space_free(const struct cx *x, const struct state *s, int ax, int ay, int sz,
+    int o1, int o2)
+{
+	struct grid g;
+	int i, j, k;
+
+	sk_grid(x, s, &g);
+	for (i = 0; i < sz; i++)
+		for (j = 0; j < sz; j++) {
+			if (grid_at(&g, ax + i, ay + j) &
+			    (GRID_WALL | GRID_STATUE | GRID_PIT))
+				return 0;
+			k = occupant(x, s, ax + i, ay + j, o1);
+			if (k >= 0 && k != o2)
+				return 0;
+		}
+	return 1;
+}
+
+/* Does the space (ax, ay, as) contain the space (bx, by, bs)? */
+static int
+covers(int ax, int ay, int as, int bx, int by, int bs)
+{
+	return bx >= ax && by >= ay && bx + bs <= ax + as && by + bs <= ay + as;
+}
+
+/* Glossary, switch positions (R000-94): u moves to anchor (ax, ay), t to
+ * (bx, by).  Same size: a plain swap.  Different sizes: the larger's new
+ * space covers the smaller's old one and the smaller's new space lies
+ * inside the larger's old one; both on free squares (the active player
+ * picks among the legal placements). */
+int
+switch_ok(const struct cx *x, const struct state *s, int u, int t, int ax,
+    int ay, int bx, int by)
+{
+	int su = CARD(x, s, u)->size, st = CARD(x, s, t)->size;
+	int ux = s->u[u].x, uy = s->u[u].y, tx = s->u[t].x, ty = s->u[t].y;
+
+	if (t == u || !s->u[t].on)
+		return 0;
+	if (su == st) {
+		if (ax != tx || ay != ty || bx != ux || by != uy)
+			return 0;
+	} else if (su > st) {
+		if (!covers(ax, ay, su, tx, ty, st) ||
+		    !covers(ux, uy, su, bx, by, st))
+			return 0;
+	} else if (!covers(bx, by, st, ux, uy, su) ||
+	    !covers(tx, ty, st, ax, ay, su)) {
+		return 0;
+	}
+	/* the two new spaces never overlap */
+	if (ax < bx + st && bx < ax + su && ay < by + st && by < ay + su)
+		return 0;
+	return space_free(x, s, ax, ay, su, u, t) &&
+	    space_free(x, s, bx, by, st, t, u);
+}
+
+/* a: spell, target, x, y, tx, ty.  An enemy target resists with a save
+ * against the DC (if any): then nobody moves.  No attack of
+ * opportunity. */
+void
+switch_places(struct cx *x, struct state *s, int u, const int32_t *a)
+{
+	const struct spell *sp = &CARD(x, s, u)->sp[a[0]];
+	int t = a[1];
+	refd_mpw *w;
+
+	spend_spell(x, s, u, a[0]);
+	w = sk_ev("cast");
+	refd_mpw_kint(w, "unit", u);
+	refd_mpw_kstr(w, "spell", sp->name);
+	refd_mpw_kint(w, "target", t);
+	sk_emit(x, w);
+	if (foe(s, t, u)) {
+		s->aggr = 1;
+		if (sp->dc > 0 && save(x, s, t, sp->dc, sp->name)) {
+			w = sk_ev("switch_resisted");
+			refd_mpw_kint(w, "unit", t);
+			sk_emit(x, w);
+			return;
+		}
+	}
+	s->u[u].x = a[2];
+	s->u[u].y = a[3];
+	s->u[t].x = a[4];
+	s->u[t].y = a[5];
+	w = sk_ev("switched");
+	refd_mpw_kint(w, "unit", u);
+	refd_mpw_kint(w, "x", a[2]);
+	refd_mpw_kint(w, "y", a[3]);
+	refd_mpw_kint(w, "target", t);
+	refd_mpw_kint(w, "tx", a[4]);
+	refd_mpw_kint(w, "ty", a[5]);
+	sk_emit(x, w);
+}
+
 void
 cast_spell(struct cx *x, struct state *s, int u, const int32_t *a)
 {
@@ -1957,22 +2093,7 @@ cast_spell(struct cx *x, struct state *s, int u, const int32_t *a)
 	refd_mpw *w;
 	int i, n = 0, list[SK_MAXU];
 
-	s->u[u].spent[k]++;
-	{
-		/* R000-71: Sorcerer boxes (the lowest free level that pays),
-		 * Psionic power points */
-		const struct card *C = CARD(x, s, u);
-		int lv;
-
-		if (C->pp > 0 && sp->pp > 0)
-			s->u[u].pp_spent += sp->pp;
-		else
-			for (lv = sp->level > 0 ? sp->level : 1; lv < 10; lv++)
-				if (C->sorc[lv] > s->u[u].sorc_spent[lv]) {
-					s->u[u].sorc_spent[lv]++;
-					break;
-				}
-	}
+	spend_spell(x, s, u, k);
 	w = sk_ev("cast");
 	refd_mpw_kint(w, "unit", u);
 	refd_mpw_kstr(w, "spell", sp->name);

@@ -16,7 +16,7 @@ static const char *const cmdname[C_NTYPES] = { "", "submit", "setup_first",
 	"cast", "cast_cone", "end", "aoo", "decline", "cleave", "rush", "smite", "wake", "cast_area", "cast_line",
 	"place_tile", "sidestep", "whirlwind", "turn_undead", "leap",
 	"stunning_attack", "burrow", "death_attack", "hurling_charge",
-	"summon", "push", "death_strike" };
+	"summon", "push", "death_strike", "pull", "slide", "switch" };
 static const char *const argname[C_NTYPES][6] = {
 	{ NULL }, { NULL }, { "seat" }, { "x", "y" }, { "seat" }, { "unit" },
 	{ "x", "y" }, { "target", "line" }, { "target", "line" },
@@ -28,7 +28,8 @@ static const char *const argname[C_NTYPES][6] = {
 	{ "tile", "x", "y", "rot" }, { "x", "y" }, { NULL }, { "target" },
 	{ "target" }, { "target", "line" }, { NULL }, { "target", "line" },
 	{ "target", "x", "y", "line" }, { "spell", "x", "y" }, { "x", "y" },
-	{ "target", "line" }
+	{ "target", "line" }, { "x", "y" }, { "x", "y" },
+	{ "spell", "target", "x", "y", "tx", "ty" }
 };
 
 static int
@@ -247,6 +248,43 @@ can_step(const struct cx *x, const struct state *s, int seat)
 	return 0;
 }
 
+/* The kind bit of an attack command: 1 melee, 2 ranged, 4 spell. */
+static int
+kind_of(int type)
+{
+	switch (type) {
+	case C_SHOOT:
+		return 2;
+	case C_CAST:
+	case C_CAST_CONE:
+	case C_CAST_AREA:
+	case C_CAST_LINE:
+	case C_SWITCH:
+		return 4;
+	case C_MELEE:
+	case C_SMITE:
+	case C_STUNATK:
+	case C_DEATHATK:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Glossary, Simultaneous Attack (R000-98): a creature that does not move
+ * may use every kind its card combines in one turn, one after another
+ * (each kind once: a full attack, one spell). */
+static int
+simul_ok(const struct cx *x, const struct state *s, int type)
+{
+	int k = kind_of(type), sim = CARD(x, s, s->cur)->simul;
+
+	return k != 0 && (sim & k) && (sim & s->kinds) == s->kinds &&
+	    !(k == 4 && (s->kinds & 4)) &&
+	    s->steps == 0 && s->moved == 0 && s->moved2 == 0 && !s->rush &&
+	    !s->charged && !s->sidestepped;
+}
+
 static int
 turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
     struct why *y)
@@ -311,6 +349,9 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		if (s->natk > 0 && s->moved > 0 && !(C->abil2 & A2_SPRING))
 			NO(REFD_EILLEGAL, "R000-27", "%s moved and then "
 			    "attacked: no more movement this turn", C->name);
+		if ((s->kinds & (s->kinds - 1)) != 0)
+			NO(REFD_EILLEGAL, "R000-98", "%s made a Simultaneous "
+			    "Attack: no movement this turn", C->name);
 		if (c->type == C_SIDESTEP) {
 			if (!(C->abil2 & A2_SIDESTEP) || s->steps > 0 ||
 			    s->rush || (s->natk > 0 && !s->atk_first) ||
@@ -417,8 +458,9 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 	case C_CAST_CONE:
 	case C_CAST_AREA:
 	case C_CAST_LINE:
+	case C_SWITCH:
 	attackish:
-		if (s->cast)
+		if (s->cast && !simul_ok(x, s, c->type))
 			NO(REFD_EILLEGAL, "R000-71", "%s already cast its spell "
 			    "instead of attacking", C->name);
 		if (s->rush && c->type != C_MELEE && c->type != C_SMITE &&
@@ -572,11 +614,12 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		return 0;
 	}
 	if (c->type == C_CAST || c->type == C_CAST_CONE ||
-	    c->type == C_CAST_AREA || c->type == C_CAST_LINE) {
+	    c->type == C_CAST_AREA || c->type == C_CAST_LINE ||
+	    c->type == C_SWITCH) {
 		const struct spell *sp;
 		int want;
 
-		if (s->natk > 0)
+		if (s->natk > 0 && !simul_ok(x, s, c->type))
 			NO(REFD_EILLEGAL, "R000-71", "a spell replaces the "
 			    "attack: %s already attacked", C->name);
 		if (c->a[0] < 0 || c->a[0] >= C->nspell)
@@ -602,7 +645,8 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		} else if (s->u[u].spent[c->a[0]] >= sp->uses)
 			NO(REFD_ERESOURCE, "R000-71", "%s has no use of %s left",
 			    C->name, sp->name);
-		want = sp->range == SR_CONE ? C_CAST_CONE : sp->range == SR_LINE ?
+		want = sp->sw ? C_SWITCH : sp->range == SR_CONE ? C_CAST_CONE :
+		    sp->range == SR_LINE ?
 		    C_CAST_LINE : sp->range == SR_RADIUS2 ||
 		    sp->range == SR_RADIUS4 ? C_CAST_AREA : C_CAST;
 		if (c->type != want)
@@ -614,10 +658,20 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		if (sp->range != SR_TOUCH && !sp->ability && threatened(x, s, u))
 			NO(REFD_EILLEGAL, "R000-41", "%s is threatened: only "
 			    "touch spells", C->name);
-		if (c->type == C_CAST) {
+		if (c->type == C_CAST || c->type == C_SWITCH) {
 			if (spell_targets(x, s, u, c->a[0], c->a[1], msg,
 			    sizeof(msg)) != 0)
 				NO(REFD_ENOTARGET, "R000-72", "%s", msg);
+			if (c->type == C_SWITCH && !switch_ok(x, s, u, c->a[1],
+			    c->a[2], c->a[3], c->a[4], c->a[5]))
+				NO(REFD_EILLEGAL, "R000-94", "%s: %s to (%d,%d) "
+				    "and %s to (%d,%d) is no legal switch of "
+				    "positions (same size: swap; else the larger "
+				    "covers the smaller's space, the smaller "
+				    "lands inside the larger's, on free squares)",
+				    sp->name, C->name, (int)c->a[2],
+				    (int)c->a[3], CARD(x, s, c->a[1])->name,
+				    (int)c->a[4], (int)c->a[5]);
 		} else if (c->type != C_CAST_CONE) {
 			if (area_ok(x, s, u, c->a, c->type == C_CAST_LINE, msg,
 			    sizeof(msg)) != 0)
@@ -644,8 +698,8 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		if (line < 0 || line >= C->nmelee)
 			NO(REFD_EBADCMD, "R000-27", "%s has melee lines 0..%d",
 			    C->name, (int)C->nmelee - 1);
-		if (s->natk > 0 && (s->atk_kind != 0 ||
-		    (s->lines_used >> line & 1)))
+		if (s->natk > 0 && ((s->atk_kind != 0 &&
+		    !simul_ok(x, s, c->type)) || (s->lines_used >> line & 1)))
 			NO(REFD_EILLEGAL, "R000-28", "a full attack uses each "
 			    "listed attack once, all of the same kind");
 		if ((c->type == C_SMITE || c->type == C_STUNATK ||
@@ -686,7 +740,8 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 	if (c->a[1] < 0 || c->a[1] >= C->nranged)
 		NO(REFD_EBADCMD, "R000-52", "%s has %s", C->name,
 		    C->nranged ? "fewer ranged attacks" : "no ranged attack");
-	if (s->natk > 0 && (s->atk_kind != 1 || (s->lines_used >> c->a[1] & 1)))
+	if (s->natk > 0 && ((s->atk_kind != 1 && !simul_ok(x, s, C_SHOOT)) ||
+	    (s->lines_used >> (c->a[1] + 8) & 1)))
 		NO(REFD_EILLEGAL, "R000-28", "a full attack uses each listed "
 		    "attack once, all of the same kind");
 	if (threatened(x, s, u))
@@ -757,10 +812,16 @@ check(const struct cx *x, const struct state *s, int seat,
 				    "melee attack on an adjacent enemy");
 			return 0;
 		}
-		if (s->dec == DEC_PUSH && c->type == C_PUSH) {
-			if (!push_ok(x, s, t, s->dec_target, c->a[0], c->a[1]))
-				NO(REFD_ENOPATH, "R000-94", "Pushback: one square "
-				    "farther away, onto free squares");
+		if (s->dec == DEC_PUSH && c->type == (s->dec_mode == 0 ?
+		    C_PUSH : s->dec_mode == 1 ? C_PULL : C_SLIDE)) {
+			if (!push_ok(x, s, t, s->dec_target, c->a[0], c->a[1],
+			    s->dec_mode))
+				NO(REFD_ENOPATH, "R000-94", "%s: one square %s, "
+				    "onto free squares, no wall crossed",
+				    s->dec_mode == 0 ? "Pushback" : s->dec_mode
+				    == 1 ? "Pull" : "Slide", s->dec_mode == 0 ?
+				    "farther away" : s->dec_mode == 1 ? "closer" :
+				    "in any direction");
 			return 0;
 		}
 		if (s->dec == DEC_CLEAVE && c->type == C_CLEAVE) {
@@ -774,10 +835,10 @@ check(const struct cx *x, const struct state *s, int seat,
 		}
 		NO(REFD_EPHASE, s->dec == DEC_AOO ? "R000-42" : "R000-98",
 		    "%s must first decide on %s with unit %d (aoo, cleave, "
-		    "push or decline)", seat == 0 ? "seat 0" : seat == 1 ?
-		    "seat 1" : seat == 2 ? "seat 2" : "seat 3",
+		    "push, pull, slide or decline)", seat == 0 ? "seat 0" :
+		    seat == 1 ? "seat 1" : seat == 2 ? "seat 2" : "seat 3",
 		    s->dec == DEC_AOO ? "an attack of opportunity" :
-		    s->dec == DEC_PUSH ? "a Pushback" : "a Cleave attack",
+		    s->dec == DEC_PUSH ? "a forced move" : "a Cleave attack",
 		    (int)t);
 	}
 	switch (s->stage) {
@@ -908,7 +969,7 @@ check(const struct cx *x, const struct state *s, int seat,
 		    c->type != C_TURN && c->type != C_LEAP &&
 		    c->type != C_STUNATK && c->type != C_BURROW &&
 		    c->type != C_DEATHATK && c->type != C_HURL &&
-		    c->type != C_SUMMON)
+		    c->type != C_SUMMON && c->type != C_SWITCH)
 			NO(REFD_EPHASE, "R000-26", "a turn takes move, melee, "
 			    "shoot, charge, cast, cast_cone or end");
 		return turn_check(x, s, c, y);
@@ -1210,7 +1271,8 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 			s->atk_first = 1;
 		s->natk++;
 		s->atk_kind = c->type == C_SHOOT;
-		s->lines_used |= 1 << line;
+		s->lines_used |= 1 << (line + (c->type == C_SHOOT ? 8 : 0));
+		s->kinds |= kind_of(c->type);
 		if (c->type == C_LEAP)
 			s->cast = 1;	/* replaces the attacks */
 		attack(x, s, u, tgt, c->type == C_SHOOT, line,
@@ -1291,11 +1353,19 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 	case C_CAST_CONE:
 	case C_CAST_AREA:
 	case C_CAST_LINE:
-		if (s->moved == 0)
+	case C_SWITCH:
+		if (s->moved == 0 && s->natk == 0)
 			s->atk_first = 1;
-		s->natk = 1;
+		if (s->natk == 0)
+			s->natk = 1;
 		s->cast = 1;
 		s->atk_kind = 2;
+		s->kinds |= 4;
+		if (c->type == C_SWITCH) {
+			switch_places(x, s, u, c->a);
+			sk_run(x, s);
+			return;
+		}
 		cast_spell(x, s, u, c->a);
 		if (c->type == C_CAST &&
 		    CARD(x, s, u)->sp[c->a[0]].range != SR_TOUCH &&
@@ -1393,14 +1463,17 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		sk_run(x, s);
 		return;
 	}
-	case C_PUSH: {
+	case C_PUSH:
+	case C_PULL:
+	case C_SLIDE: {
 		int d = s->dec_target;
 
 		s->dec = DEC_NONE;
 		s->dec_unit = -1;
 		s->u[d].x = c->a[0];
 		s->u[d].y = c->a[1];
-		w = sk_ev("pushed");
+		w = sk_ev(c->type == C_PUSH ? "pushed" : c->type == C_PULL ?
+		    "pulled" : "slid");
 		refd_mpw_kint(w, "unit", d);
 		refd_mpw_kint(w, "x", c->a[0]);
 		refd_mpw_kint(w, "y", c->a[1]);
@@ -1509,8 +1582,18 @@ sk_label(struct cx *x, const struct state *s, const struct cmd *c, char *buf,
 		    (int)c->a[0], (int)c->a[1]);
 		break;
 	case C_PUSH:
-		snprintf(buf, len, "Pushback to (%d,%d)", (int)c->a[0],
-		    (int)c->a[1]);
+	case C_PULL:
+	case C_SLIDE:
+		snprintf(buf, len, "%s %s #%d to (%d,%d)", c->type == C_PUSH ?
+		    "Pushback:" : c->type == C_PULL ? "Pull:" : "Slide:",
+		    CARD(x, s, s->dec_target)->name, (int)s->dec_target,
+		    (int)c->a[0], (int)c->a[1]);
+		break;
+	case C_SWITCH:
+		snprintf(buf, len, "%s: switch places with %s #%d (to (%d,%d), "
+		    "it to (%d,%d))", CARD(x, s, u)->sp[c->a[0]].name, tn,
+		    (int)c->a[1], (int)c->a[2], (int)c->a[3], (int)c->a[4],
+		    (int)c->a[5]);
 		break;
 	case C_RUSH:
 		snprintf(buf, len, "%s rushes toward %s #%d", un, tn,
@@ -1728,6 +1811,34 @@ legal_turn(struct lst *l)
 				}
 			continue;
 		}
+		if (C->sp[k].sw) {
+			/* switch positions: every placement of the two */
+			for (t = 0; t < s->nu; t++) {
+				int tz = CARD(x, s, t)->size, uz = C->size;
+				int ax, ay, bx, by, lo = tz < uz ? tz : uz;
+				int hi = tz < uz ? uz : tz;
+
+				if (t == u || !s->u[t].on)
+					continue;
+				for (ax = s->u[t].x - hi + lo;
+				    ax <= s->u[t].x + hi - lo; ax++)
+				for (ay = s->u[t].y - hi + lo;
+				    ay <= s->u[t].y + hi - lo; ay++)
+				for (bx = s->u[u].x - hi + lo;
+				    bx <= s->u[u].x + hi - lo; bx++)
+				for (by = s->u[u].y - hi + lo;
+				    by <= s->u[u].y + hi - lo; by++) {
+					if (!switch_ok(x, s, u, t, ax, ay, bx,
+					    by))
+						continue;
+					set(&c, C_SWITCH, k, t, ax, ay);
+					c.a[4] = bx;
+					c.a[5] = by;
+					offer(l, &c);
+				}
+			}
+			continue;
+		}
 		if (C->sp[k].range >= SR_RADIUS2 &&
 		    C->sp[k].range <= SR_LINE) {
 			for (t = 0; t < s->nu; t++) {
@@ -1805,7 +1916,8 @@ legal_list(struct lst *l)
 				}
 		else if (s->dec == DEC_PUSH)
 			for (i = 0; i < 9; i++) {
-				set(&c, C_PUSH, s->u[s->dec_target].x + i % 3 - 1,
+				set(&c, s->dec_mode == 0 ? C_PUSH : s->dec_mode == 1 ?
+				    C_PULL : C_SLIDE, s->u[s->dec_target].x + i % 3 - 1,
 				    s->u[s->dec_target].y + i / 3 - 1, 0, 0);
 				offer(l, &c);
 			}
@@ -1983,6 +2095,9 @@ op_describe(refd_ctx *ctx, void *pdata)
 	static const char *a_ul[][2] = { { "unit", "int: the threatener" },
 		{ "line", "int: melee line" } };
 	static const char *a_t[][2] = { { "target", "int: unit id" } };
+	static const char *a_sw[][2] = { { "spell", "int: spell index" },
+		{ "target", "int: unit id" }, { "x", "int" }, { "y", "int" },
+		{ "tx", "int" }, { "ty", "int" } };
 
 	(void)pdata;
 	refd_mpw_map(w);
@@ -2041,6 +2156,12 @@ op_describe(refd_ctx *ctx, void *pdata)
 	    "attack before the creature is destroyed");
 	doc_cmd(w, "push", a_xy, 2, "Pushback: push the damaged smaller "
 	    "creature to (x, y), one square farther away");
+	doc_cmd(w, "pull", a_xy, 2, "Pull: pull the damaged creature to "
+	    "(x, y), one square closer");
+	doc_cmd(w, "slide", a_xy, 2, "Slide: slide the damaged creature to "
+	    "(x, y), one square in any direction");
+	doc_cmd(w, "switch", a_sw, 6, "switch-positions ability: the caster "
+	    "moves to (x, y), the target to (tx, ty)");
 	doc_cmd(w, "smite", a_tl, 2, "melee attack declaring Smite (a use is "
 	    "spent even on a miss)");
 	doc_cmd(w, "hurling_charge", a_ch, 4, "a charge with a ranged attack "
@@ -2305,7 +2426,8 @@ op_view(refd_ctx *ctx, const void *state, int32_t seat)
 	if (s->dec != DEC_NONE) {
 		refd_mpw_kmap(w, "decision");
 		refd_mpw_kstr(w, "kind", s->dec == DEC_AOO ? "aoo" :
-		    s->dec == DEC_PUSH ? "push" : s->dec == DEC_DSTRIKE ?
+		    s->dec == DEC_PUSH ? (s->dec_mode == 0 ? "push" :
+		    s->dec_mode == 1 ? "pull" : "slide") : s->dec == DEC_DSTRIKE ?
 		    "death_strike" : "cleave");
 		if (s->dec == DEC_PUSH)
 			refd_mpw_kint(w, "target", s->dec_target);

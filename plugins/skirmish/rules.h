@@ -84,7 +84,11 @@ int turn_target_ok(const struct cx *x, const struct state *s, int u, int t);
 void turn_undead(struct cx *x, struct state *s, int u, int t);
 void gaze_back(struct cx *x, struct state *s, int a, int t);
 int push_ok(const struct cx *x, const struct state *s, int a, int d, int tx,
-    int ty);
+    int ty, int mode);
+int switch_ok(const struct cx *x, const struct state *s, int u, int t, int ax,
+    int ay, int bx, int by);
+void switch_places(struct cx *x, struct state *s, int u, const int32_t *a);
+void spend_spell(struct cx *x, struct state *s, int u, int k);
 void end_turn(struct cx *x, struct state *s);
 void start_turn(struct cx *x, struct state *s, int u);
 int spell_targets(const struct cx *x, const struct state *s, int u, int k,

@@ -82,7 +82,9 @@ enum abil2 {
 	A2_DEATHSTRIKE = 1 << 11,
 	A2_ARROWSHIELD = 1 << 12,
 	A2_HURL = 1 << 13,
-	A2_PUSHBACK = 1 << 14
+	A2_PUSHBACK = 1 << 14,
+	A2_PULL = 1 << 15,	/* stand-in: a hit pulls one square closer */
+	A2_SLIDE = 1 << 16	/* stand-in: a melee hit slides one square */
 };
 
 enum srange { SR_SELF, SR_TOUCH, SR_RANGE6, SR_SIGHT, SR_CONE, SR_YOURWB,
@@ -108,6 +110,7 @@ struct spell {
 	char summon_id[SK_NAMELEN];
 	int32_t cond;		/* save (dc) or this condition */
 	int32_t any;		/* the "any" keyword */
+	int32_t sw;		/* switches the caster and the target */
 };
 
 struct card {
@@ -128,6 +131,8 @@ struct card {
 	int32_t db_radius, db_dmg, db_energy, db_dc;	/* Death Burst */
 	int32_t nspell;
 	struct spell sp[SK_MAXSPELLS];
+	int32_t simul;		/* Simultaneous Attack: kinds (1 melee, 2
+				 * ranged, 4 spell) used in one turn */
 };
 
 /* Square data beyond grid flags: exits and deployment zones (seat + 1). */
@@ -243,8 +248,10 @@ struct state {
 	int32_t rend_t, rend_hits, sidestepped, slowed1, stun_turn2;
 	int32_t flipped;	/* confused unit an opponent controls this turn */
 	int32_t burrowing, trampled;	/* trampled: enemy + 1 this turn */
+	int32_t kinds;		/* attack kinds used this turn (1, 2, 4) */
 	/* a reaction owed */
 	int32_t dec, dec_unit, dec_line, dec_target;
+	int32_t dec_mode;	/* DEC_PUSH: 0 push, 1 pull, 2 slide */
 	int32_t nprog;
 	struct prog pr[SK_MAXPROG];
 	/* tiles (§2.1 steps 3-4) */
@@ -310,7 +317,7 @@ enum cmdtype {
 	C_MELEE, C_SHOOT, C_CHARGE, C_CAST, C_CAST_CONE, C_END, C_AOO,
 	C_DECLINE, C_CLEAVE, C_RUSH, C_SMITE, C_WAKE, C_CAST_AREA, C_CAST_LINE, C_PLACE, C_SIDESTEP, C_WHIRLWIND,
 	C_TURN, C_LEAP, C_STUNATK, C_BURROW, C_DEATHATK, C_HURL, C_SUMMON,
-	C_PUSH, C_STRIKE, C_NTYPES
+	C_PUSH, C_STRIKE, C_PULL, C_SLIDE, C_SWITCH, C_NTYPES
 };
 
 struct cmd {
