@@ -233,6 +233,7 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 	INTX("leap", 0, 50, 0, &c->leap);
 	INTX("slow_effect_dc", 0, 40, 0, &c->slow_dc);
 	INTX("burrow", 0, 20, 0, &c->burrow);
+	INTX("lucky", 0, 9, 0, &c->lucky);
 	{
 		refd_mpv sa = refd_mpv_get(v, "simultaneous_attack");
 		size_t q;
@@ -465,6 +466,9 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 		p->ability = refd_mpv_get_bool(s, "ability", 0);
 		p->gaze = refd_mpv_get_bool(s, "gaze", 0);
 		p->sw = refd_mpv_get_bool(s, "switch", 0);
+		p->swift = refd_mpv_get_bool(s, "swift", 0);
+		if (p->swift)
+			p->ability = 1;
 		if (p->gaze)
 			p->ability = 1;
 		p->summon = -1;

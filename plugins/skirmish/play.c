@@ -518,6 +518,7 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 			hit = crit = 1;
 		else
 			hit = roll + bonus >= ac;
+		s->rr_miss = !hit;
 	}
 	/* Conceal (A33: also against a helpless defender). */
 	if (hit) {
@@ -1548,7 +1549,7 @@ start_turn(struct cx *x, struct state *s, int u)
 	s->cur = u;
 	s->moved = s->moved2 = s->steps = s->parity = s->natk = 0;
 	s->atk_first = s->lines_used = s->atk_kind = s->single = 0;
-	s->kinds = 0;
+	s->kinds = s->swift_used = 0;
 	s->charged = s->cast = s->auto_end = s->stun_turn = 0;
 	s->rush = s->rush_x = s->rush_y = s->rush_charge = 0;
 	s->compel = 0;

@@ -16,7 +16,7 @@ static const char *const cmdname[C_NTYPES] = { "", "submit", "setup_first",
 	"cast", "cast_cone", "end", "aoo", "decline", "cleave", "rush", "smite", "wake", "cast_area", "cast_line",
 	"place_tile", "sidestep", "whirlwind", "turn_undead", "leap",
 	"stunning_attack", "burrow", "death_attack", "hurling_charge",
-	"summon", "push", "death_strike", "pull", "slide", "switch" };
+	"summon", "push", "death_strike", "pull", "slide", "switch", "reroll" };
 static const char *const argname[C_NTYPES][6] = {
 	{ NULL }, { NULL }, { "seat" }, { "x", "y" }, { "seat" }, { "unit" },
 	{ "x", "y" }, { "target", "line" }, { "target", "line" },
@@ -29,7 +29,7 @@ static const char *const argname[C_NTYPES][6] = {
 	{ "target" }, { "target", "line" }, { NULL }, { "target", "line" },
 	{ "target", "x", "y", "line" }, { "spell", "x", "y" }, { "x", "y" },
 	{ "target", "line" }, { "x", "y" }, { "x", "y" },
-	{ "spell", "target", "x", "y", "tx", "ty" }
+	{ "spell", "target", "x", "y", "tx", "ty" }, { NULL }
 };
 
 static int
@@ -321,6 +321,21 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 	    c->type == C_RUSH))
 		NO(REFD_EILLEGAL, "R000-79", "%s is entangled: no movement "
 		    "this turn", C->name);
+	if (c->type == C_CAST && c->a[0] >= 0 && c->a[0] < C->nspell &&
+	    C->sp[c->a[0]].swift) {
+		/* §4.5 (R000-95): a swift action, once in its own turn at any
+		 * time, not an action: it replaces nothing */
+		if (s->swift_used)
+			NO(REFD_EILLEGAL, "R000-95", "%s already took its swift "
+			    "action this turn", C->name);
+		if (s->u[u].spent[c->a[0]] >= C->sp[c->a[0]].uses)
+			NO(REFD_ERESOURCE, "R000-71", "%s has no use of %s left",
+			    C->name, C->sp[c->a[0]].name);
+		if (spell_targets(x, s, u, c->a[0], c->a[1], msg,
+		    sizeof(msg)) != 0)
+			NO(REFD_ENOTARGET, "R000-72", "%s", msg);
+		return 0;
+	}
 	if (s->charged) {
 		int t2 = c->a[0], l2 = c->a[1];
 
@@ -824,6 +839,8 @@ check(const struct cx *x, const struct state *s, int seat,
 				    "in any direction");
 			return 0;
 		}
+		if (s->dec == DEC_REROLL && c->type == C_REROLL)
+			return 0;
 		if (s->dec == DEC_CLEAVE && c->type == C_CLEAVE) {
 			int e = c->a[0];
 
@@ -835,10 +852,12 @@ check(const struct cx *x, const struct state *s, int seat,
 		}
 		NO(REFD_EPHASE, s->dec == DEC_AOO ? "R000-42" : "R000-98",
 		    "%s must first decide on %s with unit %d (aoo, cleave, "
-		    "push, pull, slide or decline)", seat == 0 ? "seat 0" :
+		    "push, pull, slide, reroll or decline)", seat == 0 ? "seat 0" :
 		    seat == 1 ? "seat 1" : seat == 2 ? "seat 2" : "seat 3",
 		    s->dec == DEC_AOO ? "an attack of opportunity" :
-		    s->dec == DEC_PUSH ? "a forced move" : "a Cleave attack",
+		    s->dec == DEC_PUSH ? "a forced move" : s->dec == DEC_REROLL ?
+		    "a reroll" : s->dec == DEC_DSTRIKE ? "a Death Strike" :
+		    "a Cleave attack",
 		    (int)t);
 	}
 	switch (s->stage) {
@@ -1275,11 +1294,30 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		s->kinds |= kind_of(c->type);
 		if (c->type == C_LEAP)
 			s->cast = 1;	/* replaces the attacks */
-		attack(x, s, u, tgt, c->type == C_SHOOT, line,
-		    ((s->rush && s->moved > CARD(x, s, u)->speed) ||
-		    s->charged ? 1 : 0) | (c->type == C_SMITE ? 2 : 0) |
-		    (c->type == C_LEAP ? 4 : 0) | (c->type == C_STUNATK ? 8 : 0) |
-		    (c->type == C_DEATHATK ? 16 : 0), 0);
+		{
+			int fl = ((s->rush && s->moved > CARD(x, s, u)->speed) ||
+			    s->charged ? 1 : 0) | (c->type == C_SMITE ? 2 : 0) |
+			    (c->type == C_LEAP ? 4 : 0) |
+			    (c->type == C_STUNATK ? 8 : 0) |
+			    (c->type == C_DEATHATK ? 16 : 0);
+
+			s->rr_miss = 0;
+			attack(x, s, u, tgt, c->type == C_SHOOT, line, fl, 0);
+			/* §4.5 (R000-95): a missed attack roll of a plain
+			 * attack may be rerolled (the stand-in Lucky), the
+			 * second result standing */
+			if (fl == 0 && s->rr_miss && s->dec == DEC_NONE &&
+			    s->stage != ST_OVER && s->u[u].on &&
+			    s->u[tgt].on && CARD(x, s, u)->lucky >
+			    s->u[u].luck_spent) {
+				s->dec = DEC_REROLL;
+				s->dec_unit = u;
+				s->dec_target = tgt;
+				s->dec_line = line;
+				s->dec_mode = c->type == C_SHOOT;
+			}
+			s->rr_miss = 0;
+		}
 		if (c->type == C_SHOOT && s->stage != ST_OVER)
 			gaze_back(x, s, u, tgt);
 	}
@@ -1354,6 +1392,12 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 	case C_CAST_AREA:
 	case C_CAST_LINE:
 	case C_SWITCH:
+		if (c->type == C_CAST && CARD(x, s, u)->sp[c->a[0]].swift) {
+			s->swift_used = 1;
+			cast_spell(x, s, u, c->a);
+			sk_run(x, s);
+			return;
+		}
 		if (s->moved == 0 && s->natk == 0)
 			s->atk_first = 1;
 		if (s->natk == 0)
@@ -1490,6 +1534,22 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		sk_run(x, s);
 		return;
 	}
+	case C_REROLL: {
+		int a = s->dec_unit;
+
+		s->dec = DEC_NONE;
+		s->dec_unit = -1;
+		s->u[a].luck_spent++;
+		w = sk_ev("reroll");
+		refd_mpw_kint(w, "unit", a);
+		refd_mpw_kint(w, "left", CARD(x, s, a)->lucky -
+		    s->u[a].luck_spent);
+		sk_emit(x, w);
+		attack(x, s, a, s->dec_target, s->dec_mode, s->dec_line, 0, 0);
+		s->rr_miss = 0;
+		sk_run(x, s);
+		return;
+	}
 	default:
 		return;
 	}
@@ -1589,9 +1649,15 @@ sk_label(struct cx *x, const struct state *s, const struct cmd *c, char *buf,
 		    CARD(x, s, s->dec_target)->name, (int)s->dec_target,
 		    (int)c->a[0], (int)c->a[1]);
 		break;
+	case C_REROLL:
+		snprintf(buf, len, "Lucky: reroll the missed attack roll (the "
+		    "second result stands)");
+		break;
 	case C_SWITCH:
 		snprintf(buf, len, "%s: switch places with %s #%d (to (%d,%d), "
-		    "it to (%d,%d))", CARD(x, s, u)->sp[c->a[0]].name, tn,
+		    "it to (%d,%d))", CARD(x, s, u)->sp[c->a[0]].name,
+		    c->a[1] >= 0 && c->a[1] < s->nu ? CARD(x, s, c->a[1])->name :
+		    "",
 		    (int)c->a[1], (int)c->a[2], (int)c->a[3], (int)c->a[4],
 		    (int)c->a[5]);
 		break;
@@ -1914,7 +1980,10 @@ legal_list(struct lst *l)
 					set(&c, C_STRIKE, i, k, 0, 0);
 					offer(l, &c);
 				}
-		else if (s->dec == DEC_PUSH)
+		else if (s->dec == DEC_REROLL) {
+			set(&c, C_REROLL, 0, 0, 0, 0);
+			offer(l, &c);
+		} else if (s->dec == DEC_PUSH)
 			for (i = 0; i < 9; i++) {
 				set(&c, s->dec_mode == 0 ? C_PUSH : s->dec_mode == 1 ?
 				    C_PULL : C_SLIDE, s->u[s->dec_target].x + i % 3 - 1,
@@ -2156,6 +2225,8 @@ op_describe(refd_ctx *ctx, void *pdata)
 	    "attack before the creature is destroyed");
 	doc_cmd(w, "push", a_xy, 2, "Pushback: push the damaged smaller "
 	    "creature to (x, y), one square farther away");
+	doc_cmd(w, "reroll", NULL, 0, "Lucky: reroll the missed attack roll, "
+	    "keeping the second result");
 	doc_cmd(w, "pull", a_xy, 2, "Pull: pull the damaged creature to "
 	    "(x, y), one square closer");
 	doc_cmd(w, "slide", a_xy, 2, "Slide: slide the damaged creature to "
@@ -2427,7 +2498,8 @@ op_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_kmap(w, "decision");
 		refd_mpw_kstr(w, "kind", s->dec == DEC_AOO ? "aoo" :
 		    s->dec == DEC_PUSH ? (s->dec_mode == 0 ? "push" :
-		    s->dec_mode == 1 ? "pull" : "slide") : s->dec == DEC_DSTRIKE ?
+		    s->dec_mode == 1 ? "pull" : "slide") : s->dec == DEC_REROLL ?
+		    "reroll" : s->dec == DEC_DSTRIKE ?
 		    "death_strike" : "cleave");
 		if (s->dec == DEC_PUSH)
 			refd_mpw_kint(w, "target", s->dec_target);

@@ -111,6 +111,7 @@ struct spell {
 	int32_t cond;		/* save (dc) or this condition */
 	int32_t any;		/* the "any" keyword */
 	int32_t sw;		/* switches the caster and the target */
+	int32_t swift;		/* a swift action: once a turn, no action */
 };
 
 struct card {
@@ -131,6 +132,7 @@ struct card {
 	int32_t db_radius, db_dmg, db_energy, db_dc;	/* Death Burst */
 	int32_t nspell;
 	struct spell sp[SK_MAXSPELLS];
+	int32_t lucky;		/* stand-in: rerolls of a missed attack */
 	int32_t simul;		/* Simultaneous Attack: kinds (1 melee, 2
 				 * ranged, 4 spell) used in one turn */
 };
@@ -196,6 +198,7 @@ struct unit {
 	int32_t sorc_spent[10], pp_spent, stun_spent;
 	int32_t summoner1;	/* summoner + 1; 0: not summoned */
 	int32_t parity;		/* unused outside turns */
+	int32_t luck_spent;	/* rerolls used */
 };
 
 enum prog_kind { PK_STEP = 1, PK_CHARGE, PK_ROUT };
@@ -216,7 +219,8 @@ enum stage {
 	ST_TURN, ST_OVER, ST_TILES
 };
 
-enum decision { DEC_NONE, DEC_AOO, DEC_CLEAVE, DEC_DSTRIKE, DEC_PUSH };
+enum decision { DEC_NONE, DEC_AOO, DEC_CLEAVE, DEC_DSTRIKE, DEC_PUSH,
+	DEC_REROLL };
 
 struct state {
 	int32_t magic, map, nseats, stage;
@@ -249,6 +253,9 @@ struct state {
 	int32_t flipped;	/* confused unit an opponent controls this turn */
 	int32_t burrowing, trampled;	/* trampled: enemy + 1 this turn */
 	int32_t kinds;		/* attack kinds used this turn (1, 2, 4) */
+	int32_t swift_used;	/* the turn's swift action is spent */
+	int32_t rr_ok, rr_miss;	/* within one command: a reroll may follow
+				 * a missed attack roll; it missed */
 	/* a reaction owed */
 	int32_t dec, dec_unit, dec_line, dec_target;
 	int32_t dec_mode;	/* DEC_PUSH: 0 push, 1 pull, 2 slide */
@@ -317,7 +324,7 @@ enum cmdtype {
 	C_MELEE, C_SHOOT, C_CHARGE, C_CAST, C_CAST_CONE, C_END, C_AOO,
 	C_DECLINE, C_CLEAVE, C_RUSH, C_SMITE, C_WAKE, C_CAST_AREA, C_CAST_LINE, C_PLACE, C_SIDESTEP, C_WHIRLWIND,
 	C_TURN, C_LEAP, C_STUNATK, C_BURROW, C_DEATHATK, C_HURL, C_SUMMON,
-	C_PUSH, C_STRIKE, C_PULL, C_SLIDE, C_SWITCH, C_NTYPES
+	C_PUSH, C_STRIKE, C_PULL, C_SLIDE, C_SWITCH, C_REROLL, C_NTYPES
 };
 
 struct cmd {
