@@ -2132,6 +2132,7 @@ cast_spell(struct cx *x, struct state *s, int u, const int32_t *a)
 		refd_mpw_kint(w, "target", t);
 		list[n++] = t;
 	}
+	sim_order(s, list, n);
 	refd_mpw_karray(w, "affected");
 	for (i = 0; i < n; i++)
 		refd_mpw_int(w, list[i]);

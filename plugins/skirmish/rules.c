@@ -959,6 +959,25 @@ damage(struct cx *x, struct state *s, int u, int amount, int src)
 	damage2(x, s, u, amount, src, 0);
 }
 
+/* §4.5 (R000-95): creatures an effect reaches at once resolve seat by
+ * seat, clockwise from the seat whose creature is taking its turn; a
+ * seat's own creatures in unit order (a stable sort). */
+void
+sim_order(const struct state *s, int *list, int n)
+{
+	int first = s->cur >= 0 ? s->u[s->cur].seat : s->phase_seat;
+	int i, j, k;
+
+	for (i = 1; i < n; i++) {
+		k = list[i];
+		for (j = i; j > 0 && (s->u[list[j - 1]].seat - first +
+		    s->nseats) % s->nseats > (s->u[k].seat - first +
+		    s->nseats) % s->nseats; j--)
+			list[j] = list[j - 1];
+		list[j] = k;
+	}
+}
+
 /* Glossary, Death Burst (A34): every creature (any side) within the radius
  * of the dying creature's space, or adjacent without a radius, takes the
  * damage; a save halves it. */
@@ -982,6 +1001,7 @@ death_burst(struct cx *x, struct state *s, int u)
 		    grid_adjacent(&g, &su, &sk2))
 			list[n++] = k;
 	}
+	sim_order(s, list, n);
 	w = sk_ev("death_burst");
 	refd_mpw_kint(w, "unit", u);
 	refd_mpw_karray(w, "affected");

@@ -57,6 +57,7 @@ void game_over(struct cx *x, struct state *s, int winner, int reason);
 void condition(struct cx *x, struct state *s, int t, int cond, int dc,
     int src);
 void push_rout(struct cx *x, struct state *s, int u);
+void sim_order(const struct state *s, int *list, int n);
 
 /* play.c */
 enum mvmode { MV_NORMAL, MV_CHARGE, MV_ROUT };
