@@ -894,6 +894,7 @@ camp_return(struct game *g, int win)
 	s->cur = 0;
 	s->mt_active = 0;
 	s->ai_active = 0;
+	s->ai_pick = 0;
 	w = evb("town");
 	refd_mpw_kint(w, "scenarios", s->scen_count);
 	refd_mpw_kint(w, "reputation", s->reputation);

@@ -43,13 +43,22 @@ int
 aoe_targets(const struct game *g, int f, const struct ability *a, int q,
     int r, int o, int *tg, int *in_range)
 {
+	return aoe_targets_from(g, f, g->s.fig[f].q, g->s.fig[f].r, a, q, r, o,
+	    tg, in_range);
+}
+
+/* The same for figure f standing on (fq, fr) (monster destinations). */
+int
+aoe_targets_from(const struct game *g, int f, int fq, int fr,
+    const struct ability *a, int q, int r, int o, int *tg, int *in_range)
+{
 	const struct dg *s = &g->s;
 	int i, n = 0;
 
 	*in_range = a->grey ? 1 : 0;
 	if (a->grey) {
-		q = s->fig[f].q;
-		r = s->fig[f].r;
+		q = fq;
+		r = fr;
 	}
 	for (i = 0; i < a->naoe; i++) {
 		int dq, dr, hq, hr, e;
@@ -59,13 +68,13 @@ aoe_targets(const struct game *g, int f, const struct ability *a, int q,
 		hr = r + dr;
 		if (hex_at(s, hq, hr) < 0 || solid(s, hq, hr))
 			continue;
-		if (!a->grey && range_between(s, s->fig[f].q, s->fig[f].r, hq,
-		    hr) <= (a->range > 0 ? a->range : 1))
+		if (!a->grey && range_between(s, fq, fr, hq, hr) <=
+		    (a->range > 0 ? a->range : 1))
 			*in_range = 1;
 		e = fig_at(s, hq, hr);
 		if (e >= 0 && enemies(s, f, e) &&
 		    !(s->fig[e].conds & C_INVISIBLE) && n < MAXTG &&
-		    los(s, s->fig[f].q, s->fig[f].r, hq, hr))
+		    los(s, fq, fr, hq, hr))
 			tg[n++] = e;
 	}
 	return n;
@@ -380,9 +389,11 @@ options(const struct game *g, int seat, struct opt *out, int max)
 		if (seat != s->ai_seat)
 			return 0;
 		for (i = 0; i < s->ai_n; i++) {
-			if (s->ai_kind == 1) {
+			if (s->ai_kind == 1 || s->ai_kind >= 3) {
+				/* c: 1 a target, 3 a path, 4 an element */
 				opt_add(out, &n, max, K_AITIE, s->ai_hex[i], 0,
-				    1);
+				    s->ai_kind == 1 ? 1 : s->ai_kind == 3 ? 3 :
+				    4);
 				continue;
 			}
 			opt_add(out, &n, max, K_AITIE, 0, 0, 0);
@@ -833,8 +844,14 @@ perform(struct game *g, int seat, const struct opt *o)
 			monster_heal_on(g, s->ai_fig, o->a, s->ai_val);
 		else if (s->ai_kind == 2)
 			monster_summon_at(g, s->ai_val, hex_at(s, o->q, o->r));
+		else if (s->ai_kind == 3)
+			monster_go_path(g, s->ai_fig, s->ai_val, o->a);
+		else if (s->ai_kind == 4)
+			monster_infuse_pick(g, s->ai_fig, o->a, s->ai_val);
+		else if (s->ai_kind == 5)
+			s->ai_pick = o->a + 1;	/* the attack goes on */
 		else
-			monster_move_to(g, s->ai_fig, hex_at(s, o->q, o->r));
+			monster_go(g, s->ai_fig, hex_at(s, o->q, o->r));
 		break;
 	case K_CREATE:
 	case K_LEVELUP:

@@ -293,6 +293,7 @@ struct dg {
 	int32_t tie_unit[MAXORD + 1];
 	int32_t ai_active, ai_fig, ai_n, ai_seat, ai_hex[16];
 	int32_t ai_kind, ai_val;
+	int32_t ai_pick, ai_pad;	/* a wild element the players chose + 1 */
 	int32_t nstart, start[MAXCH][2];
 	struct hexs hex[MAXHEX];
 	int32_t grid[GQ][GR];
@@ -354,6 +355,7 @@ int visible_hex(const struct dg *s, int h);
 void travel(const struct dg *s, int f, int q, int r, int mode, int *cost,
     int *prev);
 int can_end(const struct dg *s, int f, int h, int flying);
+int step_cost(const struct dg *s, int f, int n, int mode);
 void load_map(struct dg *s, const struct mapdef *m);
 
 /* rules.c */

@@ -59,7 +59,8 @@ p_describe(refd_ctx *ctx, void *pdata)
 	static const char *item[] = { "item", "item id", NULL };
 	static const char *at[] = { "at", "[q, r]", NULL };
 	static const char *mch[] = { "to", "[q, r], or", "target",
-		"figure id", NULL };
+		"figure id, or", "path", "int: a path of the monster_tie "
+		"event, or", "element", "element name", NULL };
 	static const char *react[] = { "use", "bool", NULL };
 	static const char *perk[] = { "perk", "perk id", NULL };
 	static const char *pq[] = { "quest", "personal quest id", NULL };
@@ -141,7 +142,8 @@ p_describe(refd_ctx *ctx, void *pdata)
 	cmd_doc(w, "summon", to, "perform the current Summon ability");
 	cmd_doc(w, "recover", card, "perform the current Recover ability");
 	cmd_doc(w, "monster_choice", mch, "settle a monster AI tie: one of "
-	    "the hexes (to) or targets (target) of the monster_tie event");
+	    "the hexes (to), targets (target), paths (path) or elements "
+	    "(element) of the monster_tie event");
 	cmd_doc(w, "order", order, "settle an initiative tie: the tied units "
 	    "(as listed by the order_tie event) in the order they act");
 	cmd_doc(w, "battle_goal", goal, "set-up, sealed: the battle goal you "
@@ -898,6 +900,23 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 		return o->a < 0 ? -2 : 0;
 	}
 	if (refd_mpv_streq(t, "monster_choice") &&
+	    refd_mpv_ok(refd_mpv_get(root, "path"))) {
+		o->kind = K_AITIE;
+		o->c = 3;
+		if (refd_mpv_int(refd_mpv_get(root, "path"), &x) || x < 0 ||
+		    x >= 16)
+			return -1;
+		o->a = (int32_t)x;
+		return 0;
+	}
+	if (refd_mpv_streq(t, "monster_choice") &&
+	    refd_mpv_ok(refd_mpv_get(root, "element"))) {
+		o->kind = K_AITIE;
+		o->c = 4;
+		o->a = elem_arg(root, "element") - 1;
+		return o->a < 0 ? -1 : 0;
+	}
+	if (refd_mpv_streq(t, "monster_choice") &&
 	    refd_mpv_ok(refd_mpv_get(root, "target"))) {
 		o->kind = K_AITIE;
 		o->c = 1;
@@ -1229,6 +1248,22 @@ write_opt(const struct game *g, int seat, const struct opt *o, refd_mpw *w,
 			refd_mpw_kint(w, "target", o->a);
 			snprintf(label, ln, "The monster heals %s", fig_name(g,
 			    o->a, nm, sizeof(nm)));
+			break;
+		}
+		if (o->c == 3) {
+			refd_mpw_kstr(w, "type", "monster_choice");
+			refd_mpw_kint(w, "path", o->a);
+			snprintf(label, ln, "The monster takes path %d of the "
+			    "monster_tie event%s", (int)o->a, o->a == 0 ?
+			    " (default)" : "");
+			break;
+		}
+		if (o->c == 4) {
+			refd_mpw_kstr(w, "type", "monster_choice");
+			refd_mpw_kstr(w, "element", elem_name[o->a]);
+			snprintf(label, ln, "The monster's wild element is %s%s",
+			    elem_name[o->a], g->s.ai_n > 0 && g->s.ai_hex[0] ==
+			    o->a ? " (default)" : "");
 			break;
 		}
 		/* FALLTHROUGH */
@@ -2084,8 +2119,9 @@ state_sane(const struct game *g)
 	    s->road_map > c->nmap || s->ev_cur < -1 || s->ev_cur >= c->nev ||
 	    (s->atk.react && (s->atk.react_seat < 0 ||
 	    s->atk.react_seat >= s->nch)) || s->ai_kind < 0 ||
-	    s->ai_kind > 2 || (s->ai_kind == 2 && (s->ai_val < 0 ||
-	    s->ai_val >= c->ntype)))
+	    s->ai_kind > 5 || (s->ai_kind == 2 && (s->ai_val < 0 ||
+	    s->ai_val >= c->ntype)) || (s->ai_kind == 3 && (s->ai_val < 0 ||
+	    s->ai_val >= s->nhex)) || s->ai_pick < 0 || s->ai_pick > NELEM)
 		return -1;
 	for (i = 0; i < s->nch; i++) {
 		const struct chr *ch = &s->ch[i];
@@ -2124,7 +2160,7 @@ state_sane(const struct game *g)
 			return -7;
 	for (k = 0; s->ai_active && k < s->ai_n; k++)
 		if (s->ai_hex[k] < 0 || s->ai_hex[k] >= (s->ai_kind == 1 ?
-		    s->nfig : s->nhex))
+		    s->nfig : s->ai_kind >= 4 ? NELEM : s->nhex))
 			return -98;
 	for (k = 0; k < MAXTYPES; k++)
 		if (s->ad_cur[k] < -1 || s->ad_cur[k] >= MAXMC ||

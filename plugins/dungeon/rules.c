@@ -580,6 +580,7 @@ finish(struct game *g, int win, const char *why)
 	}
 	g->s.ndq = 0;
 	g->s.ai_active = 0;
+	g->s.ai_pick = 0;
 	g->s.push.active = 0;
 	g->s.atk.active = 0;
 	w = evb("scenario_end");

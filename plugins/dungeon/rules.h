@@ -66,6 +66,8 @@ int options(const struct game *g, int seat, struct opt *out, int max);
 int perform(struct game *g, int seat, const struct opt *o);
 int aoe_targets(const struct game *g, int f, const struct ability *a,
     int q, int r, int o, int *tg, int *in_range);
+int aoe_targets_from(const struct game *g, int f, int fq, int fr,
+    const struct ability *a, int q, int r, int o, int *tg, int *in_range);
 
 int draw_attack(struct game *g, struct deck *d, int mode, int v, int *out,
     int *drawn, int *ndrawn);
@@ -128,6 +130,10 @@ int lowest_seat(const struct game *g);
 void monster_heal_on(struct game *g, int f, int target, int value);
 void monster_summon_at(struct game *g, int type, int h);
 void monster_move_to(struct game *g, int f, int h);
+int monster_go(struct game *g, int f, int h);
+void monster_go_path(struct game *g, int f, int h, int i);
+int monster_wild_infuse(struct game *g, int f, int left);
+void monster_infuse_pick(struct game *g, int f, int e, int left);
 void tie_find(struct game *g);
 void tie_apply(struct game *g, const int32_t *perm);
 int tie_perms(const struct game *g, int32_t perms[][4], int max);
