@@ -317,6 +317,12 @@ camp_options(const struct game *g, int seat, struct opt *out, int max)
 					}
 		}
 	}
+	if (seat == 0 && s->ev_cur >= 0 && s->ev_split > 0) {
+		n = 0;
+		for (k = 0; k <= s->ev_split; k++)
+			opt_add(out, &n, max, K_EVGOLD, s->ev_k, k, 0);
+		return n;
+	}
 	if (seat == 0 && s->ev_cur >= 0) {
 		n = 0;
 		opt_add(out, &n, max, K_EVCHOOSE, 0, 0, 0);
@@ -429,13 +435,9 @@ go_travel(struct game *g, int m, int campaign)
 		/* the pool; more than the hand size: the player drops cards
 		 * before round 1 (§3 step 15) */
 		ch->hand = cc->pool & ((1 << cl->ncards) - 1);
-		/* road event penalties, after the hand is chosen */
-		for (k = 0; k < MAXCARD && cc->discard_next > 0; k++)
-			if (ch->hand >> k & 1) {
-				ch->hand &= ~(1 << k);
-				ch->disc |= 1 << k;
-				cc->discard_next--;
-			}
+		/* event penalties: the player discards once the hand is
+		 * chosen (§2.12, §3 step 15) */
+		ch->ev_disc = cc->discard_next;
 		cc->discard_next = 0;
 		x->hp -= cc->damage_next;
 		if (x->hp < 1)
@@ -531,20 +533,82 @@ design(struct game *g, int k)
 	s->supply[k] += g->c->item[k].copies;
 }
 
+/* Ask the party (seat 0 speaks for it) how much of the collective gold
+ * left goes to seat ev_k; the last seat takes the rest (§2.12). */
+static int
+event_split_ask(struct game *g)
+{
+	struct dg *s = &g->s;
+	refd_mpw *w;
+
+	if (s->ev_split > 0 && s->ev_k == s->nch - 1) {
+		s->cc[s->ev_k].gold += s->ev_split;
+		w = evb("event_gold");
+		refd_mpw_kint(w, "seat", s->ev_k);
+		refd_mpw_kint(w, "gold", s->ev_split);
+		ev(g, REFD_SEAT_PUBLIC, w);
+		s->ev_split = 0;
+	}
+	if (s->ev_split <= 0)
+		return 0;
+	w = evb("event_share");
+	refd_mpw_kint(w, "seat", s->ev_k);
+	refd_mpw_kint(w, "gold_left", s->ev_split);
+	refd_mpw_kint(w, "default", s->ev_split / (s->nch - s->ev_k) +
+	    (s->ev_split % (s->nch - s->ev_k) > 0));
+	ev(g, REFD_SEAT_PUBLIC, w);
+	return 1;
+}
+
+static void event_resolve(struct game *g);
+
+/* Seat 0 gives n gold of the collective reward to seat ev_k. */
+static void
+event_share(struct game *g, int n)
+{
+	struct dg *s = &g->s;
+	refd_mpw *w;
+
+	s->cc[s->ev_k].gold += n;
+	s->ev_split -= n;
+	w = evb("event_gold");
+	refd_mpw_kint(w, "seat", s->ev_k);
+	refd_mpw_kint(w, "gold", n);
+	ev(g, REFD_SEAT_PUBLIC, w);
+	s->ev_k++;
+	if (!event_split_ask(g))
+		event_resolve(g);
+}
+
 /* Resolve option h of the drawn city event, outcome by outcome (§2.12). */
 static void
 event_choose(struct game *g, int h)
 {
 	struct dg *s = &g->s;
 	const struct evdef *d = &g->c->ev[s->ev_cur];
-	int j, i, any = 0;
 	refd_mpw *w;
 
 	w = evb("event_choice");
 	refd_mpw_kstr(w, "event", d->id);
 	refd_mpw_kstr(w, "option", h ? "B" : "A");
 	ev(g, REFD_SEAT_PUBLIC, w);
-	for (j = 0; j < d->nout[h]; j++) {
+	s->ev_opt = h;
+	s->ev_next = 0;
+	s->ev_any = 0;
+	event_resolve(g);
+}
+
+/* The outcomes of option ev_opt from ev_next on; a collective reward
+ * stops it until the party has split it. */
+static void
+event_resolve(struct game *g)
+{
+	struct dg *s = &g->s;
+	const struct evdef *d = &g->c->ev[s->ev_cur];
+	int j, i, any = s->ev_any, h = s->ev_opt;
+	refd_mpw *w;
+
+	for (j = s->ev_next; j < d->nout[h]; j++) {
 		const struct outcome *u = &d->out[h][j];
 		int holds = (u->cls < 0 || party_has(g, u->cls)) &&
 		    s->reputation >= u->rep_min && s->reputation <= u->rep_max &&
@@ -559,10 +623,8 @@ event_choose(struct game *g, int h)
 		any = 1;
 		for (i = 0; i < s->nch; i++) {
 			struct cchar *c = &s->cc[i];
-			int share = u->gold_coll / s->nch +
-			    (i < u->gold_coll % s->nch ? 1 : 0);
 
-			c->gold += share + u->gold_each;
+			c->gold += u->gold_each;
 			if (c->gold < 0)
 				c->gold = 0;
 			c->curse_next += u->curse;
@@ -602,6 +664,15 @@ event_choose(struct game *g, int h)
 				s->cc[0].gold += g->c->item[u->item].cost / 2;
 				s->supply[u->item]++;
 			}
+		}
+		if (u->gold_coll > 0) {
+			/* split among the party as it likes, then go on */
+			s->ev_split = u->gold_coll;
+			s->ev_k = 0;
+			s->ev_next = j + 1;
+			s->ev_any = any;
+			if (event_split_ask(g))
+				return;
 		}
 	}
 	if (d->ret[h] && d->road)
@@ -836,6 +907,9 @@ camp_perform(struct game *g, int seat, const struct opt *o)
 		break;
 	case K_EVCHOOSE:
 		event_choose(g, o->a);
+		break;
+	case K_EVGOLD:
+		event_share(g, o->b);
 		break;
 	case K_ENDCAMP:
 		s->over = 1;

@@ -326,6 +326,14 @@ options(const struct game *g, int seat, struct opt *out, int max)
 					opt_add(out, &n, max, K_DROP, k, 0, 0);
 			return n;
 		}
+		if (c->ev_disc > 0 && c->hand != 0) {
+			/* an event's discard penalty, from the hand just
+			 * chosen (§2.12, §3 step 15) */
+			for (k = 0; k < MAXCARD; k++)
+				if (c->hand >> k & 1)
+					opt_add(out, &n, max, K_EVDISC, k, 0, 0);
+			return n;
+		}
 		if (c->placed)
 			return 0;
 		/* a start hex of the first room (§3 step 17) */
@@ -830,6 +838,17 @@ perform(struct game *g, int seat, const struct opt *o)
 		refd_mpw_end(w);
 		ev(g, REFD_SEAT_PUBLIC, w);
 		break;
+	case K_EVDISC:
+		c->hand &= ~(1 << o->a);
+		c->disc |= 1 << o->a;
+		c->ev_disc--;
+		g->dirty |= DIRTY_HAND(seat);
+		w = evb("event_discard");
+		refd_mpw_kint(w, "seat", seat);
+		refd_mpw_kstr(w, "card", cl->card[o->a].id);
+		refd_mpw_kint(w, "owed", c->ev_disc);
+		ev(g, REFD_SEAT_PUBLIC, w);
+		break;
 	case K_DROP:
 		c->hand &= ~(1 << o->a);
 		g->dirty |= DIRTY_HAND(seat);
@@ -862,6 +881,7 @@ perform(struct game *g, int seat, const struct opt *o)
 	case K_ENDCAMP:
 	case K_EVDRAW:
 	case K_EVCHOOSE:
+	case K_EVGOLD:
 	case K_ENHANCE:
 	case K_PQ:
 	case K_RETIRE:

@@ -240,6 +240,7 @@ struct chr {
 	int32_t bonus_move, bonus_attack, bonus_stun, bonus_adv, level, pad;
 	int32_t bg_dealt[2], bg_choice, fire, min_hp, checks;
 	int32_t any_elem, placed;
+	int32_t ev_disc, pad_ev;	/* event discards owed at set-up */
 	struct deck mod;
 };
 
@@ -317,6 +318,9 @@ struct dg {
 	int32_t nthin, thin[16][4], looted;
 	int32_t evdeck[MAXEV], nevdeck, ev_cur, ev_done, last_mode;
 	int32_t difficulty, solo;
+	/* collective event gold being split: left, next seat, the option,
+	 * its next outcome and whether one applied (§2.12) */
+	int32_t ev_split, ev_k, ev_opt, ev_next, ev_any, ev_pad;
 	int32_t enh[MAXCLASS][MAXCARD][2];
 	int32_t pqdeck[MAXPQ], npqdeck, retirements;
 	int32_t roaddeck[MAXEV], nroad, road_map, road_mode, rdeck[MAXITEMS];

@@ -68,6 +68,8 @@ p_describe(refd_ctx *ctx, void *pdata)
 		"\"top\" or \"bottom\"", "sticker", "attack+1, move+1, "
 		"heal+1, range+1, shield+1, poison, wound or jump", NULL };
 	static const char *evopt[] = { "option", "\"A\" or \"B\"", NULL };
+	static const char *evgold[] = { "seat", "int: the seat the event_share "
+		"event names", "gold", "int 0..gold_left", NULL };
 	static const char *goal[] = { "goal", "battle goal id", NULL };
 	static const char *create[] = { "class", "class name", "level",
 		"int 1..prosperity level", NULL };
@@ -170,6 +172,11 @@ p_describe(refd_ctx *ctx, void *pdata)
 	cmd_doc(w, "city_event", none, "town, seat 0: draw the city event");
 	cmd_doc(w, "event_choice", evopt, "town, seat 0: option A or B of "
 	    "the drawn event");
+	cmd_doc(w, "event_gold", evgold, "town, seat 0 for the party: the "
+	    "share of an event's collective gold that seat gets (the last "
+	    "seat takes the rest)");
+	cmd_doc(w, "event_discard", card, "set-up: a card of your chosen hand "
+	    "discarded for an event penalty");
 	cmd_doc(w, "end_campaign", none, "town, seat 0: end the campaign");
 	cmd_doc(w, "use_item", item, "use one of your items in your turn");
 	cmd_doc(w, "perform", none, "perform the current ability (no choice)");
@@ -1064,6 +1071,23 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 				o->c = k;
 		return o->b < 0 ? -1 : 0;
 	}
+	if (refd_mpv_streq(t, "event_gold")) {
+		o->kind = K_EVGOLD;
+		if (refd_mpv_int(refd_mpv_get(root, "seat"), &x) || x < 0 ||
+		    x >= MAXCH)
+			return -1;
+		o->a = (int32_t)x;
+		if (refd_mpv_int(refd_mpv_get(root, "gold"), &x) || x < 0 ||
+		    x > 999)
+			return -1;
+		o->b = (int32_t)x;
+		return 0;
+	}
+	if (refd_mpv_streq(t, "event_discard")) {
+		o->kind = K_EVDISC;
+		o->a = card_index(cl, refd_mpv_get(root, "card"));
+		return o->a < 0 ? -2 : 0;
+	}
 	if (refd_mpv_streq(t, "event_choice")) {
 		o->kind = K_EVCHOOSE;
 		o->a = one_of2(refd_mpv_get(root, "option"), "A", "B");
@@ -1357,6 +1381,22 @@ write_opt(const struct game *g, int seat, const struct opt *o, refd_mpw *w,
 		refd_mpw_kstr(w, "type", "city_event");
 		snprintf(label, ln, "Draw a city event");
 		break;
+	case K_EVGOLD:
+		refd_mpw_kstr(w, "type", "event_gold");
+		refd_mpw_kint(w, "seat", o->a);
+		refd_mpw_kint(w, "gold", o->b);
+		snprintf(label, ln, "Give %d of the %d collective gold to seat "
+		    "%d%s", (int)o->b, (int)g->s.ev_split, (int)o->a,
+		    o->b == g->s.ev_split / (g->s.nch - g->s.ev_k) +
+		    (g->s.ev_split % (g->s.nch - g->s.ev_k) > 0) ?
+		    " (default: an even split)" : "");
+		break;
+	case K_EVDISC:
+		refd_mpw_kstr(w, "type", "event_discard");
+		refd_mpw_kstr(w, "card", cl->card[o->a].id);
+		snprintf(label, ln, "Discard %s (event penalty)",
+		    cl->card[o->a].name);
+		break;
 	case K_EVCHOOSE:
 		refd_mpw_kstr(w, "type", "event_choice");
 		refd_mpw_kstr(w, "option", o->a ? "B" : "A");
@@ -1521,6 +1561,14 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 		    (o->kind == K_HEAL && k == A_HEAL) ||
 		    (o->kind == K_BLESS && k == A_BLESS);
 	}
+	if (kinds && o->kind == K_EVGOLD) {
+		snprintf(msg, sizeof(msg), "give seat %d between 0 and the %d "
+		    "collective gold left", (int)s->ev_k, (int)s->ev_split);
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-84", msg);
+	}
+	if (kinds && o->kind == K_EVDISC)
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-84",
+		    "the event's discard takes a card of your hand");
 	if (!kinds && s->phase != PH_TOWN) {
 		switch (o->kind) {
 		case K_PLAN:
@@ -2121,7 +2169,10 @@ state_sane(const struct game *g)
 	    s->atk.react_seat >= s->nch)) || s->ai_kind < 0 ||
 	    s->ai_kind > 5 || (s->ai_kind == 2 && (s->ai_val < 0 ||
 	    s->ai_val >= c->ntype)) || (s->ai_kind == 3 && (s->ai_val < 0 ||
-	    s->ai_val >= s->nhex)) || s->ai_pick < 0 || s->ai_pick > NELEM)
+	    s->ai_val >= s->nhex)) || s->ai_pick < 0 || s->ai_pick > NELEM ||
+	    s->ev_split < 0 || (s->ev_split > 0 && (s->ev_k < 0 ||
+	    s->ev_k >= s->nch || s->ev_cur < 0)) || s->ev_opt < 0 ||
+	    s->ev_opt > 1 || s->ev_next < 0 || s->ev_next > MAXOUT)
 		return -1;
 	for (i = 0; i < s->nch; i++) {
 		const struct chr *ch = &s->ch[i];

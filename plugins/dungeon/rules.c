@@ -1045,6 +1045,7 @@ hands_ready(const struct game *g)
 	for (i = 0; i < g->s.nch; i++)
 		if (!g->s.ch[i].exhausted && (__builtin_popcount(
 		    (unsigned)g->s.ch[i].hand) > g->c->cls[g->s.ch[i].cls].hand ||
+		    (g->s.ch[i].ev_disc > 0 && g->s.ch[i].hand != 0) ||
 		    !g->s.ch[i].placed))
 			return 0;
 	return 1;
