@@ -24,39 +24,36 @@ static const int sticker_cost[NSTICKER] = { 50, 30, 30, 30, 100, 75, 75,
 static const int sticker_kind[NSTICKER] = { A_ATTACK, A_MOVE, A_HEAL,
 	A_ATTACK, A_SHIELD, A_ATTACK, A_ATTACK, A_MOVE };
 
-/* The first ability of half h a sticker st goes on, or -1. */
-static int
-sticker_ability(const struct half *h, int st)
-{
-	int i;
-
-	for (i = 0; i < h->nab; i++) {
-		const struct ability *a = &h->ab[i];
-
-		if (a->kind != sticker_kind[st])
-			continue;
-		if (st == 3 && a->range == 0)
-			return -1;	/* range only on ranged attacks */
-		return i;
-	}
-	return -1;
-}
-
+/* Sticker st may go on ability a at all (§2.9): the ability it
+ * changes, range only on a ranged attack, jump on a move without it. */
 int
-sticker_fits(const struct half *h, int st)
+sticker_on(const struct ability *a, int st)
 {
-	return sticker_ability(h, st) >= 0;
+	if (a->kind != sticker_kind[st])
+		return 0;
+	if (st == 3 && a->range == 0)
+		return 0;
+	if (st == 7 && a->jump)
+		return 0;
+	return 1;
 }
 
-/* Apply the stickers on half h to its ability ab_i, copied in *a. */
+/* The sticker in slot i of a half's stickers, or -1 for a free slot. */
+int
+slot_sticker(int32_t enh, int slot)
+{
+	return (int)((uint32_t)enh >> (4 * slot) & 15) - 1;
+}
+
+/* Apply the stickers enh of half h to its ability ab_i, copied in *a. */
 void
-enhance_apply(const struct half *h, int stickers, struct ability *a,
+enhance_apply(const struct half *h, int32_t enh, struct ability *a,
     int ab_i)
 {
-	int st;
+	int i, st;
 
-	for (st = 0; st < NSTICKER; st++) {
-		if (!(stickers >> st & 1) || sticker_ability(h, st) != ab_i)
+	for (i = 0; i < h->nslot; i++) {
+		if ((st = slot_sticker(enh, i)) < 0 || h->slot_ab[i] != ab_i)
 			continue;
 		switch (st) {
 		case 0: case 1: case 2: case 4:
@@ -78,18 +75,21 @@ enhance_apply(const struct half *h, int stickers, struct ability *a,
 	}
 }
 
-/* Cost of sticker st on card k half h of class cls (§2.2). */
+/* Cost of sticker st in slot i of card k half h of class cls (§2.2):
+ * doubled on a multi-target ability, +25 per card level above 1, +75
+ * per sticker already on the half. */
 static int
-enhance_cost(const struct game *g, int cls, int k, int h, int st)
+enhance_cost(const struct game *g, int cls, int k, int h, int i, int st)
 {
 	const struct ccard *cd = &g->c->cls[cls].card[k];
-	const struct ability *a = &cd->h[h].ab[sticker_ability(&cd->h[h], st)];
-	int cost = sticker_cost[st], lv = cd->level < 1 ? 1 : cd->level;
+	const struct ability *a = &cd->h[h].ab[cd->h[h].slot_ab[i]];
+	int cost = sticker_cost[st], lv = cd->level < 1 ? 1 : cd->level, j;
 
 	if (a->target > 1 || a->naoe > 0)
 		cost *= 2;
 	cost += 25 * (lv - 1);
-	cost += 75 * __builtin_popcount((unsigned)g->s.enh[cls][k][h]);
+	for (j = 0; j < MAXSLOT; j++)
+		cost += 75 * (slot_sticker(g->s.enh[cls][k][h], j) >= 0);
 	return cost;
 }
 
@@ -235,6 +235,30 @@ can_travel(const struct game *g, int m, int campaign)
 	    (md->requires & (s->gach | s->pach)) == md->requires;
 }
 
+/* The stickers c may put on the free slots of card k half h (§2.9). */
+static void
+enhance_options(const struct game *g, const struct cchar *c, int k, int h,
+    int cap, struct opt *out, int *n, int max)
+{
+	const struct half *hf = &g->c->cls[c->cls].card[k].h[h];
+	int32_t on = g->s.enh[c->cls][k][0] | g->s.enh[c->cls][k][1];
+	int i, st;
+
+	if (!on && !cap)
+		return;	/* no more enhanced cards than the prosperity level */
+	for (i = 0; i < hf->nslot; i++) {
+		if (slot_sticker(g->s.enh[c->cls][k][h], i) >= 0)
+			continue;
+		for (st = 0; st < NSTICKER; st++) {
+			if (!(hf->slot_fit[i] >> st & 1) ||
+			    c->gold < enhance_cost(g, c->cls, k, h, i, st))
+				continue;
+			opt_add(out, n, max, K_ENHANCE, k, h, st);
+			out[*n - 1].q = i;
+		}
+	}
+}
+
 int
 camp_options(const struct game *g, int seat, struct opt *out, int max)
 {
@@ -298,23 +322,12 @@ camp_options(const struct game *g, int seat, struct opt *out, int max)
 			opt_add(out, &n, max, K_RETIRE, 0, 0, 0);
 		if (ach_held(g, "The Power of Enhancement")) {
 			const struct cclass *cl = &g->c->cls[c->cls];
-			int h, st, cap = enhanced_cards(g, c->cls) < L;
+			int h, cap = enhanced_cards(g, c->cls) < L;
 
 			for (k = 0; k < cl->ncards; k++)
 				for (h = 0; h < 2; h++)
-					for (st = 0; st < NSTICKER; st++) {
-						int on = s->enh[c->cls][k][0] |
-						    s->enh[c->cls][k][1];
-
-						if (!sticker_fits(&cl->card[k].h[h],
-						    st) || (s->enh[c->cls][k][h] >>
-						    st & 1) || (!on && !cap) ||
-						    c->gold < enhance_cost(g, c->cls,
-						    k, h, st))
-							continue;
-						opt_add(out, &n, max, K_ENHANCE, k,
-						    h, st);
-					}
+					enhance_options(g, c, k, h, cap, out,
+					    &n, max);
 		}
 	}
 	if (seat == 0 && s->ev_cur >= 0 && s->ev_split > 0) {
@@ -785,14 +798,15 @@ camp_perform(struct game *g, int seat, const struct opt *o)
 		break;
 	}
 	case K_ENHANCE: {
-		int cost = enhance_cost(g, c->cls, o->a, o->b, o->c);
+		int cost = enhance_cost(g, c->cls, o->a, o->b, o->q, o->c);
 
 		c->gold -= cost;
-		s->enh[c->cls][o->a][o->b] |= 1 << o->c;
+		s->enh[c->cls][o->a][o->b] |= (o->c + 1) << (4 * o->q);
 		w = evb("enhanced");
 		refd_mpw_kint(w, "seat", seat);
 		refd_mpw_kstr(w, "card", g->c->cls[c->cls].card[o->a].id);
 		refd_mpw_kstr(w, "half", o->b ? "bottom" : "top");
+		refd_mpw_kint(w, "slot", o->q);
 		refd_mpw_kstr(w, "sticker", sticker_name[o->c]);
 		refd_mpw_kint(w, "gold", cost);
 		ev(g, REFD_SEAT_PUBLIC, w);

@@ -70,9 +70,13 @@ struct ability {
 	int32_t absolute;	/* monster: a new ability, not a modifier */
 };
 
+#define MAXSLOT 6	/* enhancement slots per half (4 bits each in dg.enh) */
 struct half {
 	struct ability ab[MAXAB];
 	int32_t nab, lost, round, persistent, slots, xp, slot_xp;
+	/* enhancement slots (§2.9): the ability each is on and the stickers
+	 * (bit per sticker type) that fit it */
+	int32_t nslot, slot_ab[MAXSLOT], slot_fit[MAXSLOT];
 };
 
 struct ccard {
@@ -321,6 +325,8 @@ struct dg {
 	/* collective event gold being split: left, next seat, the option,
 	 * its next outcome and whether one applied (§2.12) */
 	int32_t ev_split, ev_k, ev_opt, ev_next, ev_any, ev_pad;
+	/* stickers per class card half: slot i holds sticker + 1 in bits
+	 * 4i..4i+3 (0: free) */
 	int32_t enh[MAXCLASS][MAXCARD][2];
 	int32_t pqdeck[MAXPQ], npqdeck, retirements;
 	int32_t roaddeck[MAXEV], nroad, road_map, road_mode, rdeck[MAXITEMS];

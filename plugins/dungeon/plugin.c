@@ -65,7 +65,8 @@ p_describe(refd_ctx *ctx, void *pdata)
 	static const char *perk[] = { "perk", "perk id", NULL };
 	static const char *pq[] = { "quest", "personal quest id", NULL };
 	static const char *enh[] = { "card", "card id", "half",
-		"\"top\" or \"bottom\"", "sticker", "attack+1, move+1, "
+		"\"top\" or \"bottom\"", "slot", "int: the half's enhancement "
+		"slot (content)", "sticker", "attack+1, move+1, "
 		"heal+1, range+1, shield+1, poison, wound or jump", NULL };
 	static const char *evopt[] = { "option", "\"A\" or \"B\"", NULL };
 	static const char *evgold[] = { "seat", "int: the seat the event_share "
@@ -1064,6 +1065,10 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 		o->kind = K_ENHANCE;
 		o->a = card_index(ec, refd_mpv_get(root, "card"));
 		o->b = one_of2(refd_mpv_get(root, "half"), "top", "bottom");
+		if (refd_mpv_int(refd_mpv_get(root, "slot"), &x) || x < 0 ||
+		    x >= MAXSLOT)
+			return -1;
+		o->q = (int32_t)x;
 		o->c = -1;
 		for (k = 0; k < NSTICKER; k++)
 			if (refd_mpv_streq(refd_mpv_get(root, "sticker"),
@@ -1353,9 +1358,10 @@ write_opt(const struct game *g, int seat, const struct opt *o, refd_mpw *w,
 		refd_mpw_kstr(w, "type", "enhance");
 		refd_mpw_kstr(w, "card", ec->card[o->a].id);
 		refd_mpw_kstr(w, "half", o->b ? "bottom" : "top");
+		refd_mpw_kint(w, "slot", o->q);
 		refd_mpw_kstr(w, "sticker", sticker_name[o->c]);
-		snprintf(label, ln, "Enhance %s (%s) with %s",
-		    ec->card[o->a].name, o->b ? "bottom" : "top",
+		snprintf(label, ln, "Enhance %s (%s, slot %d) with %s",
+		    ec->card[o->a].name, o->b ? "bottom" : "top", (int)o->q,
 		    sticker_name[o->c]);
 		break;
 	}
@@ -1734,9 +1740,9 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 		    "only a character whose personal quest is complete retires");
 	case K_ENHANCE:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-81",
-		    "enhancing needs The Power of Enhancement, a half with a "
-		    "matching ability and no such sticker yet, enhanced cards "
-		    "within the prosperity level, and the gold");
+		    "enhancing needs The Power of Enhancement, a free slot of "
+		    "that half that takes this sticker, enhanced cards within "
+		    "the prosperity level, and the gold");
 	case K_EVDRAW:
 	case K_EVCHOOSE:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-84",
@@ -2213,6 +2219,10 @@ state_sane(const struct game *g)
 		if (s->ai_hex[k] < 0 || s->ai_hex[k] >= (s->ai_kind == 1 ?
 		    s->nfig : s->ai_kind >= 4 ? NELEM : s->nhex))
 			return -98;
+	for (i = 0; i < MAXCLASS * MAXCARD * 2; i++)
+		for (k = 0; k < MAXSLOT; k++)
+			if (slot_sticker((&s->enh[0][0][0])[i], k) >= NSTICKER)
+				return -9;
 	for (k = 0; k < MAXTYPES; k++)
 		if (s->ad_cur[k] < -1 || s->ad_cur[k] >= MAXMC ||
 		    s->ad_n[k] < 0 || s->ad_n[k] > MAXMC || s->ad_nd[k] < 0 ||

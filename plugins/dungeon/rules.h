@@ -102,9 +102,10 @@ void camp_return(struct game *g, int win);
 int camp_setup(struct game *g, refd_mpv cv, char *err, size_t errlen);
 #define NSTICKER 8
 extern const char *const sticker_name[NSTICKER];
-int sticker_fits(const struct half *h, int st);
-void enhance_apply(const struct half *h, int stickers,
-    struct ability *a, int ab_i);
+int sticker_on(const struct ability *a, int st);
+int slot_sticker(int32_t enh, int slot);
+void enhance_apply(const struct half *h, int32_t enh, struct ability *a,
+    int ab_i);
 int camp_owes_levelup(const struct game *g, int seat);
 int price_of(const struct game *g, int k);
 int prosperity_level(int marks);
