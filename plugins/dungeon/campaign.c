@@ -701,6 +701,62 @@ event_resolve(struct game *g)
 	}
 }
 
+/* An event card that joins the decks only on a retirement (§2.11). */
+static int
+ev_later(const struct evdef *d)
+{
+	return d->added_by_class >= 0 || d->added_by_content[0] != '\0';
+}
+
+/*
+ * §2.11 step 2: the event cards of the retiring class cls and of the
+ * content just opened (or NULL) join the city and road decks, which are
+ * then shuffled.
+ */
+static void
+events_join(struct game *g, int cls, const char *opened)
+{
+	struct dg *s = &g->s;
+	int k, city = 0, road = 0;
+	refd_mpw *w;
+
+	w = evb("events_added");
+	refd_mpw_karray(w, "events");
+	for (k = 0; k < g->c->nev && k < 32; k++) {
+		const struct evdef *d = &g->c->ev[k];
+
+		if ((s->ev_added >> k & 1) || !((d->added_by_class >= 0 &&
+		    d->added_by_class == cls) || (opened != NULL &&
+		    d->added_by_content[0] != '\0' &&
+		    strcmp(d->added_by_content, opened) == 0)))
+			continue;
+		s->ev_added |= 1 << k;
+		if (d->road && s->nroad < MAXEV) {
+			s->roaddeck[s->nroad++] = k;
+			road = 1;
+		} else if (!d->road && s->nevdeck < MAXEV) {
+			s->evdeck[s->nevdeck++] = k;
+			city = 1;
+		}
+		refd_mpw_str(w, d->id);
+	}
+	refd_mpw_end(w);
+	if (!city && !road) {
+		refd_mpw_destroy(w);
+		return;
+	}
+	ev(g, REFD_SEAT_PUBLIC, w);
+	if ((city && s->nevdeck > 1 && H->shuffle(g->ctx, s->evdeck,
+	    (size_t)s->nevdeck, sizeof(s->evdeck[0]), "city events") !=
+	    REFD_OK) || (road && s->nroad > 1 && H->shuffle(g->ctx,
+	    s->roaddeck, (size_t)s->nroad, sizeof(s->roaddeck[0]),
+	    "road events") != REFD_OK)) {
+		if (g->err == 0)
+			g->err = REFD_ESCRIPT;
+	}
+	g->dirty |= DIRTY_AD;
+}
+
 void
 camp_perform(struct game *g, int seat, const struct opt *o)
 {
@@ -834,7 +890,7 @@ camp_perform(struct game *g, int seat, const struct opt *o)
 		break;
 	}
 	case K_RETIRE: {
-		int k;
+		int k, was_open;
 
 		/* §2.11: prosperity, items back to the supply, gold lost, the
 		 * quest leaves the game; a new character may be created */
@@ -852,7 +908,8 @@ camp_perform(struct game *g, int seat, const struct opt *o)
 		/* the quest's content opens; if it already is, a random item
 		 * design and a random side scenario instead (§2.11 step 1) */
 		w = evb("content_opened");
-		if (!(s->opened >> c->pq & 1)) {
+		was_open = s->opened >> c->pq & 1;
+		if (!was_open) {
 			s->opened |= 1 << c->pq;
 			refd_mpw_kstr(w, "opened", g->c->pq[c->pq].opens);
 		} else {
@@ -869,6 +926,8 @@ camp_perform(struct game *g, int seat, const struct opt *o)
 		if (s->retirements == 0)
 			refd_mpw_kstr(w, "first_retirement", "town records");
 		ev(g, REFD_SEAT_PUBLIC, w);
+		events_join(g, c->cls, (s->opened >> c->pq & 1) &&
+		    !was_open ? g->c->pq[c->pq].opens : NULL);
 		s->retirements++;
 		k = c->retired + 1;
 		memset(c, 0, sizeof(*c));
@@ -1075,7 +1134,7 @@ camp_setup(struct game *g, refd_mpv cv, char *err, size_t errlen)
 		}
 	} else {
 		for (k = 0; k < g->c->nev; k++)
-			if (!g->c->ev[k].road)
+			if (!g->c->ev[k].road && !ev_later(&g->c->ev[k]))
 				s->evdeck[s->nevdeck++] = k;
 		if (s->nevdeck > 1 && H->shuffle(g->ctx, s->evdeck,
 		    (size_t)s->nevdeck, sizeof(s->evdeck[0]), "city events") !=
@@ -1087,7 +1146,7 @@ camp_setup(struct game *g, refd_mpv cv, char *err, size_t errlen)
 	}
 	/* the road event deck and the random item design deck */
 	for (k = 0; k < g->c->nev; k++)
-		if (g->c->ev[k].road)
+		if (g->c->ev[k].road && !ev_later(&g->c->ev[k]))
 			s->roaddeck[s->nroad++] = k;
 	for (k = 0; k < g->c->nitem; k++)
 		if (g->c->item[k].prosperity == 0)

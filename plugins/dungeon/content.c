@@ -926,6 +926,18 @@ parse_events(refd_mpv root, struct content *c, struct perr *e)
 		snprintf(d->id, sizeof(d->id), "%s",
 		    refd_mpv_cstr(refd_mpv_key_at(root, i), "?"));
 		d->road = refd_mpv_streq(refd_mpv_get(v, "kind"), "road");
+		/* class event cards (§2.11 step 2): not in the first decks */
+		d->added_by_class = -1;
+		for (k = 0; k < c->nclass; k++)
+			if (refd_mpv_streq(refd_mpv_get(v, "added_by_class"),
+			    c->cls[k].name))
+				d->added_by_class = k;
+		if (refd_mpv_ok(refd_mpv_get(v, "added_by_class")) &&
+		    d->added_by_class < 0)
+			fail(e, "events.json", d->id, "added_by_class: unknown "
+			    "class");
+		snprintf(d->added_by_content, sizeof(d->added_by_content), "%s",
+		    refd_mpv_get_str(v, "added_by_content", ""));
 		for (h = 0; h < 2; h++) {
 			refd_mpv opt = refd_mpv_get(v, h ? "B" : "A");
 			refd_mpv outs = refd_mpv_get(opt, "outcomes");

@@ -161,6 +161,8 @@ struct outcome {
 };
 struct evdef {
 	char id[8];
+	char added_by_content[24];	/* joins the decks when that opens */
+	int32_t added_by_class;	/* joins when one retires, or -1 */
 	int32_t road, ret[2], nout[2];
 	struct outcome out[2][MAXOUT];
 };
@@ -324,7 +326,8 @@ struct dg {
 	int32_t difficulty, solo;
 	/* collective event gold being split: left, next seat, the option,
 	 * its next outcome and whether one applied (§2.12) */
-	int32_t ev_split, ev_k, ev_opt, ev_next, ev_any, ev_pad;
+	int32_t ev_split, ev_k, ev_opt, ev_next, ev_any;
+	int32_t ev_added;	/* class and content events already added */
 	/* stickers per class card half: slot i holds sticker + 1 in bits
 	 * 4i..4i+3 (0: free) */
 	int32_t enh[MAXCLASS][MAXCARD][2];
