@@ -168,6 +168,7 @@ parse_ability(refd_mpv v, struct ability *a, const struct content *c,
 	a->push = geti(v, "push", 0, 0, 9, e, file, where);
 	a->pull = geti(v, "pull", 0, 0, 9, e, file, where);
 	a->jump = geti(v, "jump", 0, 0, 1, e, file, where);
+	a->ground = geti(v, "ground", 0, 0, 1, e, file, where);
 	a->xp = geti(v, "xp", 0, 0, 9, e, file, where);
 	a->grey = geti(v, "grey", 0, 0, 1, e, file, where);
 	a->all_within = geti(v, "all_within", 0, 0, 9, e, file, where);

@@ -397,7 +397,8 @@ options(const struct game *g, int seat, struct opt *out, int max)
 		if (seat != s->ai_seat)
 			return 0;
 		for (i = 0; i < s->ai_n; i++) {
-			if (s->ai_kind == 1 || s->ai_kind >= 3) {
+			if (s->ai_kind == 1 || (s->ai_kind >= 3 &&
+			    s->ai_kind <= 5)) {
 				/* c: 1 a target, 3 a path, 4 an element */
 				opt_add(out, &n, max, K_AITIE, s->ai_hex[i], 0,
 				    s->ai_kind == 1 ? 1 : s->ai_kind == 3 ? 3 :
@@ -869,6 +870,8 @@ perform(struct game *g, int seat, const struct opt *o)
 			monster_infuse_pick(g, s->ai_fig, o->a, s->ai_val);
 		else if (s->ai_kind == 5)
 			s->ai_pick = o->a + 1;	/* the attack goes on */
+		else if (s->ai_kind == 6)
+			land_on(g, s->ai_fig, hex_at(s, o->q, o->r));
 		else
 			monster_go(g, s->ai_fig, hex_at(s, o->q, o->r));
 		break;

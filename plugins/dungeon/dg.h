@@ -67,6 +67,7 @@ struct ability {
 	int32_t aoe[MAXAOE][2];
 	int32_t consume, bonus_attack, bonus_move, bonus_conds, infuse, any;
 	int32_t summon;		/* monster type or class summon index */
+	int32_t ground, gpad;	/* the target loses flying this round */
 	int32_t absolute;	/* monster: a new ability, not a modifier */
 };
 
@@ -226,7 +227,7 @@ struct fig {
 	int32_t alive, kind, type, rank, standee, q, r, hp, maxhp;
 	int32_t conds, fresh, owner, nomoney, born_round;
 	int32_t shield_card, ret_card, move, attack, range, summon_seq;
-	int32_t acted, pad;
+	int32_t acted, grounded;	/* grounded: lost flying this round */
 };
 
 struct deck {
@@ -262,6 +263,7 @@ struct atk {
 	int32_t conds, aoe, ntg, tg[MAXTG], ti, xp, ab_xp_ok, ranged;
 	int32_t stage, cur_tg, effects, pending_push;
 	int32_t react, asked, extra_shield, react_seat;
+	int32_t ground, gpad;
 };
 
 /* A damage prompt owed by a character. */

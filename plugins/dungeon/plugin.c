@@ -1944,6 +1944,8 @@ p_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_end(w);
 		if (x->kind != F_CHAR)
 			refd_mpw_kint(w, "shield", fig_shield(g, i));
+		if (x->grounded)
+			refd_mpw_kbool(w, "grounded", 1);
 		refd_mpw_end(w);
 	}
 	refd_mpw_end(w);
@@ -2173,7 +2175,7 @@ state_sane(const struct game *g)
 	    s->road_map > c->nmap || s->ev_cur < -1 || s->ev_cur >= c->nev ||
 	    (s->atk.react && (s->atk.react_seat < 0 ||
 	    s->atk.react_seat >= s->nch)) || s->ai_kind < 0 ||
-	    s->ai_kind > 5 || (s->ai_kind == 2 && (s->ai_val < 0 ||
+	    s->ai_kind > 6 || (s->ai_kind == 2 && (s->ai_val < 0 ||
 	    s->ai_val >= c->ntype)) || (s->ai_kind == 3 && (s->ai_val < 0 ||
 	    s->ai_val >= s->nhex)) || s->ai_pick < 0 || s->ai_pick > NELEM ||
 	    s->ev_split < 0 || (s->ev_split > 0 && (s->ev_k < 0 ||
@@ -2217,7 +2219,8 @@ state_sane(const struct game *g)
 			return -7;
 	for (k = 0; s->ai_active && k < s->ai_n; k++)
 		if (s->ai_hex[k] < 0 || s->ai_hex[k] >= (s->ai_kind == 1 ?
-		    s->nfig : s->ai_kind >= 4 ? NELEM : s->nhex))
+		    s->nfig : s->ai_kind == 4 || s->ai_kind == 5 ? NELEM :
+		    s->nhex))
 			return -98;
 	for (i = 0; i < MAXCLASS * MAXCARD * 2; i++)
 		for (k = 0; k < MAXSLOT; k++)

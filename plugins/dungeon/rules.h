@@ -132,6 +132,8 @@ void monster_heal_on(struct game *g, int f, int target, int value);
 void monster_summon_at(struct game *g, int type, int h);
 void monster_move_to(struct game *g, int f, int h);
 int monster_go(struct game *g, int f, int h);
+int flies(const struct game *g, int f);
+void land_on(struct game *g, int f, int h);
 void monster_go_path(struct game *g, int f, int h, int i);
 int monster_wild_infuse(struct game *g, int f, int left);
 void monster_infuse_pick(struct game *g, int f, int e, int left);

@@ -113,6 +113,8 @@ consume(struct game *g, int mask, int any, int wild)
 
 /* ----- attacks (§7) ----- */
 
+static void ai_ask(struct game *g, int f, int kind, int val,
+    const int *opts, int n);
 static void attack_done(struct game *g);
 
 static void
@@ -218,6 +220,104 @@ atk_step(struct game *g)
 	}
 }
 
+/* Figure f flies now: a flying monster type not grounded (§1.6). */
+int
+flies(const struct game *g, int f)
+{
+	const struct fig *x = &g->s.fig[f];
+
+	return x->kind == F_MONSTER && g->c->type[x->type].flying &&
+	    !x->grounded;
+}
+
+/* The empty hexes nearest hex h (no figure, no overlay but a pressure
+ * plate, no closed door) in canonical order; their number. */
+static int
+nearest_empty(const struct game *g, int h, int *out, int max)
+{
+	const struct dg *s = &g->s;
+	int x, best = -1, n = 0, i, j;
+
+	for (x = 0; x < s->nhex; x++) {
+		int d;
+
+		if (x == h || fig_at(s, s->hex[x].q, s->hex[x].r) >= 0 ||
+		    (s->hex[x].ov != OV_NONE && s->hex[x].ov != OV_PLATE) ||
+		    s->hex[x].door == DOOR_CLOSED ||
+		    s->hex[x].door == DOOR_LOCKED || !visible_hex(s, x))
+			continue;
+		d = range_between(s, s->hex[h].q, s->hex[h].r, s->hex[x].q,
+		    s->hex[x].r);
+		if (d < 0)
+			continue;
+		if (best >= 0 && d > best)
+			continue;
+		if (best < 0 || d < best) {
+			best = d;
+			n = 0;
+		}
+		if (n >= max)
+			continue;
+		for (i = 0; i < n; i++)
+			if (s->hex[x].q < s->hex[out[i]].q || (s->hex[x].q ==
+			    s->hex[out[i]].q && s->hex[x].r < s->hex[out[i]].r))
+				break;
+		for (j = n; j > i; j--)
+			out[j] = out[j - 1];
+		out[i] = x;
+		n++;
+	}
+	return n;
+}
+
+/* Grounded figure f lands on hex h (§1.6). */
+void
+land_on(struct game *g, int f, int h)
+{
+	struct dg *s = &g->s;
+	refd_mpw *w;
+
+	s->fig[f].q = s->hex[h].q;
+	s->fig[f].r = s->hex[h].r;
+	w = evb("landed");
+	refd_mpw_kint(w, "fig", f);
+	refd_mpw_karray(w, "at");
+	refd_mpw_int(w, s->fig[f].q);
+	refd_mpw_int(w, s->fig[f].r);
+	refd_mpw_end(w);
+	ev(g, REFD_SEAT_PUBLIC, w);
+}
+
+/*
+ * Figure f loses flying for the round (§1.6, R002-90): on an obstacle it
+ * suffers trap damage and moves at once to the nearest empty hex (the
+ * players choose among ties).
+ */
+static void
+ground(struct game *g, int f, int credit)
+{
+	struct dg *s = &g->s;
+	int h = hex_at(s, s->fig[f].q, s->fig[f].r), opts[16], n;
+	refd_mpw *w;
+
+	if (!flies(g, f))
+		return;
+	s->fig[f].grounded = 1;
+	w = evb("grounded");
+	refd_mpw_kint(w, "fig", f);
+	ev(g, REFD_SEAT_PUBLIC, w);
+	if (h < 0 || s->hex[h].ov != OV_OBSTACLE)
+		return;
+	damage(g, f, s->trapdmg, credit, "landing on an obstacle", 0);
+	if (!s->fig[f].alive)
+		return;
+	n = nearest_empty(g, h, opts, 16);
+	if (n == 1)
+		land_on(g, f, opts[0]);
+	else if (n > 1)
+		ai_ask(g, f, 6, 0, opts, n);
+}
+
 void
 after_damage(struct game *g)
 {
@@ -229,6 +329,11 @@ after_damage(struct game *g)
 		return;
 	if (a->conds | a->effects)
 		add_conds(g, t, a->conds | a->effects);
+	if (a->ground) {
+		ground(g, t, credit_of(g, a->fig));
+		if (!s->fig[t].alive)
+			return;
+	}
 	if ((a->push || a->pull) && s->fig[a->fig].alive &&
 	    s->fig[t].kind != F_OBSTACLE) {
 		s->push.active = 1;
@@ -342,8 +447,6 @@ push_step(struct game *g, int h)
 	enter_hex(g, p->fig, h, credit_of(g, p->from_fig));
 }
 
-static void ai_ask(struct game *g, int f, int kind, int val,
-    const int *opts, int n);
 
 /* The seat that speaks for the party: the lowest one still in play. */
 int
@@ -418,8 +521,7 @@ focus_of(const struct game *g, int f, const struct prof *p)
 	const struct dg *s = &g->s;
 	int cost[MAXHEX], prev[MAXHEX], e, h, best = -1;
 	int bk1 = 0, bk2 = 0, bk3 = 0;
-	int fly = s->fig[f].kind == F_MONSTER &&
-	    g->c->type[s->fig[f].type].flying;
+	int fly = flies(g, f);
 
 	travel(s, f, s->fig[f].q, s->fig[f].r, fly ? 2 : 0, cost, prev);
 	for (e = 0; e < s->nfig; e++) {
@@ -649,8 +751,7 @@ destination(const struct game *g, int f, int F, const struct prof *p,
     int mp, int *cost, int *prev, int *ties)
 {
 	const struct dg *s = &g->s;
-	int fly = s->fig[f].kind == F_MONSTER &&
-	    g->c->type[s->fig[f].type].flying;
+	int fly = flies(g, f);
 	int h, best = -1, key[7] = { 0 }, k[7], i, ideal[MAXHEX], nid = 0;
 	int start = hex_at(s, s->fig[f].q, s->fig[f].r);
 
@@ -742,8 +843,7 @@ static void
 monster_walk(struct game *g, int f, const int *rpath, int n)
 {
 	struct dg *s = &g->s;
-	int fly = s->fig[f].kind == F_MONSTER &&
-	    g->c->type[s->fig[f].type].flying, i;
+	int fly = flies(g, f), i;
 	refd_mpw *w;
 
 	w = evb("monster_move");
@@ -767,8 +867,7 @@ monster_move_to(struct game *g, int f, int h)
 {
 	struct dg *s = &g->s;
 	int cost[MAXHEX], prev[MAXHEX], path[MAXHEX], n = 0;
-	int fly = s->fig[f].kind == F_MONSTER &&
-	    g->c->type[s->fig[f].type].flying;
+	int fly = flies(g, f);
 	int start = hex_at(s, s->fig[f].q, s->fig[f].r);
 
 	travel(s, f, s->fig[f].q, s->fig[f].r, fly ? 2 : 0, cost, prev);
@@ -900,7 +999,7 @@ path_options(const struct game *g, int f, int h, struct pathset *ps)
 
 	memset(ps, 0, sizeof(*ps));
 	ps->budget = 4096;
-	if (s->fig[f].kind == F_MONSTER && g->c->type[s->fig[f].type].flying)
+	if (flies(g, f))
 		return;
 	travel(s, f, s->fig[f].q, s->fig[f].r, 0, cost, prev);
 	if (h < 0 || cost[h] < 1000)
@@ -1098,11 +1197,13 @@ monster_targets(const struct game *g, int f, int F,
 /*
  * Ask the players to settle an AI tie of kind k among n options (§17):
  * 0 destination, 1 heal target, 2 summon hex, 3 path to hex val, 4 a wild
- * infusion's element, 5 a wild augment's element.  The lowest seat in
+ * infusion's element, 5 a wild augment's element, 6 where a grounded
+ * figure lands.  The lowest seat in
  * play answers; option 0 (the first in canonical order) is the default.
  */
 static const char *const ai_about[] = { "destination", "heal target",
-	"summon hex", "path", "wild infusion", "wild consumption" };
+	"summon hex", "path", "wild infusion", "wild consumption",
+	"landing hex" };
 
 static void
 ai_ask(struct game *g, int f, int kind, int val, const int *opts, int n)
@@ -1137,7 +1238,7 @@ ai_ask(struct game *g, int f, int kind, int val, const int *opts, int n)
 			refd_mpw_end(w);
 		}
 		refd_mpw_end(w);
-	} else if (kind >= 4) {
+	} else if (kind == 4 || kind == 5) {
 		refd_mpw_karray(w, "elements");
 		for (i = 0; i < s->ai_n; i++)
 			refd_mpw_str(w, elem_name[opts[i]]);
@@ -1493,6 +1594,7 @@ monster_turn(struct game *g)
 			a->pierce = ab->pierce;
 			a->push = ab->push;
 			a->pull = ab->pull;
+			a->ground = ab->ground;
 			a->conds = ab->conds | bconds | (po ? C_POISON : 0);
 			return;
 		}
@@ -2036,6 +2138,8 @@ end_round(struct game *g)
 	struct dg *s = &g->s;
 	int i, d, k;
 
+	for (i = 0; i < s->nfig; i++)
+		s->fig[i].grounded = 0;	/* flying comes back (R002-90) */
 	for (i = 0; i < s->nch; i++)
 		if (s->ch[i].mod.flag) {
 			s->ch[i].mod.flag = 0;
@@ -2390,6 +2494,7 @@ char_attack(struct game *g, int ci, const struct ability *a, const int *tg,
 	k->pierce = a->pierce;
 	k->push = a->push;
 	k->pull = a->pull;
+	k->ground = a->ground;
 	k->conds = a->conds | bconds;
 	k->aoe = aoe;
 	k->ntg = ntg;
