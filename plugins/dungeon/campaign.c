@@ -259,13 +259,38 @@ enhance_options(const struct game *g, const struct cchar *c, int k, int h,
 	}
 }
 
+static int town_seat_options(const struct game *g, int seat,
+    struct opt *out, int max, int L, int *allp);
+
 int
 camp_options(const struct game *g, int seat, struct opt *out, int max)
 {
 	const struct dg *s = &g->s;
 	const struct cchar *c = &s->cc[seat];
-	int n = 0, k, i, L = prosperity_level(s->prosperity), all = 1;
+	int n, L = prosperity_level(s->prosperity), all = 1;
 
+	/* town activities go round the table, one seat at a time, so that
+	 * every decision there is public when taken (R002-13) */
+	if (seat != s->town_seat)
+		return 0;
+	n = town_seat_options(g, seat, out, max, L, &all);
+	if (s->ev_cur < 0 && c->made && c->pq_offer[0] < 0 &&
+	    !mandatory_levelup(g, c))
+		opt_add(out, &n, max, K_TOWNDONE, 0, 0, 0);
+	return n;
+}
+
+/* The town options of seat (it is its turn), *all: everybody is ready to
+ * travel. */
+static int
+town_seat_options(const struct game *g, int seat, struct opt *out, int max,
+    int L, int *allp)
+{
+	const struct dg *s = &g->s;
+	const struct cchar *c = &s->cc[seat];
+	int n = 0, k, i, all = 1;
+
+	*allp = 0;
 	for (i = 0; i < s->nch; i++)
 		if (!s->cc[i].made || mandatory_levelup(g, &s->cc[i]) ||
 		    s->cc[i].pq_offer[0] >= 0 || quest_done(g, &s->cc[i]))
@@ -347,6 +372,7 @@ camp_options(const struct game *g, int seat, struct opt *out, int max)
 		opt_add(out, &n, max, K_EVDRAW, 0, 0, 0);
 	if (s->ev_cur >= 0)
 		return n;
+	*allp = all;
 	if (seat == 0) {
 		if (all)
 			for (k = 0; k < g->c->nmap; k++)
@@ -984,6 +1010,13 @@ camp_perform(struct game *g, int seat, const struct opt *o)
 	case K_EVGOLD:
 		event_share(g, o->b);
 		break;
+	case K_TOWNDONE:
+		s->actions--;	/* passing is no activity */
+		s->town_seat = (s->town_seat + 1) % s->nch;
+		w = evb("town_turn");
+		refd_mpw_kint(w, "seat", s->town_seat);
+		ev(g, REFD_SEAT_PUBLIC, w);
+		break;
 	case K_ENDCAMP:
 		s->over = 1;
 		s->phase = PH_OVER;
@@ -1031,6 +1064,7 @@ camp_return(struct game *g, int win)
 	s->last_mode = s->camp_mode;
 	s->ev_done = 0;
 	s->phase = PH_TOWN;
+	s->town_seat = 0;
 	s->actions = 0;
 	s->ndq = 0;
 	s->push.active = 0;

@@ -247,7 +247,8 @@ struct chr {
 	int32_t bonus_move, bonus_attack, bonus_stun, bonus_adv, level, pad;
 	int32_t bg_dealt[2], bg_choice, fire, min_hp, checks;
 	int32_t any_elem, placed;
-	int32_t ev_disc, pad_ev;	/* event discards owed at set-up */
+	int32_t ev_disc;	/* event discards owed at set-up */
+	int32_t active_done;	/* its round-start active moves are over */
 	struct deck mod;
 };
 
@@ -330,6 +331,7 @@ struct dg {
 	 * its next outcome and whether one applied (§2.12) */
 	int32_t ev_split, ev_k, ev_opt, ev_next, ev_any;
 	int32_t ev_added;	/* class and content events already added */
+	int32_t town_seat;	/* whose turn it is in town (R002-13) */
 	/* stickers per class card half: slot i holds sticker + 1 in bits
 	 * 4i..4i+3 (0: free) */
 	int32_t enh[MAXCLASS][MAXCARD][2];

@@ -173,6 +173,12 @@ p_describe(refd_ctx *ctx, void *pdata)
 	cmd_doc(w, "city_event", none, "town, seat 0: draw the city event");
 	cmd_doc(w, "event_choice", evopt, "town, seat 0: option A or B of "
 	    "the drawn event");
+	cmd_doc(w, "active_keep", none, "round start: keep your remaining "
+	    "active cards (after any active_to_pile), before the sealed "
+	    "plans");
+	cmd_doc(w, "town_done", none, "town: end your turn of town "
+	    "activities; the next seat's begins (seat 0's comes round "
+	    "again)");
 	cmd_doc(w, "event_gold", evgold, "town, seat 0 for the party: the "
 	    "share of an event's collective gold that seat gets (the last "
 	    "seat takes the rest)");
@@ -1076,6 +1082,14 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 				o->c = k;
 		return o->b < 0 ? -1 : 0;
 	}
+	if (refd_mpv_streq(t, "active_keep")) {
+		o->kind = K_KEEP;
+		return 0;
+	}
+	if (refd_mpv_streq(t, "town_done")) {
+		o->kind = K_TOWNDONE;
+		return 0;
+	}
 	if (refd_mpv_streq(t, "event_gold")) {
 		o->kind = K_EVGOLD;
 		if (refd_mpv_int(refd_mpv_get(root, "seat"), &x) || x < 0 ||
@@ -1386,6 +1400,15 @@ write_opt(const struct game *g, int seat, const struct opt *o, refd_mpw *w,
 	case K_EVDRAW:
 		refd_mpw_kstr(w, "type", "city_event");
 		snprintf(label, ln, "Draw a city event");
+		break;
+	case K_KEEP:
+		refd_mpw_kstr(w, "type", "active_keep");
+		snprintf(label, ln, "Keep your active cards: go on to the "
+		    "round plans");
+		break;
+	case K_TOWNDONE:
+		refd_mpw_kstr(w, "type", "town_done");
+		snprintf(label, ln, "Done in town: the next seat's turn");
 		break;
 	case K_EVGOLD:
 		refd_mpw_kstr(w, "type", "event_gold");
@@ -2180,7 +2203,8 @@ state_sane(const struct game *g)
 	    s->ai_val >= s->nhex)) || s->ai_pick < 0 || s->ai_pick > NELEM ||
 	    s->ev_split < 0 || (s->ev_split > 0 && (s->ev_k < 0 ||
 	    s->ev_k >= s->nch || s->ev_cur < 0)) || s->ev_opt < 0 ||
-	    s->ev_opt > 1 || s->ev_next < 0 || s->ev_next > MAXOUT)
+	    s->ev_opt > 1 || s->ev_next < 0 || s->ev_next > MAXOUT ||
+	    s->town_seat < 0 || s->town_seat >= s->nch)
 		return -1;
 	for (i = 0; i < s->nch; i++) {
 		const struct chr *ch = &s->ch[i];
@@ -2347,5 +2371,5 @@ static const struct refd_plugin_ops ops = {
 
 REFD_PLUGIN_DEFINE_CAPS("dungeon", "0.1.0",
     "cooperative dungeon adventure on hexes with a refereed monster AI",
-    2, 4, REFD_PF_HIDDEN | REFD_PF_ROLLBACK,
+    2, 4, REFD_PF_HIDDEN | REFD_PF_ROLLBACK | REFD_PF_SEALED_SETUP,
     REFD_CAP_DRAWS | REFD_CAP_EVENTS | REFD_CAP_COMMIT, &ops);

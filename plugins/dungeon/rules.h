@@ -44,6 +44,7 @@ const struct ability *cur_ability(const struct game *g, int ci,
 int can_target(const struct game *g, int f, const struct ability *a,
     int e, const char **why);
 int active_is_lost(const struct game *g, int ci, int k);
+void active_move(struct game *g, int ci, int k);
 int move_points(const struct game *g, int ci, const struct ability *a,
     int aug);
 
@@ -54,7 +55,7 @@ enum { K_PLAN = 1, K_REST, K_ACTIVE, K_PLAY, K_MOVE, K_ATTACK, K_AOE,
 	K_ITEM, K_ORDER, K_CREATE, K_LEVELUP, K_BUY, K_SELL, K_DONATE,
 	K_TRAVEL, K_ENDCAMP, K_GOAL, K_EVDRAW, K_EVCHOOSE,
 	K_ENHANCE, K_PQ, K_RETIRE, K_PERK, K_AITIE, K_CARD, K_DROP,
-	K_REACT, K_START, K_EVGOLD, K_EVDISC };
+	K_REACT, K_START, K_EVGOLD, K_EVDISC, K_TOWNDONE, K_KEEP };
 
 struct opt {
 	int32_t kind, a, b, c, q, r, o, n;

@@ -2115,6 +2115,7 @@ start_round(struct game *g)
 		int k, movable = 0;
 
 		c->planned = 0;
+		c->active_done = 0;
 		c->rest = 0;
 		c->played = 0;
 		c->halves = 0;
