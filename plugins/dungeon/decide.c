@@ -897,16 +897,8 @@ perform(struct game *g, int seat, const struct opt *o)
 		}
 		break;
 	case K_START:
-		s->fig[f].q = o->q;
-		s->fig[f].r = o->r;
 		c->placed = 1;
-		w = evb("start_hex");
-		refd_mpw_kint(w, "seat", seat);
-		refd_mpw_karray(w, "at");
-		refd_mpw_int(w, s->fig[f].q);
-		refd_mpw_int(w, s->fig[f].r);
-		refd_mpw_end(w);
-		ev(g, REFD_SEAT_PUBLIC, w);
+		fig_put(g, f, o->q, o->r, "start_hex", "seat", seat);
 		break;
 	case K_EVDISC:
 		c->hand &= ~(1 << o->a);

@@ -135,6 +135,8 @@ void monster_move_to(struct game *g, int f, int h);
 int monster_go(struct game *g, int f, int h);
 int flies(const struct game *g, int f);
 void land_on(struct game *g, int f, int h);
+void fig_put(struct game *g, int f, int q, int r, const char *type,
+    const char *who, int id);
 void monster_go_path(struct game *g, int f, int h, int i);
 int monster_wild_infuse(struct game *g, int f, int left);
 void monster_infuse_pick(struct game *g, int f, int e, int left);

@@ -270,22 +270,30 @@ nearest_empty(const struct game *g, int h, int *out, int max)
 	return n;
 }
 
-/* Grounded figure f lands on hex h (§1.6). */
+/* Put figure f on (q, r) and say so: event type with who = id and at. */
 void
-land_on(struct game *g, int f, int h)
+fig_put(struct game *g, int f, int q, int r, const char *type,
+    const char *who, int id)
 {
 	struct dg *s = &g->s;
 	refd_mpw *w;
 
-	s->fig[f].q = s->hex[h].q;
-	s->fig[f].r = s->hex[h].r;
-	w = evb("landed");
-	refd_mpw_kint(w, "fig", f);
+	s->fig[f].q = q;
+	s->fig[f].r = r;
+	w = evb(type);
+	refd_mpw_kint(w, who, id);
 	refd_mpw_karray(w, "at");
-	refd_mpw_int(w, s->fig[f].q);
-	refd_mpw_int(w, s->fig[f].r);
+	refd_mpw_int(w, q);
+	refd_mpw_int(w, r);
 	refd_mpw_end(w);
 	ev(g, REFD_SEAT_PUBLIC, w);
+}
+
+/* Grounded figure f lands on hex h (§1.6). */
+void
+land_on(struct game *g, int f, int h)
+{
+	fig_put(g, f, g->s.hex[h].q, g->s.hex[h].r, "landed", "fig", f);
 }
 
 /*
