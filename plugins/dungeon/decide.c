@@ -526,7 +526,9 @@ options(const struct game *g, int seat, struct opt *out, int max)
 			for (k = 0; k < MAXCARD; k++)
 				if (movable_active(g, ci, k))
 					opt_add(out, &n, max, K_ACTIVE, k, 0, 0);
-			opt_add(out, &n, max, K_KEEP, 0, 0, 0);
+			/* keeping them must leave two cards to play or a rest */
+			if (popc(c->hand) >= 2 || popc(c->disc) >= 2)
+				opt_add(out, &n, max, K_KEEP, 0, 0, 0);
 			return n;
 		}
 		if (popc(c->hand) >= 2)
