@@ -355,6 +355,13 @@ town_seat_options(const struct game *g, int seat, struct opt *out, int max,
 					    &n, max);
 		}
 	}
+	if (seat == 0 && s->ev_cur >= 0 && s->ev_item > 0) {
+		n = 0;
+		for (k = 0; k < s->nch; k++)
+			if (!(s->cc[k].owned >> (s->ev_item - 1) & 1))
+				opt_add(out, &n, max, K_EVITEM, k, 0, 0);
+		return n;
+	}
 	if (seat == 0 && s->ev_cur >= 0 && s->ev_split > 0) {
 		n = 0;
 		for (k = 0; k <= s->ev_split; k++)
@@ -619,6 +626,31 @@ event_share(struct game *g, int n)
 		event_resolve(g);
 }
 
+/* Seat 0 gives the event's item to seat k; the outcome's collective gold
+ * follows, then the next outcomes. */
+static void
+event_give(struct game *g, int k)
+{
+	struct dg *s = &g->s;
+	int it = s->ev_item - 1;
+	refd_mpw *w;
+
+	s->cc[k].owned |= 1 << it;
+	s->ev_item = 0;
+	w = evb("event_item");
+	refd_mpw_kint(w, "seat", k);
+	refd_mpw_kstr(w, "item", g->c->item[it].id);
+	ev(g, REFD_SEAT_PUBLIC, w);
+	if (s->ev_gold_after > 0) {
+		s->ev_split = s->ev_gold_after;
+		s->ev_gold_after = 0;
+		s->ev_k = 0;
+		if (event_split_ask(g))
+			return;
+	}
+	event_resolve(g);
+}
+
 /* Resolve option h of the drawn city event, outcome by outcome (§2.12). */
 static void
 event_choose(struct game *g, int h)
@@ -694,11 +726,27 @@ event_resolve(struct game *g)
 			ev(g, REFD_SEAT_PUBLIC, w);
 		}
 		if (u->item >= 0) {
+			int n = 0, first = -1;
+
 			for (i = 0; i < s->nch; i++)
-				if (!(s->cc[i].owned >> u->item & 1))
-					break;
-			if (i < s->nch) {
-				s->cc[i].owned |= 1 << u->item;
+				if (!(s->cc[i].owned >> u->item & 1)) {
+					n++;
+					if (first < 0)
+						first = i;
+				}
+			if (n >= 2) {
+				/* one member of the party's choice (§2.12) */
+				s->ev_item = u->item + 1;
+				s->ev_gold_after = u->gold_coll;
+				s->ev_next = j + 1;
+				s->ev_any = any;
+				w = evb("event_item_offer");
+				refd_mpw_kstr(w, "item", g->c->item[u->item].id);
+				ev(g, REFD_SEAT_PUBLIC, w);
+				return;
+			}
+			if (first >= 0) {
+				s->cc[first].owned |= 1 << u->item;
 			} else {
 				s->cc[0].gold += g->c->item[u->item].cost / 2;
 				s->supply[u->item]++;
@@ -1009,6 +1057,9 @@ camp_perform(struct game *g, int seat, const struct opt *o)
 		break;
 	case K_EVGOLD:
 		event_share(g, o->b);
+		break;
+	case K_EVITEM:
+		event_give(g, o->a);
 		break;
 	case K_TOWNDONE:
 		s->actions--;	/* passing is no activity */

@@ -948,6 +948,7 @@ perform(struct game *g, int seat, const struct opt *o)
 	case K_EVDRAW:
 	case K_EVCHOOSE:
 	case K_EVGOLD:
+	case K_EVITEM:
 	case K_TOWNDONE:
 	case K_ENHANCE:
 	case K_PQ:

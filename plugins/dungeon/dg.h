@@ -332,6 +332,9 @@ struct dg {
 	int32_t ev_split, ev_k, ev_opt, ev_next, ev_any;
 	int32_t ev_added;	/* class and content events already added */
 	int32_t town_seat;	/* whose turn it is in town (R002-13) */
+	/* an event item the party gives to one member: item + 1, and the
+	 * collective gold of the same outcome, split after it */
+	int32_t ev_item, ev_gold_after;
 	/* stickers per class card half: slot i holds sticker + 1 in bits
 	 * 4i..4i+3 (0: free) */
 	int32_t enh[MAXCLASS][MAXCARD][2];

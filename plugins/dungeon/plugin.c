@@ -69,6 +69,8 @@ p_describe(refd_ctx *ctx, void *pdata)
 		"slot (content)", "sticker", "attack+1, move+1, "
 		"heal+1, range+1, shield+1, poison, wound or jump", NULL };
 	static const char *evopt[] = { "option", "\"A\" or \"B\"", NULL };
+	static const char *at_seat[] = { "seat", "int: a seat without that "
+		"item", NULL };
 	static const char *evgold[] = { "seat", "int: the seat the event_share "
 		"event names", "gold", "int 0..gold_left", NULL };
 	static const char *goal[] = { "goal", "battle goal id", NULL };
@@ -182,6 +184,8 @@ p_describe(refd_ctx *ctx, void *pdata)
 	cmd_doc(w, "event_gold", evgold, "town, seat 0 for the party: the "
 	    "share of an event's collective gold that seat gets (the last "
 	    "seat takes the rest)");
+	cmd_doc(w, "event_item", at_seat, "town, seat 0 for the party: the "
+	    "member who gets an event's item");
 	cmd_doc(w, "event_discard", card, "set-up: a card of your chosen hand "
 	    "discarded for an event penalty");
 	cmd_doc(w, "end_campaign", none, "town, seat 0: end the campaign");
@@ -1090,6 +1094,14 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 		o->kind = K_TOWNDONE;
 		return 0;
 	}
+	if (refd_mpv_streq(t, "event_item")) {
+		o->kind = K_EVITEM;
+		if (refd_mpv_int(refd_mpv_get(root, "seat"), &x) || x < 0 ||
+		    x >= MAXCH)
+			return -1;
+		o->a = (int32_t)x;
+		return 0;
+	}
 	if (refd_mpv_streq(t, "event_gold")) {
 		o->kind = K_EVGOLD;
 		if (refd_mpv_int(refd_mpv_get(root, "seat"), &x) || x < 0 ||
@@ -1420,6 +1432,13 @@ write_opt(const struct game *g, int seat, const struct opt *o, refd_mpw *w,
 		    (g->s.ev_split % (g->s.nch - g->s.ev_k) > 0) ?
 		    " (default: an even split)" : "");
 		break;
+	case K_EVITEM:
+		refd_mpw_kstr(w, "type", "event_item");
+		refd_mpw_kint(w, "seat", o->a);
+		snprintf(label, ln, "Give the event's %s to seat %d%s",
+		    g->c->item[g->s.ev_item - 1].name, (int)o->a, o->a == 0 ?
+		    " (default)" : "");
+		break;
 	case K_EVDISC:
 		refd_mpw_kstr(w, "type", "event_discard");
 		refd_mpw_kstr(w, "card", cl->card[o->a].id);
@@ -1595,6 +1614,9 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 		    "collective gold left", (int)s->ev_k, (int)s->ev_split);
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-84", msg);
 	}
+	if (kinds && o->kind == K_EVITEM)
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-84",
+		    "the event's item goes to a member who does not own one");
 	if (kinds && o->kind == K_EVDISC)
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-84",
 		    "the event's discard takes a card of your hand");
@@ -2204,7 +2226,9 @@ state_sane(const struct game *g)
 	    s->ev_split < 0 || (s->ev_split > 0 && (s->ev_k < 0 ||
 	    s->ev_k >= s->nch || s->ev_cur < 0)) || s->ev_opt < 0 ||
 	    s->ev_opt > 1 || s->ev_next < 0 || s->ev_next > MAXOUT ||
-	    s->town_seat < 0 || s->town_seat >= s->nch)
+	    s->town_seat < 0 || s->town_seat >= s->nch || s->ev_item < 0 ||
+	    s->ev_item > c->nitem || (s->ev_item > 0 && s->ev_cur < 0) ||
+	    s->ev_gold_after < 0)
 		return -1;
 	for (i = 0; i < s->nch; i++) {
 		const struct chr *ch = &s->ch[i];
