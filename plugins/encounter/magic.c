@@ -478,8 +478,10 @@ mg_no_act(const struct cr *c)
 {
 	if (c->cond & COND_PARALYSED)
 		return 1;
-	if (c->rebuked_by || (c->cmd_by && !c->ordered))
-		return 1;	/* rebuked undead cower; commanded wait (5.16) */
+	if (c->rebuked_by || (c->cmd_by && !c->ordered) ||
+	    (c->turned_by && c->cornered))
+		return 1;	/* rebuked or cornered turned undead cower,
+				 * commanded ones wait (5.16) */
 	return !c->no62 && (c->cond & (COND_DAZED | COND_COWERING |
 	    COND_STUNNED));
 }
@@ -698,6 +700,10 @@ mg_still_casting(struct st *s, int i)
 {
 	struct cr *c = &s->c[i];
 
+	if (!able(c) || c->grap) {
+		c->casting = c->cast_left = 0;	/* interrupted: ruined */
+		return 1;
+	}
 	if (c->cast_left > 1) {
 		c->cast_left--;
 		s->full = 1;
@@ -1056,6 +1062,19 @@ dist_from(const struct st *s, int i, int x, int y, int src)
 	return g_space_dist(x, y, space_n(&s->c[i]), S->x, S->y, space_n(S));
 }
 
+/* What the creature must flee from: the source of its panic or fear
+ * (6.2), or the cleric that turned it (5.16); -1: nothing. */
+static int
+flee_src(const struct cr *c)
+{
+	if (c->fear_src > 0 && ((c->cond & COND_PANICKED) ||
+	    ((c->cond & COND_FRIGHTENED) && !c->no62)))
+		return c->fear_src - 1;
+	if (c->turned_by)
+		return c->turned_by - 1;
+	return -1;
+}
+
 /*
  * The active creature's command, before the usual checks: 1 lets them
  * run; else REFD_OK (a command of this file, accepted) or a refusal.
@@ -1066,19 +1085,20 @@ mg_check(const struct st *s, int a, struct cmd *c, struct why *y)
 	const struct cr *A = &s->c[a], *T = c->target >= 0 ?
 	    &s->c[c->target] : NULL;
 
-	if (((A->cond & COND_PANICKED) || ((A->cond & COND_FRIGHTENED) &&
-	    !A->no62 && !A->cornered)) && A->fear_src > 0 &&
-	    !s->c[A->fear_src - 1].dead) {
-		int x, yy, src = A->fear_src - 1;
+	if (flee_src(A) >= 0 && !(A->cornered && !(A->cond &
+	    COND_PANICKED))) {
+		int x, yy, src = flee_src(A);
+		const char *rule = A->turned_by && !(A->cond &
+		    (COND_PANICKED | COND_FRIGHTENED)) ? "R001-59" : "R001-67";
 
 		if (!is_move(c->t) && c->t != C_END && c->t != C_STAND &&
 		    c->t != C_PRONE && c->t != C_DELAY)
-			return rej(y, REFD_EILLEGAL, "R001-67",
+			return rej(y, REFD_EILLEGAL, rule,
 			    "%s is afraid: it can only flee from %s",
 			    A->d.name, s->c[src].d.name);
 		if (is_move(c->t) && dest_of(c, &x, &yy) &&
 		    dist_from(s, a, x, yy, src) <= cdist(A, &s->c[src]))
-			return rej(y, REFD_ENOPATH, "R001-67",
+			return rej(y, REFD_ENOPATH, rule,
 			    "%s is afraid: it must move away from %s",
 			    A->d.name, s->c[src].d.name);
 	}
@@ -1210,23 +1230,22 @@ mg_turn_start(refd_ctx *ctx, struct st *s, int i)
 	if (c->cmd_by)
 		c->ordered = c->ordered == 2 ? 1 : 0;
 	c->cornered = 0;
-	if ((c->cond & (COND_PANICKED | (c->no62 ? 0 : COND_FRIGHTENED))) &&
-	    c->fear_src > 0 && able(c) && !(c->cond & COND_COWERING) &&
-	    !s->c[c->fear_src - 1].dead) {
+	if (flee_src(c) >= 0 && able(c) && !(c->cond & COND_COWERING) &&
+	    !s->c[flee_src(c)].dead) {
 		int16_t dist[MAXM][MAXM][2], prev[MAXM][MAXM][2];
-		int x, y, now = cdist(c, &s->c[c->fear_src - 1]);
+		int x, y, src = flee_src(c), now = cdist(c, &s->c[src]);
 
 		reach_map(s, i, speed_of(c), 0, dist, prev);
 		for (y = 0; y < s->h; y++)
 			for (x = 0; x < s->w; x++)
 				if ((dist[y][x][0] >= 0 || dist[y][x][1] >= 0) &&
 				    free_at(s, i, x, y) &&
-				    dist_from(s, i, x, y, c->fear_src - 1) > now)
+				    dist_from(s, i, x, y, src) > now)
 					return REFD_OK;
 		/* Cornered: a panicked creature cowers until its next turn,
-		 * a frightened one may fight (6.2). */
+		 * a turned undead cowers, a frightened one may fight (6.2). */
 		c->cornered = 1;
-		if (!(c->cond & COND_PANICKED))
+		if (!(c->cond & COND_PANICKED) || c->turned_by)
 			return REFD_OK;
 		return mg_cond_add(ctx, s, i, 7, 1, -1);
 	}
