@@ -2449,8 +2449,9 @@ overrun_block(refd_ctx *ctx, struct st *s, int avoid)
 			return rc;
 		return settle(ctx, s);
 	}
-	ma = mod(A->d.str) + 4 * A->d.size;
-	md = (able(T) ? better_sd(T) : -5) + 4 * T->d.size + stability(T);
+	ma = mod(A->d.str) + 4 * A->d.size - mg_save_pen(A);
+	md = (able(T) ? better_sd(T) : -5) + 4 * T->d.size + stability(T) -
+	    mg_save_pen(T);
 	if ((rc = opposed(ctx, ma, md, "overrun", &ra, &rd, &win)) != REFD_OK)
 		return rc;
 	if ((rc = ev_check(ctx, "overrun", s, a, t, ra, ra + ma, rd, rd + md,
@@ -2463,8 +2464,8 @@ overrun_block(refd_ctx *ctx, struct st *s, int avoid)
 		return settle(ctx, s);
 	}
 	/* The defender may knock the attacker down: Str vs Str-or-Dex. */
-	ma = mod(T->d.str) + 4 * T->d.size;
-	md = better_sd(A) + 4 * A->d.size;
+	ma = mod(T->d.str) + 4 * T->d.size - mg_save_pen(T);
+	md = better_sd(A) + 4 * A->d.size - mg_save_pen(A);
 	if ((rc = opposed(ctx, ma, md, "overrun", &ra, &rd, &win)) != REFD_OK)
 		return rc;
 	if ((rc = ev_check(ctx, "overrun_knockdown", s, t, a, ra, ra + ma,
@@ -2615,8 +2616,9 @@ finish_act(refd_ctx *ctx, struct st *s)
 			return rc;
 		if (!r.hit)
 			break;
-		ma = mod(A->d.str) + 4 * A->d.size;
-		md = better_sd(T) + 4 * T->d.size + stability(T);
+		ma = mod(A->d.str) + 4 * A->d.size - mg_save_pen(A);
+		md = better_sd(T) + 4 * T->d.size + stability(T) -
+		    mg_save_pen(T);
 		if ((rc = opposed(ctx, ma, md, "trip", &ra, &rd, &win)) !=
 		    REFD_OK)
 			return rc;
@@ -2636,8 +2638,9 @@ finish_act(refd_ctx *ctx, struct st *s)
 	}
 	case C_BULL: {
 		int ma = mod(A->d.str) + 4 * A->d.size +
-		    ((k->flags & A_CHARGE) ? 2 : 0);
-		int md = mod(T->d.str) + 4 * T->d.size + stability(T);
+		    ((k->flags & A_CHARGE) ? 2 : 0) - mg_save_pen(A);
+		int md = mod(T->d.str) + 4 * T->d.size + stability(T) -
+		    mg_save_pen(T);
 
 		if ((rc = opposed(ctx, ma, md, "bull rush", &ra, &rd, &win)) !=
 		    REFD_OK)
@@ -2816,11 +2819,12 @@ finish_act(refd_ctx *ctx, struct st *s)
 
 		if ((rc = roll(ctx, 20, "heal", &v)) != REFD_OK)
 			return rc;
+		v -= mg_save_pen(A);	/* a skill check: -2 when afraid */
 		win = v + A->d.heal >= 15;
 		if (win)
 			T->stable = 1;
-		if ((rc = ev_check(ctx, "stabilize", s, a, t, v, v + A->d.heal,
-		    0, 15, win)) != REFD_OK)
+		if ((rc = ev_check(ctx, "stabilize", s, a, t, v +
+		    mg_save_pen(A), v + A->d.heal, 0, 15, win)) != REFD_OK)
 			return rc;
 		break;
 	}
@@ -3012,9 +3016,10 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			s->pk = PK_NONE;
 			if (c->take && able(W) && able(X)) {
 				if (s->k.act == C_TRIP) {
-					ma = mod(W->d.str) + 4 * W->d.size;
+					ma = mod(W->d.str) + 4 * W->d.size -
+					    mg_save_pen(W);
 					md = better_sd(X) + 4 * X->d.size +
-					    stability(X);
+					    stability(X) - mg_save_pen(X);
 				} else {
 					ma = disarm_mod(s, who, x);
 					md = disarm_mod(s, x, who);
@@ -3646,7 +3651,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 	}
 	case C_FEINT: {
 		struct cr *T = &s->c[t];
-		int ma = A->d.bluff, md = T->d.sense + T->d.bab, ra, rd;
+		int ma = A->d.bluff - mg_save_pen(A), ra, rd;
+		int md = T->d.sense + T->d.bab - mg_save_pen(T);
 
 		if (A->d.feats & F_IFEINT)
 			s->mv++;
