@@ -1862,6 +1862,11 @@ resume(refd_ctx *ctx, struct st *s)
 {
 	if (s->k.kind == K_ACT && s->k.act == ACT_CAST_PRE) {
 		s->k.kind = K_NONE;
+		if (s->countered) {	/* a readied counterspell (1.8) */
+			s->countered = 0;
+			s->hurt0 = 0;
+			return settle(ctx, s);
+		}
 		s->hurt0 = s->k.hurt;
 		return cast_continue(ctx, s, s->k.who, s->k.target, s->k.pen,
 		    s->k.flags);

@@ -183,12 +183,15 @@ mg_cfield(const struct content *c, struct cdef *d, const char *k,
 	for (j = 0; j < 6; j++)
 		if (strcmp(k, kinds[j]) == 0)
 			return fill_slots(c, d, j, x, why, wlen);
-	if (strcmp(k, "level") == 0) {
+	if (strcmp(k, "level") == 0 || strcmp(k, "spellcraft") == 0) {
 		if (refd_mpv_int(x, &v) != 0 || v < 0 || v > 40) {
-			snprintf(why, wlen, "level must be 0..40");
+			snprintf(why, wlen, "%s must be 0..40", k);
 			return -1;
 		}
-		d->level = (int32_t)v;
+		if (k[0] == 'l')
+			d->level = (int32_t)v;
+		else
+			d->spellcraft = (int32_t)v;
 		return 0;
 	}
 	if (strcmp(k, "component_pouch") == 0 || strcmp(k, "focus") == 0 ||
@@ -1017,6 +1020,10 @@ mg_parse(refd_mpv r, struct cmd *c)
 			c->ract = RK_MOVE;
 		else if (strcmp(act, "drop_prone") == 0)
 			c->ract = RK_DROP;
+		else if (strcmp(act, "cast") == 0)
+			c->ract = RK_CAST;
+		else if (strcmp(act, "counterspell") == 0)
+			c->ract = RK_COUNTER;
 		else if (strcmp(act, "attack") != 0)
 			return 1;
 	}
@@ -1510,9 +1517,14 @@ mg_put(refd_mpw *w, const struct cmd *c)
 	}
 	if (c->release)
 		refd_mpw_kbool(w, "release", 1);
-	if (c->t == C_READY && c->ract)
-		refd_mpw_kstr(w, "action", c->ract == RK_MOVE ? "move" :
-		    "drop_prone");
+	if (c->t == C_READY && c->ract) {
+		static const char *const an[] = { "attack", "move",
+			"drop_prone", "cast", "counterspell" };
+
+		refd_mpw_kstr(w, "action", an[c->ract]);
+		if (c->ract == RK_CAST)
+			refd_mpw_kstr(w, "spell", c->spell);
+	}
 }
 
 typedef void (*try_fn)(const struct st *, int, refd_mpw *, struct cmd *,
@@ -1639,7 +1651,9 @@ mg_sane(const struct st *s, const struct cr *c)
 	    c->fear_src > s->nc || c->cmd_by < 0 || c->cmd_by > s->nc ||
 	    c->rebuked_by < 0 || c->rebuked_by > s->nc || c->cast_left < 0 ||
 	    c->orig_side < 0 || c->orig_side >= s->nseats || c->rec < 0 ||
-	    c->rec > MR_RECOVERING)
+	    c->rec > MR_RECOVERING || c->rdy_slot < 0 ||
+	    c->rdy_slot >= MAXSP || c->rdy_kind < RK_ATTACK ||
+	    c->rdy_kind > RK_COUNTER)
 		return 0;
 	for (k = 0; k < 4; k++)
 		if (c->tp_amt[k] < 0)
@@ -1725,6 +1739,74 @@ ready_squares(const struct st *s, int a, int skip, uint8_t ok[MAXM][MAXM])
 		}
 }
 
+static int
+ready_slot(const struct cr *A, const char *name)
+{
+	int k;
+
+	for (k = 0; k < MAXSP; k++)
+		if (A->d.sp[k].kind == MK_SPELL && A->d.uses[k] > 0 &&
+		    strcmp(A->d.sp[k].name, name) == 0)
+			return k;
+	return -1;
+}
+
+/* A readied spell at the trigger m, or a counterspell against its
+ * spell (1.8); the readied casting provokes nothing (it interrupts). */
+static int
+fire_spell(refd_ctx *ctx, struct st *s, int r, int m)
+{
+	struct cr *R = &s->c[r], *M = &s->c[m];
+	refd_mpw *w;
+	int rc, v, k, dc, ok;
+
+	if (R->rdy_kind == RK_CAST) {
+		const struct spell *sp = &R->d.sp[R->rdy_slot];
+		int reach = sp->range == 0 ? (natreach(R) > 0 ?
+		    natreach(R) : 0) : sp->range;
+
+		if (R->d.uses[R->rdy_slot] < 1 || M->dead ||
+		    cdist(R, M) > reach || !has_loe(s, r, m) ||
+		    !perceives(s, r, m))
+			return ev_who(ctx, s, "ready_fizzles", r);
+		R->d.uses[R->rdy_slot]--;
+		w = refd_mpw_create();
+		refd_mpw_map(w);
+		refd_mpw_kstr(w, "type", "cast");
+		refd_mpw_kstr(w, "who", R->d.name);
+		refd_mpw_kstr(w, "spell", sp->name);
+		refd_mpw_kstr(w, "target", M->d.name);
+		refd_mpw_end(w);
+		if ((rc = emitw(ctx, s, w)) != REFD_OK)
+			return rc;
+		return spell_effect(ctx, s, r, m, sp);
+	}
+	/* Counterspell: Spellcraft DC 15 + level identifies the spell; the
+	 * same spell, known with a cast left, counters it. */
+	dc = 15 + M->d.sp[s->k.pen].level;
+	if ((rc = roll(ctx, 20, "spellcraft", &v)) != REFD_OK)
+		return rc;
+	ok = v + R->d.spellcraft >= dc;
+	k = ok ? ready_slot(R, M->d.sp[s->k.pen].name) : -1;
+	w = refd_mpw_create();
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "type", "counterspell");
+	refd_mpw_kstr(w, "who", R->d.name);
+	refd_mpw_kstr(w, "target", M->d.name);
+	refd_mpw_kint(w, "roll", v);
+	refd_mpw_kint(w, "dc", dc);
+	refd_mpw_kbool(w, "identified", ok);
+	if (ok)
+		refd_mpw_kstr(w, "spell", M->d.sp[s->k.pen].name);
+	refd_mpw_kbool(w, "countered", k >= 0);
+	refd_mpw_end(w);
+	if (k >= 0) {
+		R->d.uses[k]--;
+		s->countered = 1;
+	}
+	return emitw(ctx, s, w);
+}
+
 int
 mg_ready_check(const struct st *s, int a, const struct cmd *c,
     struct why *y)
@@ -1735,6 +1817,37 @@ mg_ready_check(const struct st *s, int a, const struct cmd *c,
 	if (c->ract == RK_DROP)
 		return A->prone ? rej(y, REFD_EILLEGAL, "R001-45",
 		    "%s is already prone", A->d.name) : REFD_OK;
+	if (c->ract == RK_COUNTER) {
+		int k;
+
+		for (k = 0; k < MAXSP; k++)
+			if (A->d.sp[k].kind == MK_SPELL && A->d.uses[k] > 0)
+				break;
+		if (k == MAXSP || c->trig != 1)
+			return rej(y, REFD_EILLEGAL, "R001-45",
+			    "a counterspell is readied for when the target "
+			    "casts, by a creature with a spell to cast");
+		return REFD_OK;
+	}
+	if (c->ract == RK_CAST) {
+		int k = ready_slot(A, c->spell);
+		const struct spell *sp;
+
+		if (k < 0)
+			return rej(y, REFD_ERESOURCE, "R001-45",
+			    "%s has no cast of '%.30s' left", A->d.name,
+			    c->spell);
+		sp = &A->d.sp[k];
+		if (sp->time != 0 && sp->time != 2)
+			return rej(y, REFD_EILLEGAL, "R001-45",
+			    "only a spell of one standard action or less can "
+			    "be readied");
+		if (sp->effect != 0 && sp->effect != 3)
+			return rej(y, REFD_EILLEGAL, "R001-45",
+			    "a readied spell is cast at the foe: '%s' does "
+			    "not harm", sp->name);
+		return mg_cast_check(s, a, c, sp, y);
+	}
 	if (!c->has_to || c->x < 0 || c->y < 0 || c->x >= s->w ||
 	    c->y >= s->h)
 		return rej(y, REFD_EBADCMD, "R001-45",
@@ -1754,6 +1867,7 @@ mg_ready_check(const struct st *s, int a, const struct cmd *c,
 void
 mg_ready_set(struct cr *A, const struct cmd *c)
 {
+	A->rdy_slot = c->ract == RK_CAST ? ready_slot(A, c->spell) : 0;
 	A->rdy_kind = c->ract;
 	A->rdy_x = c->x;
 	A->rdy_y = c->y;
@@ -1783,6 +1897,8 @@ mg_fire(refd_ctx *ctx, struct st *s, int r)
 		R->prone = 1;
 		return ev_who(ctx, s, "drop_prone", r);
 	}
+	if (R->rdy_kind == RK_CAST || R->rdy_kind == RK_COUNTER)
+		return fire_spell(ctx, s, r, s->k.who);
 	ready_squares(s, r, s->k.who, ok);	/* its trigger is paused */
 	w = refd_mpw_create();
 	refd_mpw_map(w);
@@ -1817,6 +1933,27 @@ mg_legal_ready(const struct st *s, int seat, refd_mpw *w, int t,
 	char label[128];
 
 	for (trig = 0; trig < 2; trig++) {
+		int k;
+
+		for (k = -1; k < MAXSP; k++) {
+			blank(&c, C_READY);
+			c.target = t;
+			c.trig = trig;
+			c.ract = k < 0 ? RK_COUNTER : RK_CAST;
+			if (k >= 0)
+				snprintf(c.spell, sizeof(c.spell), "%s",
+				    s->c[a].d.sp[k].name);
+			cc = c;
+			if ((k >= 0 && (s->c[a].d.sp[k].kind != MK_SPELL ||
+			    s->c[a].d.uses[k] < 1)) ||
+			    cmd_check(s, seat, &cc, &y) != REFD_OK)
+				continue;
+			snprintf(label, sizeof(label), "Ready %s%s when %s %s",
+			    k < 0 ? "a counterspell" : "to cast ",
+			    k < 0 ? "" : c.spell, s->c[t].d.name,
+			    trig ? "casts" : "comes near");
+			put(s, w, &c, label);
+		}
 		blank(&c, C_READY);
 		c.target = t;
 		c.trig = trig;

@@ -20,7 +20,7 @@ enum { MK_SPELL, MK_SPELL_LIKE, MK_SUPERNATURAL, MK_EXTRAORDINARY,
 /* Metamagic (7.2). */
 enum { MM_EXTEND = 1, MM_EMPOWER = 2, MM_STILL = 4, MM_SILENT = 8 };
 /* Readied actions (1.8). */
-enum { RK_ATTACK, RK_MOVE, RK_DROP, RK_STAND };
+enum { RK_ATTACK, RK_MOVE, RK_DROP, RK_CAST, RK_COUNTER };
 /* Recovery stages (3.4). */
 enum { MR_NONE, MR_UNCONSCIOUS, MR_ALONE, MR_RECOVERING };
 
