@@ -751,9 +751,13 @@ mg_cast_check(const struct st *s, int a, const struct cmd *c,
 		return rej(y, REFD_EILLEGAL, "R001-65",
 		    "supernatural and extraordinary abilities and wands "
 		    "provoke nothing: there is nothing to do defensively");
-	if (c->hold && (sp->attack != 2 || kind != MK_SPELL))
+	if (c->hold && (sp->range != 0 || kind != MK_SPELL))
 		return rej(y, REFD_EILLEGAL, "R001-64",
-		    "only a melee touch spell can be held");
+		    "only a touch spell can be held");
+	if (c->hold && c->target >= 0)
+		return rej(y, REFD_EBADCMD, "R001-64",
+		    "a held charge is cast without a target: deliver it "
+		    "with \"touch\"");
 	if (kind == MK_SPELL_LIKE || kind == MK_SUPERNATURAL ||
 	    kind == MK_EXTRAORDINARY || kind == MK_WAND)
 		return REFD_OK;	/* no components */
@@ -897,7 +901,11 @@ mg_rebuked(struct st *s, int a, int i, int command)
 		U->side = s->c[a].side;
 		U->ordered = 0;
 		U->rebuked_by = 0;
-		U->grap = 0;
+		if (U->grap) {	/* it lets go of its grapple */
+			s->c[U->grap - 1].grap = 0;
+			s->c[U->grap - 1].pinned_by = 0;
+			U->grap = U->pinned_by = 0;
+		}
 		return;
 	}
 	U->rebuked_by = a + 1;
