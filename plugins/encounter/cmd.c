@@ -2785,7 +2785,8 @@ finish_act(refd_ctx *ctx, struct st *s)
 		if (win) {
 			A->grap = t + 1;
 			T->grap = a + 1;
-			if ((rc = unarmed_damage(ctx, s, a, t)) != REFD_OK)
+			if ((rc = unarmed_damage(ctx, s, a, t)) != REFD_OK ||
+			    (rc = mg_contact(ctx, s, a, t)) != REFD_OK)
 				return rc;
 		}
 		break;

@@ -850,6 +850,21 @@ mg_discharge(refd_ctx *ctx, struct st *s, int a, int t)
 	return spell_effect(ctx, s, a, t, &sp);
 }
 
+/* Two creatures come to grips: a held charge discharges into the other
+ * (touching anything by accident, 7.2). */
+int
+mg_contact(refd_ctx *ctx, struct st *s, int a, int t)
+{
+	int rc;
+
+	if (s->c[a].held && !s->c[t].dead &&
+	    (rc = mg_discharge(ctx, s, a, t)) != REFD_OK)
+		return rc;
+	if (s->c[t].held && !s->c[a].dead)
+		return mg_discharge(ctx, s, t, a);
+	return REFD_OK;
+}
+
 /* The touch is free in the casting round (part of the casting). */
 static int
 touch_free(const struct st *s, const struct cr *A)

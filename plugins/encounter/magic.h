@@ -70,6 +70,7 @@ int mg_verbal(const struct cr *A, const struct spell *sp);
 int mg_concentrates(const struct spell *sp);
 int mg_hold(refd_ctx *ctx, struct st *s, int a, int slot);
 int mg_discharge(refd_ctx *ctx, struct st *s, int a, int t);
+int mg_contact(refd_ctx *ctx, struct st *s, int a, int t);
 int spell_effect(refd_ctx *ctx, struct st *s, int a, int t,
     const struct spell *sp);
 
