@@ -646,6 +646,8 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 				}
 			}
 	}
+	if (mg_refs(s, cs, err, sizeof(err)) != 0)
+		return bad_setup(ctx, s, d, err);
 	refd_mp_free(d);
 	mg_setup(s);
 	for (i = 0; i < s->nc; i++)

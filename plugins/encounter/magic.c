@@ -211,6 +211,13 @@ mg_cfield(const struct content *c, struct cdef *d, const char *k,
 			d->lacks = b ? (d->lacks & ~bit) : (d->lacks | bit);
 		return 0;
 	}
+	if (strcmp(k, "afraid_of") == 0) {	/* resolved by mg_refs */
+		if (refd_mpv_type(x) != REFD_MP_STR) {
+			snprintf(why, wlen, "expected a creature name");
+			return -1;
+		}
+		return 0;
+	}
 	if (strcmp(k, "metamagic") == 0) {
 		if (refd_mpv_type(x) != REFD_MP_ARRAY) {
 			snprintf(why, wlen, "expected an array of extend, "
@@ -266,6 +273,32 @@ pens(struct cr *c)
 	base = c->d.dex + c->pen_dex;
 	c->pen_dex = pd < base - 1 ? pd : base - 1;
 	c->d.dex = base - c->pen_dex;
+}
+
+/* Setup fields naming other creatures: afraid_of, the source a
+ * frightened or panicked creature flees from (6.2).  -1: err filled. */
+int
+mg_refs(struct st *s, refd_mpv cs, char *err, size_t elen)
+{
+	int i, j;
+
+	for (i = 0; i < s->nc; i++) {
+		refd_mpv v = refd_mpv_get(refd_mpv_at(cs, (size_t)i),
+		    "afraid_of");
+
+		if (!refd_mpv_ok(v))
+			continue;
+		for (j = 0; j < s->nc; j++)
+			if (j != i && refd_mpv_streq(v, s->c[j].d.name))
+				break;
+		if (j == s->nc) {
+			snprintf(err, elen, "setup: creature '%s': afraid_of: "
+			    "no other creature of that name", s->c[i].d.name);
+			return -1;
+		}
+		s->c[i].fear_src = j + 1;
+	}
+	return 0;
 }
 
 void

@@ -38,6 +38,7 @@ int mg_spell_done(struct spell *sp, char *err, size_t elen);
 int mg_cfield(const struct content *c, struct cdef *d, const char *k,
     refd_mpv x, char *why, size_t wlen);
 void mg_setup(struct st *s);
+int mg_refs(struct st *s, refd_mpv cs, char *err, size_t elen);
 const char *mg_cond_name(int i);
 
 /* Conditions. */
