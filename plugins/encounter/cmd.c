@@ -9,7 +9,10 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "conceal.h"
+#include "maneuver.h"
 #include "geom.h"
+#include "mount.h"
 #include "move.h"
 #include "magic.h"
 
@@ -21,6 +24,10 @@ const char *const cmd_name[C_NCMD] = {
 	"aoo", "counter", "follow", "act", "wait", "ready", "fire", "crawl",
 	"minimum_move", "cast", "overrun", "avoid", "cleave", "pin",
 	"release", "throw", "draw", "sheathe", "turn_undead", "drink",
+	"grapple_move", "use_weapon", "break_pin",
+	"mount", "dismount", "guide_with_knees", "control_mount",
+	"mount_attack",
+	"hide", "spot",
 	"use_item", "use_ability", "touch", "rebuke", "dispel_turning",
 	"bolster", "command", "rest"
 };
@@ -80,7 +87,7 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 	int i, bad = 0;
 
 	memset(c, 0, sizeof(*c));
-	c->target = c->ally = -1;
+	c->target = c->ally = c->ovr = -1;
 	if (d == NULL || refd_mpv_type(r) != REFD_MP_MAP) {
 		refd_mp_free(d);
 		return rej(w, REFD_EBADCMD, "R001-70",
@@ -106,6 +113,13 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 	}
 	v = refd_mpv_get(r, "ally");
 	if (refd_mpv_ok(v) && (c->ally = find(s, refd_mpv_cstr(v, ""))) < 0) {
+		rej(w, REFD_ENOTARGET, "R001-70", "no creature named '%.40s'",
+		    refd_mpv_cstr(v, "?"));
+		refd_mp_free(d);
+		return w->code;
+	}
+	v = refd_mpv_get(r, "overrun");
+	if (refd_mpv_ok(v) && (c->ovr = find(s, refd_mpv_cstr(v, ""))) < 0) {
 		rej(w, REFD_ENOTARGET, "R001-70", "no creature named '%.40s'",
 		    refd_mpv_cstr(v, "?"));
 		refd_mp_free(d);
@@ -144,6 +158,8 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 	c->take = refd_mpv_get_bool(r, "take", 0);
 	c->full = refd_mpv_get_bool(r, "full", 0);
 	c->start = refd_mpv_get_bool(r, "start", 0);
+	c->fast = refd_mpv_get_bool(r, "fast", 0);
+	c->mm = refd_mpv_get_bool(r, "mount_moves", 0);
 	t = refd_mpv_get_str(r, "trigger", "reach");
 	if (strcmp(t, "reach") == 0)
 		c->trig = 0;
@@ -190,7 +206,7 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 
 /* Budget (R001-04, R001-05). */
 static int can_full(const struct st *s, const struct cr *c);
-static int
+int
 can_std(const struct st *s, const struct cr *c)
 {
 	if (c->cond & COND_NAUSEATED)
@@ -199,7 +215,7 @@ can_std(const struct st *s, const struct cr *c)
 	    !(restricted(s, c) && s->mv);
 }
 
-static int
+int
 can_move(const struct st *s, const struct cr *c)
 {
 	if (s->fa)
@@ -265,7 +281,7 @@ twf(const struct cr *c, int *pp, int *po)
 	}
 }
 
-static const char *
+const char *
 nm(const struct st *s, int i)
 {
 	return s->c[i].d.name;
@@ -319,6 +335,32 @@ target_ok(const struct st *s, int a, int t, const struct weapon *w,
 		    "%s is out of %s's reach (distance %d)", T->d.name,
 		    A->d.name, d);
 	}
+	return REFD_OK;
+}
+
+/* A coup de grace on a square (5.12): two full-round actions. */
+static int
+cdg_square_ok(const struct st *s, int a, const struct cmd *c, struct why *y)
+{
+	const struct cr *A = &s->c[a];
+	int i;
+
+	if (c->target >= 0)
+		return rej(y, REFD_EBADCMD, "R001-39",
+		    "give a \"target\" or a \"square\", not both");
+	if (c->start || !can_full(s, A))
+		return rej(y, REFD_ERESOURCE, "R001-39",
+		    "finding and striking an unseen creature takes two whole "
+		    "turns");
+	if (c->sqx < 0 || c->sqy < 0 || c->sqx >= s->w || c->sqy >= s->h ||
+	    g_space_dist(A->x, A->y, space_n(A), c->sqx, c->sqy, 1) != 1)
+		return rej(y, REFD_ERANGE, "R001-47",
+		    "a coup de grace needs an adjacent square");
+	for (i = 0; i < s->nc; i++)
+		if (!s->c[i].dead && perceives(s, a, i) &&
+		    occupant(s, c->sqx, c->sqy, -1) == i)
+			return rej(y, REFD_ENOTARGET, "R001-39",
+			    "%s is in that square: name it", s->c[i].d.name);
 	return REFD_OK;
 }
 
@@ -404,7 +446,7 @@ allowance(const struct st *s, const struct cr *c, int t)
 	return sp;
 }
 
-static int
+int
 check_path(const struct st *s, int a, struct cmd *c, int allow,
     struct why *y)
 {
@@ -614,6 +656,11 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			    "%s cannot cleave into %s: not a standing enemy it "
 			    "can see within reach", nm(s, s->q[0]),
 			    nm(s, c->target));
+		if (s->pk == PK_AOO && c->target >= 0 && c->target != s->k.who &&
+		    !mt_pair(s, c->target, s->k.who))
+			return rej(y, REFD_ENOTARGET, "R001-58",
+			    "the attack of opportunity strikes %s or the mount "
+			    "it rides", nm(s, s->k.who));
 		return REFD_OK;
 	}
 	if (c->t == C_AOO || c->t == C_COUNTER || c->t == C_FOLLOW ||
@@ -634,6 +681,13 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		    "only a coup de grace, a full-round spell or the minimum "
 		    "move can be started (not a full attack, charge, run or "
 		    "withdraw)");
+	{
+		int done;	/* mounted combat (5.15) */
+
+		rc = mt_check(s, a, c, y, &done);
+		if (done)
+			return rc;
+	}
 	switch (c->t) {
 	case C_END:
 	case C_PRONE:
@@ -644,10 +698,13 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 	case C_MOVE:
 		if ((rc = movement_ok(s, A, y)) != REFD_OK)
 			return rc;
-		if (!can_move(s, A))
+		if (!A->mounted && !can_move(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-04",
 			    "%s has no move action left this turn", A->d.name);
-		return check_path(s, a, c, allowance(s, A, C_MOVE), y);
+		if ((rc = check_path(s, a, c, allowance(s, A, C_MOVE), y)) !=
+		    REFD_OK)
+			return rc;
+		return mt_path_ok(s, a, c, y);
 	case C_WITHDRAW:
 		if ((rc = movement_ok(s, A, y)) != REFD_OK)
 			return rc;
@@ -657,7 +714,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		if (s->moved)
 			return rej(y, REFD_EILLEGAL, "R001-44",
 			    "%s has already moved this turn", A->d.name);
-		if (!can_full(s, A) && !(restricted(s, A) && can_std(s, A)))
+		if (!A->mounted && !can_full(s, A) && !(restricted(s, A) &&
+		    can_std(s, A)))
 			return rej(y, REFD_ERESOURCE, "R001-44",
 			    "withdrawing takes the whole turn");
 		return check_path(s, a, c, allowance(s, A, C_WITHDRAW), y);
@@ -688,6 +746,10 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			if ((s->sq[A->y][A->x] | s->sq[c->y][c->x]) & SQ_DIFF)
 				return rej(y, REFD_EILLEGAL, "R001-06",
 				    "no 5-foot step in difficult terrain");
+			if (!cc_sees_square(s, a, c->x, c->y))
+				return rej(y, REFD_EILLEGAL, "R001-06",
+				    "no 5-foot step into a square %s cannot see "
+				    "(darkness or opaque fog)", A->d.name);
 			if (!free_at(s, a, c->x, c->y))
 				return rej(y, REFD_ENOPATH, "R001-09",
 				    "(%d,%d) is occupied", c->x, c->y);
@@ -705,7 +767,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_EILLEGAL, "R001-43",
 			    "%s is winded and must rest until round %d",
 			    A->d.name, A->winded + 1);
-		if (s->moved || !can_full(s, A))
+		if (s->moved || (!A->mounted && !can_full(s, A)))
 			return rej(y, REFD_ERESOURCE, "R001-43",
 			    "running takes the whole turn");
 		if (!c->has_to)
@@ -716,8 +778,10 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_ENOPATH, "R001-43",
 			    "run to a square on the map");
 		{
-			int mult = A->d.armor_type == 3 || A->d.heavy_load ? 3 :
-			    4, n;
+			const struct cr *RM = A->mounted ?
+			    &s->c[A->mounted - 1] : A;	/* the runner */
+			int mult = RM->d.armor_type == 3 || RM->d.heavy_load ?
+			    3 : 4, n;
 			int d = g_dist(c->x - A->x, c->y - A->y);
 
 			if (d > mult * speed_of(A))
@@ -731,6 +795,12 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 				    "the straight line to (%d,%d) is blocked "
 				    "or crosses difficult terrain", c->x,
 				    c->y);
+			for (d = 1; d < n; d++)
+				if (!cc_sees_square(s, a, c->px[d], c->py[d]))
+					return rej(y, REFD_EILLEGAL, "R001-43",
+					    "%s cannot see where it runs: (%d,%d) "
+					    "is dark or in opaque fog",
+					    A->d.name, c->px[d], c->py[d]);
 			if (!free_at(s, a, c->x, c->y))
 				return rej(y, REFD_ENOPATH, "R001-09",
 				    "(%d,%d) is occupied", c->x, c->y);
@@ -738,6 +808,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		}
 		return REFD_OK;
 	case C_CHARGE:
+		if (c->ovr >= 0 && !c->ovr_hidden)
+			return man_charge_overrun_ok(s, seat, a, c, y);
 		if ((rc = movement_ok(s, A, y)) != REFD_OK)
 			return rc;
 		if (A->cond & (COND_BLINDED | COND_ENTANGLED | COND_FATIGUED |
@@ -748,7 +820,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		if (s->moved)
 			return rej(y, REFD_EILLEGAL, "R001-42",
 			    "%s has already moved this turn", A->d.name);
-		if (!can_full(s, A) && !(restricted(s, A) && can_std(s, A)))
+		if (A->mounted ? !can_std(s, A) : (!can_full(s, A) &&
+		    !(restricted(s, A) && can_std(s, A))))
 			return rej(y, REFD_ERESOURCE, "R001-42",
 			    "a charge takes the whole turn");
 		if (t < 0 || t == a || T->dead)
@@ -763,8 +836,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rc;
 		{
 			int d = charge_dest(s, a, t, c, y), n;
-			int max = restricted(s, A) ? speed_of(A) :
-			    2 * speed_of(A);
+			int max = restricted(s, A) && !A->mounted ?
+			    speed_of(A) : 2 * speed_of(A);
 
 			if (d < 0)
 				return d;
@@ -809,6 +882,12 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_EILLEGAL, "R001-46",
 			    "delay before taking any action");
 		return REFD_OK;
+	case C_HIDE:
+	case C_SPOT:
+		if (!can_move(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-04",
+			    "%s takes a move action", cmd_name[c->t]);
+		return cc_check(s, a, c, y);
 	case C_STAND:
 		if (!A->prone)
 			return rej(y, REFD_EILLEGAL, "R001-71",
@@ -826,7 +905,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			    "%s is pinned: it can only try to escape",
 			    A->d.name);
 		if (A->grap && (c->t == C_FULL || c->has_sq ||
-		    t != A->grap - 1 || A->d.w[0].ranged ||
+		    !man_in_grapple(s, a, t) || A->d.w[0].ranged ||
 		    (A->d.w[0].cat != 0 && !A->d.w[0].unarmed &&
 		    !A->d.w[0].natural)))
 			return rej(y, REFD_EILLEGAL, "R001-56",
@@ -889,6 +968,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 				    "a coup de grace takes the whole turn (or "
 				    "start it now, restricted, and complete it "
 				    "next turn)");
+			if (c->has_sq)
+				return cdg_square_ok(s, a, c, y);
 		} else if (c->t == C_FEINT && (A->d.feats & F_IFEINT)) {
 			if (!can_move(s, A) || s->fa)
 				return rej(y, REFD_ERESOURCE, "R001-53",
@@ -959,9 +1040,9 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 				    "%s holds no weapon", T->d.name);
 			return REFD_OK;
 		case C_GRAPPLE:
-			if (T->grap)
-				return rej(y, REFD_EILLEGAL, "R001-56",
-				    "joining a grapple is not supported");
+			if (T->grap && (rc = man_join_ok(s, a, t, y)) !=
+			    REFD_OK)
+				return rc;
 			if (helpless(T))
 				return rej(y, REFD_EILLEGAL, "R001-55",
 				    "%s is helpless", T->d.name);
@@ -990,28 +1071,13 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return REFD_OK;
 		}
 	case C_RELEASE:
-		if (!A->grap || s->c[A->grap - 1].pinned_by != a + 1)
-			return rej(y, REFD_EILLEGAL, "R001-56",
-			    "%s is pinning nobody", A->d.name);
-		return REFD_OK;
 	case C_GDMG:
 	case C_ESCAPE:
 	case C_PIN:
-		if (!A->grap)
-			return rej(y, REFD_EILLEGAL, "R001-56",
-			    "%s is not grappling", A->d.name);
-		if (A->pinned_by && c->t != C_ESCAPE)
-			return rej(y, REFD_EILLEGAL, "R001-56",
-			    "%s is pinned: it can only try to escape",
-			    A->d.name);
-		if (c->t == C_PIN && s->c[A->grap - 1].pinned_by)
-			return rej(y, REFD_EILLEGAL, "R001-56",
-			    "%s is already pinned", nm(s, A->grap - 1));
-		if (!can_std(s, A))
-			return rej(y, REFD_ERESOURCE, "R001-04",
-			    "%s has no standard action left this turn",
-			    A->d.name);
-		return REFD_OK;
+	case C_GMOVE:
+	case C_GWEAPON:
+	case C_BREAKPIN:
+		return man_grapple_check(s, a, c, y);
 	case C_AID:
 		if (!can_std(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-04",
@@ -1123,12 +1189,15 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_EILLEGAL, "R001-57",
 			    "overrun is only supported between 1-square "
 			    "creatures");
-		if (cdist(A, T) != 1)
+		if (cdist(A, T) != 1 && c->npath == 0 && !c->has_to)
 			return rej(y, REFD_ERANGE, "R001-57",
-			    "%s must be adjacent", T->d.name);
+			    "%s must be adjacent (or give the move's \"to\" "
+			    "or \"path\")", T->d.name);
 		if ((rc = size_gap_ok(s, a, t, "overrun", "R001-57", y)) !=
 		    REFD_OK)
 			return rc;
+		if (c->npath > 0 || c->has_to)
+			return man_overrun_path_ok(s, a, c, y);
 		dx = T->x - A->x;
 		dy = T->y - A->y;
 		bx = T->x + dx;
@@ -1178,8 +1247,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_EILLEGAL, "R001-77",
 			    "%s has no sheathed weapon", A->d.name);
 		if (A->grap)
-			return rej(y, REFD_EILLEGAL, "R001-56",
-			    "%s is grappling", A->d.name);
+			return man_grapple_check(s, a, c, y);
 		if (draw_free(s, A))
 			return REFD_OK;
 		if (!can_move(s, A))
@@ -1313,7 +1381,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 
 /* ---- events ---- */
 
-static int
+int
 ev_simple(refd_ctx *ctx, const char *type, const struct st *s, int who,
     int target)
 {
@@ -1335,7 +1403,7 @@ ev_simple(refd_ctx *ctx, const char *type, const struct st *s, int who,
  * to the seats that perceive it (and `also`), with a public "unseen"
  * notice, and its position committed (8.4).
  */
-static int
+int
 emit_at2(refd_ctx *ctx, const struct st *s, int who, int also,
     refd_mpw *w)
 {
@@ -1344,7 +1412,8 @@ emit_at2(refd_ctx *ctx, const struct st *s, int who, int also,
 	uint8_t pos[2];
 	char zone[40];
 
-	if (!c->d.invisible)
+	if (seat_sees(s, REFD_SEAT_PUBLIC, who) &&
+	    (also < 0 || seat_sees(s, REFD_SEAT_PUBLIC, also)))
 		return emitw(ctx, s, w);
 	if (w == NULL || refd_mpw_error(w)) {
 		refd_mpw_destroy(w);
@@ -1363,7 +1432,7 @@ emit_at2(refd_ctx *ctx, const struct st *s, int who, int also,
 	snprintf(zone, sizeof(zone), "position.%s", c->d.name);
 	if ((rc = enc_host->commit(ctx, zone, c->side, pos, 2)) != REFD_OK)
 		return rc;
-	if (also >= 0 && s->c[also].d.invisible) {
+	if (also >= 0 && !seat_sees(s, REFD_SEAT_PUBLIC, also)) {
 		const struct cr *o = &s->c[also];
 
 		pos[0] = (uint8_t)o->x;
@@ -1376,13 +1445,13 @@ emit_at2(refd_ctx *ctx, const struct st *s, int who, int also,
 	return ev_simple(ctx, "unseen", s, who, -1);
 }
 
-static int
+int
 emit_at(refd_ctx *ctx, const struct st *s, int who, refd_mpw *w)
 {
 	return emit_at2(ctx, s, who, -1, w);
 }
 
-static int
+int
 ev_check(refd_ctx *ctx, const char *type, const struct st *s, int a, int t,
     int ra, int ta, int rd, int td, int win)
 {
@@ -1493,6 +1562,7 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 			}
 			c->flat = 0;
 			c->fdef = c->tdef = c->charged = c->ran = 0;
+			cc_turn_start(s, s->order[n]);
 			if (c->casting && !mg_still_casting(s, s->order[n])) {
 				int sl = c->casting - 1, ct = c->cast_target;
 
@@ -1506,12 +1576,11 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 					continue;
 			}
 			c->aoo_used = 0;
+			mt_turn(s, s->order[n]);
 			c->ready_vs = -1;
 			if (c->turned_by && s->round > c->turned_until)
 				c->turned_by = 0;
-			if (c->grap && s->c[c->grap - 1].pinned_by ==
-			    s->order[n] + 1)
-				s->c[c->grap - 1].pinned_by = 0; /* 1 round */
+			man_pins_expire(s, s->order[n]);	/* 1 round */
 			if (c->temp > 0 && c->temp_rounds > 0 &&
 			    --c->temp_rounds == 0) {
 				c->temp = 0;	/* the pool expires (3.6) */
@@ -1580,13 +1649,16 @@ turn_end(refd_ctx *ctx, struct st *s)
 
 /* After an action: the disabled creature's strain (3.1), the end of the
  * match, a creature that can no longer act ends its turn. */
-static int
+int
 settle(refd_ctx *ctx, struct st *s)
 {
 	struct cr *A;
+	int rc;
 
 	if (s->pk != PK_NONE || s->over == 2)
 		return REFD_OK;
+	if ((rc = mt_falls(ctx, s)) != REFD_OK)
+		return rc;
 	A = &s->c[active(s)];
 	if (s->std_dis && s->k.kind == K_NONE) {
 		s->std_dis = 0;
@@ -1617,7 +1689,7 @@ in_order(const struct st *s, int c)
 }
 
 /* Queue who may attack m now, in initiative order; only: just that one. */
-static int
+int
 aoo_queue(struct st *s, int m, int only, int skip_mask)
 {
 	int i, c;
@@ -1775,6 +1847,16 @@ run_move(refd_ctx *ctx, struct st *s)
 		}
 		if (!able(A) || A->prone)
 			break;
+		if ((k->act == C_OVERRUN && k->mode == MV_MOVE) ||
+		    (k->mode == MV_CHARGE && k->ally > 0)) {
+			/* An overrun inside the move (5.14). */
+			int r = man_overrun_move(ctx, s, &rc);
+
+			if (r == 1)
+				return rc;
+			if (r == 2)
+				break;
+		}
 		k->pi++;
 		{
 			int i, od;
@@ -1794,9 +1876,11 @@ run_move(refd_ctx *ctx, struct st *s)
 		}
 		A->x = k->px[k->pi];
 		A->y = k->py[k->pi];
+		mt_follow(s, a);
 		k->checked = 0;
 		k->rdone = 0;
 		s->sq_moved++;
+		cc_moved(s, a);
 		if (real_free(s, a, A->x, A->y))
 			k->lastok = k->pi;
 		if (A->d.size <= -2) {
@@ -1816,6 +1900,7 @@ run_move(refd_ctx *ctx, struct st *s)
 	if (!real_free(s, a, A->x, A->y)) {
 		A->x = k->px[k->lastok];
 		A->y = k->py[k->lastok];
+		mt_follow(s, a);
 	}
 	arrived = k->pi == k->n - 1 && able(A) && !A->prone &&
 	    A->x == k->px[k->n - 1] && A->y == k->py[k->n - 1];
@@ -1834,6 +1919,8 @@ run_move(refd_ctx *ctx, struct st *s)
 	refd_mpw_end(w);
 	if ((rc = emit_at(ctx, s, a, w)) != REFD_OK)
 		return rc;
+	if (k->mode == MV_GRAP)
+		return man_drag(ctx, s, a);
 	if (k->mode == MV_CHARGE && arrived && !s->c[k->target].dead) {
 		/* The charge's one attack (5.3). */
 		k->kind = K_ACT;
@@ -1873,6 +1960,8 @@ resume(refd_ctx *ctx, struct st *s)
 	}
 	if (s->k.kind == K_MOVE)
 		return run_move(ctx, s);
+	if (s->k.kind == K_PUSH)
+		return man_push_run(ctx, s);
 	if (s->k.kind == K_ACT)
 		return finish_act(ctx, s);
 	return settle(ctx, s);
@@ -1934,64 +2023,13 @@ disarm_mod(const struct st *s, int a, int o)
 	return m;
 }
 
-static int
+int
 grapple_mod(const struct cr *c)
 {
 	return c->d.bab + mod(c->d.str) + 4 * c->d.size;
 }
 
-static int
-push(refd_ctx *ctx, struct st *s, int a, int t, int pushes, int follow)
-{
-	struct cr *A = &s->c[a], *T = &s->c[t];
-	int dx = (2 * T->x + space_n(T)) - (2 * A->x + space_n(A));
-	int dy = (2 * T->y + space_n(T)) - (2 * A->y + space_n(A));
-	int i, n = 0, ox, oy;
-	refd_mpw *w;
-
-	dx = dx > 0 ? 1 : (dx < 0 ? -1 : 0);
-	dy = dy > 0 ? 1 : (dy < 0 ? -1 : 0);
-	for (i = 0; i < pushes; i++) {
-		int np;
-
-		if (step_cost(s, t, T->x, T->y, T->x + dx, T->y + dy, 0, &np,
-		    1) < 0 || !real_free(s, t, T->x + dx, T->y + dy))
-			break;
-		ox = T->x;
-		oy = T->y;
-		T->x += dx;
-		T->y += dy;
-		n++;
-		if (follow && real_free(s, a, ox, oy)) {
-			A->x = ox;
-			A->y = oy;
-			s->sq_moved++;
-		}
-	}
-	if (follow) {
-		s->moved = 1;
-	}
-	w = refd_mpw_create();
-	refd_mpw_map(w);
-	refd_mpw_kstr(w, "type", "pushed");
-	refd_mpw_kstr(w, "who", T->d.name);
-	refd_mpw_kint(w, "squares", n);
-	refd_mpw_karray(w, "to");
-	refd_mpw_int(w, T->x);
-	refd_mpw_int(w, T->y);
-	refd_mpw_end(w);
-	refd_mpw_kbool(w, "followed", follow);
-	refd_mpw_karray(w, "attacker_at");
-	refd_mpw_int(w, A->x);
-	refd_mpw_int(w, A->y);
-	refd_mpw_end(w);
-	refd_mpw_end(w);
-	if (A->d.invisible && s->c[t].d.invisible)
-		return emit_at2(ctx, s, a, t, w);
-	return emit_at(ctx, s, A->d.invisible ? a : t, w);
-}
-
-static int
+int
 unarmed_damage(refd_ctx *ctx, struct st *s, int a, int t)
 {
 	struct weapon u;
@@ -2020,7 +2058,7 @@ unarmed_damage(refd_ctx *ctx, struct st *s, int a, int t)
 }
 
 /* Concentration (7.2): d20 + skill >= dc, else the spell is lost. */
-static int
+int
 concentrate(refd_ctx *ctx, struct st *s, int a, int dc, const char *why,
     int *ok)
 {
@@ -2437,24 +2475,35 @@ pass_through(refd_ctx *ctx, struct st *s, int a)
 }
 
 /* Overrun step 2-4 (5.14): avoided, or blocked with Str checks. */
-static int
+int
 overrun_block(refd_ctx *ctx, struct st *s, int avoid)
 {
 	struct cont *k = &s->k;
-	int a = k->who, t = k->target, rc, ra, rd, win, ma, md;
+	int a = k->who, t = man_ovr_defender(s), rc, ra, rd, win, ma, md;
 	struct cr *A = &s->c[a], *T = &s->c[t];
+	int inmove = k->kind == K_MOVE;	/* during a longer move */
+	int charging = inmove && k->mode == MV_CHARGE;
 
-	k->kind = K_NONE;
+	if (!inmove)
+		k->kind = K_NONE;
 	if (!able(A))
-		return settle(ctx, s);
+		return inmove ? run_move(ctx, s) : settle(ctx, s);
 	if (avoid) {
-		s->std = 0;	/* D001-41: an avoided overrun is no action */
+		if (!charging)
+			s->std = 0;	/* D001-41: an avoided overrun is no action */
 		if ((rc = ev_simple(ctx, "overrun_avoided", s, t, a)) !=
-		    REFD_OK || (rc = pass_through(ctx, s, a)) != REFD_OK)
+		    REFD_OK)
+			return rc;
+		if (inmove) {
+			k->margin = 3;	/* it goes on through */
+			return run_move(ctx, s);
+		}
+		if ((rc = pass_through(ctx, s, a)) != REFD_OK)
 			return rc;
 		return settle(ctx, s);
 	}
-	ma = mod(A->d.str) + 4 * A->d.size - mg_save_pen(A);
+	ma = mod(A->d.str) + 4 * A->d.size + (charging ? 2 : 0) -
+	    mg_save_pen(A);
 	md = (able(T) ? better_sd(T) : -5) + 4 * T->d.size + stability(T) -
 	    mg_save_pen(T);
 	if ((rc = opposed(ctx, ma, md, "overrun", &ra, &rd, &win)) != REFD_OK)
@@ -2464,6 +2513,10 @@ overrun_block(refd_ctx *ctx, struct st *s, int avoid)
 		return rc;
 	if (win) {
 		T->prone = 1;
+		if (inmove) {
+			k->margin = 3;
+			return run_move(ctx, s);
+		}
 		if ((rc = pass_through(ctx, s, a)) != REFD_OK)
 			return rc;
 		return settle(ctx, s);
@@ -2478,6 +2531,10 @@ overrun_block(refd_ctx *ctx, struct st *s, int avoid)
 		return rc;
 	if (win)
 		A->prone = 1;
+	if (inmove) {
+		k->margin = 4;	/* its movement ends before the defender */
+		return run_move(ctx, s);
+	}
 	return settle(ctx, s);
 }
 
@@ -2497,38 +2554,19 @@ finish_act(refd_ctx *ctx, struct st *s)
 	switch (act) {
 	case C_ATTACK:
 	case C_FULL:
+		w = (k->flags & A_OFF) && !A->d.w[0].dbl ? A->d.w[1] :
+		    A->d.w[0];
 		if (t < 0) {
-			int v;
-
-			if ((rc = roll(ctx, 20, "attack", &v)) != REFD_OK)
-				return rc;
-			if ((rc = ev_simple(ctx, "attack_square_empty", s, a,
-			    -1)) != REFD_OK)
+			if ((rc = cc_empty_attack(ctx, s, a, &w)) != REFD_OK)
 				return rc;
 			break;
 		}
-		w = (k->flags & A_OFF) && !A->d.w[0].dbl ? A->d.w[1] :
-		    A->d.w[0];
-		if (w.ranged && T->grap && T->grap - 1 != a) {
+		if (w.ranged && T->grap && !man_in_grapple(s, a, t)) {
 			/* An outsider's ranged attack strikes a random
 			 * participant of the grapple (5.13, D001-39). */
-			int p[2], v;
-			refd_mpw *ev;
-
-			p[0] = t < T->grap - 1 ? t : T->grap - 1;
-			p[1] = t < T->grap - 1 ? T->grap - 1 : t;
-			if ((rc = roll(ctx, 2, "grappler", &v)) != REFD_OK)
+			if ((rc = man_grapple_pick(ctx, s, a, &t)) != REFD_OK)
 				return rc;
-			t = p[v - 1];
 			T = &s->c[t];
-			ev = refd_mpw_create();
-			refd_mpw_map(ev);
-			refd_mpw_kstr(ev, "type", "grapple_target");
-			refd_mpw_kint(ev, "roll", v);
-			refd_mpw_kstr(ev, "target", T->d.name);
-			refd_mpw_end(ev);
-			if ((rc = emitw(ctx, s, ev)) != REFD_OK)
-				return rc;
 		}
 		{
 			int up = T->hp >= 0 && !T->dead;
@@ -2594,6 +2632,7 @@ finish_act(refd_ctx *ctx, struct st *s)
 
 			A->x = k->px[1];
 			A->y = k->py[1];
+			cc_moved(s, a);
 			refd_mpw_map(ev);
 			refd_mpw_kstr(ev, "type", "crawl");
 			refd_mpw_kstr(ev, "who", A->d.name);
@@ -2622,8 +2661,8 @@ finish_act(refd_ctx *ctx, struct st *s)
 		if (!r.hit)
 			break;
 		ma = mod(A->d.str) + 4 * A->d.size - mg_save_pen(A);
-		md = better_sd(T) + 4 * T->d.size + stability(T) -
-		    mg_save_pen(T);
+		md = mt_trip_md(s, t, better_sd(T) + 4 * T->d.size +
+		    stability(T) - mg_save_pen(T));
 		if ((rc = opposed(ctx, ma, md, "trip", &ra, &rd, &win)) !=
 		    REFD_OK)
 			return rc;
@@ -2662,11 +2701,8 @@ finish_act(refd_ctx *ctx, struct st *s)
 			else
 				k->allow = speed_of(A) - s->sq_moved;
 		}
-		if (k->allow < 1) {
-			if ((rc = push(ctx, s, a, t, 1, 0)) != REFD_OK)
-				return rc;
-			break;
-		}
+		if (k->allow < 1)
+			return man_push_start(ctx, s, a, t, 1, 0);
 		s->pk = PK_FOLLOW;
 		s->q[0] = a;
 		s->nq = 1;
@@ -2765,10 +2801,10 @@ finish_act(refd_ctx *ctx, struct st *s)
 			break;
 		}
 		unarmed_weapon(&w, A->d.size);
-		if ((rc = attack(ctx, s, a, t, &w, A_TOUCH | A_NODMG, k->pen,
-		    0, &r)) != REFD_OK)
+		if (!(k->flags & 1) && (rc = attack(ctx, s, a, t, &w, A_TOUCH |
+		    A_NODMG, k->pen, 0, &r)) != REFD_OK)
 			return rc;
-		if (!r.hit)
+		if (!(k->flags & 1) && !r.hit)
 			break;
 		if (T->d.size - A->d.size >= 2) {
 			if ((rc = ev_simple(ctx, "grapple_fails", s, a, t)) !=
@@ -2783,14 +2819,16 @@ finish_act(refd_ctx *ctx, struct st *s)
 		    rd + md, win)) != REFD_OK)
 			return rc;
 		if (win) {
-			A->grap = t + 1;
-			T->grap = a + 1;
+			man_grapple_join(s, a, t);
 			if ((rc = unarmed_damage(ctx, s, a, t)) != REFD_OK ||
 			    (rc = mg_contact(ctx, s, a, t)) != REFD_OK)
 				return rc;
+			return man_enter_start(ctx, s, a, t);
 		}
 		break;
 	}
+	case ACT_GRAP_IN:
+		return man_enter(ctx, s);
 	case C_CDG: {
 		w = A->d.w[0].ranged ? w : A->d.w[0];
 		if ((rc = attack(ctx, s, a, t, &w, A_CDG, 0, 0, &r)) !=
@@ -2842,7 +2880,7 @@ finish_act(refd_ctx *ctx, struct st *s)
 
 /* ---- actions ---- */
 
-static void
+void
 use_std(struct st *s, const struct cr *A)
 {
 	s->std = 1;
@@ -2871,7 +2909,7 @@ maneuver_budget(struct st *s, const struct cr *A, const struct cmd *c)
 	return pen;
 }
 
-static int
+int
 start_move(refd_ctx *ctx, struct st *s, int a, struct cmd *c, int mode,
     int allow)
 {
@@ -2884,6 +2922,7 @@ start_move(refd_ctx *ctx, struct st *s, int a, struct cmd *c, int mode,
 	k->who = a;
 	k->target = c->target;
 	k->act = c->kind;
+	k->ally = c->ovr + 1;	/* a charge's overrun defender + 1 */
 	k->n = c->npath;
 	k->allow = allow;
 	for (i = 0; i < c->npath; i++) {
@@ -2940,6 +2979,9 @@ cast_continue(refd_ctx *ctx, struct st *s, int a, int t, int si,
 	if (ok && defensive && (rc = concentrate(ctx, s, a,
 	    15 + sp->level, "defensive casting", &ok)) != REFD_OK)
 		return rc;
+	if (ok && s->m_castdc && A->mounted && (rc = concentrate(ctx, s, a,
+	    s->m_castdc + sp->level, "mounted", &ok)) != REFD_OK)
+		return rc;
 	if (ok && (A->cond & COND_ENTANGLED) && !A->no62 &&
 	    mg_concentrates(sp) && (rc = concentrate(ctx, s, a,
 	    15 + sp->level, "entangled", &ok)) != REFD_OK)
@@ -2965,13 +3007,12 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		case PK_AOO: {
 			struct weapon w;
 			struct atk r;
-			int m = s->k.who;
+			int m = man_aoo_victim(s);
 
 			if (c->take) {
 				melee_weapon(&s->c[who], &w);
 				s->c[who].aoo_used++;
-				if (s->k.kind == K_MOVE)
-					s->aoo_taken |= 1 << who;
+				man_aoo_taken(s, who);
 				if (s->k.kind == K_ACT && s->k.act == C_BULL &&
 				    who != s->k.target && s->k.target >= 0) {
 					/* 25 % redirection while the two share
@@ -2999,10 +3040,13 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 					if (d100 > 25)
 						s->k.hurt += r.dmg;
 				} else {
-					if ((rc = attack(ctx, s, who, m, &w, A_AOO,
+					int at = c->target >= 0 ? c->target : m;
+
+					if ((rc = attack(ctx, s, who, at, &w, A_AOO,
 					    0, 0, &r)) != REFD_OK)
 						return rc;
-					s->k.hurt += r.dmg;
+					if (at == m)	/* not its mount (5.15) */
+						s->k.hurt += r.dmg;
 				}
 			}
 			s->qi++;
@@ -3024,8 +3068,9 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 				if (s->k.act == C_TRIP) {
 					ma = mod(W->d.str) + 4 * W->d.size -
 					    mg_save_pen(W);
-					md = better_sd(X) + 4 * X->d.size +
-					    stability(X) - mg_save_pen(X);
+					md = mt_trip_md(s, x, better_sd(X) +
+					    4 * X->d.size + stability(X) -
+					    mg_save_pen(X));
 				} else {
 					ma = disarm_mod(s, who, x);
 					md = disarm_mod(s, x, who);
@@ -3054,10 +3099,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 				if (pushes > s->k.allow)
 					pushes = s->k.allow;
 			}
-			if ((rc = push(ctx, s, who, s->k.target, pushes,
-			    c->take)) != REFD_OK)
-				return rc;
-			return settle(ctx, s);
+			return man_push_start(ctx, s, who, s->k.target, pushes,
+			    c->take);
 		}
 		case PK_AVOID:
 			s->pk = PK_NONE;
@@ -3196,6 +3239,13 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			break;	/* the cast below spends no more */
 		}
 	}
+	{
+		int done;	/* mounted combat (5.15) */
+
+		rc = mt_exec(ctx, s, c, &done);
+		if (done)
+			return rc;
+	}
 	switch (c->t) {
 	case C_END:
 		if ((rc = ev_simple(ctx, "end_turn", s, a, -1)) != REFD_OK)
@@ -3218,6 +3268,10 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			return rc;
 		return settle(ctx, s);
 	case C_MOVE:
+		if (A->mounted) {
+			s->m_mv++;	/* the mount's move action (5.15) */
+			return start_move(ctx, s, a, c, MV_MOVE, 0);
+		}
 		if (s->fa) {
 			s->fa = 0;
 			s->full = 0;
@@ -3230,12 +3284,18 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		s->moveact = 1;
 		return start_move(ctx, s, a, c, MV_MOVE, 0);
 	case C_WITHDRAW:
-		if (can_full(s, A))
+		if (A->mounted)
+			s->m_mv = 2;	/* the mount's whole turn (5.15) */
+		else if (can_full(s, A))
 			s->full = 1;
 		else
 			use_std(s, A);
 		return start_move(ctx, s, a, c, MV_WITHDRAW, 0);
 	case C_RUN:
+		if (A->mounted) {
+			mt_run(s, a);	/* the mount runs (5.15) */
+			return start_move(ctx, s, a, c, MV_RUN, 0);
+		}
 		s->full = 1;
 		A->run_rounds = A->run_last == s->round - 1 ?
 		    A->run_rounds + 1 : 1;
@@ -3269,12 +3329,17 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		A->ran = 1;
 		return start_move(ctx, s, a, c, MV_RUN, 0);
 	case C_CHARGE:
-		if (can_full(s, A))
+		if (A->mounted) {
+			use_std(s, A);	/* the rider's attack (5.15) */
+			mt_charge(s, a);
+		} else if (can_full(s, A))
 			s->full = 1;
 		else
 			use_std(s, A);
 		A->charged = 1;
 		s->attacks++;
+		if (c->ovr >= 0)
+			s->overrun = 1;	/* an overrun on the way (5.14) */
 		return start_move(ctx, s, a, c, MV_CHARGE,
 		    (s->full ? 2 : 1) * speed_of(A));
 	case C_STEP:
@@ -3286,6 +3351,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		}
 		A->x = c->x;
 		A->y = c->y;
+		mt_follow(s, a);
+		cc_moved(s, a);
 		{
 			refd_mpw *w = refd_mpw_create();
 
@@ -3322,6 +3389,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			int o = occupant(s, c->sqx, c->sqy, a);
 
 			t = o >= 0 && !s->c[o].dead ? o : -1;
+			s->atk_sqx = c->sqx;
+			s->atk_sqy = c->sqy;
 		}
 
 		twf(A, &pp, &po);
@@ -3342,6 +3411,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			}
 		}
 		s->attacks++;
+		mt_attacked(s, a, c->t == C_FULL, w);
 		if (c->defensive)
 			A->fdef = 1;
 		if (w->ranged)
@@ -3357,26 +3427,11 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		else if (w->unarmed && !(A->d.feats & F_IUS) && t >= 0 &&
 		    armed(&s->c[t]))
 			prov = 2;
+		if (c->has_sq)
+			flags |= A_SQUARE;
 		if (t < 0 && !w->ranged) {
 			/* Nobody there: the blow meets air. */
-			int v;
-			refd_mpw *ev = refd_mpw_create();
-
-			if ((rc = roll(ctx, 20, "attack", &v)) != REFD_OK) {
-				refd_mpw_destroy(ev);
-				return rc;
-			}
-			refd_mpw_map(ev);
-			refd_mpw_kstr(ev, "type", "attack");
-			refd_mpw_kstr(ev, "attacker", A->d.name);
-			refd_mpw_karray(ev, "square");
-			refd_mpw_int(ev, c->sqx);
-			refd_mpw_int(ev, c->sqy);
-			refd_mpw_end(ev);
-			refd_mpw_kint(ev, "roll", v);
-			refd_mpw_kbool(ev, "hit", 0);
-			refd_mpw_end(ev);
-			if ((rc = emitw(ctx, s, ev)) != REFD_OK)
+			if ((rc = cc_empty_attack(ctx, s, a, w)) != REFD_OK)
 				return rc;
 			return settle(ctx, s);
 		}
@@ -3407,12 +3462,32 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		return begin_act(ctx, s, C_SUNDER, a, t, c->item,
 		    maneuver_budget(s, A, c), (A->d.feats & F_ISUN) ? 0 : 2);
 	case C_GRAPPLE:
-		return begin_act(ctx, s, C_GRAPPLE, a, t, 0, maneuver_budget(s,
-		    A, c), (A->d.feats & F_IUS) ? 0 : 2);
+		/* Joining a grapple: no AoO, the grab is automatic (5.13). */
+		return begin_act(ctx, s, C_GRAPPLE, a, t, s->c[t].grap != 0,
+		    maneuver_budget(s, A, c), (A->d.feats & F_IUS) ||
+		    s->c[t].grap ? 0 : 2);
 	case C_CDG:
 		s->full = 1;
+		if (c->has_sq) {
+			if ((rc = cc_cdg_square(ctx, s, a, c, &t)) != REFD_OK)
+				return rc;
+			if (t < 0)
+				return settle(ctx, s);
+		}
 		s->attacks++;
 		return begin_act(ctx, s, C_CDG, a, t, 0, 0, 1);
+	case C_HIDE:
+	case C_SPOT:
+		if (s->fa) {	/* the rest of a full attack (2.9) */
+			s->fa = 0;
+			s->full = 0;
+			s->std = s->mv = s->fa_conv = 1;
+		} else {
+			s->mv++;
+		}
+		if ((rc = cc_exec(ctx, s, a, c)) != REFD_OK)
+			return rc;
+		return settle(ctx, s);
 	case C_USE_ITEM:
 	case C_USE_ABIL:
 	case C_CAST: {
@@ -3421,6 +3496,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		int ok = 1, tm = mg_time(A, sp, c->meta);
 
 		A->d.uses[c->si]--;
+		mt_cast(s, a, c);
 		if (tm == 2) {
 			s->qcast |= mg_counts(sp);
 		} else {
@@ -3461,6 +3537,17 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		return cast_continue(ctx, s, a, t, c->si, c->defensive);
 	}
 	case C_OVERRUN:
+		if (c->npath > 0) {
+			/* Overrun inside a move: the move action's path
+			 * passes through the defender (5.14). */
+			s->overrun = 1;
+			s->mv++;
+			s->moveact = 1;
+			use_std(s, A);
+			s->attacks++;
+			c->kind = C_OVERRUN;
+			return start_move(ctx, s, a, c, MV_MOVE, 0);
+		}
 		s->overrun = 1;
 		s->mv++;
 		s->moved = 1;
@@ -3495,6 +3582,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 	case C_SHEATHE: {
 		int i;
 
+		if (c->t == C_DRAW && A->grap)
+			return man_grapple_exec(ctx, s, a, c);
 		if (c->t == C_DRAW && draw_free(s, A)) {
 			s->freedraw = 1;
 		} else if (s->fa) {
@@ -3619,42 +3708,14 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 	case C_STAB:
 		use_std(s, A);
 		return begin_act(ctx, s, C_STAB, a, t, 0, 0, 1);
-	case C_RELEASE: {
-		int o = A->grap - 1;
-
-		s->c[o].pinned_by = 0;
-		s->c[o].grap = 0;
-		A->grap = 0;
-		if ((rc = ev_simple(ctx, "release", s, a, o)) != REFD_OK)
-			return rc;
-		return settle(ctx, s);
-	}
+	case C_RELEASE:
 	case C_GDMG:
 	case C_ESCAPE:
-	case C_PIN: {
-		int o = A->grap - 1, ra, rd, win;
-		int ma = grapple_mod(A), md = grapple_mod(&s->c[o]);
-
-		use_std(s, A);
-		if ((rc = opposed(ctx, ma, md, "grapple", &ra, &rd, &win)) !=
-		    REFD_OK)
-			return rc;
-		if ((rc = ev_check(ctx, cmd_name[c->t], s, a, o, ra, ra + ma,
-		    rd, rd + md, win)) != REFD_OK)
-			return rc;
-		if (win && c->t == C_ESCAPE && A->pinned_by) {
-			A->pinned_by = 0;	/* the pin ends; still grappled */
-		} else if (win && c->t == C_ESCAPE) {
-			A->grap = 0;
-			s->c[o].grap = 0;
-		} else if (win && c->t == C_PIN) {
-			s->c[o].pinned_by = a + 1;
-		} else if (win && (rc = unarmed_damage(ctx, s, a, o)) !=
-		    REFD_OK) {
-			return rc;
-		}
-		return settle(ctx, s);
-	}
+	case C_PIN:
+	case C_GMOVE:
+	case C_GWEAPON:
+	case C_BREAKPIN:
+		return man_grapple_exec(ctx, s, a, c);
 	case C_FEINT: {
 		struct cr *T = &s->c[t];
 		int ma = A->d.bluff - mg_save_pen(A), ra, rd;
@@ -3775,6 +3836,10 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 		refd_mpw_kbool(w, "full", 1);
 	if (c->start)
 		refd_mpw_kbool(w, "start", 1);
+	if (c->fast)
+		refd_mpw_kbool(w, "fast", 1);
+	if (c->mm)
+		refd_mpw_kbool(w, "mount_moves", 1);
 	if (c->t == C_READY && c->trig)
 		refd_mpw_kstr(w, "trigger", "casts");
 	if (c->t == C_AOO || c->t == C_COUNTER || c->t == C_FOLLOW ||
@@ -3789,6 +3854,8 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 		refd_mpw_kstr(w, "spell", c->spell);
 	if (c->t == C_SUNDER && c->item == 2)
 		refd_mpw_kstr(w, "item", "shield");
+	if (c->ovr >= 0)
+		refd_mpw_kstr(w, "overrun", nm(s, c->ovr));
 	mg_put(w, c);
 	refd_mpw_end(w);
 	refd_mpw_kstr(w, "label", label);
@@ -3800,7 +3867,7 @@ blank(struct cmd *c, int t)
 {
 	memset(c, 0, sizeof(*c));
 	c->t = t;
-	c->target = c->ally = -1;
+	c->target = c->ally = c->ovr = -1;
 	c->kind = C_ATTACK;
 	c->mode = 1;
 }
@@ -3822,7 +3889,7 @@ static void
 list_moves(const struct st *s, int seat, refd_mpw *w, int t)
 {
 	int16_t dist[MAXM][MAXM][2], prev[MAXM][MAXM][2];
-	int a = active(s), x, y;
+	int a = active(s), x, y, cost;
 	const struct cr *A = &s->c[a];
 	struct cmd c, cc;
 	struct why why;
@@ -3840,6 +3907,13 @@ list_moves(const struct st *s, int seat, refd_mpw *w, int t)
 			c.x = x;
 			c.y = y;
 			cc = c;
+			/* Check the cheapest path of the map just made: the
+			 * same verdict as "to" alone, without a search per
+			 * square. */
+			cc.npath = reach_path(s, a, dist, prev, x, y, cc.px,
+			    cc.py, &cost);
+			if (cc.npath < 2)
+				continue;
 			if (cmd_check(s, seat, &cc, &why) != REFD_OK) {
 				if (why.code == REFD_ENOPATH)
 					continue;
@@ -3876,8 +3950,17 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			c.take = 1;
 			snprintf(label, sizeof(label),
 			    "%s makes an attack of opportunity on %s",
-			    nm(s, s->q[s->qi]), nm(s, s->k.who));
+			    nm(s, s->q[s->qi]), nm(s, man_aoo_victim(s)));
 			put_cmd(s, w, &c, label);
+			if (s->c[s->k.who].mounted) {
+				c.target = s->c[s->k.who].mounted - 1;
+				snprintf(label, sizeof(label), "%s makes an attack "
+				    "of opportunity on %s's mount %s",
+				    nm(s, s->q[s->qi]), nm(s, s->k.who),
+				    nm(s, c.target));
+				put_cmd(s, w, &c, label);
+				c.target = -1;
+			}
 			c.take = 0;
 			put_cmd(s, w, &c, "Decline the attack of opportunity");
 			break;
@@ -3963,6 +4046,59 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			try_cmd(s, seat, w, &c, lab[i]);
 		}
 	}
+	if (A->grap) {
+		/* Grapple options against a named participant (5.13). */
+		static const int gopt[] = { C_GDMG, C_PIN, C_GWEAPON,
+			C_BREAKPIN, C_DRAW };
+		static const char *const glab[] = { "Damage", "Pin",
+			"Attack with its own weapon", "Free from the pin",
+			"Draw a light weapon against" };
+
+		for (t = 0; t < s->nc; t++)
+			for (i = 0; i < 5; i++) {
+				blank(&c, gopt[i]);
+				c.target = t;
+				snprintf(label, sizeof(label), "%s %s", glab[i],
+				    nm(s, t));
+				try_cmd(s, seat, w, &c, label);
+			}
+		for (y = 0; y < s->h; y++)
+			for (x = 0; x < s->w; x++) {
+				if (g_dist(x - A->x, y - A->y) >
+				    speed_of(A) / 2)
+					continue;
+				blank(&c, C_GMOVE);
+				c.has_to = 1;
+				c.x = x;
+				c.y = y;
+				snprintf(label, sizeof(label),
+				    "Move the grapple to (%d,%d)", x, y);
+				try_cmd(s, seat, w, &c, label);
+			}
+	}
+	for (i = 0; i < 6; i++) {
+		/* Mounted combat (5.15). */
+		static const int mc[] = { C_KNEES, C_CONTROL, C_DISMOUNT,
+			C_DISMOUNT };
+		static const char *const ml[] = { "Guide the mount with the "
+			"knees (Ride DC 5)", "Control the frightened mount (Ride "
+			"DC 20)", "Dismount", "Quick dismount (Ride DC 20)" };
+
+		if (i < 4) {
+			blank(&c, mc[i]);
+			c.fast = i == 3;
+			try_cmd(s, seat, w, &c, ml[i]);
+			continue;
+		}
+		for (t = 0; t < s->nc; t++) {
+			blank(&c, C_MOUNT);
+			c.target = t;
+			c.fast = i == 5;
+			snprintf(label, sizeof(label), "%s %s", c.fast ?
+			    "Quick mount (Ride DC 20)" : "Mount", nm(s, t));
+			try_cmd(s, seat, w, &c, label);
+		}
+	}
 	for (i = 0; i < 2; i++)
 		if (A->d.potions[i] > 0) {
 			blank(&c, C_DRINK);
@@ -4019,7 +4155,16 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 				snprintf(label, sizeof(label),
 				    "Attack the square (%d,%d)", x, y);
 				try_cmd(s, seat, w, &c, label);
+				c.t = C_CDG;
+				snprintf(label, sizeof(label),
+				    "Coup de grace on the square (%d,%d) (find, "
+				    "then strike)", x, y);
+				try_cmd(s, seat, w, &c, label);
 			}
+	blank(&c, C_HIDE);
+	try_cmd(s, seat, w, &c, "Hide (move action)");
+	blank(&c, C_SPOT);
+	try_cmd(s, seat, w, &c, "Spot (move action)");
 	for (y = 0; y < s->h; y++)
 		for (x = 0; x < s->w; x++) {
 			if (g_dist(x - A->x, y - A->y) > 4 * speed_of(A))
@@ -4096,6 +4241,21 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			struct cmd cc;
 			struct why yy;
 
+			/* Overrunning a foe in the charge line (5.14). */
+			for (x = 0; x < s->nc; x++) {
+				if (x == t || x == a || s->c[x].dead ||
+				    s->c[x].side == A->side ||
+				    cdist(A, &s->c[x]) >= cdist(A, &s->c[t]))
+					continue;
+				blank(&c, C_CHARGE);
+				c.target = t;
+				c.kind = i ? C_BULL : C_ATTACK;
+				c.ovr = x;
+				snprintf(label, sizeof(label),
+				    "Charge %s%s, overrunning %s", nm(s, t),
+				    i ? " (bull rush)" : "", nm(s, x));
+				try_cmd(s, seat, w, &c, label);
+			}
 			blank(&c, C_CHARGE);
 			c.target = t;
 			c.kind = i ? C_BULL : C_ATTACK;
@@ -4115,6 +4275,28 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 						try_cmd(s, seat, w, &c, label);
 				}
 		}
+		/* Overruns inside a straight move through t (5.14). */
+		for (y = 0; y < s->h && !s->overrun; y++)
+			for (x = 0; x < s->w; x++) {
+				int px[MAXPATH], py[MAXPATH];
+
+				if (g_dist(x - A->x, y - A->y) > speed_of(A) ||
+				    man_ovr_line(s, a, t, x, y, px, py) == 0)
+					continue;
+				blank(&c, C_OVERRUN);
+				c.target = t;
+				c.has_to = 1;
+				c.x = x;
+				c.y = y;
+				snprintf(label, sizeof(label),
+				    "Overrun %s moving on to (%d,%d)", nm(s, t),
+				    x, y);
+				try_cmd(s, seat, w, &c, label);
+			}
+		blank(&c, C_MATTACK);
+		c.target = t;
+		snprintf(label, sizeof(label), "The mount attacks %s", nm(s, t));
+		try_cmd(s, seat, w, &c, label);
 		blank(&c, C_THROW);
 		c.target = t;
 		snprintf(label, sizeof(label), "Throw the %s at %s",
@@ -4139,6 +4321,11 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			snprintf(label, sizeof(label),
 			    "Start casting %s on %s", A->d.sp[i].name,
 			    nm(s, t));
+			try_cmd(s, seat, w, &c, label);
+			c.start = 0;
+			c.mm = 1;
+			snprintf(label, sizeof(label), "Cast %s on %s between "
+			    "the mount's moves", A->d.sp[i].name, nm(s, t));
 			try_cmd(s, seat, w, &c, label);
 		}
 		for (al = 0; al < s->nc; al++) {

@@ -146,6 +146,8 @@ parse_weapon(refd_mpv v, const char *name, struct weapon *w, char *err,
 			bad = get_int(x, 0, 50, &w->hardness);
 		} else if (strcmp(k, "hp") == 0) {
 			bad = get_int(x, 1, 200, &w->ihp);
+		} else if (strcmp(k, "lance") == 0) {
+			bad = get_bool(x, &w->lance);
 		} else if (strcmp(k, "two_headed") == 0) {
 			bad = get_bool(x, &w->dbl);
 		} else if (strcmp(k, "splash") == 0) {
@@ -283,6 +285,10 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 		{ "shield_hp", offsetof(struct cdef, shield_hp), 0, 200 },
 		{ "concentration", offsetof(struct cdef, concentration), -10,
 		    50 },
+		{ "ride", offsetof(struct cdef, ride), -20, 50 },
+		{ "hide", offsetof(struct cdef, hide), -20, 60 },
+		{ "spot", offsetof(struct cdef, spot), -20, 60 },
+		{ "escape_artist", offsetof(struct cdef, escape), -20, 60 },
 	};
 	static const struct {
 		const char *key;
@@ -299,6 +305,8 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 		{ "undead", offsetof(struct cdef, undead) },
 		{ "heavy_load", offsetof(struct cdef, heavy_load) },
 		{ "see_invisible", offsetof(struct cdef, see_invis) },
+		{ "military_saddle", offsetof(struct cdef, saddle) },
+		{ "darkvision", offsetof(struct cdef, darkvision) },
 	};
 	size_t i;
 	int j;
@@ -335,6 +343,16 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 			}
 		return fail(err, elen, file, item, k,
 		    "expected tiny, small, medium, large or huge");
+	}
+	if (strcmp(k, "mount") == 0) {	/* 5.15 */
+		if (refd_mpv_streq(x, "trained"))
+			d->mount = 1;
+		else if (refd_mpv_streq(x, "untrained"))
+			d->mount = 2;
+		else
+			return fail(err, elen, file, item, k,
+			    "expected trained or untrained");
+		return 0;
 	}
 	if (strcmp(k, "armor_type") == 0) {
 		for (j = 0; j < 4; j++)
@@ -479,7 +497,8 @@ parse_map(refd_mpv v, const char *name, struct mapdef *m, char *err,
 	size_t i;
 	const char *F = "maps.json";
 	static const char *const known[] = { "w", "h", "walls", "difficult",
-		"obstacles", "fog", "edges", "doc", "arrow_slits" };
+		"obstacles", "fog", "edges", "doc", "arrow_slits", "darkness",
+		"opaque" };
 
 	memset(m, 0, sizeof(*m));
 	snprintf(m->name, sizeof(m->name), "%s", name);
@@ -507,12 +526,17 @@ parse_map(refd_mpv v, const char *name, struct mapdef *m, char *err,
 	    "obstacles", err, elen) != 0 ||
 	    sqlist(refd_mpv_get(v, "fog"), m, 0, name, "fog", err, elen) != 0 ||
 	    sqlist(refd_mpv_get(v, "arrow_slits"), m, SQ_IMPROVED, name,
-	    "arrow_slits", err, elen) != 0)
+	    "arrow_slits", err, elen) != 0 ||
+	    sqlist(refd_mpv_get(v, "darkness"), m, SQ_DARK, name,
+	    "darkness", err, elen) != 0 ||
+	    sqlist(refd_mpv_get(v, "opaque"), m, SQ_OPAQUE, name,
+	    "opaque", err, elen) != 0)
 		return -1;
 	e = refd_mpv_get(v, "edges");
 	if (refd_mpv_ok(e) && refd_mpv_type(e) != REFD_MP_ARRAY)
 		return fail(err, elen, F, name, "edges",
-		    "expected an array of [x, y, \"h\"|\"v\", \"wall\"|\"low\"]");
+		    "expected an array of [x, y, \"h\"|\"v\", "
+		    "\"wall\"|\"low\"|\"opaque\"]");
 	for (i = 0; i < refd_mpv_len(e); i++) {
 		refd_mpv it = refd_mpv_at(e, i);
 		int32_t x, y;
@@ -526,9 +550,12 @@ parse_map(refd_mpv v, const char *name, struct mapdef *m, char *err,
 			fl = E_WALL;
 		else if (refd_mpv_streq(refd_mpv_at(it, 3), "low"))
 			fl = E_LOW;
+		else if (refd_mpv_streq(refd_mpv_at(it, 3), "opaque"))
+			fl = E_OPAQUE;
 		else
 			return fail(err, elen, F, name, "edges",
-			    "the kind must be \"wall\" or \"low\"");
+			    "the kind must be \"wall\", \"low\" or "
+			    "\"opaque\"");
 		if (refd_mpv_streq(refd_mpv_at(it, 2), "h"))
 			m->eh[y][x] |= fl;
 		else if (refd_mpv_streq(refd_mpv_at(it, 2), "v"))

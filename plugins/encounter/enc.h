@@ -65,12 +65,15 @@ enum {
 	SQ_WALL = 1,		/* blocks movement and line of effect */
 	SQ_DIFF = 2,		/* difficult terrain */
 	SQ_OBST = 4,		/* low obstacle: doubles cost, gives cover */
-	SQ_IMPROVED = 8		/* improved cover (arrow slit): +8 AC */
+	SQ_IMPROVED = 8,	/* improved cover (arrow slit): +8 AC */
+	SQ_DARK = 16,		/* darkness: total concealment (5.2) */
+	SQ_OPAQUE = 32		/* opaque fog: blocks sight (5.0, 5.2) */
 };
 /* Edge flags. */
 enum {
 	E_WALL = 1,
-	E_LOW = 2
+	E_LOW = 2,
+	E_OPAQUE = 4		/* blocks sight, not effect (5.0) */
 };
 
 /* Damage types. */
@@ -92,6 +95,7 @@ struct weapon {
 	int32_t nostr, plus;	/* spells: no Strength, flat damage */
 	int32_t splash;		/* splash weapon: splash damage */
 	int32_t dbl;		/* two-headed weapon */
+	int32_t lance;		/* double damage on a mounted charge (5.15) */
 };
 
 #define MAXSP 4		/* spells a creature knows */
@@ -139,6 +143,12 @@ struct cdef {
 	int32_t uses[MAXSP];	/* casts left; 0: the slot is empty */
 	struct spell potion[2];	/* potions carried (7.3) */
 	int32_t potions[2];
+	int32_t mount;		/* 5.15: 0 none, 1 combat-trained, 2 frightened */
+	int32_t ride;		/* Ride check modifier */
+	int32_t saddle;		/* a mount with a military saddle */
+	int32_t darkvision;	/* sees in darkness (5.2) */
+	int32_t hide, spot;	/* skill modifiers (5.2) */
+	int32_t escape;		/* Escape Artist modifier (4.4) */
 	/* magic.c */
 	int32_t level;		/* character level (3.5, 3.7); 0: by hd */
 	int32_t lacks;		/* MG_M, MG_F, MG_DF it does not carry */
@@ -171,6 +181,17 @@ struct cr {
 	int32_t casting, cast_target;	/* a 1-round spell: slot + 1 */
 	int32_t pend_act, pend_round;	/* a started full-round action */
 	int32_t shp;		/* the shield's hit points */
+	int32_t gwith;		/* the other grapple participants (bits) */
+	int32_t mounted;	/* rides this mount + 1, 0: on foot (5.15) */
+	int32_t ride_sp, ride_n;	/* the mount's speed and space side */
+	int32_t kept;		/* knocked out, it stayed in the saddle */
+	/* conceal.c: Hide and Spot (5.2), coup de grace in the dark (5.12),
+	 * squeezing (4.4). */
+	int32_t hiding, hide_total;	/* a Hide check stands */
+	int32_t spotted;	/* creatures that located it (bits) */
+	int32_t hmoved;		/* it moved during its latest turn */
+	int32_t cdg_x, cdg_y, cdg_round;	/* found a square, round + 1 */
+	int32_t squeeze;	/* squeezing: 1 half width, 2 narrower */
 	/* magic.c: timed conditions, pools, charges, turning, recovery */
 	int32_t cend[NCOND];	/* MG_END code, 0: no end */
 	int32_t fear_src;	/* panicked: the source + 1 */
@@ -228,6 +249,18 @@ struct st {
 	int32_t aoo_taken;	/* threateners that took the movement AoO */
 	struct cont k;
 	int32_t shown[MAXC];	/* the state last announced (state_idx) */
+	/* The active rider's mount this turn (5.15). */
+	int32_t m_mv;		/* the mount's move actions (2: whole turn) */
+	int32_t m_run;		/* 1 it ran, 2 it charged */
+	int32_t m_fam;		/* the rider began a melee full attack */
+	int32_t m_shot;		/* the rider made a ranged attack */
+	int32_t m_cast;		/* 1 cast after it moved, 2 mid-move, 3 before */
+	int32_t m_castdc;	/* Concentration DC base of the cast, 0 none */
+	int32_t knees;		/* guided with the knees: 1 done, 2 failed */
+	int32_t ctl;		/* frightened mount: 1 controlled, 2 failed */
+	int32_t m_att;		/* the mount made its attack */
+	int32_t dark_map;	/* the map has darkness or opaque fog */
+	int32_t atk_sqx, atk_sqy;	/* the square of an attack on one */
 	/* magic.c */
 	int32_t no62;		/* setup: condition_defaults false */
 	int32_t hours;		/* hours passed after the fight (3.4) */

@@ -7,11 +7,14 @@
  * geom.c.  See refd-encounter(7).
  */
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "conceal.h"
 #include "content.h"
 #include "geom.h"
+#include "mount.h"
 #include "magic.h"
 #include "move.h"
 #include "rules.h"
@@ -72,7 +75,8 @@ static const struct {
 	    { "defensive", "bool" } },
 	    "the next attack of a full attack (the first commits the turn)" },
 	{ { { "target", "creature name" }, { "to", "[x, y], optional" },
-	    { "kind", "attack | bull_rush" } },
+	    { "kind", "attack | bull_rush" },
+	    { "overrun", "creature name: a foe in the line, overrun" } },
 	    "charge: straight line, one attack at +2, -2 AC" },
 	{ { { "to", "[x, y]" } }, "run in a straight line (full round)" },
 	{ { { "to", "[x, y]" }, { "path", "[[x, y], ...], optional" } },
@@ -89,15 +93,19 @@ static const struct {
 	{ { { "target", "creature name" }, { "item", "weapon|armor|shield" },
 	    { "full", "bool: in a full attack" } }, "sunder a held weapon" },
 	{ { { "target", "creature name" }, { "full", "bool: in a full attack" } },
-	    "start a grapple" },
-	{ { { NULL, NULL } }, "grappling: damage the opponent" },
-	{ { { NULL, NULL } }, "grappling: escape" },
+	    "start a grapple, or join one (no AoO, automatic grab)" },
+	{ { { "target", "the opponent (optional with one)" } },
+	    "grappling: damage the opponent" },
+	{ { { "to", "[x, y], optional: where to land" } },
+	    "grappling: escape (beat every opponent), or break a pin" },
 	{ { { "target", "creature name" } },
 	    "feint: Bluff against Sense Motive + BAB" },
 	{ { { "ally", "creature name" }, { "target", "creature name" },
 	    { "mode", "attack | ac" } }, "aid another" },
-	{ { { "target", "creature name" }, { "start", "bool" } },
-	    "coup de grace on an adjacent helpless creature" },
+	{ { { "target", "creature name" }, { "square", "[x, y] instead" },
+	    { "start", "bool" } },
+	    "coup de grace on an adjacent helpless creature (on a square: "
+	    "two turns, one to find it, one to strike)" },
 	{ { { "target", "creature name" } },
 	    "Heal check DC 15 to stabilize a dying creature" },
 	{ { { NULL, NULL } }, "end the turn" },
@@ -124,16 +132,46 @@ static const struct {
 	    "prompt: avoid the overrun (true) or block it (false)" },
 	{ { { "target", "creature name, or none to decline" } },
 	    "prompt: Cleave, one more melee attack after dropping a foe" },
-	{ { { NULL, NULL } }, "grappling: pin the opponent for a round" },
-	{ { { NULL, NULL } }, "free action: release a pinned opponent" },
+	{ { { "target", "the opponent (optional with one)" } },
+	    "grappling: pin the opponent for a round" },
+	{ { { "target", "the pinned opponent (optional)" } },
+	    "free action: release a pinned opponent and leave the grapple" },
 	{ { { "target", "creature name" }, { "point", "[x, y] intersection" } },
 	    "throw a splash weapon at a creature or a grid intersection" },
-	{ { { NULL, NULL } }, "draw the sheathed weapon(s): a move action, "
-	    "free after a move with BAB +1" },
+	{ { { "target", "grappling: the opponent (optional with one)" } },
+	    "draw the sheathed weapon(s): a move action, free after a move "
+	    "with BAB +1; grappling, a light weapon with a won check" },
 	{ { { NULL, NULL } }, "sheathe the held weapon(s): a move action" },
 	{ { { NULL, NULL } }, "standard action: turn undead within 12 squares" },
 	{ { { "spell", "the potion's spell" } },
 	    "standard action: drink a potion (provokes)" },
+	{ { { "to", "[x, y]" }, { "path", "[[x, y], ...]" } },
+	    "grappling, standard action: beat every other participant's "
+	    "grapple check and move up to half speed, dragging them along" },
+	{ { { "target", "the grapple opponent" } },
+	    "grappling, standard action: win a grapple check and attack the "
+	    "opponent with the light weapon in its hand, at -4" },
+	{ { { "target", "the pinned ally" } },
+	    "grappling, standard action: win a grapple check against the "
+	    "pinner and free the ally from the pin" },
+	{ { { "target", "the mount's name" }, { "fast", "bool: Ride DC 20" } },
+	    "move action: mount an adjacent mount of your side (quick: a free "
+	    "action on a Ride check DC 20, else a move action)" },
+	{ { { "to", "[x, y], optional" }, { "fast", "bool: Ride DC 20" } },
+	    "move action: dismount to a square next to the mount (quick: a "
+	    "free action on a Ride check DC 20, else a move action)" },
+	{ { { NULL, NULL } }, "free action: Ride DC 5 to guide the mount with "
+	    "the knees, both hands free this turn" },
+	{ { { NULL, NULL } }, "move action: Ride DC 20 to control a frightened "
+	    "mount at the start of the turn (failure: the whole turn)" },
+	{ { { "target", "creature name" } }, "the rider's combat-trained mount "
+	    "attacks with its natural weapon (its standard action: after at "
+	    "most one move)" },
+	{ { { NULL, NULL } }, "move action: Hide, with cover or concealment "
+	    "against every enemy in sight" },
+	{ { { NULL, NULL } }, "move action: Spot, opposed by the Hide of each "
+	    "enemy you cannot see (locates the invisible, unmasks the "
+	    "hiding)" },
 	{ { { "spell", "the scroll's or wand's spell" },
 	    { "target", "creature name" }, { "defensive", "bool (scroll)" } },
 	    "read a scroll (as casting) or use a wand (standard, no AoO)" },
@@ -339,7 +377,7 @@ int enc_end_surprise(refd_ctx *ctx, struct st *s);
 int
 enc_end_surprise(refd_ctx *ctx, struct st *s)
 {
-	int rc, all = (1 << s->nc) - 1;
+	int rc, all = ((1 << s->nc) - 1) & ~mt_mask(s);
 
 	s->surprise = 0;
 	s->round = 1;
@@ -368,6 +406,7 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	char err[300];
 	int i, j, rc, aware = 0, sides = 0;
 	int64_t v;
+	char rides[MAXC][NAMEL];
 
 	(void)pdata;
 	if (d == NULL || refd_mpv_type(root) != REFD_MP_MAP) {
@@ -402,6 +441,7 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	memcpy(s->fog, md.fog, sizeof(s->fog));
 	memcpy(s->eh, md.eh, sizeof(s->eh));
 	memcpy(s->ev, md.ev, sizeof(s->ev));
+	s->dark_map = cc_dark_map(s);
 	s->max_rounds = (int32_t)refd_mpv_get_int(root, "max_rounds", 10);
 	s->range_pen = (int32_t)refd_mpv_get_int(root, "range_penalty", 2);
 	s->no62 = !refd_mpv_get_bool(root, "condition_defaults", 1);
@@ -415,6 +455,7 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	    refd_mpv_len(cs) > MAXC)
 		return bad_setup(ctx, s, d,
 		    "setup: creatures: expected an array of 2 to 16");
+	memset(rides, 0, sizeof(rides));
 	for (i = 0; i < (int)refd_mpv_len(cs); i++) {
 		refd_mpv e = refd_mpv_at(cs, (size_t)i);
 		struct cr *c = &s->c[i];
@@ -532,6 +573,13 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 						    "condition_defaults");
 					c->cond |= 1 << z;
 				}
+			} else if (strcmp(key, "rides") == 0) {
+				if (refd_mpv_type(x) != REFD_MP_STR ||
+				    strlen(refd_mpv_cstr(x, "")) >= NAMEL)
+					return bad_setup(ctx, s, d, "setup: "
+					    "rides names the mount creature");
+				snprintf(rides[i], NAMEL, "%s",
+				    refd_mpv_cstr(x, ""));
 			} else if (strcmp(key, "sheathed") == 0) {
 				if (refd_mpv_bool(x, &b) != 0)
 					return bad_setup(ctx, s, d, "setup: "
@@ -628,6 +676,8 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			return bad_setup(ctx, s, d, err);
 		}
 	}
+	if (mt_setup(s, rides, err, sizeof(err)) != 0)
+		return bad_setup(ctx, s, d, err);
 	for (i = 0; i < s->nc; i++) {
 		struct cr *c = &s->c[i];
 		int n = space_n(c), a, b;
@@ -666,8 +716,9 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			mask = (1 << s->nc) - 1;
 			s->round = 1;
 		}
+		mask &= ~mt_mask(s);	/* mounts act with their riders */
 		for (i = 0; i < s->nc; i++)
-			if (s->c[i].d.invisible) {
+			if (!seat_sees(s, REFD_SEAT_PUBLIC, i)) {
 				uint8_t pos[2];
 				char zone[40];
 
@@ -782,6 +833,7 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 				refd_mpw_end(w);
 			}
 	refd_mpw_end(w);
+	cc_view_map(s, w);
 	refd_mpw_end(w);
 	refd_mpw_karray(w, "creatures");
 	for (i = 0; i < s->nc; i++) {
@@ -808,6 +860,8 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_kbool(w, "total_defense", c->tdef);
 		refd_mpw_kbool(w, "fighting_defensively", c->fdef);
 		refd_mpw_kbool(w, "charging", c->charged);
+		if (c->mounted)
+			refd_mpw_kstr(w, "riding", s->c[c->mounted - 1].d.name);
 		mg_view(s, i, own, w);
 		{
 			int z;
@@ -874,12 +928,26 @@ e_result(refd_ctx *ctx, const void *state)
 	return rc == REFD_OK ? 1 : rc;
 }
 
+/*
+ * The state's bytes in three parts: everything before the creatures,
+ * the nc creatures in play, everything after the creature array.  The
+ * unused creature slots are zero and left out (most of the struct).
+ */
+#define ST_HEAD offsetof(struct st, c)
+#define ST_TAIL offsetof(struct st, order)
+
 static int
 e_serialize(refd_ctx *ctx, const void *state)
 {
+	const struct st *s = state;
+	const uint8_t *b = state;
 	refd_mpw *w = refd_mpw_create();
 
-	refd_mpw_bin(w, state, sizeof(struct st));
+	refd_mpw_array(w);
+	refd_mpw_bin(w, b, ST_HEAD);
+	refd_mpw_bin(w, b + ST_HEAD, sizeof(struct cr) * (size_t)s->nc);
+	refd_mpw_bin(w, b + ST_TAIL, sizeof(struct st) - ST_TAIL);
+	refd_mpw_end(w);
 	return put(ctx, w);
 }
 
@@ -922,6 +990,8 @@ sane(const struct st *s)
 		    c->casting < 0 || c->casting > MAXSP ||
 		    c->cast_target < -1 || c->cast_target >= s->nc ||
 		    c->pinned_by < 0 || c->pinned_by > s->nc ||
+		    c->mounted < 0 || c->mounted > s->nc || c->ride_n < 0 ||
+		    c->ride_n > 3 || c->mounted == i + 1 ||
 		    c->d.w[0].sd < 1 || c->d.w[0].incr < 0 ||
 		    (c->d.w[0].ranged && c->d.w[0].incr < 1) || !mg_sane(s, c))
 			return 0;
@@ -934,14 +1004,19 @@ e_restore(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *b,
     size_t len, void **out)
 {
 	refd_mpdoc *d = refd_mp_parse(b, len);
-	const uint8_t *bin;
-	size_t n;
+	refd_mpv root = refd_mp_root(d);
+	const uint8_t *head, *crs, *tail;
+	size_t nh, ncr, nt;
 	struct st *s;
 
 	(void)pdata;
 	(void)content;
-	if (d == NULL || refd_mpv_bin(refd_mp_root(d), &bin, &n) != 0 ||
-	    n != sizeof(struct st)) {
+	if (d == NULL || refd_mpv_len(root) != 3 ||
+	    refd_mpv_bin(refd_mpv_at(root, 0), &head, &nh) != 0 ||
+	    refd_mpv_bin(refd_mpv_at(root, 1), &crs, &ncr) != 0 ||
+	    refd_mpv_bin(refd_mpv_at(root, 2), &tail, &nt) != 0 ||
+	    nh != ST_HEAD || nt != sizeof(struct st) - ST_TAIL ||
+	    ncr > sizeof(struct cr) * MAXC || ncr % sizeof(struct cr) != 0) {
 		refd_mp_free(d);
 		return H->reject(ctx, REFD_EARG, NULL, "state is damaged");
 	}
@@ -950,9 +1025,12 @@ e_restore(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *b,
 		refd_mp_free(d);
 		return REFD_ENOMEM;
 	}
-	memcpy(s, bin, sizeof(*s));
+	memset(s, 0, sizeof(*s));
+	memcpy(s, head, nh);
+	memcpy(s->c, crs, ncr);
+	memcpy((uint8_t *)s + ST_TAIL, tail, nt);
 	refd_mp_free(d);
-	if (!sane(s)) {
+	if ((size_t)s->nc * sizeof(struct cr) != ncr || !sane(s)) {
 		H->free(ctx, s);
 		return H->reject(ctx, REFD_EARG, NULL, "state is damaged");
 	}

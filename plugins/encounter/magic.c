@@ -10,6 +10,7 @@
 #include "cmd.h"
 #include "geom.h"
 #include "magic.h"
+#include "maneuver.h"
 #include "move.h"
 
 const char *enc_cond_name(int i);
@@ -944,16 +945,13 @@ mg_rebuked(struct st *s, int a, int i, int command)
 	struct cr *U = &s->c[i];
 
 	if (command && commanded_hd(s, a) + U->d.hd <= s->c[a].d.turn_level) {
+		if (U->grap)
+			man_grapple_leave(s, i);	/* it lets go */
 		U->cmd_by = a + 1;
 		U->orig_side = U->side;
 		U->side = s->c[a].side;
 		U->ordered = 0;
 		U->rebuked_by = 0;
-		if (U->grap) {	/* it lets go of its grapple */
-			s->c[U->grap - 1].grap = 0;
-			s->c[U->grap - 1].pinned_by = 0;
-			U->grap = U->pinned_by = 0;
-		}
 		return;
 	}
 	U->rebuked_by = a + 1;
@@ -1204,7 +1202,7 @@ mg_check(const struct st *s, int a, struct cmd *c, struct why *y)
 		if (sp->effect == 0 && c->target == a)
 			return rej(y, REFD_ENOTARGET, "R001-64",
 			    "%s would not harm itself", A->d.name);
-		if (A->grap && A->grap - 1 != c->target)
+		if (A->grap && !man_in_grapple(s, a, c->target))
 			return rej(y, REFD_EILLEGAL, "R001-56",
 			    "grappling, only the grapple opponent");
 		if (touch_free(s, A))
