@@ -154,6 +154,7 @@ struct cdef {
 	int32_t lacks;		/* MG_M, MG_F, MG_DF it does not carry */
 	int32_t spont, meta;	/* spontaneous caster; metamagic MM_* */
 	int32_t rebuke;		/* channels negative energy (5.16) */
+	int32_t spellcraft;	/* identify a spell to counter it (1.8) */
 };
 
 struct cr {
@@ -208,6 +209,7 @@ struct cr {
 	int32_t rdy_x, rdy_y;	/* readied move: the square */
 	int32_t ordered, orig_side;	/* commanded undead: order; side */
 	int32_t cornered;	/* fleeing: nowhere farther to go */
+	int32_t rdy_slot;	/* readied spell: its slot */
 };
 
 /* A paused action (waiting for attacks of opportunity or a prompt). */
@@ -264,6 +266,7 @@ struct st {
 	int32_t hours;		/* hours passed after the fight (3.4) */
 	int32_t resting;	/* the recovery phase */
 	int32_t last_hit;	/* the last touch spell hit */
+	int32_t countered;	/* the spell being cast was countered */
 };
 
 #endif
