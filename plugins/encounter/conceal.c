@@ -21,11 +21,80 @@
  * ends hiding.
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "conceal.h"
 #include "geom.h"
+
+/* FNV-1a over the map: the sight cache's key (never 0). */
+static uint64_t
+fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	while (n-- > 0) {
+		h ^= *b++;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+void
+cc_map_init(struct st *s)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	s->dark_map = cc_dark_map(s);
+	h = fnv(h, &s->w, sizeof(s->w));
+	h = fnv(h, &s->h, sizeof(s->h));
+	h = fnv(h, s->sq, sizeof(s->sq));
+	h = fnv(h, s->fog, sizeof(s->fog));
+	h = fnv(h, s->eh, sizeof(s->eh));
+	h = fnv(h, s->ev, sizeof(s->ev));
+	h |= 1;
+	s->maph[0] = (int32_t)(uint32_t)h;
+	s->maph[1] = (int32_t)(uint32_t)(h >> 32);
+}
+
+/*
+ * The segment tests behind sight depend only on the map and the two
+ * spaces (and the viewer's darkvision, the target's own concealment):
+ * a per-thread cache keyed by all of them saves re-running them for
+ * every path square the movement search tries.  It holds results only,
+ * never state, so it cannot change an outcome.
+ */
+#define NCACHE 8192
+struct centry {
+	int32_t h0, h1;
+	uint64_t key;
+	int32_t val;
+};
+static __thread struct centry cache[NCACHE];
+
+static int
+cached(const struct st *s, int kind, int v, int c,
+    int (*f)(const struct st *, int, int))
+{
+	const struct cr *V = &s->c[v], *C = &s->c[c];
+	uint64_t k = (uint64_t)kind | (uint64_t)(V->d.darkvision != 0) << 2 |
+	    (uint64_t)space_n(V) << 3 | (uint64_t)space_n(C) << 7 |
+	    (uint64_t)V->x << 11 | (uint64_t)V->y << 17 |
+	    (uint64_t)C->x << 23 | (uint64_t)C->y << 29 |
+	    (uint64_t)(uint32_t)C->d.conceal << 35;
+	uint64_t hh = (k ^ (uint64_t)(uint32_t)s->maph[0] ^
+	    ((uint64_t)(uint32_t)s->maph[1] << 32)) * 11400714819323198485ULL;
+	struct centry *e = &cache[hh >> 51];
+
+	if (e->h0 != s->maph[0] || e->h1 != s->maph[1] || e->key != k) {
+		e->val = f(s, v, c);
+		e->h0 = s->maph[0];
+		e->h1 = s->maph[1];
+		e->key = k;
+	}
+	return e->val;
+}
 
 int
 cc_dark_map(const struct st *s)
@@ -78,16 +147,22 @@ whole_inside(const struct st *s, int v, int c)
 	return 1;
 }
 
-int
-cc_terrain_total(const struct st *s, int v, int c)
+static int
+terrain_total(const struct st *s, int v, int c)
 {
-	if (!s->dark_map || v < 0 || v == c)
-		return 0;
 	if (whole_inside(s, v, c))
 		return 1;
 	if (cdist(&s->c[v], &s->c[c]) <= 1)
 		return 0;	/* adjacent: the whole space only (5.2) */
 	return feat_blocked(s, v, c, 5);
+}
+
+int
+cc_terrain_total(const struct st *s, int v, int c)
+{
+	if (!s->dark_map || v < 0 || v == c)
+		return 0;
+	return cached(s, 0, v, c, terrain_total);
 }
 
 /* c has cover (not soft cover) against v: it may hide from v (5.1.6). */
@@ -99,14 +174,19 @@ hide_cover(const struct st *s, int v, int c)
 	return feat_blocked(s, v, c, 6);
 }
 
+static int
+screened_raw(const struct st *s, int v, int c)
+{
+	int adj = cdist(&s->c[v], &s->c[c]) <= 1;
+
+	return hide_cover(s, v, c) || conceal_terrain(s, v, c, adj) > 0;
+}
+
 /* c has cover or concealment against v (hiding is possible). */
 static int
 screened(const struct st *s, int v, int c)
 {
-	int adj = cdist(&s->c[v], &s->c[c]) <= 1;
-
-	return hide_cover(s, v, c) || conceal_terrain(s, v, c, adj) > 0 ||
-	    cc_terrain_total(s, v, c);
+	return cached(s, 1, v, c, screened_raw) || cc_terrain_total(s, v, c);
 }
 
 int

@@ -9,8 +9,10 @@
 
 #include "cmd.h"
 
-/* The map carries darkness or opaque fog (set once at create). */
+/* The map carries darkness or opaque fog; at create, set that and the
+ * map's hash (the sight cache's key). */
 int cc_dark_map(const struct st *s);
+void cc_map_init(struct st *s);
 
 /* Square (x, y) / unit edge blocks the sight of creature v (v < 0: of a
  * creature without darkvision). */

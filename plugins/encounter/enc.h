@@ -210,6 +210,7 @@ struct st {
 	int32_t shown[MAXC];	/* the state last announced (state_idx) */
 	int32_t dark_map;	/* the map has darkness or opaque fog */
 	int32_t atk_sqx, atk_sqy;	/* the square of an attack on one */
+	int32_t maph[2];	/* the map's hash (conceal.c) */
 };
 
 #endif

@@ -375,7 +375,7 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	memcpy(s->fog, md.fog, sizeof(s->fog));
 	memcpy(s->eh, md.eh, sizeof(s->eh));
 	memcpy(s->ev, md.ev, sizeof(s->ev));
-	s->dark_map = cc_dark_map(s);
+	cc_map_init(s);
 	s->max_rounds = (int32_t)refd_mpv_get_int(root, "max_rounds", 10);
 	s->range_pen = (int32_t)refd_mpv_get_int(root, "range_penalty", 2);
 	if (s->max_rounds < 1 || s->max_rounds > 1000 || s->range_pen < 0 ||
