@@ -2150,6 +2150,7 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 		refd_mpw_kstr(w, "who", T->d.name);
 		refd_mpw_kstr(w, "save", sp->save == 1 ? "fort" :
 		    (sp->save == 2 ? "ref" : "will"));
+		refd_mpw_kstr(w, "caster", A->d.name);	/* owns the DC */
 		refd_mpw_kint(w, "dc", dc);
 		refd_mpw_kint(w, "roll", v);
 		refd_mpw_kint(w, "total", tot);
@@ -2157,7 +2158,9 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 		refd_mpw_end(w);
 		if ((rc = emitw(ctx, s, w)) != REFD_OK)
 			return rc;
-		if (ok)
+		if (sp->save == 2 && sp->half && cover_vs(s, a, t, 0) == 2)
+			amt = ok ? 0 : amt / 2;	/* improved evasion (5.1.6) */
+		else if (ok)
 			amt = sp->half ? amt / 2 : 0;
 	}
 	w = refd_mpw_create();

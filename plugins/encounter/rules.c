@@ -723,6 +723,10 @@ key_owner(const char *type, const char *k, size_t n, int who, int target)
 	if (n == 6 && memcmp(k, "amount", 6) == 0 &&
 	    strcmp(type, "temp_hp") == 0)
 		return target;
+	/* A spell's save DC shows its caster's modifier (8.4): the event
+	 * names the caster as its "target" owner (emitw). */
+	if (n == 2 && memcmp(k, "dc", 2) == 0 && strcmp(type, "save") == 0)
+		return target;
 	return -1;
 }
 
@@ -824,6 +828,8 @@ emitw(refd_ctx *ctx, const struct st *s, refd_mpw *w)
 	if (who < 0)
 		who = by_name(s, refd_mpv_get(ev, "attacker"));
 	target = by_name(s, refd_mpv_get(ev, "target"));
+	if (target < 0)
+		target = by_name(s, refd_mpv_get(ev, "caster"));
 	for (seat = 0; seat < s->nseats && rc == REFD_OK; seat++) {
 		w = redact(s, ev, seat, who, target, &hidden);
 		if (hidden)
