@@ -710,9 +710,16 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 	refd_mpw_kbool(w, "surprise", s->surprise);
 	refd_mpw_kbool(w, "over", s->over != 0);
 	refd_mpw_kstr(w, "active", s->c[active(s)].d.name);
-	refd_mpw_kstr(w, "prompt", pkn[s->pk]);
-	if (s->pk != PK_NONE)
-		refd_mpw_kstr(w, "prompted", s->c[s->q[s->qi]].d.name);
+	if (s->pk != PK_NONE && !seat_sees(s, seat, s->q[s->qi])) {
+		/* A creature the viewer cannot see is deciding something:
+		 * neither what nor who (8.4). */
+		refd_mpw_kstr(w, "prompt", "unseen");
+		refd_mpw_kstr(w, "prompted", "someone unseen");
+	} else {
+		refd_mpw_kstr(w, "prompt", pkn[s->pk]);
+		if (s->pk != PK_NONE)
+			refd_mpw_kstr(w, "prompted", s->c[s->q[s->qi]].d.name);
+	}
 	refd_mpw_karray(w, "order");
 	for (i = 0; i < s->norder; i++)
 		refd_mpw_str(w, s->c[s->order[i]].d.name);
