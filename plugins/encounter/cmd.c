@@ -649,6 +649,10 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		return rej(y, REFD_ENOTYOURTURN, "R001-01",
 		    "it is %s's turn (seat %d)", A->d.name, A->side);
 	melee_weapon(A, &w);
+	if (cc_no_attack(c->t) && cc_squeeze_now(s, a) == 2)
+		return rej(y, REFD_EILLEGAL, "R001-73",
+		    "%s is squeezed into a space narrower than half its width: "
+		    "it cannot attack", A->d.name);
 	if (c->start && c->t != C_CDG && c->t != C_CAST && c->t != C_MINMOVE)
 		return rej(y, REFD_EILLEGAL, "R001-05",
 		    "only a coup de grace, a full-round spell or the minimum "
@@ -712,6 +716,12 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 				return rej(y, REFD_EILLEGAL, "R001-06",
 				    "no 5-foot step into a square %s cannot see "
 				    "(darkness or opaque fog)", A->d.name);
+			if (cc_squeeze_at(s, a, c->x, c->y) == 2 &&
+			    cc_squeeze_now(s, a) < 2)
+				return rej(y, REFD_EILLEGAL, "R001-73",
+				    "(%d,%d) is narrower than half %s's width: "
+				    "move there (Escape Artist), no 5-foot step",
+				    c->x, c->y, A->d.name);
 			if (!free_at(s, a, c->x, c->y))
 				return rej(y, REFD_ENOPATH, "R001-09",
 				    "(%d,%d) is occupied", c->x, c->y);
@@ -1794,6 +1804,15 @@ run_move(refd_ctx *ctx, struct st *s)
 		}
 		if (!able(A) || A->prone)
 			break;
+		{
+			int ok;
+
+			if ((rc = cc_escape(ctx, s, a, k->px[k->pi + 1],
+			    k->py[k->pi + 1], &ok)) != REFD_OK)
+				return rc;
+			if (!ok)
+				break;	/* it cannot squeeze in (4.4) */
+		}
 		k->pi++;
 		{
 			int i, od;

@@ -491,4 +491,82 @@ cc_view_map(const struct st *s, refd_mpw *w)
 {
 	layer(s, w, "darkness", SQ_DARK);
 	layer(s, w, "opaque", SQ_OPAQUE);
+	layer(s, w, "narrow", SQ_NARROW);
+	layer(s, w, "crevice", SQ_CREVICE);
+}
+
+/* ---- squeezing (4.4) ---- */
+
+/*
+ * How creature a squeezes with its footprint at (x, y): 0 not at all,
+ * 1 into a space at least half its width (narrow squares for Small and
+ * Medium, a crevice for Tiny): each square costs double, -4 attack and
+ * AC; 2 narrower than half its width (a crevice for Small and Medium,
+ * any narrow or crevice square for Large and bigger): Escape Artist to
+ * get in, no attacks, -4 AC and no Dex bonus.
+ */
+int
+cc_squeeze_at(const struct st *s, int a, int x, int y)
+{
+	const struct cr *A = &s->c[a];
+	int n = space_n(A), i, j, fl = 0;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			if (x + i >= 0 && y + j >= 0 && x + i < s->w &&
+			    y + j < s->h)
+				fl |= s->sq[y + j][x + i];
+	if (!(fl & (SQ_NARROW | SQ_CREVICE)))
+		return 0;
+	if (A->d.size <= -2)
+		return (fl & SQ_CREVICE) ? 1 : 0;
+	if (n > 1 || (fl & SQ_CREVICE))
+		return 2;
+	return 1;
+}
+
+int
+cc_squeeze_now(const struct st *s, int a)
+{
+	return cc_squeeze_at(s, a, s->c[a].x, s->c[a].y);
+}
+
+int
+cc_no_attack(int t)
+{
+	return t == C_ATTACK || t == C_FULL || t == C_TRIP || t == C_BULL ||
+	    t == C_DISARM || t == C_SUNDER || t == C_GRAPPLE || t == C_CDG ||
+	    t == C_OVERRUN || t == C_THROW;
+}
+
+/*
+ * Before a mover steps into a footprint narrower than half its width
+ * from a wider one: an Escape Artist check, DC ESCAPE_DC (the rule
+ * family's "tight space"; the spec gives no number).  *ok: it gets in.
+ */
+#define ESCAPE_DC 30
+int
+cc_escape(refd_ctx *ctx, struct st *s, int a, int nx, int ny, int *ok)
+{
+	struct cr *A = &s->c[a];
+	refd_mpw *w;
+	int v, rc;
+
+	*ok = 1;
+	if (cc_squeeze_at(s, a, nx, ny) < 2 || cc_squeeze_now(s, a) == 2)
+		return REFD_OK;
+	if ((rc = roll(ctx, 20, "escape artist", &v)) != REFD_OK)
+		return rc;
+	*ok = v + A->d.escape >= ESCAPE_DC;
+	w = ev_who("escape_artist", A);
+	refd_mpw_karray(w, "into");
+	refd_mpw_int(w, nx);
+	refd_mpw_int(w, ny);
+	refd_mpw_end(w);
+	refd_mpw_kint(w, "roll", v);
+	refd_mpw_kint(w, "total", v + A->d.escape);
+	refd_mpw_kint(w, "dc", ESCAPE_DC);
+	refd_mpw_kbool(w, "success", *ok);
+	refd_mpw_end(w);
+	return emitw(ctx, s, w);
 }

@@ -65,7 +65,9 @@ enum {
 	SQ_OBST = 4,		/* low obstacle: doubles cost, gives cover */
 	SQ_IMPROVED = 8,	/* improved cover (arrow slit): +8 AC */
 	SQ_DARK = 16,		/* darkness: total concealment (5.2) */
-	SQ_OPAQUE = 32		/* opaque fog: blocks sight (5.0, 5.2) */
+	SQ_OPAQUE = 32,		/* opaque fog: blocks sight (5.0, 5.2) */
+	SQ_NARROW = 64,		/* half a square wide: squeeze (4.4) */
+	SQ_CREVICE = 128	/* a quarter: Escape Artist (4.4) */
 };
 /* Edge flags. */
 enum {
@@ -136,6 +138,7 @@ struct cdef {
 	int32_t darkvision;	/* sees in darkness (5.2) */
 	int32_t hide, spot;	/* skill modifiers (5.2) */
 	int32_t escape;		/* Escape Artist modifier (4.4) */
+	int32_t fills;		/* fills its space: no passing (4.7) */
 };
 
 struct cr {

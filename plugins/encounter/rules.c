@@ -551,6 +551,8 @@ loses_dex(const struct st *s, int d, int a)
 		return 1;	/* an invisible attacker (5.2) */
 	if (D->grap && a != D->grap - 1)
 		return 1;
+	if (cc_squeeze_now(s, d) == 2)
+		return 1;	/* narrower than half its width (4.4) */
 	return 0;
 }
 
@@ -587,7 +589,7 @@ ac_vs(const struct st *s, int d, int a, int flags)
 		ac += (flags & A_RANGED) ? 2 : -2;
 	if (D->cond & COND_NODEX)
 		ac -= 2;
-	if (D->cond & COND_SQUEEZING)
+	if ((D->cond & COND_SQUEEZING) || cc_squeeze_now(s, d))
 		ac -= 4;
 	if (D->charged)
 		ac -= 2;
@@ -644,7 +646,7 @@ atk_bonus(const struct st *s, int a, int d, const struct weapon *w,
 	if (A->cond & (COND_ENTANGLED | COND_SHAKEN | COND_FRIGHTENED |
 	    COND_SICKENED))
 		b -= 2;
-	if (A->cond & COND_SQUEEZING)
+	if ((A->cond & COND_SQUEEZING) || cc_squeeze_now(s, a) == 1)
 		b -= 4;
 	if ((A->cond & COND_HIGHER) && !(flags & A_RANGED))
 		b += 1;
@@ -681,7 +683,8 @@ can_aoo(const struct st *s, int t, int m)
 	}
 	if (T->aoo_used >= limit)
 		return 0;
-	if (!threatens(s, t, m) || !perceives(s, t, m))
+	if (!threatens(s, t, m) || !perceives(s, t, m) ||
+	    cc_squeeze_now(s, t) == 2)
 		return 0;
 	if (cover_vs(s, t, m, 1))
 		return 0;
