@@ -284,20 +284,6 @@ cc_check(const struct st *s, int a, const struct cmd *c, struct why *y)
 	return REFD_OK;
 }
 
-static int
-emit_to(refd_ctx *ctx, int seat, refd_mpw *w)
-{
-	int rc;
-
-	if (w == NULL || refd_mpw_error(w)) {
-		refd_mpw_destroy(w);
-		return REFD_ENOMEM;
-	}
-	rc = enc_host->emit(ctx, seat, refd_mpw_data(w), refd_mpw_len(w));
-	refd_mpw_destroy(w);
-	return rc;
-}
-
 static refd_mpw *
 ev_who(const char *type, const struct cr *A)
 {
@@ -350,11 +336,11 @@ spot(refd_ctx *ctx, struct st *s, int a)
 	}
 	refd_mpw_end(priv);
 	refd_mpw_end(priv);
-	if ((rc = emit_to(ctx, A->side, priv)) != REFD_OK)
+	if ((rc = emit_raw(ctx, A->side, priv)) != REFD_OK)
 		return rc;
 	pub = ev_who("spot", A);
 	refd_mpw_end(pub);
-	return emit_to(ctx, REFD_SEAT_PUBLIC, pub);
+	return emit_raw(ctx, REFD_SEAT_PUBLIC, pub);
 }
 
 int

@@ -792,7 +792,7 @@ redact(const struct st *s, refd_mpv ev, int seat, int who, int target,
 	return w;
 }
 
-static int
+int
 emit_raw(refd_ctx *ctx, int seat, refd_mpw *w)
 {
 	int rc;
