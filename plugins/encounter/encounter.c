@@ -791,6 +791,7 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 			if (c->d.turn_level > 0)
 				refd_mpw_kint(w, "turn_uses", c->d.turn_uses);
 			refd_mpw_kint(w, "initiative", c->init);
+			refd_mpw_kbool(w, "hiding", c->hiding);
 			refd_mpw_kbool(w, "delaying", c->delaying);
 			if (c->ready_vs >= 0)
 				refd_mpw_kstr(w, "readied_against",
