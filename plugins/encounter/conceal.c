@@ -1,12 +1,14 @@
 /*
  * conceal.c - sight on the encounter map (spec 5.0, 5.2, 5.12, 8.4).
  *
- * Darkness and opaque fog are map squares (opaque fog also edges) that
- * give total concealment with the geometry of 5.2: against an adjacent
- * melee attacker only when the whole space is inside them; otherwise
- * when every corner choice of the viewer has some line to the target's
- * square that meets them (or the whole space is inside).  Darkvision
- * ignores darkness.  A creature that v cannot see has total concealment
+ * Opaque fog (squares and edges) blocks sight, not effect (the set
+ * Φ_opaque of 5.0), and gives total concealment with the geometry of
+ * 5.2: against an adjacent viewer only when the whole space is inside
+ * it; otherwise also when every corner choice of the viewer has some
+ * line to the target's square that meets it.  Darkness is light, not a
+ * screen (line of sight is "subject to light and senses", 5.0): it hides
+ * a creature whose whole space is dark from a viewer without
+ * darkvision, and hides nothing behind it.  A creature that v cannot see has total concealment
  * against v: it is attacked on a chosen square at 50 percent, draws no
  * attack of opportunity from v, and its position is shown only to the
  * seats that see it (8.4).
@@ -112,8 +114,10 @@ cc_dark_map(const struct st *s)
 	return 0;
 }
 
-int
-cc_sq_opaque(const struct st *s, int v, int x, int y)
+/* v cannot see into square (x, y): opaque fog, or darkness without
+ * darkvision. */
+static int
+unlit_for(const struct st *s, int v, int x, int y)
 {
 	int fl;
 
@@ -123,6 +127,15 @@ cc_sq_opaque(const struct st *s, int v, int x, int y)
 	if (fl & SQ_OPAQUE)
 		return 1;
 	return (fl & SQ_DARK) && !(v >= 0 && s->c[v].d.darkvision);
+}
+
+int
+cc_sq_opaque(const struct st *s, int v, int x, int y)
+{
+	(void)v;
+	if (x < 0 || y < 0 || x >= s->w || y >= s->h)
+		return 0;
+	return (s->sq[y][x] & SQ_OPAQUE) != 0;
 }
 
 int
@@ -142,7 +155,7 @@ whole_inside(const struct st *s, int v, int c)
 
 	for (i = 0; i < n; i++)
 		for (j = 0; j < n; j++)
-			if (!cc_sq_opaque(s, v, C->x + i, C->y + j))
+			if (!unlit_for(s, v, C->x + i, C->y + j))
 				return 0;
 	return 1;
 }
@@ -237,7 +250,7 @@ cc_seat_sees(const struct st *s, int seat, int c)
 int
 cc_sees_square(const struct st *s, int v, int x, int y)
 {
-	return !cc_sq_opaque(s, v, x, y);
+	return !unlit_for(s, v, x, y);
 }
 
 /* ---- commands ---- */

@@ -14,8 +14,8 @@
 int cc_dark_map(const struct st *s);
 void cc_map_init(struct st *s);
 
-/* Square (x, y) / unit edge blocks the sight of creature v (v < 0: of a
- * creature without darkvision). */
+/* Square (x, y) / unit edge blocks sight (opaque fog, 5.0); v: the
+ * viewer, unused (no sense sees through fog). */
 int cc_sq_opaque(const struct st *s, int v, int x, int y);
 int cc_edge_opaque(const struct st *s, int x, int y, int h);
 
