@@ -1412,7 +1412,7 @@ emit_at2(refd_ctx *ctx, const struct st *s, int who, int also,
 	return ev_simple(ctx, "unseen", s, who, -1);
 }
 
-static int
+int
 emit_at(refd_ctx *ctx, const struct st *s, int who, refd_mpw *w)
 {
 	return emit_at2(ctx, s, who, -1, w);

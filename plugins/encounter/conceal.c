@@ -415,7 +415,7 @@ cc_cdg_square(refd_ctx *ctx, struct st *s, int a, const struct cmd *c,
 	refd_mpw_int(w, c->sqy);
 	refd_mpw_end(w);
 	refd_mpw_end(w);
-	return emitw(ctx, s, w);
+	return emit_at(ctx, s, a, w);	/* the square is next to it */
 }
 
 int
@@ -563,9 +563,8 @@ cc_escape(refd_ctx *ctx, struct st *s, int a, int nx, int ny, int *ok)
 	refd_mpw_int(w, ny);
 	refd_mpw_end(w);
 	refd_mpw_kint(w, "roll", v);
-	refd_mpw_kint(w, "total", v + A->d.escape);
-	refd_mpw_kint(w, "dc", ESCAPE_DC);
+	refd_mpw_kint(w, "dc", ESCAPE_DC);	/* no total: a hidden modifier */
 	refd_mpw_kbool(w, "success", *ok);
 	refd_mpw_end(w);
-	return emitw(ctx, s, w);
+	return emit_at(ctx, s, a, w);
 }
