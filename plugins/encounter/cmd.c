@@ -676,6 +676,10 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 	melee_weapon(A, &w);
 	if ((rc = mg_check(s, a, c, y)) != 1)
 		return rc;
+	if (cc_no_attack(c->t) && cc_squeeze_now(s, a) == 2)
+		return rej(y, REFD_EILLEGAL, "R001-73",
+		    "%s is squeezed into a space narrower than half its width: "
+		    "it cannot attack", A->d.name);
 	if (c->start && c->t != C_CDG && c->t != C_CAST && c->t != C_MINMOVE)
 		return rej(y, REFD_EILLEGAL, "R001-05",
 		    "only a coup de grace, a full-round spell or the minimum "
@@ -750,6 +754,12 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 				return rej(y, REFD_EILLEGAL, "R001-06",
 				    "no 5-foot step into a square %s cannot see "
 				    "(darkness or opaque fog)", A->d.name);
+			if (cc_squeeze_at(s, a, c->x, c->y) == 2 &&
+			    cc_squeeze_now(s, a) < 2)
+				return rej(y, REFD_EILLEGAL, "R001-73",
+				    "(%d,%d) is narrower than half %s's width: "
+				    "move there (Escape Artist), no 5-foot step",
+				    c->x, c->y, A->d.name);
 			if (!free_at(s, a, c->x, c->y))
 				return rej(y, REFD_ENOPATH, "R001-09",
 				    "(%d,%d) is occupied", c->x, c->y);
@@ -1857,6 +1867,15 @@ run_move(refd_ctx *ctx, struct st *s)
 			if (r == 2)
 				break;
 		}
+		{
+			int ok;
+
+			if ((rc = cc_escape(ctx, s, a, k->px[k->pi + 1],
+			    k->py[k->pi + 1], &ok)) != REFD_OK)
+				return rc;
+			if (!ok)
+				break;	/* it cannot squeeze in (4.4) */
+		}
 		k->pi++;
 		{
 			int i, od;
@@ -2166,6 +2185,7 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 		refd_mpw_kstr(w, "who", T->d.name);
 		refd_mpw_kstr(w, "save", sp->save == 1 ? "fort" :
 		    (sp->save == 2 ? "ref" : "will"));
+		refd_mpw_kstr(w, "caster", A->d.name);	/* owns the DC */
 		refd_mpw_kint(w, "dc", dc);
 		refd_mpw_kint(w, "roll", v);
 		refd_mpw_kint(w, "total", tot);
@@ -2173,7 +2193,9 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 		refd_mpw_end(w);
 		if ((rc = emitw(ctx, s, w)) != REFD_OK)
 			return rc;
-		if (ok)
+		if (sp->save == 2 && sp->half && cover_vs(s, a, t, 0) == 2)
+			amt = ok ? 0 : amt / 2;	/* improved evasion (5.1.6) */
+		else if (ok)
 			amt = sp->half ? amt / 2 : 0;
 		saved = ok;
 	}

@@ -50,6 +50,9 @@ struct cmd {
 extern const char *const cmd_name[C_NCMD];
 
 int rej(struct why *w, int code, const char *rule, const char *fmt, ...);
+/* An event that shows where creature who is: public, or only to the
+ * seats that see it (with a public "unseen" notice), 8.4. */
+int emit_at(refd_ctx *ctx, const struct st *s, int who, refd_mpw *w);
 
 int cmd_parse(const struct st *s, const uint8_t *b, size_t len,
     struct cmd *c, struct why *w);

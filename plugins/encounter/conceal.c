@@ -1,12 +1,14 @@
 /*
  * conceal.c - sight on the encounter map (spec 5.0, 5.2, 5.12, 8.4).
  *
- * Darkness and opaque fog are map squares (opaque fog also edges) that
- * give total concealment with the geometry of 5.2: against an adjacent
- * melee attacker only when the whole space is inside them; otherwise
- * when every corner choice of the viewer has some line to the target's
- * square that meets them (or the whole space is inside).  Darkvision
- * ignores darkness.  A creature that v cannot see has total concealment
+ * Opaque fog (squares and edges) blocks sight, not effect (the set
+ * Φ_opaque of 5.0), and gives total concealment with the geometry of
+ * 5.2: against an adjacent viewer only when the whole space is inside
+ * it; otherwise also when every corner choice of the viewer has some
+ * line to the target's square that meets it.  Darkness is light, not a
+ * screen (line of sight is "subject to light and senses", 5.0): it hides
+ * a creature whose whole space is dark from a viewer without
+ * darkvision, and hides nothing behind it.  A creature that v cannot see has total concealment
  * against v: it is attacked on a chosen square at 50 percent, draws no
  * attack of opportunity from v, and its position is shown only to the
  * seats that see it (8.4).
@@ -21,11 +23,80 @@
  * ends hiding.
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "conceal.h"
 #include "geom.h"
+
+/* FNV-1a over the map: the sight cache's key (never 0). */
+static uint64_t
+fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	while (n-- > 0) {
+		h ^= *b++;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+void
+cc_map_init(struct st *s)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	s->dark_map = cc_dark_map(s);
+	h = fnv(h, &s->w, sizeof(s->w));
+	h = fnv(h, &s->h, sizeof(s->h));
+	h = fnv(h, s->sq, sizeof(s->sq));
+	h = fnv(h, s->fog, sizeof(s->fog));
+	h = fnv(h, s->eh, sizeof(s->eh));
+	h = fnv(h, s->ev, sizeof(s->ev));
+	h |= 1;
+	s->maph[0] = (int32_t)(uint32_t)h;
+	s->maph[1] = (int32_t)(uint32_t)(h >> 32);
+}
+
+/*
+ * The segment tests behind sight depend only on the map and the two
+ * spaces (and the viewer's darkvision, the target's own concealment):
+ * a per-thread cache keyed by all of them saves re-running them for
+ * every path square the movement search tries.  It holds results only,
+ * never state, so it cannot change an outcome.
+ */
+#define NCACHE 8192
+struct centry {
+	int32_t h0, h1;
+	uint64_t key;
+	int32_t val;
+};
+static __thread struct centry cache[NCACHE];
+
+static int
+cached(const struct st *s, int kind, int v, int c,
+    int (*f)(const struct st *, int, int))
+{
+	const struct cr *V = &s->c[v], *C = &s->c[c];
+	uint64_t k = (uint64_t)kind | (uint64_t)(V->d.darkvision != 0) << 2 |
+	    (uint64_t)space_n(V) << 3 | (uint64_t)space_n(C) << 7 |
+	    (uint64_t)V->x << 11 | (uint64_t)V->y << 17 |
+	    (uint64_t)C->x << 23 | (uint64_t)C->y << 29 |
+	    (uint64_t)(uint32_t)C->d.conceal << 35;
+	uint64_t hh = (k ^ (uint64_t)(uint32_t)s->maph[0] ^
+	    ((uint64_t)(uint32_t)s->maph[1] << 32)) * 11400714819323198485ULL;
+	struct centry *e = &cache[hh >> 51];
+
+	if (e->h0 != s->maph[0] || e->h1 != s->maph[1] || e->key != k) {
+		e->val = f(s, v, c);
+		e->h0 = s->maph[0];
+		e->h1 = s->maph[1];
+		e->key = k;
+	}
+	return e->val;
+}
 
 int
 cc_dark_map(const struct st *s)
@@ -43,8 +114,10 @@ cc_dark_map(const struct st *s)
 	return 0;
 }
 
-int
-cc_sq_opaque(const struct st *s, int v, int x, int y)
+/* v cannot see into square (x, y): opaque fog, or darkness without
+ * darkvision. */
+static int
+unlit_for(const struct st *s, int v, int x, int y)
 {
 	int fl;
 
@@ -54,6 +127,15 @@ cc_sq_opaque(const struct st *s, int v, int x, int y)
 	if (fl & SQ_OPAQUE)
 		return 1;
 	return (fl & SQ_DARK) && !(v >= 0 && s->c[v].d.darkvision);
+}
+
+int
+cc_sq_opaque(const struct st *s, int v, int x, int y)
+{
+	(void)v;
+	if (x < 0 || y < 0 || x >= s->w || y >= s->h)
+		return 0;
+	return (s->sq[y][x] & SQ_OPAQUE) != 0;
 }
 
 int
@@ -73,9 +155,19 @@ whole_inside(const struct st *s, int v, int c)
 
 	for (i = 0; i < n; i++)
 		for (j = 0; j < n; j++)
-			if (!cc_sq_opaque(s, v, C->x + i, C->y + j))
+			if (!unlit_for(s, v, C->x + i, C->y + j))
 				return 0;
 	return 1;
+}
+
+static int
+terrain_total(const struct st *s, int v, int c)
+{
+	if (whole_inside(s, v, c))
+		return 1;
+	if (cdist(&s->c[v], &s->c[c]) <= 1)
+		return 0;	/* adjacent: the whole space only (5.2) */
+	return feat_blocked(s, v, c, 5);
 }
 
 int
@@ -83,11 +175,7 @@ cc_terrain_total(const struct st *s, int v, int c)
 {
 	if (!s->dark_map || v < 0 || v == c)
 		return 0;
-	if (whole_inside(s, v, c))
-		return 1;
-	if (cdist(&s->c[v], &s->c[c]) <= 1)
-		return 0;	/* adjacent: the whole space only (5.2) */
-	return feat_blocked(s, v, c, 5);
+	return cached(s, 0, v, c, terrain_total);
 }
 
 /* c has cover (not soft cover) against v: it may hide from v (5.1.6). */
@@ -99,14 +187,19 @@ hide_cover(const struct st *s, int v, int c)
 	return feat_blocked(s, v, c, 6);
 }
 
+static int
+screened_raw(const struct st *s, int v, int c)
+{
+	int adj = cdist(&s->c[v], &s->c[c]) <= 1;
+
+	return hide_cover(s, v, c) || conceal_terrain(s, v, c, adj) > 0;
+}
+
 /* c has cover or concealment against v (hiding is possible). */
 static int
 screened(const struct st *s, int v, int c)
 {
-	int adj = cdist(&s->c[v], &s->c[c]) <= 1;
-
-	return hide_cover(s, v, c) || conceal_terrain(s, v, c, adj) > 0 ||
-	    cc_terrain_total(s, v, c);
+	return cached(s, 1, v, c, screened_raw) || cc_terrain_total(s, v, c);
 }
 
 int
@@ -157,7 +250,7 @@ cc_seat_sees(const struct st *s, int seat, int c)
 int
 cc_sees_square(const struct st *s, int v, int x, int y)
 {
-	return !cc_sq_opaque(s, v, x, y);
+	return !unlit_for(s, v, x, y);
 }
 
 /* ---- commands ---- */
@@ -202,20 +295,6 @@ cc_check(const struct st *s, int a, const struct cmd *c, struct why *y)
 			    "concealment", A->d.name, V->d.name);
 	}
 	return REFD_OK;
-}
-
-static int
-emit_to(refd_ctx *ctx, int seat, refd_mpw *w)
-{
-	int rc;
-
-	if (w == NULL || refd_mpw_error(w)) {
-		refd_mpw_destroy(w);
-		return REFD_ENOMEM;
-	}
-	rc = enc_host->emit(ctx, seat, refd_mpw_data(w), refd_mpw_len(w));
-	refd_mpw_destroy(w);
-	return rc;
 }
 
 static refd_mpw *
@@ -270,11 +349,11 @@ spot(refd_ctx *ctx, struct st *s, int a)
 	}
 	refd_mpw_end(priv);
 	refd_mpw_end(priv);
-	if ((rc = emit_to(ctx, A->side, priv)) != REFD_OK)
+	if ((rc = emit_raw(ctx, A->side, priv)) != REFD_OK)
 		return rc;
 	pub = ev_who("spot", A);
 	refd_mpw_end(pub);
-	return emit_to(ctx, REFD_SEAT_PUBLIC, pub);
+	return emit_raw(ctx, REFD_SEAT_PUBLIC, pub);
 }
 
 int
@@ -336,7 +415,7 @@ cc_cdg_square(refd_ctx *ctx, struct st *s, int a, const struct cmd *c,
 	refd_mpw_int(w, c->sqy);
 	refd_mpw_end(w);
 	refd_mpw_end(w);
-	return emitw(ctx, s, w);
+	return emit_at(ctx, s, a, w);	/* the square is next to it */
 }
 
 int
@@ -411,4 +490,81 @@ cc_view_map(const struct st *s, refd_mpw *w)
 {
 	layer(s, w, "darkness", SQ_DARK);
 	layer(s, w, "opaque", SQ_OPAQUE);
+	layer(s, w, "narrow", SQ_NARROW);
+	layer(s, w, "crevice", SQ_CREVICE);
+}
+
+/* ---- squeezing (4.4) ---- */
+
+/*
+ * How creature a squeezes with its footprint at (x, y): 0 not at all,
+ * 1 into a space at least half its width (narrow squares for Small and
+ * Medium, a crevice for Tiny): each square costs double, -4 attack and
+ * AC; 2 narrower than half its width (a crevice for Small and Medium,
+ * any narrow or crevice square for Large and bigger): Escape Artist to
+ * get in, no attacks, -4 AC and no Dex bonus.
+ */
+int
+cc_squeeze_at(const struct st *s, int a, int x, int y)
+{
+	const struct cr *A = &s->c[a];
+	int n = space_n(A), i, j, fl = 0;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			if (x + i >= 0 && y + j >= 0 && x + i < s->w &&
+			    y + j < s->h)
+				fl |= s->sq[y + j][x + i];
+	if (!(fl & (SQ_NARROW | SQ_CREVICE)))
+		return 0;
+	if (A->d.size <= -2)
+		return (fl & SQ_CREVICE) ? 1 : 0;
+	if (n > 1 || (fl & SQ_CREVICE))
+		return 2;
+	return 1;
+}
+
+int
+cc_squeeze_now(const struct st *s, int a)
+{
+	return cc_squeeze_at(s, a, s->c[a].x, s->c[a].y);
+}
+
+int
+cc_no_attack(int t)
+{
+	return t == C_ATTACK || t == C_FULL || t == C_TRIP || t == C_BULL ||
+	    t == C_DISARM || t == C_SUNDER || t == C_GRAPPLE || t == C_CDG ||
+	    t == C_OVERRUN || t == C_THROW;
+}
+
+/*
+ * Before a mover steps into a footprint narrower than half its width
+ * from a wider one: an Escape Artist check, DC ESCAPE_DC (the rule
+ * family's "tight space"; the spec gives no number).  *ok: it gets in.
+ */
+#define ESCAPE_DC 30
+int
+cc_escape(refd_ctx *ctx, struct st *s, int a, int nx, int ny, int *ok)
+{
+	struct cr *A = &s->c[a];
+	refd_mpw *w;
+	int v, rc;
+
+	*ok = 1;
+	if (cc_squeeze_at(s, a, nx, ny) < 2 || cc_squeeze_now(s, a) == 2)
+		return REFD_OK;
+	if ((rc = roll(ctx, 20, "escape artist", &v)) != REFD_OK)
+		return rc;
+	*ok = v + A->d.escape >= ESCAPE_DC;
+	w = ev_who("escape_artist", A);
+	refd_mpw_karray(w, "into");
+	refd_mpw_int(w, nx);
+	refd_mpw_int(w, ny);
+	refd_mpw_end(w);
+	refd_mpw_kint(w, "roll", v);
+	refd_mpw_kint(w, "dc", ESCAPE_DC);	/* no total: a hidden modifier */
+	refd_mpw_kbool(w, "success", *ok);
+	refd_mpw_end(w);
+	return emit_at(ctx, s, a, w);
 }

@@ -9,11 +9,13 @@
 
 #include "cmd.h"
 
-/* The map carries darkness or opaque fog (set once at create). */
+/* The map carries darkness or opaque fog; at create, set that and the
+ * map's hash (the sight cache's key). */
 int cc_dark_map(const struct st *s);
+void cc_map_init(struct st *s);
 
-/* Square (x, y) / unit edge blocks the sight of creature v (v < 0: of a
- * creature without darkvision). */
+/* Square (x, y) / unit edge blocks sight (opaque fog, 5.0); v: the
+ * viewer, unused (no sense sees through fog). */
 int cc_sq_opaque(const struct st *s, int v, int x, int y);
 int cc_edge_opaque(const struct st *s, int x, int y, int h);
 
@@ -46,7 +48,15 @@ void cc_turn_start(struct st *s, int a);
 void cc_moved(struct st *s, int a);
 void cc_reveal(struct st *s, int a);
 
-/* Map layers of the view: darkness and opaque squares. */
+/* Squeezing (4.4): 0 none, 1 half its width, 2 narrower (at a footprint
+ * or where it stands); the commands a creature at 2 cannot use; the
+ * Escape Artist check to get into a 2 (run_move). */
+int cc_squeeze_at(const struct st *s, int a, int x, int y);
+int cc_squeeze_now(const struct st *s, int a);
+int cc_no_attack(int t);
+int cc_escape(refd_ctx *ctx, struct st *s, int a, int nx, int ny, int *ok);
+
+/* Map layers of the view: darkness, opaque, narrow and crevice squares. */
 void cc_view_map(const struct st *s, refd_mpw *w);
 
 #endif

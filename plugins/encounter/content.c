@@ -307,6 +307,7 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 		{ "see_invisible", offsetof(struct cdef, see_invis) },
 		{ "military_saddle", offsetof(struct cdef, saddle) },
 		{ "darkvision", offsetof(struct cdef, darkvision) },
+		{ "fills_space", offsetof(struct cdef, fills) },
 	};
 	size_t i;
 	int j;
@@ -498,7 +499,7 @@ parse_map(refd_mpv v, const char *name, struct mapdef *m, char *err,
 	const char *F = "maps.json";
 	static const char *const known[] = { "w", "h", "walls", "difficult",
 		"obstacles", "fog", "edges", "doc", "arrow_slits", "darkness",
-		"opaque" };
+		"opaque", "narrow", "crevice" };
 
 	memset(m, 0, sizeof(*m));
 	snprintf(m->name, sizeof(m->name), "%s", name);
@@ -530,7 +531,11 @@ parse_map(refd_mpv v, const char *name, struct mapdef *m, char *err,
 	    sqlist(refd_mpv_get(v, "darkness"), m, SQ_DARK, name,
 	    "darkness", err, elen) != 0 ||
 	    sqlist(refd_mpv_get(v, "opaque"), m, SQ_OPAQUE, name,
-	    "opaque", err, elen) != 0)
+	    "opaque", err, elen) != 0 ||
+	    sqlist(refd_mpv_get(v, "narrow"), m, SQ_NARROW, name,
+	    "narrow", err, elen) != 0 ||
+	    sqlist(refd_mpv_get(v, "crevice"), m, SQ_CREVICE, name,
+	    "crevice", err, elen) != 0)
 		return -1;
 	e = refd_mpv_get(v, "edges");
 	if (refd_mpv_ok(e) && refd_mpv_type(e) != REFD_MP_ARRAY)

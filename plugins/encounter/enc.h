@@ -67,7 +67,9 @@ enum {
 	SQ_OBST = 4,		/* low obstacle: doubles cost, gives cover */
 	SQ_IMPROVED = 8,	/* improved cover (arrow slit): +8 AC */
 	SQ_DARK = 16,		/* darkness: total concealment (5.2) */
-	SQ_OPAQUE = 32		/* opaque fog: blocks sight (5.0, 5.2) */
+	SQ_OPAQUE = 32,		/* opaque fog: blocks sight (5.0, 5.2) */
+	SQ_NARROW = 64,		/* half a square wide: squeeze (4.4) */
+	SQ_CREVICE = 128	/* a quarter: Escape Artist (4.4) */
 };
 /* Edge flags. */
 enum {
@@ -155,6 +157,7 @@ struct cdef {
 	int32_t spont, meta;	/* spontaneous caster; metamagic MM_* */
 	int32_t rebuke;		/* channels negative energy (5.16) */
 	int32_t spellcraft;	/* identify a spell to counter it (1.8) */
+	int32_t fills;		/* fills its space: no passing (4.7) */
 };
 
 struct cr {
@@ -267,6 +270,7 @@ struct st {
 	int32_t resting;	/* the recovery phase */
 	int32_t last_hit;	/* the last touch spell hit */
 	int32_t countered;	/* the spell being cast was countered */
+	int32_t maph[2];	/* the map's hash (conceal.c) */
 };
 
 #endif

@@ -445,7 +445,7 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	memcpy(s->fog, md.fog, sizeof(s->fog));
 	memcpy(s->eh, md.eh, sizeof(s->eh));
 	memcpy(s->ev, md.ev, sizeof(s->ev));
-	s->dark_map = cc_dark_map(s);
+	cc_map_init(s);
 	s->max_rounds = (int32_t)refd_mpv_get_int(root, "max_rounds", 10);
 	s->range_pen = (int32_t)refd_mpv_get_int(root, "range_penalty", 2);
 	s->no62 = !refd_mpv_get_bool(root, "condition_defaults", 1);
@@ -807,9 +807,16 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_kint(w, "hours", s->hours);
 	refd_mpw_kbool(w, "recovery", s->resting == 2);
 	refd_mpw_kstr(w, "active", s->c[active(s)].d.name);
-	refd_mpw_kstr(w, "prompt", pkn[s->pk]);
-	if (s->pk != PK_NONE)
-		refd_mpw_kstr(w, "prompted", s->c[s->q[s->qi]].d.name);
+	if (s->pk != PK_NONE && !seat_sees(s, seat, s->q[s->qi])) {
+		/* A creature the viewer cannot see is deciding something:
+		 * neither what nor who (8.4). */
+		refd_mpw_kstr(w, "prompt", "unseen");
+		refd_mpw_kstr(w, "prompted", "someone unseen");
+	} else {
+		refd_mpw_kstr(w, "prompt", pkn[s->pk]);
+		if (s->pk != PK_NONE)
+			refd_mpw_kstr(w, "prompted", s->c[s->q[s->qi]].d.name);
+	}
 	refd_mpw_karray(w, "order");
 	for (i = 0; i < s->norder; i++)
 		refd_mpw_str(w, s->c[s->order[i]].d.name);
@@ -884,6 +891,7 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 			if (c->d.turn_level > 0)
 				refd_mpw_kint(w, "turn_uses", c->d.turn_uses);
 			refd_mpw_kint(w, "initiative", c->init);
+			refd_mpw_kbool(w, "hiding", c->hiding);
 			refd_mpw_kbool(w, "delaying", c->delaying);
 			if (c->ready_vs >= 0)
 				refd_mpw_kstr(w, "readied_against",

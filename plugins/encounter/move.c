@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "conceal.h"
 #include "geom.h"
 #include "mount.h"
 #include "move.h"
@@ -44,12 +45,10 @@ static int
 crowded(const struct st *s, int a, int x, int y, int n, int allies_block,
     int *blocks)
 {
-	int i, any = 0;
+	int i, any = 0, sq = cc_squeeze_at(s, a, x, y);
 	const struct cr *A = &s->c[a];
 
 	*blocks = 0;
-	if (A->d.size <= -2)
-		return 0;	/* Tiny and smaller share squares (4.7) */
 	for (i = 0; i < s->nc; i++) {
 		const struct cr *c = &s->c[i];
 		int cn = space_n(c), d;
@@ -60,12 +59,20 @@ crowded(const struct st *s, int a, int x, int y, int n, int allies_block,
 		if (c->x >= x + n || x >= c->x + cn || c->y >= y + n ||
 		    y >= c->y + cn)
 			continue;
+		if (c->d.fills) {	/* no passing at all (4.7) */
+			any = *blocks = 1;
+			continue;
+		}
+		if (A->d.size <= -2)
+			continue;	/* Tiny and smaller share squares (4.7) */
 		any = 1;
 		d = c->d.size - A->d.size;
 		if (d >= 3 || d <= -3)
 			continue;	/* 4.7: three sizes apart */
 		if (helpless(c))
 			continue;
+		if (c->side != A->side && sq > 0)
+			continue;	/* squeezing past an enemy (4.4) */
 		if (c->side != A->side || allies_block)
 			*blocks = 1;
 	}
@@ -105,10 +112,11 @@ unseen_block(const struct st *s, int a, int x, int y)
 		const struct cr *c = &s->c[i];
 		int cn = space_n(c), d = c->d.size - s->c[a].d.size;
 
-		if (i == a || c->dead || perceives(s, a, i) || helpless(c) ||
-		    mt_pair(s, i, a) ||
+		if (i == a || c->dead || perceives(s, a, i))
+			continue;
+		if (!c->d.fills && (helpless(c) || mt_pair(s, i, a) ||
 		    d >= 3 || d <= -3 || c->side == s->c[a].side ||
-		    s->c[a].d.size <= -2)
+		    s->c[a].d.size <= -2))
 			continue;
 		if (!(c->x >= x + n || x >= c->x + cn || c->y >= y + n ||
 		    y >= c->y + cn))
@@ -202,6 +210,8 @@ step_cost(const struct st *s, int a, int x, int y, int nx, int ny, int par,
 		k = diff + obst + lowe;
 		if (A->d.fly)
 			k = 0;	/* flyers ignore all but blocking obstacles */
+		if (cc_squeeze_at(s, a, nx, ny) > 0)
+			k++;	/* squeezing: each square costs double (4.4) */
 	}
 	*npar = par;
 	if (dx == 0 || dy == 0)

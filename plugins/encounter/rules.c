@@ -564,6 +564,8 @@ loses_dex(const struct st *s, int d, int a)
 		return 1;	/* an invisible attacker (5.2) */
 	if (D->grap && !man_in_grapple(s, d, a))
 		return 1;
+	if (cc_squeeze_now(s, d) == 2)
+		return 1;	/* narrower than half its width (4.4) */
 	return 0;
 }
 
@@ -602,7 +604,7 @@ ac_vs(const struct st *s, int d, int a, int flags)
 		ac -= 2;
 	if (D->rebuked_by || (D->turned_by && D->cornered))
 		ac -= 2;	/* rebuked undead cower: +2 to hit (5.16) */
-	if (D->cond & COND_SQUEEZING)
+	if ((D->cond & COND_SQUEEZING) || cc_squeeze_now(s, d))
 		ac -= 4;
 	if (D->charged)
 		ac -= 2;
@@ -659,7 +661,7 @@ atk_bonus(const struct st *s, int a, int d, const struct weapon *w,
 	if (A->cond & (COND_ENTANGLED | COND_SHAKEN | COND_FRIGHTENED |
 	    COND_SICKENED))
 		b -= 2;
-	if (A->cond & COND_SQUEEZING)
+	if ((A->cond & COND_SQUEEZING) || cc_squeeze_now(s, a) == 1)
 		b -= 4;
 	if ((A->cond & COND_HIGHER) && !(flags & A_RANGED))
 		b += 1;
@@ -698,7 +700,8 @@ can_aoo(const struct st *s, int t, int m)
 	}
 	if (T->aoo_used >= limit)
 		return 0;
-	if (!threatens(s, t, m) || !perceives(s, t, m))
+	if (!threatens(s, t, m) || !perceives(s, t, m) ||
+	    cc_squeeze_now(s, t) == 2)
 		return 0;
 	if (cover_vs(s, t, m, 1))
 		return 0;
@@ -739,6 +742,10 @@ key_owner(const char *type, const char *k, size_t n, int who, int target)
 			return target;
 	if (n == 6 && memcmp(k, "amount", 6) == 0 &&
 	    strcmp(type, "temp_hp") == 0)
+		return target;
+	/* A spell's save DC shows its caster's modifier (8.4): the event
+	 * names the caster as its "target" owner (emitw). */
+	if (n == 2 && memcmp(k, "dc", 2) == 0 && strcmp(type, "save") == 0)
 		return target;
 	return -1;
 }
@@ -802,7 +809,7 @@ redact(const struct st *s, refd_mpv ev, int seat, int who, int target,
 	return w;
 }
 
-static int
+int
 emit_raw(refd_ctx *ctx, int seat, refd_mpw *w)
 {
 	int rc;
@@ -841,6 +848,8 @@ emitw(refd_ctx *ctx, const struct st *s, refd_mpw *w)
 	if (who < 0)
 		who = by_name(s, refd_mpv_get(ev, "attacker"));
 	target = by_name(s, refd_mpv_get(ev, "target"));
+	if (target < 0)
+		target = by_name(s, refd_mpv_get(ev, "caster"));
 	for (seat = 0; seat < s->nseats && rc == REFD_OK; seat++) {
 		w = redact(s, ev, seat, who, target, &hidden);
 		if (hidden)

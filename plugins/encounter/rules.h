@@ -79,6 +79,7 @@ int str_dmg(const struct cr *a, const struct weapon *w, int off);
 
 int roll(refd_ctx *ctx, uint32_t sides, const char *why, int *out);
 int emitw(refd_ctx *ctx, const struct st *s, refd_mpw *w);
+int emit_raw(refd_ctx *ctx, int seat, refd_mpw *w);	/* as is, to seat */
 int attack(refd_ctx *ctx, struct st *s, int a, int d,
     const struct weapon *w, int flags, int pen, int pre, struct atk *r);
 int deal(refd_ctx *ctx, struct st *s, int d, int dmg, int nonlethal,
