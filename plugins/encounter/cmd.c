@@ -247,7 +247,11 @@ nmain(const struct cr *c)
 static int
 has_off(const struct cr *c)
 {
-	return (c->d.w[1].nd > 0 && !c->d.w[1].ranged) || c->d.w[0].dbl;
+	/* A melee off-hand weapon, or a thrown one with a thrown main
+	 * weapon (thrown weapons in pairs, 2.13). */
+	return (c->d.w[1].nd > 0 && (!c->d.w[1].ranged ||
+	    (c->d.w[1].ranged == 1 && c->d.w[0].ranged == 1))) ||
+	    c->d.w[0].dbl;
 }
 
 /* Two-weapon penalties (2.13): primary and off hand. */
@@ -2448,6 +2452,8 @@ finish_act(refd_ctx *ctx, struct st *s)
 		}
 		w = (k->flags & A_OFF) && !A->d.w[0].dbl ? A->d.w[1] :
 		    A->d.w[0];
+		if (act == C_FULL && w.dbl && !(k->flags & A_OFF))
+			w.cat = 1;	/* used as two weapons: 1x Str (2.13) */
 		if (w.ranged && T->grap && !man_in_grapple(s, a, t)) {
 			/* An outsider's ranged attack strikes a random
 			 * participant of the grapple (5.13, D001-39). */

@@ -883,10 +883,12 @@ str_dmg(const struct cr *a, const struct weapon *w, int off)
 			return 0;
 		return m < 0 ? m : 0;
 	}
-	if (m <= 0 || w->ranged)
+	if (m <= 0)
 		return m;
 	if (off)
-		return m / 2;
+		return m / 2;	/* off hand, thrown ones too (2.13) */
+	if (w->ranged)
+		return m;
 	if (w->cat == 2)
 		return m * 3 / 2;
 	return m;
