@@ -21,7 +21,8 @@ const char *const cmd_name[C_NCMD] = {
 	"aoo", "counter", "follow", "act", "wait", "ready", "fire", "crawl",
 	"minimum_move", "cast", "overrun", "avoid", "cleave", "pin",
 	"release", "throw", "draw", "sheathe", "turn_undead", "drink",
-	"grapple_move", "use_weapon", "break_pin"
+	"grapple_move", "use_weapon", "break_pin", "pick_up", "drop",
+	"shield"
 };
 
 int
@@ -386,7 +387,7 @@ point_dist(const struct cr *A, int px, int py)
 
 /* Drawing is free with a move action used for movement at BAB +1
  * (1.6), once a turn. */
-static int
+int
 draw_free(const struct st *s, const struct cr *A)
 {
 	return A->d.bab >= 1 && s->moveact && !s->freedraw;
@@ -1161,6 +1162,10 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			    "the point is beyond 5 range increments");
 		return REFD_OK;
 	}
+	case C_PICKUP:
+	case C_DROP:
+	case C_SHIELD:
+		return man_item_check(s, a, c, y);
 	case C_DRAW:
 		if (A->stow[0].nd == 0 && A->stow[1].nd == 0)
 			return rej(y, REFD_EILLEGAL, "R001-77",
@@ -1860,7 +1865,7 @@ resume(refd_ctx *ctx, struct st *s)
 
 /* Start a paused action: provoke (mode 0 none, 1 everyone threatening
  * who, 2 the target only) then finish it. */
-static int
+int
 begin_act(refd_ctx *ctx, struct st *s, int act, int who, int target,
     int flags, int pen, int provoke)
 {
@@ -2617,6 +2622,9 @@ finish_act(refd_ctx *ctx, struct st *s)
 				if (A->d.w[0].unarmed && !A->d.w[0].natural) {
 					A->d.w[0] = T->d.w[0];
 					A->whp = T->whp;
+				} else if ((rc = man_ground_put(ctx, s, t)) !=
+				    REFD_OK) {
+					return rc;	/* it drops (5.8) */
 				}
 				unarmed_weapon(&T->d.w[0], T->d.size);
 				break;
@@ -2711,6 +2719,9 @@ finish_act(refd_ctx *ctx, struct st *s)
 	}
 	case ACT_GRAP_IN:
 		return man_enter(ctx, s);
+	case C_SHEATHE:
+	case C_PICKUP:
+		return man_item_finish(ctx, s);
 	case C_CDG: {
 		w = A->d.w[0].ranged ? w : A->d.w[0];
 		if ((rc = attack(ctx, s, a, t, &w, A_CDG, 0, 0, &r)) !=
@@ -2951,8 +2962,12 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 					return rc;
 				if (win && s->k.act == C_TRIP)
 					X->prone = 1;
-				if (win && s->k.act == C_DISARM)
+				if (win && s->k.act == C_DISARM) {
+					if ((rc = man_ground_put(ctx, s, x)) !=
+					    REFD_OK)
+						return rc;
 					unarmed_weapon(&X->d.w[0], X->d.size);
+				}
 			}
 			return settle(ctx, s);
 		}
@@ -3403,10 +3418,12 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		if (aoo_queue(s, a, -1, 0) > 0)
 			return REFD_OK;	/* a ranged attack provokes */
 		return finish_act(ctx, s);
+	case C_PICKUP:
+	case C_DROP:
+	case C_SHIELD:
+		return man_item_exec(ctx, s, a, c);
 	case C_DRAW:
 	case C_SHEATHE: {
-		int i;
-
 		if (c->t == C_DRAW && A->grap)
 			return man_grapple_exec(ctx, s, a, c);
 		if (c->t == C_DRAW && draw_free(s, A)) {
@@ -3430,14 +3447,9 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			}
 			memset(&A->stow[0], 0, sizeof(A->stow[0]));
 		} else {
-			for (i = 0; i < 2; i++)
-				if (A->d.w[i].nd && !A->d.w[i].unarmed &&
-				    !A->d.w[i].natural) {
-					A->stow[i] = A->d.w[i];
-					memset(&A->d.w[i], 0, sizeof(A->d.w[i]));
-				}
-			if (A->stow[0].nd)
-				unarmed_weapon(&A->d.w[0], A->d.size);
+			/* Sheathing provokes (1.7): it happens after the
+			 * attacks of opportunity. */
+			return begin_act(ctx, s, C_SHEATHE, a, -1, 0, 0, 1);
 		}
 		if (A->d.w[0].nd == 0)
 			unarmed_weapon(&A->d.w[0], A->d.size);
@@ -3652,7 +3664,7 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 	if (c->t == C_READY && c->trig)
 		refd_mpw_kstr(w, "trigger", "casts");
 	if (c->t == C_AOO || c->t == C_COUNTER || c->t == C_FOLLOW ||
-	    c->t == C_FIRE || c->t == C_AVOID)
+	    c->t == C_FIRE || c->t == C_AVOID || c->t == C_SHIELD)
 		refd_mpw_kbool(w, "take", c->take);
 	if (c->t == C_CHARGE && c->kind == C_BULL)
 		refd_mpw_kstr(w, "kind", "bull_rush");
@@ -3866,6 +3878,23 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 				    "Move the grapple to (%d,%d)", x, y);
 				try_cmd(s, seat, w, &c, label);
 			}
+	}
+	for (i = 0; i < s->ng; i++) {
+		blank(&c, C_PICKUP);
+		c.has_to = 1;
+		c.x = s->gx[i];
+		c.y = s->gy[i];
+		snprintf(label, sizeof(label), "Pick up the %s at (%d,%d)",
+		    s->gw[i].name, c.x, c.y);
+		try_cmd(s, seat, w, &c, label);
+	}
+	blank(&c, C_DROP);
+	try_cmd(s, seat, w, &c, "Drop the weapon");
+	for (i = 0; i < 2; i++) {
+		blank(&c, C_SHIELD);
+		c.take = i;
+		try_cmd(s, seat, w, &c, i ? "Ready the shield" :
+		    "Loose the shield");
 	}
 	for (i = 0; i < 2; i++)
 		if (A->d.potions[i] > 0) {

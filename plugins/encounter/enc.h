@@ -21,6 +21,7 @@
 #define MAXD 32		/* creature templates in the content */
 #define MAXMAPS 8
 #define NSTATES 8	/* visible states (state_idx) */
+#define MAXG 8		/* weapons lying on the ground */
 
 #define ENC_MAGIC 0x454e4331u	/* "ENC1" */
 
@@ -157,6 +158,7 @@ struct cr {
 	int32_t pend_act, pend_round;	/* a started full-round action */
 	int32_t shp;		/* the shield's hit points */
 	int32_t gwith;		/* the other grapple participants (bits) */
+	int32_t shield_off;	/* a loosed shield's AC bonus, 0: none */
 };
 
 /* A paused action (waiting for attacks of opportunity or a prompt). */
@@ -196,6 +198,9 @@ struct st {
 	int32_t aoo_taken;	/* threateners that took the movement AoO */
 	struct cont k;
 	int32_t shown[MAXC];	/* the state last announced (state_idx) */
+	/* Weapons lying on the ground (dropped or disarmed), oldest first. */
+	struct weapon gw[MAXG];
+	int32_t gx[MAXG], gy[MAXG], ghp[MAXG], ng;
 };
 
 #endif

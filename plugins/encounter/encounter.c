@@ -11,6 +11,7 @@
 
 #include "cmd.h"
 #include "content.h"
+#include "maneuver.h"
 #include "geom.h"
 #include "move.h"
 #include "rules.h"
@@ -140,6 +141,14 @@ static const struct {
 	{ { { "target", "the pinned ally" } },
 	    "grappling, standard action: win a grapple check against the "
 	    "pinner and free the ally from the pin" },
+	{ { { "to", "[x, y]: the item's square, within reach" } },
+	    "move action (provokes): pick up a weapon lying on the ground "
+	    "with the free main hand" },
+	{ { { NULL, NULL } },
+	    "free action: drop the held weapon into the own square" },
+	{ { { "take", "bool: ready (true) or loose (false)" } },
+	    "ready or loose the shield: a move action, free with a move at "
+	    "BAB +1" },
 };
 
 static int
@@ -575,8 +584,10 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		if (c->hp < 0)
 			c->stable = 1;
 		c->flat = ff;
-		c->whp = c->d.w[0].ihp;
-		c->shp = c->d.shield_hp;
+		/* Item hit points scale with the wielder's size (5.9). */
+		c->whp = man_item_hp(c->stow[0].nd ? c->stow[0].ihp :
+		    c->d.w[0].ihp, c->d.size);
+		c->shp = man_item_hp(c->d.shield_hp, c->d.size);
 		if (c->side + 1 > sides)
 			sides = c->side + 1;
 		aware += c->aware;
@@ -810,6 +821,14 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_end(w);
 	}
 	refd_mpw_end(w);
+	refd_mpw_karray(w, "ground");	/* weapons lying about (public) */
+	for (i = 0; i < s->ng; i++) {
+		refd_mpw_map(w);
+		refd_mpw_kstr(w, "item", s->gw[i].name);
+		xy(w, "at", s->gx[i], s->gy[i]);
+		refd_mpw_end(w);
+	}
+	refd_mpw_end(w);
 	refd_mpw_end(w);
 	return put(ctx, w);
 }
@@ -859,7 +878,7 @@ sane(const struct st *s)
 	    s->k.n > MAXPATH || s->k.who < 0 || s->k.who >= s->nc ||
 	    s->k.target < -1 || s->k.target >= s->nc || s->nseats < 2 ||
 	    s->nseats > REFD_MAX_SEATS || s->dnext < 0 ||
-	    s->dnext > s->norder)
+	    s->dnext > s->norder || s->ng < 0 || s->ng > MAXG)
 		return 0;
 	for (i = 0; i < s->norder; i++)
 		if (s->order[i] < 0 || s->order[i] >= s->nc)

@@ -16,6 +16,7 @@
  */
 #include <string.h>
 
+#include "geom.h"
 #include "maneuver.h"
 #include "move.h"
 
@@ -831,4 +832,219 @@ man_charge_overrun_ok(const struct st *s, int seat, int a, struct cmd *c,
 		return rej(y, REFD_ENOPATH, "R001-57",
 		    "the charge line does not pass through %s", O->d.name);
 	return REFD_OK;
+}
+
+/* ---- items: weapons on the ground, picking up, dropping, sheathing,
+ * shields (1.6, 1.7, 5.8, 5.9) ---- */
+
+/* An item's hit points for its wielder's size: the table gives a Medium
+ * item's; halve per size below, double per size above (5.9). */
+int
+man_item_hp(int hp, int size)
+{
+	if (hp <= 0)
+		return hp;
+	if (size > 0)
+		return hp << size;
+	hp >>= -size;
+	return hp < 1 ? 1 : hp;
+}
+
+/* The ground item at (x, y) picked first: the last one dropped there. */
+static int
+ground_at(const struct st *s, int x, int y)
+{
+	int i;
+
+	for (i = s->ng - 1; i >= 0; i--)
+		if (s->gx[i] == x && s->gy[i] == y)
+			return i;
+	return -1;
+}
+
+static void
+ground_take(struct st *s, int i)
+{
+	for (; i < s->ng - 1; i++) {
+		s->gw[i] = s->gw[i + 1];
+		s->gx[i] = s->gx[i + 1];
+		s->gy[i] = s->gy[i + 1];
+		s->ghp[i] = s->ghp[i + 1];
+	}
+	s->ng--;
+}
+
+int
+man_ground_put(refd_ctx *ctx, struct st *s, int c)
+{
+	const struct cr *C = &s->c[c];
+	refd_mpw *w;
+
+	if (C->d.w[0].unarmed || C->d.w[0].natural)
+		return REFD_OK;
+	if (s->ng == MAXG)
+		ground_take(s, 0);	/* the oldest is lost in the melee */
+	s->gw[s->ng] = C->d.w[0];
+	s->gx[s->ng] = C->x;
+	s->gy[s->ng] = C->y;
+	s->ghp[s->ng] = C->whp;
+	s->ng++;
+	w = refd_mpw_create();
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "type", "item_dropped");
+	refd_mpw_kstr(w, "who", C->d.name);
+	refd_mpw_kstr(w, "item", C->d.w[0].name);
+	refd_mpw_karray(w, "at");
+	refd_mpw_int(w, C->x);
+	refd_mpw_int(w, C->y);
+	refd_mpw_end(w);
+	refd_mpw_end(w);
+	return emit_at2(ctx, s, c, -1, w);
+}
+
+/* The move-action part of the budget, a full attack becoming a move. */
+static void
+spend_move(struct st *s)
+{
+	if (s->fa) {
+		s->fa = 0;
+		s->full = 0;
+		s->std = 1;
+		s->mv = 1;
+		s->fa_conv = 1;
+	} else {
+		s->mv++;
+	}
+}
+
+int
+man_item_check(const struct st *s, int a, struct cmd *c, struct why *y)
+{
+	const struct cr *A = &s->c[a];
+
+	switch (c->t) {
+	case C_PICKUP: {
+		int i;
+
+		if (!c->has_to)
+			return rej(y, REFD_EBADCMD, "R001-77",
+			    "give the item's square as \"to\": [x, y]");
+		if ((i = ground_at(s, c->x, c->y)) < 0)
+			return rej(y, REFD_ENOTARGET, "R001-77",
+			    "nothing lies at (%d,%d)", c->x, c->y);
+		if (g_space_dist(A->x, A->y, space_n(A), c->x, c->y, 1) > 1)
+			return rej(y, REFD_ERANGE, "R001-77",
+			    "the %s at (%d,%d) is out of %s's reach",
+			    s->gw[i].name, c->x, c->y, A->d.name);
+		if (A->grap)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is grappling", A->d.name);
+		if (!A->d.w[0].unarmed || A->d.w[0].natural)
+			return rej(y, REFD_EILLEGAL, "R001-77",
+			    "%s's hand is not free (drop or sheathe the %s "
+			    "first)", A->d.name, A->d.w[0].name);
+		if (!can_move(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-04",
+			    "picking up an item takes a move action");
+		return REFD_OK;
+	}
+	case C_DROP:
+		if (A->d.w[0].unarmed || A->d.w[0].natural)
+			return rej(y, REFD_EILLEGAL, "R001-77",
+			    "%s holds no weapon", A->d.name);
+		return REFD_OK;	/* a free action */
+	default:	/* C_SHIELD: take = ready it, else loose it */
+		if (c->take ? A->shield_off == 0 : (A->d.shield == 0 ||
+		    A->shp <= 0))
+			return rej(y, REFD_EILLEGAL, "R001-77",
+			    "%s has no %s shield", A->d.name, c->take ?
+			    "loosed" : "strapped");
+		if (A->grap)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is grappling", A->d.name);
+		if (!draw_free(s, A) && !can_move(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-77",
+			    "readying or loosing a shield takes a move "
+			    "action (free with a move at BAB +1 or more)");
+		return REFD_OK;
+	}
+}
+
+int
+man_item_exec(refd_ctx *ctx, struct st *s, int a, struct cmd *c)
+{
+	struct cr *A = &s->c[a];
+	int rc;
+
+	switch (c->t) {
+	case C_PICKUP:
+		spend_move(s);
+		/* Picking up provokes (1.7); it happens after the AoOs. */
+		return begin_act(ctx, s, C_PICKUP, a, -1, 0,
+		    ground_at(s, c->x, c->y), 1);
+	case C_DROP:
+		if ((rc = man_ground_put(ctx, s, a)) != REFD_OK)
+			return rc;
+		unarmed_weapon(&A->d.w[0], A->d.size);
+		return settle(ctx, s);
+	default:
+		if (draw_free(s, A))
+			s->freedraw = 1;
+		else
+			spend_move(s);
+		if (c->take) {
+			A->d.shield = A->shield_off;
+			A->shield_off = 0;
+		} else {
+			A->shield_off = A->d.shield;
+			A->d.shield = 0;
+		}
+		if ((rc = ev_simple(ctx, c->take ? "shield_ready" :
+		    "shield_loose", s, a, -1)) != REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	}
+}
+
+/* The end of a provoking item action: sheathe, pick up. */
+int
+man_item_finish(refd_ctx *ctx, struct st *s)
+{
+	int a = s->k.who, i = s->k.pen, rc;
+	struct cr *A = &s->c[a];
+
+	if (s->k.act == C_SHEATHE) {
+		int j;
+
+		for (j = 0; j < 2; j++)
+			if (A->d.w[j].nd && !A->d.w[j].unarmed &&
+			    !A->d.w[j].natural) {
+				A->stow[j] = A->d.w[j];
+				memset(&A->d.w[j], 0, sizeof(A->d.w[j]));
+			}
+		if (A->d.w[0].nd == 0)
+			unarmed_weapon(&A->d.w[0], A->d.size);
+		if ((rc = ev_simple(ctx, "sheathe", s, a, -1)) != REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	}
+	if (i >= 0 && i < s->ng && A->d.w[0].unarmed && !A->d.w[0].natural) {
+		refd_mpw *w = refd_mpw_create();
+
+		A->d.w[0] = s->gw[i];
+		A->whp = s->ghp[i];
+		refd_mpw_map(w);
+		refd_mpw_kstr(w, "type", "pick_up");
+		refd_mpw_kstr(w, "who", A->d.name);
+		refd_mpw_kstr(w, "item", s->gw[i].name);
+		refd_mpw_karray(w, "at");
+		refd_mpw_int(w, s->gx[i]);
+		refd_mpw_int(w, s->gy[i]);
+		refd_mpw_end(w);
+		refd_mpw_end(w);
+		ground_take(s, i);
+		if ((rc = emit_at2(ctx, s, a, -1, w)) != REFD_OK)
+			return rc;
+	}
+	return settle(ctx, s);
 }

@@ -32,6 +32,9 @@ void use_std(struct st *s, const struct cr *A);
 int grapple_mod(const struct cr *c);
 int unarmed_damage(refd_ctx *ctx, struct st *s, int a, int t);
 int overrun_block(refd_ctx *ctx, struct st *s, int avoid);
+int begin_act(refd_ctx *ctx, struct st *s, int act, int who, int target,
+    int flags, int pen, int provoke);
+int draw_free(const struct st *s, const struct cr *A);
 int ev_simple(refd_ctx *ctx, const char *type, const struct st *s, int who,
     int target);
 int emit_at2(refd_ctx *ctx, const struct st *s, int who, int also,
@@ -76,5 +79,14 @@ int man_overrun_move(refd_ctx *ctx, struct st *s, int *rc);
 int man_ovr_defender(const struct st *s);
 int man_charge_overrun_ok(const struct st *s, int seat, int a,
     struct cmd *c, struct why *y);
+
+/* Items (1.6, 1.7, 5.8, 5.9): an item's hit points by its wielder's
+ * size, c's held weapon dropped in its square, pick up / drop / shield
+ * commands, the end of a provoking pick up or sheathe. */
+int man_item_hp(int hp, int size);
+int man_ground_put(refd_ctx *ctx, struct st *s, int c);
+int man_item_check(const struct st *s, int a, struct cmd *c, struct why *y);
+int man_item_exec(refd_ctx *ctx, struct st *s, int a, struct cmd *c);
+int man_item_finish(refd_ctx *ctx, struct st *s);
 
 #endif
