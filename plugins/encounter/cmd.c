@@ -183,6 +183,8 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 		c->item = 1;
 	else if (strcmp(t, "shield") == 0)
 		c->item = 2;
+	else if (strcmp(t, "potion") == 0)
+		c->item = 3;
 	else
 		bad = 1;
 	refd_mp_free(d);
@@ -190,7 +192,7 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 		return rej(w, REFD_EBADCMD, "R001-70",
 		    "malformed argument: squares are [x, y] integer pairs, "
 		    "kind is attack|bull_rush, mode attack|ac, item "
-		    "weapon|armor|shield");
+		    "weapon|armor|shield|potion");
 	return REFD_OK;
 }
 
@@ -945,11 +947,15 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 				    "a bull rush needs %s adjacent", T->d.name);
 			return size_gap_ok(s, a, t, "bull rush", "R001-49", y);
 		case C_DISARM:
+			if (c->item == 3)	/* grab a carried potion */
+				return man_potion_check(s, a, c, y);
 			if (T->d.w[0].unarmed || T->d.w[0].natural)
 				return rej(y, REFD_EILLEGAL, "R001-51",
 				    "%s holds no weapon", T->d.name);
 			return REFD_OK;
 		case C_SUNDER:
+			if (c->item == 3)	/* a carried potion */
+				return man_potion_check(s, a, c, y);
 			if (c->item == 1)
 				return rej(y, REFD_EILLEGAL, "R001-52",
 				    "worn armor cannot be sundered");
@@ -1902,7 +1908,7 @@ better_sd(const struct cr *c)
 }
 
 /* Opposed attack-roll modifier with the held weapon (5.8, D001-36). */
-static int
+int
 disarm_mod(const struct st *s, int a, int o)
 {
 	const struct cr *A = &s->c[a];
@@ -2601,6 +2607,9 @@ finish_act(refd_ctx *ctx, struct st *s)
 	case C_DISARM:
 	case C_SUNDER: {
 		int ma = disarm_mod(s, a, t) - k->pen, md = disarm_mod(s, t, a);
+
+		if ((k->flags & 15) == 3)	/* a potion (5.8, 5.9) */
+			return man_potion_finish(ctx, s);
 
 		if (act == C_DISARM && k->hurt > 0) {
 			if ((rc = ev_simple(ctx, "disarm_fails", s, a, t)) !=
@@ -3321,10 +3330,12 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			return REFD_OK;
 		return finish_act(ctx, s);
 	case C_DISARM:
-		return begin_act(ctx, s, C_DISARM, a, t, 0, maneuver_budget(s,
-		    A, c), (A->d.feats & F_IDIS) ? 0 : 2);
+		return begin_act(ctx, s, C_DISARM, a, t, c->item == 3 ?
+		    3 | c->si << 4 : 0, maneuver_budget(s, A, c),
+		    (A->d.feats & F_IDIS) ? 0 : 2);
 	case C_SUNDER:
-		return begin_act(ctx, s, C_SUNDER, a, t, c->item,
+		return begin_act(ctx, s, C_SUNDER, a, t, c->item == 3 ?
+		    3 | c->si << 4 : c->item,
 		    maneuver_budget(s, A, c), (A->d.feats & F_ISUN) ? 0 : 2);
 	case C_GRAPPLE:
 		/* Joining a grapple: no AoO, the grab is automatic (5.13). */
@@ -3675,6 +3686,10 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 		refd_mpw_kstr(w, "spell", c->spell);
 	if (c->t == C_SUNDER && c->item == 2)
 		refd_mpw_kstr(w, "item", "shield");
+	if (c->item == 3) {
+		refd_mpw_kstr(w, "item", "potion");
+		refd_mpw_kstr(w, "spell", c->spell);
+	}
 	if (c->ovr >= 0)
 		refd_mpw_kstr(w, "overrun", nm(s, c->ovr));
 	refd_mpw_end(w);
@@ -3993,6 +4008,24 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 				    "Sunder the shield of %s", nm(s, t));
 				try_cmd(s, seat, w, &c, label);
 				c.item = 0;
+			}
+			if (per[i] == C_SUNDER || per[i] == C_DISARM) {
+				int p;
+
+				for (p = 0; p < 2; p++) {
+					if (s->c[t].d.potions[p] <= 0)
+						continue;
+					c.item = 3;
+					snprintf(c.spell, sizeof(c.spell), "%s",
+					    s->c[t].d.potion[p].name);
+					snprintf(label, sizeof(label),
+					    "%s %s's potion of %s",
+					    per[i] == C_SUNDER ? "Smash" :
+					    "Grab", nm(s, t), c.spell);
+					try_cmd(s, seat, w, &c, label);
+				}
+				c.item = 0;
+				c.spell[0] = '\0';
 			}
 			if (per[i] == C_READY) {
 				c.trig = 1;

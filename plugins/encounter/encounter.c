@@ -809,6 +809,13 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 			{
 				int k;
 
+				refd_mpw_kmap(w, "potions");
+				for (k = 0; k < 2; k++)
+					if (c->d.potions[k] > 0)
+						refd_mpw_kint(w,
+						    c->d.potion[k].name,
+						    c->d.potions[k]);
+				refd_mpw_end(w);
 				refd_mpw_kmap(w, "spells");
 				for (k = 0; k < MAXSP; k++)
 					if (c->d.sp[k].name[0] != '\0')

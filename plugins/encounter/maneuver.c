@@ -14,6 +14,7 @@
  * the threateners that already struck the pushed creature (one
  * opportunity each for the whole push), px[0], py[0] the direction.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "geom.h"
@@ -1044,6 +1045,161 @@ man_item_finish(refd_ctx *ctx, struct st *s)
 		refd_mpw_end(w);
 		ground_take(s, i);
 		if ((rc = emit_at2(ctx, s, a, -1, w)) != REFD_OK)
+			return rc;
+	}
+	return settle(ctx, s);
+}
+
+/* ---- carried potions as other objects (5.8 grabbing, 5.9 sundering) ----
+ *
+ * A potion vial is a Tiny object (+2 to its AC), hardness 1 and 1 hit
+ * point (the table has no vials: the rule family's numbers), carried in
+ * a pouch: not loosely attached (no +4 to grab it), not firmly either.
+ */
+#define VIAL_SIZE_AC 2
+#define VIAL_HARDNESS 1
+
+int
+man_potion_check(const struct st *s, int a, struct cmd *c, struct why *y)
+{
+	const struct cr *A = &s->c[a], *T = &s->c[c->target];
+	const char *rule = c->t == C_SUNDER ? "R001-52" : "R001-51";
+	struct weapon w;
+	int i, j;
+
+	for (i = 0; i < 2; i++)
+		if (T->d.potions[i] > 0 &&
+		    strcmp(T->d.potion[i].name, c->spell) == 0)
+			break;
+	if (i == 2)
+		return rej(y, REFD_ENOTARGET, rule,
+		    "%s carries no potion of '%.30s'", T->d.name, c->spell);
+	c->si = i;
+	if (c->t == C_SUNDER) {
+		melee_weapon(A, &w);
+		if (!(w.dtype & (DT_B | DT_S)))
+			return rej(y, REFD_EILLEGAL, rule,
+			    "smashing needs a slashing or bludgeoning weapon, "
+			    "not the %s", w.name);
+		return REFD_OK;
+	}
+	/* Grabbing is an unarmed disarm: it needs a free hand and room. */
+	if (A->d.w[0].natural || A->d.w[1].nd > 0 ||
+	    (A->d.w[0].cat == 2 && !A->d.w[0].unarmed))
+		return rej(y, REFD_EILLEGAL, rule,
+		    "%s has no free hand to grab with", A->d.name);
+	for (j = 0; j < 2; j++)
+		if (A->d.potions[j] == 0 || strcmp(A->d.potion[j].name,
+		    c->spell) == 0)
+			break;
+	if (j == 2)
+		return rej(y, REFD_ERESOURCE, rule,
+		    "%s has no room for another kind of potion", A->d.name);
+	return REFD_OK;
+}
+
+static int
+ev_object(refd_ctx *ctx, struct st *s, const char *type, int a, int t,
+    const char *item, int roll, int ok)
+{
+	refd_mpw *w = refd_mpw_create();
+
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "type", type);
+	refd_mpw_kstr(w, "who", s->c[a].d.name);
+	refd_mpw_kstr(w, "target", s->c[t].d.name);
+	refd_mpw_kstr(w, "item", item);
+	if (roll > 0)
+		refd_mpw_kint(w, "roll", roll);
+	refd_mpw_kbool(w, "success", ok);
+	refd_mpw_end(w);
+	return emitw(ctx, s, w);
+}
+
+int
+man_potion_finish(refd_ctx *ctx, struct st *s)
+{
+	struct cont *k = &s->k;
+	int a = k->who, t = k->target, si = (k->flags >> 4) & 1, rc, j;
+	struct cr *A = &s->c[a], *T = &s->c[t];
+	char item[NAMEL + 16];
+	struct weapon w;
+
+	if (T->d.potions[si] <= 0)
+		return settle(ctx, s);
+	snprintf(item, sizeof(item), "potion of %s", T->d.potion[si].name);
+	if (k->act == C_DISARM) {
+		int ma, md, ra, rd, win;
+
+		if (k->hurt > 0) {
+			if ((rc = ev_simple(ctx, "disarm_fails", s, a, t)) !=
+			    REFD_OK)
+				return rc;
+			return settle(ctx, s);
+		}
+		/* Unarmed (light, -4), against a non-weapon item (-4). */
+		ma = A->d.bab + mod(A->d.str) + sizemod(A->d.size) - 4 -
+		    k->pen;
+		if (A->d.size > T->d.size)
+			ma += 4 * (A->d.size - T->d.size);
+		md = disarm_mod(s, t, a) - 4;
+		if ((rc = opposed(ctx, ma, md, "disarm", &ra, &rd, &win)) !=
+		    REFD_OK)
+			return rc;
+		if ((rc = ev_check(ctx, "grab", s, a, t, ra, ra + ma, rd,
+		    rd + md, win)) != REFD_OK)
+			return rc;
+		if (win) {
+			for (j = 0; j < 2; j++)
+				if (A->d.potions[j] == 0 || strcmp(
+				    A->d.potion[j].name,
+				    T->d.potion[si].name) == 0)
+					break;
+			if (j < 2) {
+				A->d.potion[j] = T->d.potion[si];
+				A->d.potions[j]++;
+				T->d.potions[si]--;
+			}
+		}
+		/* No counter-disarm when grabbing (5.8). */
+		return settle(ctx, s);
+	}
+	/* Smashing it: an attack roll against the object's AC, 10 + its
+	 * size + its holder's Dex (5.9). */
+	melee_weapon(A, &w);
+	{
+		int v, b = atk_bonus(s, a, t, &w, 0, k->pen), hit, dmg;
+		int ac = 10 + VIAL_SIZE_AC + mod(T->d.dex);
+		refd_mpw *ev;
+
+		if ((rc = roll(ctx, 20, "attack", &v)) != REFD_OK)
+			return rc;
+		hit = v != 1 && (v == 20 || v + b >= ac);
+		if ((rc = ev_object(ctx, s, "attack_object", a, t, item, v,
+		    hit)) != REFD_OK)
+			return rc;
+		if (!hit)
+			return settle(ctx, s);
+		dmg = str_dmg(A, &w, 0) + w.enh;
+		for (j = 0; j < w.nd; j++) {
+			if ((rc = roll(ctx, (uint32_t)w.sd, "damage", &v)) !=
+			    REFD_OK)
+				return rc;
+			dmg += v;
+		}
+		if (dmg < 1)
+			dmg = 1;
+		if (dmg - VIAL_HARDNESS >= 1)
+			T->d.potions[si]--;	/* 1 hit point */
+		ev = refd_mpw_create();
+		refd_mpw_map(ev);
+		refd_mpw_kstr(ev, "type", "item_damage");
+		refd_mpw_kstr(ev, "target", T->d.name);
+		refd_mpw_kstr(ev, "item", item);
+		refd_mpw_kint(ev, "damage", dmg);
+		refd_mpw_kbool(ev, "destroyed", dmg - VIAL_HARDNESS >= 1);
+		refd_mpw_end(ev);
+		if ((rc = emitw(ctx, s, ev)) != REFD_OK)
 			return rc;
 	}
 	return settle(ctx, s);

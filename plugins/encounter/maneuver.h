@@ -35,6 +35,7 @@ int overrun_block(refd_ctx *ctx, struct st *s, int avoid);
 int begin_act(refd_ctx *ctx, struct st *s, int act, int who, int target,
     int flags, int pen, int provoke);
 int draw_free(const struct st *s, const struct cr *A);
+int disarm_mod(const struct st *s, int a, int o);
 int ev_simple(refd_ctx *ctx, const char *type, const struct st *s, int who,
     int target);
 int emit_at2(refd_ctx *ctx, const struct st *s, int who, int also,
@@ -88,5 +89,10 @@ int man_ground_put(refd_ctx *ctx, struct st *s, int c);
 int man_item_check(const struct st *s, int a, struct cmd *c, struct why *y);
 int man_item_exec(refd_ctx *ctx, struct st *s, int a, struct cmd *c);
 int man_item_finish(refd_ctx *ctx, struct st *s);
+
+/* Carried potions grabbed (disarm) or smashed (sunder): 5.8, 5.9. */
+int man_potion_check(const struct st *s, int a, struct cmd *c,
+    struct why *y);
+int man_potion_finish(refd_ctx *ctx, struct st *s);
 
 #endif
