@@ -197,7 +197,7 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 }
 
 /* Budget (R001-04, R001-05). */
-static int can_full(const struct st *s, const struct cr *c);
+int can_full(const struct st *s, const struct cr *c);
 int
 can_std(const struct st *s, const struct cr *c)
 {
@@ -233,13 +233,13 @@ full_ok(const struct st *s, const struct cr *c, const struct cmd *cm)
 	return can_full(s, c);
 }
 
-static int
+int
 can_full(const struct st *s, const struct cr *c)
 {
 	return !s->full && !s->std && !s->mv && !s->fa && !restricted(s, c);
 }
 
-static int
+int
 nmain(const struct cr *c)
 {
 	int b = c->d.bab;
@@ -835,13 +835,13 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_EILLEGAL, "R001-56",
 			    "%s is pinned: it can only try to escape",
 			    A->d.name);
-		if (A->grap && (c->t == C_FULL || c->has_sq ||
+		if (A->grap && (c->off || c->has_sq ||
 		    !man_in_grapple(s, a, t) || A->d.w[0].ranged ||
 		    (A->d.w[0].cat != 0 && !A->d.w[0].unarmed &&
 		    !A->d.w[0].natural)))
 			return rej(y, REFD_EILLEGAL, "R001-56",
 			    "grappling, %s can only attack %s with a light, "
-			    "unarmed or natural weapon (one attack)", A->d.name,
+			    "unarmed or natural weapon (no off hand)", A->d.name,
 			    nm(s, A->grap - 1));
 		if (c->off) {
 			if (c->t != C_FULL || !has_off(A))
@@ -1932,7 +1932,7 @@ grapple_mod(const struct cr *c)
 }
 
 int
-unarmed_damage(refd_ctx *ctx, struct st *s, int a, int t)
+unarmed_damage(refd_ctx *ctx, struct st *s, int a, int t, int lethal)
 {
 	struct weapon u;
 	int rc, v, j, sum = mod(s->c[a].d.str);
@@ -1952,11 +1952,11 @@ unarmed_damage(refd_ctx *ctx, struct st *s, int a, int t)
 	refd_mpw_kstr(w, "who", nm(s, a));
 	refd_mpw_kstr(w, "target", nm(s, t));
 	refd_mpw_kint(w, "damage", sum);
-	refd_mpw_kbool(w, "nonlethal", 1);
+	refd_mpw_kbool(w, "nonlethal", !lethal);
 	refd_mpw_end(w);
 	if ((rc = emitw(ctx, s, w)) != REFD_OK)
 		return rc;
-	return deal(ctx, s, t, sum, 1, 0);
+	return deal(ctx, s, t, sum, !lethal, lethal ? sum : 0);
 }
 
 /* Concentration (7.2): d20 + skill >= dc, else the spell is lost. */
@@ -2720,7 +2720,7 @@ finish_act(refd_ctx *ctx, struct st *s)
 			return rc;
 		if (win) {
 			man_grapple_join(s, a, t);
-			if ((rc = unarmed_damage(ctx, s, a, t)) != REFD_OK)
+			if ((rc = unarmed_damage(ctx, s, a, t, 0)) != REFD_OK)
 				return rc;
 			return man_enter_start(ctx, s, a, t);
 		}
@@ -2790,7 +2790,7 @@ use_std(struct st *s, const struct cr *A)
 }
 
 /* Spend a maneuver's action; returns its attack penalty (iterative). */
-static int
+int
 maneuver_budget(struct st *s, const struct cr *A, const struct cmd *c)
 {
 	int pp, po, pen;
@@ -2801,6 +2801,8 @@ maneuver_budget(struct st *s, const struct cr *A, const struct cmd *c)
 		return 0;
 	}
 	twf(A, &pp, &po);
+	if (A->grap)
+		pp = 0;	/* no two-weapon fighting in a grapple */
 	if (!s->fa) {
 		s->fa = 1;
 		s->full = 1;
@@ -3254,6 +3256,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		}
 
 		twf(A, &pp, &po);
+		if (A->grap)
+			pp = 0;	/* no two-weapon fighting in a grapple */
 		if (c->t == C_ATTACK) {
 			use_std(s, A);
 		} else {
@@ -3666,6 +3670,8 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 	}
 	if (c->defensive)
 		refd_mpw_kbool(w, "defensive", 1);
+	if (c->lethal)
+		refd_mpw_kbool(w, "lethal", 1);
 	if (c->off)
 		refd_mpw_kbool(w, "off", 1);
 	if (c->full)
@@ -3879,7 +3885,23 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 				snprintf(label, sizeof(label), "%s %s", glab[i],
 				    nm(s, t));
 				try_cmd(s, seat, w, &c, label);
+				c.full = 1;
+				snprintf(label, sizeof(label),
+				    "%s %s as an attack of a full attack",
+				    glab[i], nm(s, t));
+				try_cmd(s, seat, w, &c, label);
+				if (gopt[i] == C_GDMG) {
+					c.full = 0;
+					c.lethal = 1;
+					snprintf(label, sizeof(label),
+					    "Damage %s lethally (-4)", nm(s, t));
+					try_cmd(s, seat, w, &c, label);
+				}
 			}
+		blank(&c, C_ESCAPE);
+		c.full = 1;
+		try_cmd(s, seat, w, &c,
+		    "Escape as an attack of a full attack");
 		for (y = 0; y < s->h; y++)
 			for (x = 0; x < s->w; x++) {
 				if (g_dist(x - A->x, y - A->y) >

@@ -464,10 +464,27 @@ man_grapple_check(const struct st *s, int a, struct cmd *c, struct why *y)
 			c->target = p;
 		return REFD_OK;
 	}
-	if (c->t == C_DRAW ? !can_move(s, A) : !can_std(s, A))
+	if (c->full) {
+		/* Options that replace an attack: one per attack of a full
+		 * attack, at its bonus (5.13). */
+		if (c->t == C_GMOVE || c->t == C_DRAW)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "only damage, pin, escape, using the opponent's "
+			    "weapon and breaking a pin replace an attack");
+		if (!s->fa && !can_full(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-24",
+			    "a full attack takes the whole turn");
+		if (s->fa && s->fa_main >= nmain(A))
+			return rej(y, REFD_ERESOURCE, "R001-24",
+			    "%s has no attack left", A->d.name);
+	} else if (c->t == C_DRAW ? !can_move(s, A) : !can_std(s, A)) {
 		return rej(y, REFD_ERESOURCE, "R001-04",
 		    "%s has no %s action left this turn", A->d.name,
 		    c->t == C_DRAW ? "move" : "standard");
+	}
+	if (c->lethal && c->t != C_GDMG)
+		return rej(y, REFD_EBADCMD, "R001-56",
+		    "only grapple damage can be made lethal");
 	if (p >= 0 && (c->t == C_ESCAPE || c->t == C_PIN ||
 	    c->t == C_BREAKPIN || c->t == C_DRAW))
 		return rej(y, REFD_EILLEGAL, "R001-56",
@@ -554,7 +571,7 @@ int
 man_grapple_exec(refd_ctx *ctx, struct st *s, int a, struct cmd *c)
 {
 	struct cr *A = &s->c[a];
-	int t = c->target, rc, win = 0, i, o;
+	int t = c->target, rc, win = 0, i, o, pen = 0;
 
 	if (c->t == C_RELEASE) {
 		if ((rc = ev_simple(ctx, "release", s, a, t)) != REFD_OK)
@@ -566,13 +583,15 @@ man_grapple_exec(refd_ctx *ctx, struct st *s, int a, struct cmd *c)
 	}
 	if (c->t == C_DRAW)
 		s->mv++;
-	else
+	else if (c->t == C_GMOVE)
 		use_std(s, A);
+	else
+		pen = maneuver_budget(s, A, c);	/* -iterative in a full */
 	switch (c->t) {
 	case C_ESCAPE:
 		if (A->pinned_by) {
 			/* A pinned creature breaks the pin (5.13). */
-			if ((rc = gcheck(ctx, s, a, A->pinned_by - 1, 0,
+			if ((rc = gcheck(ctx, s, a, A->pinned_by - 1, -pen,
 			    "escape", &win)) != REFD_OK)
 				return rc;
 			if (win)
@@ -584,7 +603,7 @@ man_grapple_exec(refd_ctx *ctx, struct st *s, int a, struct cmd *c)
 		for (i = 0; i < s->nc; i++) {
 			if (!((o >> i) & 1))
 				continue;
-			if ((rc = gcheck(ctx, s, a, i, 0, "escape", &win)) !=
+			if ((rc = gcheck(ctx, s, a, i, -pen, "escape", &win)) !=
 			    REFD_OK)
 				return rc;
 			if (!win)
@@ -605,29 +624,31 @@ man_grapple_exec(refd_ctx *ctx, struct st *s, int a, struct cmd *c)
 		break;
 	case C_GDMG:
 	case C_PIN:
-		if ((rc = gcheck(ctx, s, a, t, 0, cmd_name[c->t], &win)) !=
-		    REFD_OK)
+		/* Lethal damage at -4 on the check (5.13). */
+		if ((rc = gcheck(ctx, s, a, t, -pen - (c->lethal ? 4 : 0),
+		    cmd_name[c->t], &win)) != REFD_OK)
 			return rc;
 		if (win && c->t == C_PIN)
 			s->c[t].pinned_by = a + 1;
-		else if (win && (rc = unarmed_damage(ctx, s, a, t)) != REFD_OK)
+		else if (win && (rc = unarmed_damage(ctx, s, a, t,
+		    c->lethal)) != REFD_OK)
 			return rc;
 		break;
 	case C_GWEAPON: {
 		struct weapon w = s->c[t].d.w[0];
 		struct atk r;
 
-		if ((rc = gcheck(ctx, s, a, t, 0, "use_weapon", &win)) !=
+		if ((rc = gcheck(ctx, s, a, t, -pen, "use_weapon", &win)) !=
 		    REFD_OK)
 			return rc;
 		/* Its own weapon, still in its hand, at -4 (A_GRAP). */
-		if (win && (rc = attack(ctx, s, a, t, &w, A_GRAP, 0, 0, &r)) !=
-		    REFD_OK)
+		if (win && (rc = attack(ctx, s, a, t, &w, A_GRAP, pen, 0,
+		    &r)) != REFD_OK)
 			return rc;
 		break;
 	}
 	case C_BREAKPIN:
-		if ((rc = gcheck(ctx, s, a, s->c[t].pinned_by - 1, 0,
+		if ((rc = gcheck(ctx, s, a, s->c[t].pinned_by - 1, -pen,
 		    "break_pin", &win)) != REFD_OK)
 			return rc;
 		if (win)

@@ -30,7 +30,10 @@ int start_move(refd_ctx *ctx, struct st *s, int a, struct cmd *c, int mode,
     int allow);
 void use_std(struct st *s, const struct cr *A);
 int grapple_mod(const struct cr *c);
-int unarmed_damage(refd_ctx *ctx, struct st *s, int a, int t);
+int unarmed_damage(refd_ctx *ctx, struct st *s, int a, int t, int lethal);
+int can_full(const struct st *s, const struct cr *c);
+int nmain(const struct cr *c);
+int maneuver_budget(struct st *s, const struct cr *A, const struct cmd *c);
 int overrun_block(refd_ctx *ctx, struct st *s, int avoid);
 int begin_act(refd_ctx *ctx, struct st *s, int act, int who, int target,
     int flags, int pen, int provoke);
