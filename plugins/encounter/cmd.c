@@ -771,6 +771,10 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		    (rc = size_gap_ok(s, a, t, "bull rush", "R001-49", y)) !=
 		    REFD_OK)
 			return rc;
+		if (c->kind == C_BULL && T->grap)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is held in a grapple: it cannot be pushed out "
+			    "of it", T->d.name);
 		{
 			int d = charge_dest(s, a, t, c, y), n;
 			int max = restricted(s, A) ? speed_of(A) :
@@ -945,6 +949,10 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			if (cdist(A, T) != 1)
 				return rej(y, REFD_ERANGE, "R001-49",
 				    "a bull rush needs %s adjacent", T->d.name);
+			if (T->grap)
+				return rej(y, REFD_EILLEGAL, "R001-56",
+				    "%s is held in a grapple: it cannot be "
+				    "pushed out of it", T->d.name);
 			return size_gap_ok(s, a, t, "bull rush", "R001-49", y);
 		case C_DISARM:
 			if (c->item == 3)	/* grab a carried potion */
@@ -1115,6 +1123,10 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_EILLEGAL, "R001-57",
 			    "overrun is only supported between 1-square "
 			    "creatures");
+		if (T->grap)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is held in a grapple and cannot be overrun",
+			    T->d.name);
 		if (cdist(A, T) != 1 && c->npath == 0 && !c->has_to)
 			return rej(y, REFD_ERANGE, "R001-57",
 			    "%s must be adjacent (or give the move's \"to\" "

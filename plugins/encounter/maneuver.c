@@ -833,9 +833,10 @@ man_charge_overrun_ok(const struct st *s, int seat, int a, struct cmd *c,
 	    O->side == A->side || !perceives(s, a, c->ovr))
 		return rej(y, REFD_ENOTARGET, "R001-57",
 		    "overrun a foe you can see in the charge line");
-	if (space_n(A) != 1 || space_n(O) != 1)
+	if (space_n(A) != 1 || space_n(O) != 1 || O->grap)
 		return rej(y, REFD_EILLEGAL, "R001-57",
-		    "overrun is only supported between 1-square creatures");
+		    "overrun is only supported between 1-square creatures "
+		    "outside a grapple");
 	if (O->d.size - A->d.size > 1)
 		return rej(y, REFD_EILLEGAL, "R001-57",
 		    "%s is more than one size larger than %s", O->d.name,
