@@ -22,7 +22,7 @@ const char *const cmd_name[C_NCMD] = {
 	"minimum_move", "cast", "overrun", "avoid", "cleave", "pin",
 	"release", "throw", "draw", "sheathe", "turn_undead", "drink",
 	"grapple_move", "use_weapon", "break_pin", "pick_up", "drop",
-	"shield"
+	"shield", "hold"
 };
 
 int
@@ -606,7 +606,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		return rej(y, REFD_EFINISHED, "R001-81", "the fight is over");
 	if (s->pk != PK_NONE) {
 		static const int want[] = { 0, C_AOO, C_COUNTER, C_FOLLOW,
-			C_ACT, C_FIRE, C_AVOID, C_CLEAVE };
+			C_ACT, C_FIRE, C_AVOID, C_CLEAVE, C_HOLD };
 
 		if (seat != prompt_seat(s))
 			return rej(y, REFD_ENOTYOURTURN, "R001-70",
@@ -628,7 +628,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 	}
 	if (c->t == C_AOO || c->t == C_COUNTER || c->t == C_FOLLOW ||
 	    c->t == C_ACT || c->t == C_WAIT || c->t == C_FIRE ||
-	    c->t == C_AVOID || c->t == C_CLEAVE)
+	    c->t == C_AVOID || c->t == C_CLEAVE || c->t == C_HOLD)
 		return rej(y, REFD_EPHASE, "R001-70",
 		    "there is no prompt to answer");
 	a = active(s);
@@ -3009,6 +3009,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		case PK_AVOID:
 			s->pk = PK_NONE;
 			return overrun_block(ctx, s, c->take);
+		case PK_HOLD:
+			return man_hold_answer(ctx, s, c->take);
 		case PK_CLEAVE: {
 			struct weapon w;
 			struct atk r;
@@ -3693,7 +3695,8 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 	if (c->t == C_READY && c->trig)
 		refd_mpw_kstr(w, "trigger", "casts");
 	if (c->t == C_AOO || c->t == C_COUNTER || c->t == C_FOLLOW ||
-	    c->t == C_FIRE || c->t == C_AVOID || c->t == C_SHIELD)
+	    c->t == C_FIRE || c->t == C_AVOID || c->t == C_SHIELD ||
+	    c->t == C_HOLD)
 		refd_mpw_kbool(w, "take", c->take);
 	if (c->t == C_CHARGE && c->kind == C_BULL)
 		refd_mpw_kstr(w, "kind", "bull_rush");
@@ -3825,6 +3828,17 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 					    "Cleave into %s", nm(s, t));
 					put_cmd(s, w, &c, label);
 				}
+			break;
+		case PK_HOLD:
+			blank(&c, C_HOLD);
+			c.take = 1;
+			snprintf(label, sizeof(label), "%s holds on to %s",
+			    nm(s, s->q[s->qi]), nm(s, s->k.who));
+			put_cmd(s, w, &c, label);
+			c.take = 0;
+			snprintf(label, sizeof(label), "%s lets %s go",
+			    nm(s, s->q[s->qi]), nm(s, s->k.who));
+			put_cmd(s, w, &c, label);
 			break;
 		case PK_AVOID:
 			blank(&c, C_AVOID);

@@ -176,7 +176,7 @@ struct cont {
 
 /* Prompts. */
 enum { PK_NONE, PK_AOO, PK_COUNTER, PK_FOLLOW, PK_DELAY, PK_READY,
-	PK_AVOID, PK_CLEAVE };
+	PK_AVOID, PK_CLEAVE, PK_HOLD };
 
 struct st {
 	uint32_t magic, size;

@@ -160,6 +160,8 @@ static const struct {
 	{ { { "take", "bool: ready (true) or loose (false)" } },
 	    "ready or loose the shield: a move action, free with a move at "
 	    "BAB +1" },
+	{ { { "take", "bool: hold (true, the default) or let go" } },
+	    "prompt: a grapple opponent holds on to an escaping creature" },
 };
 
 static int
@@ -731,7 +733,7 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 	refd_mpw *w = refd_mpw_create();
 	int i, x, y;
 	static const char *const pkn[] = { "none", "aoo", "counter", "follow",
-		"delay", "ready", "avoid", "cleave" };
+		"delay", "ready", "avoid", "cleave", "hold" };
 
 	refd_mpw_map(w);
 	refd_mpw_kint(w, "round", s->round);
@@ -890,7 +892,7 @@ sane(const struct st *s)
 	if (s->magic != ENC_MAGIC || s->size != sizeof(*s) || s->nc < 2 ||
 	    s->nc > MAXC || s->norder < 1 || s->norder > s->nc ||
 	    s->cur < 0 || s->cur >= s->norder || s->w < 2 || s->w > MAXM ||
-	    s->h < 2 || s->h > MAXM || s->pk < PK_NONE || s->pk > PK_CLEAVE ||
+	    s->h < 2 || s->h > MAXM || s->pk < PK_NONE || s->pk > PK_HOLD ||
 	    s->nq < 0 || s->nq > MAXC || s->qi < 0 ||
 	    (s->pk != PK_NONE && s->qi >= s->nq) || s->k.n < 0 ||
 	    s->k.n > MAXPATH || s->k.who < 0 || s->k.who >= s->nc ||

@@ -598,30 +598,25 @@ man_grapple_exec(refd_ctx *ctx, struct st *s, int a, struct cmd *c)
 				A->pinned_by = 0;
 			break;
 		}
-		/* It must beat every grappling opponent. */
+		/* Each opponent may hold (the default) or let go, then it
+		 * must beat every one that holds (5.13, 8.3). */
+		memset(&s->k, 0, sizeof(s->k));
+		s->k.kind = K_ACT;
+		s->k.act = C_ESCAPE;
+		s->k.who = a;
+		s->k.target = -1;
+		s->k.pen = pen;
+		s->k.n = c->has_to;
+		s->k.px[0] = c->x;
+		s->k.py[0] = c->y;
 		o = opps(s, a);
-		for (i = 0; i < s->nc; i++) {
-			if (!((o >> i) & 1))
-				continue;
-			if ((rc = gcheck(ctx, s, a, i, -pen, "escape", &win)) !=
-			    REFD_OK)
-				return rc;
-			if (!win)
-				break;
-		}
-		if (!win)
-			break;
-		man_grapple_leave(s, a);
-		if (c->has_to && real_free(s, a, c->x, c->y)) {
-			A->x = c->x;
-			A->y = c->y;
-			rc = ev_place(ctx, s, "step_out", a, -1);
-		} else {
-			rc = step_out(ctx, s, a);
-		}
-		if (rc != REFD_OK)
-			return rc;
-		break;
+		s->nq = 0;
+		s->qi = 0;
+		for (i = 0; i < s->nc; i++)
+			if ((o >> i) & 1)
+				s->q[s->nq++] = i;
+		s->pk = PK_HOLD;
+		return REFD_OK;
 	case C_GDMG:
 	case C_PIN:
 		/* Lethal damage at -4 on the check (5.13). */
@@ -1224,5 +1219,47 @@ man_potion_finish(refd_ctx *ctx, struct st *s)
 		if ((rc = emitw(ctx, s, ev)) != REFD_OK)
 			return rc;
 	}
+	return settle(ctx, s);
+}
+
+/* An escaping creature's opponent answered: hold or let go (k.flags
+ * holds those that let go); after the last, the checks. */
+int
+man_hold_answer(refd_ctx *ctx, struct st *s, int hold)
+{
+	struct cont *k = &s->k;
+	int a = k->who, i, rc, win = 1;
+	struct cr *A = &s->c[a];
+
+	if (!hold)
+		k->flags |= 1 << s->q[s->qi];
+	if (++s->qi < s->nq)
+		return REFD_OK;
+	s->pk = PK_NONE;
+	k->kind = K_NONE;
+	for (i = 0; i < s->nq && win; i++) {
+		int o = s->q[i];
+
+		if ((k->flags >> o) & 1) {
+			if ((rc = ev_simple(ctx, "let_go", s, o, a)) != REFD_OK)
+				return rc;
+			continue;
+		}
+		if ((rc = gcheck(ctx, s, a, o, -k->pen, "escape", &win)) !=
+		    REFD_OK)
+			return rc;
+	}
+	if (!win)
+		return settle(ctx, s);
+	man_grapple_leave(s, a);
+	if (k->n && real_free(s, a, k->px[0], k->py[0])) {
+		A->x = k->px[0];
+		A->y = k->py[0];
+		rc = ev_place(ctx, s, "step_out", a, -1);
+	} else {
+		rc = step_out(ctx, s, a);
+	}
+	if (rc != REFD_OK)
+		return rc;
 	return settle(ctx, s);
 }

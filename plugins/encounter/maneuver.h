@@ -72,6 +72,7 @@ int man_grapple_check(const struct st *s, int a, struct cmd *c,
     struct why *y);
 int man_grapple_exec(refd_ctx *ctx, struct st *s, int a, struct cmd *c);
 int man_drag(refd_ctx *ctx, struct st *s, int a);
+int man_hold_answer(refd_ctx *ctx, struct st *s, int hold);
 
 /* Overrun inside a move (5.14): the check of its path ("to" or
  * "path"), the legal lines, the step into the defender's square. */
