@@ -22,7 +22,7 @@ const char *const cmd_name[C_NCMD] = {
 	"minimum_move", "cast", "overrun", "avoid", "cleave", "pin",
 	"release", "throw", "draw", "sheathe", "turn_undead", "drink",
 	"grapple_move", "use_weapon", "break_pin", "pick_up", "drop",
-	"shield", "hold"
+	"shield", "hold", "load"
 };
 
 int
@@ -854,6 +854,10 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 				    "weapon and a full attack");
 			aw = A->d.w[0].dbl ? &A->d.w[0] : &A->d.w[1];
 		}
+		if (aw->crossbow && aw->ranged && A->unloaded)
+			return rej(y, REFD_EILLEGAL, "R001-13",
+			    "%s's %s is not loaded: load it first", A->d.name,
+			    aw->name);
 		if (c->t == C_ATTACK && !can_std(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-04",
 			    "%s has no standard action left this turn",
@@ -1183,6 +1187,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 	case C_PICKUP:
 	case C_DROP:
 	case C_SHIELD:
+	case C_LOAD:
 		return man_item_check(s, a, c, y);
 	case C_DRAW:
 		if (A->stow[0].nd == 0 && A->stow[1].nd == 0)
@@ -1249,6 +1254,10 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		if (!armed(A) && !(c->trig == 1 && A->d.w[0].ranged))
 			return rej(y, REFD_EILLEGAL, "R001-45",
 			    "%s has no melee weapon to ready", A->d.name);
+		if (c->trig == 1 && A->d.w[0].crossbow && A->unloaded)
+			return rej(y, REFD_EILLEGAL, "R001-13",
+			    "%s's %s is not loaded", A->d.name,
+			    A->d.w[0].name);
 		return REFD_OK;
 	case C_CRAWL:
 	case C_MINMOVE: {
@@ -2742,6 +2751,7 @@ finish_act(refd_ctx *ctx, struct st *s)
 		return man_enter(ctx, s);
 	case C_SHEATHE:
 	case C_PICKUP:
+	case C_LOAD:
 		return man_item_finish(ctx, s);
 	case C_CDG: {
 		w = A->d.w[0].ranged ? w : A->d.w[0];
@@ -3450,6 +3460,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 	case C_PICKUP:
 	case C_DROP:
 	case C_SHIELD:
+	case C_LOAD:
 		return man_item_exec(ctx, s, a, c);
 	case C_DRAW:
 	case C_SHEATHE: {
@@ -3953,6 +3964,8 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 	}
 	blank(&c, C_DROP);
 	try_cmd(s, seat, w, &c, "Drop the weapon");
+	blank(&c, C_LOAD);
+	try_cmd(s, seat, w, &c, "Load the crossbow");
 	for (i = 0; i < 2; i++) {
 		blank(&c, C_SHIELD);
 		c.take = i;

@@ -137,6 +137,12 @@ parse_weapon(refd_mpv v, const char *name, struct weapon *w, char *err,
 			bad = get_bool(x, &w->sling);
 		} else if (strcmp(k, "crossbow") == 0) {
 			bad = get_bool(x, &w->crossbow);
+		} else if (strcmp(k, "load") == 0) {
+			const char *t = refd_mpv_cstr(x, "");
+
+			w->load = strcmp(t, "move") == 0 ? 1 :
+			    (strcmp(t, "full_round") == 0 ? 2 : 0);
+			bad = w->load == 0 ? -1 : 0;
 		} else if (strcmp(k, "nonlethal") == 0) {
 			bad = get_bool(x, &w->nonlethal);
 		} else if (strcmp(k, "natural") == 0) {
@@ -170,6 +176,8 @@ parse_weapon(refd_mpv v, const char *name, struct weapon *w, char *err,
 		    "a ranged weapon needs a range increment");
 	if (w->ihp == 0)
 		w->ihp = w->cat == 0 ? 2 : (w->cat == 1 ? 5 : 10);
+	if (w->crossbow && w->load == 0)
+		w->load = 1;	/* a hand or light crossbow (1.7) */
 	return 0;
 }
 

@@ -91,6 +91,7 @@ struct weapon {
 	int32_t nostr, plus;	/* spells: no Strength, flat damage */
 	int32_t splash;		/* splash weapon: splash damage */
 	int32_t dbl;		/* two-headed weapon */
+	int32_t load;		/* crossbow: 1 a move action, 2 full round */
 };
 
 #define MAXSP 4		/* spells a creature knows */
@@ -159,6 +160,7 @@ struct cr {
 	int32_t shp;		/* the shield's hit points */
 	int32_t gwith;		/* the other grapple participants (bits) */
 	int32_t shield_off;	/* a loosed shield's AC bonus, 0: none */
+	int32_t unloaded;	/* its crossbow was shot and not reloaded */
 };
 
 /* A paused action (waiting for attacks of opportunity or a prompt). */

@@ -162,6 +162,8 @@ static const struct {
 	    "BAB +1" },
 	{ { { "take", "bool: hold (true, the default) or let go" } },
 	    "prompt: a grapple opponent holds on to an escaping creature" },
+	{ { { NULL, NULL } }, "load the shot crossbow: a move action (light) "
+	    "or a full-round action (heavy); provokes" },
 };
 
 static int

@@ -971,6 +971,19 @@ man_item_check(const struct st *s, int a, struct cmd *c, struct why *y)
 			return rej(y, REFD_EILLEGAL, "R001-77",
 			    "%s holds no weapon", A->d.name);
 		return REFD_OK;	/* a free action */
+	case C_LOAD:
+		if (!A->d.w[0].crossbow || !A->unloaded)
+			return rej(y, REFD_EILLEGAL, "R001-13",
+			    "%s holds no crossbow to load", A->d.name);
+		if (A->grap)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is grappling", A->d.name);
+		if (A->d.w[0].load == 2 ? !can_full(s, A) : !can_move(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-13",
+			    "loading the %s takes a %s action",
+			    A->d.w[0].name, A->d.w[0].load == 2 ?
+			    "full-round" : "move");
+		return REFD_OK;
 	default:	/* C_SHIELD: take = ready it, else loose it */
 		if (c->take ? A->shield_off == 0 : (A->d.shield == 0 ||
 		    A->shp <= 0))
@@ -1005,6 +1018,13 @@ man_item_exec(refd_ctx *ctx, struct st *s, int a, struct cmd *c)
 			return rc;
 		unarmed_weapon(&A->d.w[0], A->d.size);
 		return settle(ctx, s);
+	case C_LOAD:
+		if (A->d.w[0].load == 2)
+			s->full = 1;
+		else
+			spend_move(s);
+		/* Loading a crossbow provokes (1.7). */
+		return begin_act(ctx, s, C_LOAD, a, -1, 0, 0, 1);
 	default:
 		if (draw_free(s, A))
 			s->freedraw = 1;
@@ -1031,6 +1051,12 @@ man_item_finish(refd_ctx *ctx, struct st *s)
 	int a = s->k.who, i = s->k.pen, rc;
 	struct cr *A = &s->c[a];
 
+	if (s->k.act == C_LOAD) {
+		A->unloaded = 0;
+		if ((rc = ev_simple(ctx, "load", s, a, -1)) != REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	}
 	if (s->k.act == C_SHEATHE) {
 		int j;
 

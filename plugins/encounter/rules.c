@@ -996,6 +996,8 @@ attack(refd_ctx *ctx, struct st *s, int a, int d, const struct weapon *w,
 	refd_mpw *ev;
 
 	memset(r, 0, sizeof(*r));
+	if (w->crossbow && w->ranged)
+		A->unloaded = 1;	/* it must be loaded again (1.7) */
 	r->bonus = atk_bonus(s, a, d, w, flags, pen);
 	r->ac = ac_vs(s, d, a, flags);
 	cover = cover_vs(s, a, d, melee);
