@@ -900,7 +900,9 @@ sane(const struct st *s)
 	    s->k.n > MAXPATH || s->k.who < 0 || s->k.who >= s->nc ||
 	    s->k.target < -1 || s->k.target >= s->nc || s->nseats < 2 ||
 	    s->nseats > REFD_MAX_SEATS || s->dnext < 0 ||
-	    s->dnext > s->norder || s->ng < 0 || s->ng > MAXG)
+	    s->dnext > s->norder || s->ng < 0 || s->ng > MAXG ||
+	    s->k.ally < 0 || s->k.ally > s->nc ||
+	    (s->k.kind == K_PUSH && s->k.ally >= s->nc))
 		return 0;
 	for (i = 0; i < s->norder; i++)
 		if (s->order[i] < 0 || s->order[i] >= s->nc)
