@@ -151,6 +151,7 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 	c->take = refd_mpv_get_bool(r, "take", 0);
 	c->full = refd_mpv_get_bool(r, "full", 0);
 	c->start = refd_mpv_get_bool(r, "start", 0);
+	c->artist = refd_mpv_get_bool(r, "artist", 0);
 	t = refd_mpv_get_str(r, "trigger", "reach");
 	if (strcmp(t, "reach") == 0)
 		c->trig = 0;
@@ -964,6 +965,9 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			if (T->d.w[0].unarmed || T->d.w[0].natural)
 				return rej(y, REFD_EILLEGAL, "R001-51",
 				    "%s holds no weapon", T->d.name);
+			if (T->d.w[0].gauntlet)
+				return rej(y, REFD_EILLEGAL, "R001-51",
+				    "a spiked gauntlet cannot be disarmed");
 			return REFD_OK;
 		case C_SUNDER:
 			if (c->item == 3)	/* a carried potion */
@@ -2629,6 +2633,9 @@ finish_act(refd_ctx *ctx, struct st *s)
 	case C_SUNDER: {
 		int ma = disarm_mod(s, a, t) - k->pen, md = disarm_mod(s, t, a);
 
+		if (act == C_DISARM && T->d.locked)
+			md += 10;	/* a locked gauntlet (5.8) */
+
 		if ((k->flags & 15) == 3)	/* a potion (5.8, 5.9) */
 			return man_potion_finish(ctx, s);
 
@@ -2983,7 +2990,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 					    stability(X);
 				} else {
 					ma = disarm_mod(s, who, x);
-					md = disarm_mod(s, x, who);
+					md = disarm_mod(s, x, who) +
+					    (X->d.locked ? 10 : 0);
 				}
 				if ((rc = opposed(ctx, ma, md, "counter", &ra,
 				    &rd, &win)) != REFD_OK)
@@ -3697,6 +3705,8 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 		refd_mpw_kbool(w, "defensive", 1);
 	if (c->lethal)
 		refd_mpw_kbool(w, "lethal", 1);
+	if (c->artist)
+		refd_mpw_kbool(w, "artist", 1);
 	if (c->off)
 		refd_mpw_kbool(w, "off", 1);
 	if (c->full)
@@ -3939,6 +3949,9 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 		c.full = 1;
 		try_cmd(s, seat, w, &c,
 		    "Escape as an attack of a full attack");
+		blank(&c, C_ESCAPE);
+		c.artist = 1;
+		try_cmd(s, seat, w, &c, "Escape with Escape Artist");
 		for (y = 0; y < s->h; y++)
 			for (x = 0; x < s->w; x++) {
 				if (g_dist(x - A->x, y - A->y) >

@@ -35,6 +35,7 @@ struct cmd {
 	int si;			/* cast: its slot, set by the check */
 	int ovr;		/* charge: a foe overrun on the way, -1 */
 	int ovr_hidden;		/* the check sees the charge line without it */
+	int artist;		/* escape: Escape Artist, a standard action */
 };
 
 extern const char *const cmd_name[C_NCMD];

@@ -153,6 +153,8 @@ parse_weapon(refd_mpv v, const char *name, struct weapon *w, char *err,
 			bad = get_int(x, 1, 200, &w->ihp);
 		} else if (strcmp(k, "two_headed") == 0) {
 			bad = get_bool(x, &w->dbl);
+		} else if (strcmp(k, "gauntlet") == 0) {
+			bad = get_bool(x, &w->gauntlet);
 		} else if (strcmp(k, "splash") == 0) {
 			bad = get_int(x, 1, 20, &w->splash);
 		} else if (strcmp(k, "enhancement") == 0) {
@@ -290,6 +292,8 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 		{ "shield_hp", offsetof(struct cdef, shield_hp), 0, 200 },
 		{ "concentration", offsetof(struct cdef, concentration), -10,
 		    50 },
+		{ "escape_artist", offsetof(struct cdef, escape_artist), -10,
+		    50 },
 	};
 	static const struct {
 		const char *key;
@@ -306,6 +310,7 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 		{ "undead", offsetof(struct cdef, undead) },
 		{ "heavy_load", offsetof(struct cdef, heavy_load) },
 		{ "see_invisible", offsetof(struct cdef, see_invis) },
+		{ "locked_gauntlet", offsetof(struct cdef, locked) },
 	};
 	size_t i;
 	int j;

@@ -92,6 +92,7 @@ struct weapon {
 	int32_t splash;		/* splash weapon: splash damage */
 	int32_t dbl;		/* two-headed weapon */
 	int32_t load;		/* crossbow: 1 a move action, 2 full round */
+	int32_t gauntlet;	/* a spiked gauntlet: cannot be disarmed */
 };
 
 #define MAXSP 4		/* spells a creature knows */
@@ -132,6 +133,8 @@ struct cdef {
 	int32_t uses[MAXSP];	/* casts left; 0: the slot is empty */
 	struct spell potion[2];	/* potions carried (7.3) */
 	int32_t potions[2];
+	int32_t locked;		/* its weapon is locked in a gauntlet (5.8) */
+	int32_t escape_artist;	/* Escape Artist bonus, Dex added (5.13) */
 };
 
 struct cr {

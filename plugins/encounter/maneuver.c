@@ -485,6 +485,10 @@ man_grapple_check(const struct st *s, int a, struct cmd *c, struct why *y)
 	if (c->lethal && c->t != C_GDMG)
 		return rej(y, REFD_EBADCMD, "R001-56",
 		    "only grapple damage can be made lethal");
+	if (c->artist && (c->t != C_ESCAPE || c->full))
+		return rej(y, REFD_EBADCMD, "R001-56",
+		    "Escape Artist is used for an escape, as a standard "
+		    "action");
 	if (p >= 0 && (c->t == C_ESCAPE || c->t == C_PIN ||
 	    c->t == C_BREAKPIN || c->t == C_DRAW))
 		return rej(y, REFD_EILLEGAL, "R001-56",
@@ -589,6 +593,9 @@ man_grapple_exec(refd_ctx *ctx, struct st *s, int a, struct cmd *c)
 		pen = maneuver_budget(s, A, c);	/* -iterative in a full */
 	switch (c->t) {
 	case C_ESCAPE:
+		if (c->artist)	/* Escape Artist replaces the check */
+			pen = grapple_mod(A) - mod(A->d.dex) -
+			    A->d.escape_artist;
 		if (A->pinned_by) {
 			/* A pinned creature breaks the pin (5.13). */
 			if ((rc = gcheck(ctx, s, a, A->pinned_by - 1, -pen,
