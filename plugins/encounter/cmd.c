@@ -1127,10 +1127,12 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		    !perceives(s, a, t))
 			return rej(y, REFD_ENOTARGET, "R001-57",
 			    "overrun an enemy you can see");
-		if (space_n(A) != 1 || space_n(T) != 1)
+		if ((space_n(A) != 1 || space_n(T) != 1) && c->npath == 0 &&
+		    !c->has_to)
 			return rej(y, REFD_EILLEGAL, "R001-57",
-			    "overrun is only supported between 1-square "
-			    "creatures");
+			    "between creatures larger than one square, give "
+			    "the move's \"to\" or \"path\" through %s",
+			    T->d.name);
 		if (T->grap)
 			return rej(y, REFD_EILLEGAL, "R001-56",
 			    "%s is held in a grapple and cannot be overrun",

@@ -717,30 +717,54 @@ man_drag(refd_ctx *ctx, struct st *s, int a)
  * (the move goes on through), 4 stopped before the defender.
  */
 
-/* The straight line from a to (x, y) passes through t's square (not
- * its last square): its length, else 0. */
+/* a's space with its corner at (x, y) overlaps t's space. */
+static int
+overlaps(const struct st *s, int a, int t, int x, int y)
+{
+	const struct cr *T = &s->c[t];
+	int n = space_n(&s->c[a]), m = space_n(T);
+
+	return x < T->x + m && T->x < x + n && y < T->y + m && T->y < y + n;
+}
+
+/* The path enters t's space once, from outside, and leaves it before
+ * its end. */
+static int
+passes_once(const struct st *s, int a, int t, const int *px, const int *py,
+    int n)
+{
+	int i, runs = 0;
+
+	if (n < 3 || overlaps(s, a, t, px[0], py[0]) ||
+	    overlaps(s, a, t, px[n - 1], py[n - 1]))
+		return 0;
+	for (i = 1; i < n; i++)
+		if (overlaps(s, a, t, px[i], py[i]) &&
+		    !overlaps(s, a, t, px[i - 1], py[i - 1]))
+			runs++;
+	return runs == 1;
+}
+
+/* The straight line from a to (x, y) passes through t's space (not at
+ * its end): its length, else 0. */
 int
 man_ovr_line(const struct st *s, int a, int t, int x, int y, int *px,
     int *py)
 {
-	const struct cr *T = &s->c[t];
-	int n, i, hit = 0;
+	int n;
 
 	if (x < 0 || y < 0 || x >= s->w || y >= s->h ||
 	    (x == s->c[a].x && y == s->c[a].y))
 		return 0;
 	n = line_path(s, a, x, y, px, py);
-	for (i = 1; i < n - 1; i++)
-		if (px[i] == T->x && py[i] == T->y)
-			hit++;
-	return hit == 1 ? n : 0;
+	return passes_once(s, a, t, px, py, n) ? n : 0;
 }
 
 int
 man_overrun_path_ok(const struct st *s, int a, struct cmd *c, struct why *y)
 {
 	struct cr *T = (struct cr *)&s->c[c->target];	/* restored below */
-	int rc, dead = T->dead, i, hit = 0;
+	int rc, dead = T->dead;
 
 	if (c->npath == 0) {
 		c->npath = man_ovr_line(s, a, c->target, c->x, c->y, c->px,
@@ -756,12 +780,9 @@ man_overrun_path_ok(const struct st *s, int a, struct cmd *c, struct why *y)
 	T->dead = dead;
 	if (rc != REFD_OK)
 		return rc;
-	for (i = 1; i < c->npath - 1; i++)
-		if (c->px[i] == T->x && c->py[i] == T->y)
-			hit++;
-	if (hit != 1)
+	if (!passes_once(s, a, c->target, c->px, c->py, c->npath))
 		return rej(y, REFD_ENOPATH, "R001-57",
-		    "the path must pass once through %s's square and go on",
+		    "the path must pass once through %s's space and go on",
 		    T->d.name);
 	return REFD_OK;
 }
@@ -777,8 +798,8 @@ man_overrun_move(refd_ctx *ctx, struct st *s, int *rc)
 
 	if (k->margin == 4)
 		return 2;
-	if (k->margin == 3 || k->px[k->pi + 1] != T->x ||
-	    k->py[k->pi + 1] != T->y)
+	if (k->margin == 3 || !overlaps(s, a, t, k->px[k->pi + 1],
+	    k->py[k->pi + 1]) || overlaps(s, a, t, A->x, A->y))
 		return 0;
 	if (T->dead) {
 		k->margin = 3;
@@ -826,7 +847,7 @@ man_charge_overrun_ok(const struct st *s, int seat, int a, struct cmd *c,
 {
 	const struct cr *A = &s->c[a];
 	struct cr *O = (struct cr *)&s->c[c->ovr];	/* restored below */
-	int rc, dead = O->dead, i, hit = 0;
+	int rc, dead = O->dead;
 
 	if (s->overrun)
 		return rej(y, REFD_EILLEGAL, "R001-57",
@@ -835,10 +856,10 @@ man_charge_overrun_ok(const struct st *s, int seat, int a, struct cmd *c,
 	    O->side == A->side || !perceives(s, a, c->ovr))
 		return rej(y, REFD_ENOTARGET, "R001-57",
 		    "overrun a foe you can see in the charge line");
-	if (space_n(A) != 1 || space_n(O) != 1 || O->grap)
-		return rej(y, REFD_EILLEGAL, "R001-57",
-		    "overrun is only supported between 1-square creatures "
-		    "outside a grapple");
+	if (O->grap)
+		return rej(y, REFD_EILLEGAL, "R001-56",
+		    "%s is held in a grapple and cannot be overrun",
+		    O->d.name);
 	if (O->d.size - A->d.size > 1)
 		return rej(y, REFD_EILLEGAL, "R001-57",
 		    "%s is more than one size larger than %s", O->d.name,
@@ -850,10 +871,7 @@ man_charge_overrun_ok(const struct st *s, int seat, int a, struct cmd *c,
 	c->ovr_hidden = 0;
 	if (rc != REFD_OK)
 		return rc;
-	for (i = 1; i < c->npath - 1; i++)
-		if (c->px[i] == O->x && c->py[i] == O->y)
-			hit++;
-	if (hit != 1)
+	if (!passes_once(s, a, c->ovr, c->px, c->py, c->npath))
 		return rej(y, REFD_ENOPATH, "R001-57",
 		    "the charge line does not pass through %s", O->d.name);
 	return REFD_OK;
