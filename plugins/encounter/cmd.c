@@ -9,9 +9,12 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "conceal.h"
 #include "maneuver.h"
 #include "geom.h"
+#include "mount.h"
 #include "move.h"
+#include "magic.h"
 
 const char *const cmd_name[C_NCMD] = {
 	"move", "step", "attack", "full_attack", "charge", "run", "withdraw",
@@ -21,8 +24,13 @@ const char *const cmd_name[C_NCMD] = {
 	"aoo", "counter", "follow", "act", "wait", "ready", "fire", "crawl",
 	"minimum_move", "cast", "overrun", "avoid", "cleave", "pin",
 	"release", "throw", "draw", "sheathe", "turn_undead", "drink",
-	"grapple_move", "use_weapon", "break_pin", "pick_up", "drop",
-	"shield", "hold", "load"
+	"grapple_move", "use_weapon", "break_pin",
+	"mount", "dismount", "guide_with_knees", "control_mount",
+	"mount_attack",
+	"hide", "spot",
+	"use_item", "use_ability", "touch", "rebuke", "dispel_turning",
+	"bolster", "command", "rest",
+	"pick_up", "drop", "shield", "hold", "load"
 };
 
 int
@@ -151,6 +159,8 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 	c->take = refd_mpv_get_bool(r, "take", 0);
 	c->full = refd_mpv_get_bool(r, "full", 0);
 	c->start = refd_mpv_get_bool(r, "start", 0);
+	c->fast = refd_mpv_get_bool(r, "fast", 0);
+	c->mm = refd_mpv_get_bool(r, "mount_moves", 0);
 	c->artist = refd_mpv_get_bool(r, "artist", 0);
 	t = refd_mpv_get_str(r, "trigger", "reach");
 	if (strcmp(t, "reach") == 0)
@@ -188,6 +198,7 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 		c->item = 3;
 	else
 		bad = 1;
+	bad |= mg_parse(r, c);
 	refd_mp_free(d);
 	if (bad)
 		return rej(w, REFD_EBADCMD, "R001-70",
@@ -332,6 +343,32 @@ target_ok(const struct st *s, int a, int t, const struct weapon *w,
 		    "%s is out of %s's reach (distance %d)", T->d.name,
 		    A->d.name, d);
 	}
+	return REFD_OK;
+}
+
+/* A coup de grace on a square (5.12): two full-round actions. */
+static int
+cdg_square_ok(const struct st *s, int a, const struct cmd *c, struct why *y)
+{
+	const struct cr *A = &s->c[a];
+	int i;
+
+	if (c->target >= 0)
+		return rej(y, REFD_EBADCMD, "R001-39",
+		    "give a \"target\" or a \"square\", not both");
+	if (c->start || !can_full(s, A))
+		return rej(y, REFD_ERESOURCE, "R001-39",
+		    "finding and striking an unseen creature takes two whole "
+		    "turns");
+	if (c->sqx < 0 || c->sqy < 0 || c->sqx >= s->w || c->sqy >= s->h ||
+	    g_space_dist(A->x, A->y, space_n(A), c->sqx, c->sqy, 1) != 1)
+		return rej(y, REFD_ERANGE, "R001-47",
+		    "a coup de grace needs an adjacent square");
+	for (i = 0; i < s->nc; i++)
+		if (!s->c[i].dead && perceives(s, a, i) &&
+		    occupant(s, c->sqx, c->sqy, -1) == i)
+			return rej(y, REFD_ENOTARGET, "R001-39",
+			    "%s is in that square: name it", s->c[i].d.name);
 	return REFD_OK;
 }
 
@@ -603,6 +640,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 	const struct cr *A, *T = t >= 0 ? &s->c[t] : NULL;
 	struct weapon w;
 
+	if (s->over && s->resting == 2)
+		return mg_rest_check(s, seat, c, y);
 	if (s->over)
 		return rej(y, REFD_EFINISHED, "R001-81", "the fight is over");
 	if (s->pk != PK_NONE) {
@@ -625,6 +664,11 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			    "%s cannot cleave into %s: not a standing enemy it "
 			    "can see within reach", nm(s, s->q[0]),
 			    nm(s, c->target));
+		if (s->pk == PK_AOO && c->target >= 0 && c->target != s->k.who &&
+		    !mt_pair(s, c->target, s->k.who))
+			return rej(y, REFD_ENOTARGET, "R001-58",
+			    "the attack of opportunity strikes %s or the mount "
+			    "it rides", nm(s, s->k.who));
 		return REFD_OK;
 	}
 	if (c->t == C_AOO || c->t == C_COUNTER || c->t == C_FOLLOW ||
@@ -638,11 +682,20 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		return rej(y, REFD_ENOTYOURTURN, "R001-01",
 		    "it is %s's turn (seat %d)", A->d.name, A->side);
 	melee_weapon(A, &w);
+	if ((rc = mg_check(s, a, c, y)) != 1)
+		return rc;
 	if (c->start && c->t != C_CDG && c->t != C_CAST && c->t != C_MINMOVE)
 		return rej(y, REFD_EILLEGAL, "R001-05",
 		    "only a coup de grace, a full-round spell or the minimum "
 		    "move can be started (not a full attack, charge, run or "
 		    "withdraw)");
+	{
+		int done;	/* mounted combat (5.15) */
+
+		rc = mt_check(s, a, c, y, &done);
+		if (done)
+			return rc;
+	}
 	switch (c->t) {
 	case C_END:
 	case C_PRONE:
@@ -653,10 +706,13 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 	case C_MOVE:
 		if ((rc = movement_ok(s, A, y)) != REFD_OK)
 			return rc;
-		if (!can_move(s, A))
+		if (!A->mounted && !can_move(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-04",
 			    "%s has no move action left this turn", A->d.name);
-		return check_path(s, a, c, allowance(s, A, C_MOVE), y);
+		if ((rc = check_path(s, a, c, allowance(s, A, C_MOVE), y)) !=
+		    REFD_OK)
+			return rc;
+		return mt_path_ok(s, a, c, y);
 	case C_WITHDRAW:
 		if ((rc = movement_ok(s, A, y)) != REFD_OK)
 			return rc;
@@ -666,7 +722,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		if (s->moved)
 			return rej(y, REFD_EILLEGAL, "R001-44",
 			    "%s has already moved this turn", A->d.name);
-		if (!can_full(s, A) && !(restricted(s, A) && can_std(s, A)))
+		if (!A->mounted && !can_full(s, A) && !(restricted(s, A) &&
+		    can_std(s, A)))
 			return rej(y, REFD_ERESOURCE, "R001-44",
 			    "withdrawing takes the whole turn");
 		return check_path(s, a, c, allowance(s, A, C_WITHDRAW), y);
@@ -697,6 +754,10 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			if ((s->sq[A->y][A->x] | s->sq[c->y][c->x]) & SQ_DIFF)
 				return rej(y, REFD_EILLEGAL, "R001-06",
 				    "no 5-foot step in difficult terrain");
+			if (!cc_sees_square(s, a, c->x, c->y))
+				return rej(y, REFD_EILLEGAL, "R001-06",
+				    "no 5-foot step into a square %s cannot see "
+				    "(darkness or opaque fog)", A->d.name);
 			if (!free_at(s, a, c->x, c->y))
 				return rej(y, REFD_ENOPATH, "R001-09",
 				    "(%d,%d) is occupied", c->x, c->y);
@@ -714,7 +775,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_EILLEGAL, "R001-43",
 			    "%s is winded and must rest until round %d",
 			    A->d.name, A->winded + 1);
-		if (s->moved || !can_full(s, A))
+		if (s->moved || (!A->mounted && !can_full(s, A)))
 			return rej(y, REFD_ERESOURCE, "R001-43",
 			    "running takes the whole turn");
 		if (!c->has_to)
@@ -725,8 +786,10 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_ENOPATH, "R001-43",
 			    "run to a square on the map");
 		{
-			int mult = A->d.armor_type == 3 || A->d.heavy_load ? 3 :
-			    4, n;
+			const struct cr *RM = A->mounted ?
+			    &s->c[A->mounted - 1] : A;	/* the runner */
+			int mult = RM->d.armor_type == 3 || RM->d.heavy_load ?
+			    3 : 4, n;
 			int d = g_dist(c->x - A->x, c->y - A->y);
 
 			if (d > mult * speed_of(A))
@@ -740,6 +803,12 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 				    "the straight line to (%d,%d) is blocked "
 				    "or crosses difficult terrain", c->x,
 				    c->y);
+			for (d = 1; d < n; d++)
+				if (!cc_sees_square(s, a, c->px[d], c->py[d]))
+					return rej(y, REFD_EILLEGAL, "R001-43",
+					    "%s cannot see where it runs: (%d,%d) "
+					    "is dark or in opaque fog",
+					    A->d.name, c->px[d], c->py[d]);
 			if (!free_at(s, a, c->x, c->y))
 				return rej(y, REFD_ENOPATH, "R001-09",
 				    "(%d,%d) is occupied", c->x, c->y);
@@ -759,7 +828,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		if (s->moved)
 			return rej(y, REFD_EILLEGAL, "R001-42",
 			    "%s has already moved this turn", A->d.name);
-		if (!can_full(s, A) && !(restricted(s, A) && can_std(s, A)))
+		if (A->mounted ? !can_std(s, A) : (!can_full(s, A) &&
+		    !(restricted(s, A) && can_std(s, A))))
 			return rej(y, REFD_ERESOURCE, "R001-42",
 			    "a charge takes the whole turn");
 		if (t < 0 || t == a || T->dead)
@@ -778,8 +848,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			    "of it", T->d.name);
 		{
 			int d = charge_dest(s, a, t, c, y), n;
-			int max = restricted(s, A) ? speed_of(A) :
-			    2 * speed_of(A);
+			int max = restricted(s, A) && !A->mounted ?
+			    speed_of(A) : 2 * speed_of(A);
 
 			if (d < 0)
 				return d;
@@ -824,6 +894,12 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_EILLEGAL, "R001-46",
 			    "delay before taking any action");
 		return REFD_OK;
+	case C_HIDE:
+	case C_SPOT:
+		if (!can_move(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-04",
+			    "%s takes a move action", cmd_name[c->t]);
+		return cc_check(s, a, c, y);
 	case C_STAND:
 		if (!A->prone)
 			return rej(y, REFD_EILLEGAL, "R001-71",
@@ -908,6 +984,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 				    "a coup de grace takes the whole turn (or "
 				    "start it now, restricted, and complete it "
 				    "next turn)");
+			if (c->has_sq)
+				return cdg_square_ok(s, a, c, y);
 		} else if (c->t == C_FEINT && (A->d.feats & F_IFEINT)) {
 			if (!can_move(s, A) || s->fa)
 				return rej(y, REFD_ERESOURCE, "R001-53",
@@ -1060,11 +1138,15 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			    "%s is not in melee with %s", nm(s, c->ally),
 			    T->d.name);
 		return REFD_OK;
+	case C_USE_ITEM:
+	case C_USE_ABIL:
 	case C_CAST: {
 		const struct spell *sp;
+		int tm;
 
 		for (c->si = 0; c->si < MAXSP; c->si++)
 			if (A->d.uses[c->si] > 0 &&
+			    mg_slot_ok(c->t, &A->d.sp[c->si]) &&
 			    strcmp(A->d.sp[c->si].name, c->spell) == 0)
 				break;
 		if (c->si == MAXSP)
@@ -1072,20 +1154,23 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			    "%s has no cast of '%.30s' left", A->d.name,
 			    c->spell);
 		sp = &A->d.sp[c->si];
-		if (sp->time == 2 ? s->qcast : s->cast)
+		tm = mg_time(A, sp, c->meta);
+		if (mg_counts(sp) && (tm == 2 ? s->qcast : s->cast))
 			return rej(y, REFD_ERESOURCE, "R001-61",
 			    "one spell per round, plus one quickened spell");
-		if (sp->time == 0 && !can_std(s, A))
+		if (tm == 0 && !can_std(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-04",
 			    "%s has no standard action left this turn",
 			    A->d.name);
-		if ((sp->time == 1 || sp->time == 3) && !full_ok(s, A, c))
+		if ((tm == 1 || tm >= 3) && !full_ok(s, A, c))
 			return rej(y, REFD_ERESOURCE, "R001-05",
 			    "this spell takes the whole turn (or start it now, "
 			    "restricted, and complete it next turn)");
-		if (c->start && sp->time != 1 && sp->time != 3)
+		if (c->start && tm != 1 && tm != 3)
 			return rej(y, REFD_EILLEGAL, "R001-05",
 			    "only full-round actions are started");
+		if (c->hold)
+			return mg_cast_check(s, a, c, sp, y);
 		if (t < 0 || T->dead)
 			return rej(y, REFD_ENOTARGET, "R001-61",
 			    "name a living \"target\"");
@@ -1108,7 +1193,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		if (t != a && !has_loe(s, a, t))
 			return rej(y, REFD_ENOTARGET, "R001-37",
 			    "no line of effect to %s", T->d.name);
-		return REFD_OK;
+		return mg_cast_check(s, a, c, sp, y);
 	}
 	case C_OVERRUN: {
 		int dx, dy, bx, by, np;
@@ -1241,6 +1326,10 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		if (A->d.turn_level < 1 || A->d.turn_uses < 1)
 			return rej(y, REFD_ERESOURCE, "R001-59",
 			    "%s has no turning attempt left", A->d.name);
+		if (A->d.rebuke)
+			return rej(y, REFD_EILLEGAL, "R001-59",
+			    "%s channels negative energy: it rebukes",
+			    A->d.name);
 		if (!can_std(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-04",
 			    "%s has no standard action left this turn",
@@ -1257,6 +1346,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		    !perceives(s, a, t))
 			return rej(y, REFD_ENOTARGET, "R001-45",
 			    "ready an attack against an enemy you can see");
+		if (c->ract != RK_ATTACK)
+			return mg_ready_check(s, a, c, y);
 		if (!armed(A) && !(c->trig == 1 && A->d.w[0].ranged))
 			return rej(y, REFD_EILLEGAL, "R001-45",
 			    "%s has no melee weapon to ready", A->d.name);
@@ -1363,7 +1454,8 @@ emit_at2(refd_ctx *ctx, const struct st *s, int who, int also,
 	uint8_t pos[2];
 	char zone[40];
 
-	if (!c->d.invisible)
+	if (seat_sees(s, REFD_SEAT_PUBLIC, who) &&
+	    (also < 0 || seat_sees(s, REFD_SEAT_PUBLIC, also)))
 		return emitw(ctx, s, w);
 	if (w == NULL || refd_mpw_error(w)) {
 		refd_mpw_destroy(w);
@@ -1382,7 +1474,7 @@ emit_at2(refd_ctx *ctx, const struct st *s, int who, int also,
 	snprintf(zone, sizeof(zone), "position.%s", c->d.name);
 	if ((rc = enc_host->commit(ctx, zone, c->side, pos, 2)) != REFD_OK)
 		return rc;
-	if (also >= 0 && s->c[also].d.invisible) {
+	if (also >= 0 && !seat_sees(s, REFD_SEAT_PUBLIC, also)) {
 		const struct cr *o = &s->c[also];
 
 		pos[0] = (uint8_t)o->x;
@@ -1395,7 +1487,7 @@ emit_at2(refd_ctx *ctx, const struct st *s, int who, int also,
 	return ev_simple(ctx, "unseen", s, who, -1);
 }
 
-static int
+int
 emit_at(refd_ctx *ctx, const struct st *s, int who, refd_mpw *w)
 {
 	return emit_at2(ctx, s, who, -1, w);
@@ -1435,7 +1527,9 @@ ev_over(refd_ctx *ctx, struct st *s, const char *reason)
 	refd_mpw_kint(w, "winner", s->winner);
 	refd_mpw_kstr(w, "reason", reason);
 	refd_mpw_end(w);
-	return emitw(ctx, s, w);
+	if ((rc = emitw(ctx, s, w)) != REFD_OK)
+		return rc;
+	return s->resting == 1 ? mg_rest_begin(ctx, s) : REFD_OK;
 }
 
 /* ---- turn order (1.2, 1.9) ---- */
@@ -1446,8 +1540,6 @@ ev_over(refd_ctx *ctx, struct st *s, const char *reason)
  * rolls for the dying, advances rounds, ends the match on the round
  * limit.
  */
-static int spell_effect(refd_ctx *ctx, struct st *s, int a, int t,
-    const struct spell *sp);
 
 int
 turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
@@ -1504,13 +1596,16 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 			s->freedraw = s->moveact = 0;
 			s->aoo_taken = 0;
 			c->delaying = 0;
+			if ((rc = mg_tick(ctx, s, n)) != REFD_OK)
+				return rc;
 			if (c->dead || (s->surprise && !c->aware)) {
 				n++;
 				continue;
 			}
 			c->flat = 0;
 			c->fdef = c->tdef = c->charged = c->ran = 0;
-			if (c->casting) {
+			cc_turn_start(s, s->order[n]);
+			if (c->casting && !mg_still_casting(s, s->order[n])) {
 				int sl = c->casting - 1, ct = c->cast_target;
 
 				c->casting = 0;
@@ -1523,6 +1618,7 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 					continue;
 			}
 			c->aoo_used = 0;
+			mt_turn(s, s->order[n]);
 			c->ready_vs = -1;
 			if (c->turned_by && s->round > c->turned_until)
 				c->turned_by = 0;
@@ -1568,6 +1664,8 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 					return rc;
 				check_over(s);
 			}
+			if ((rc = mg_turn_start(ctx, s, s->order[n])) != REFD_OK)
+				return rc;
 			if (!acts(c)) {
 				n++;
 				continue;
@@ -1597,9 +1695,12 @@ int
 settle(refd_ctx *ctx, struct st *s)
 {
 	struct cr *A;
+	int rc;
 
 	if (s->pk != PK_NONE || s->over == 2)
 		return REFD_OK;
+	if ((rc = mt_falls(ctx, s)) != REFD_OK)
+		return rc;
 	A = &s->c[active(s)];
 	if (s->std_dis && s->k.kind == K_NONE) {
 		s->std_dis = 0;
@@ -1684,7 +1785,9 @@ ready_queue(struct st *s, int m, int px, int py)
 		if (s->c[r].ready_vs != m || !able(&s->c[r]) || s->c[r].grap ||
 		    s->c[r].ready_trig != 0)
 			continue;
-		if (threatens(s, r, m) && !threat_at(s, r, m, px, py))
+		if (s->c[r].rdy_kind != RK_ATTACK ?
+		    mg_ready_near(s, r, m, px, py) :
+		    (threatens(s, r, m) && !threat_at(s, r, m, px, py)))
 			s->q[s->nq++] = r;
 	}
 	if (s->nq > 0)
@@ -1712,7 +1815,9 @@ ready_cast_queue(struct st *s, int m)
 		if (R->ready_vs != m || R->ready_trig != 1 || !acts(R) ||
 		    R->grap || !perceives(s, r, m))
 			continue;
-		if (w->ranged ? (has_loe(s, r, m) && cdist(R, &s->c[m]) <=
+		if (R->rdy_kind != RK_ATTACK)
+			s->q[s->nq++] = r;
+		else if (w->ranged ? (has_loe(s, r, m) && cdist(R, &s->c[m]) <=
 		    w->incr * (w->ranged == 1 ? 5 : 10)) : threatens(s, r, m))
 			s->q[s->nq++] = r;
 	}
@@ -1813,9 +1918,11 @@ run_move(refd_ctx *ctx, struct st *s)
 		}
 		A->x = k->px[k->pi];
 		A->y = k->py[k->pi];
+		mt_follow(s, a);
 		k->checked = 0;
 		k->rdone = 0;
 		s->sq_moved++;
+		cc_moved(s, a);
 		if (real_free(s, a, A->x, A->y))
 			k->lastok = k->pi;
 		if (A->d.size <= -2) {
@@ -1835,6 +1942,7 @@ run_move(refd_ctx *ctx, struct st *s)
 	if (!real_free(s, a, A->x, A->y)) {
 		A->x = k->px[k->lastok];
 		A->y = k->py[k->lastok];
+		mt_follow(s, a);
 	}
 	arrived = k->pi == k->n - 1 && able(A) && !A->prone &&
 	    A->x == k->px[k->n - 1] && A->y == k->py[k->n - 1];
@@ -1987,7 +2095,7 @@ unarmed_damage(refd_ctx *ctx, struct st *s, int a, int t, int lethal)
 }
 
 /* Concentration (7.2): d20 + skill >= dc, else the spell is lost. */
-static int
+int
 concentrate(refd_ctx *ctx, struct st *s, int a, int dc, const char *why,
     int *ok)
 {
@@ -1996,14 +2104,15 @@ concentrate(refd_ctx *ctx, struct st *s, int a, int dc, const char *why,
 
 	if ((rc = roll(ctx, 20, "concentration", &r)) != REFD_OK)
 		return rc;
-	*ok = r + s->c[a].d.concentration >= dc;
+	*ok = r + s->c[a].d.concentration - mg_save_pen(&s->c[a]) >= dc;
 	w = refd_mpw_create();
 	refd_mpw_map(w);
 	refd_mpw_kstr(w, "type", "concentration");
 	refd_mpw_kstr(w, "who", nm(s, a));
 	refd_mpw_kstr(w, "why", why);
 	refd_mpw_kint(w, "roll", r);
-	refd_mpw_kint(w, "total", r + s->c[a].d.concentration);
+	refd_mpw_kint(w, "total", r + s->c[a].d.concentration -
+	    mg_save_pen(&s->c[a]));
 	refd_mpw_kint(w, "dc", dc);
 	refd_mpw_kbool(w, "success", *ok);
 	refd_mpw_end(w);
@@ -2019,11 +2128,11 @@ best_mental(const struct cr *c)
 }
 
 /* The spell's effect (7.1, 7.2). */
-static int
+int
 spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 {
 	struct cr *A = &s->c[a], *T = &s->c[t];
-	int rc, v, j, amt = sp->bonus;
+	int rc, v, j, amt = sp->bonus, saved = 0;
 	refd_mpw *w;
 
 	if (sp->attack) {
@@ -2042,8 +2151,10 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 		wp.nonlethal = sp->nonlethal;
 		wp.ranged = sp->attack == 1 ? 2 : 0;
 		wp.incr = sp->range > 0 ? sp->range : 1;
-		return attack(ctx, s, a, t, &wp, A_TOUCH |
+		rc = attack(ctx, s, a, t, &wp, A_TOUCH |
 		    (sp->attack == 1 ? A_RANGED : 0), 0, 0, &r);
+		s->last_hit = r.hit;
+		return rc;
 	}
 	for (j = 0; j < sp->nd; j++) {
 		if ((rc = roll(ctx, (uint32_t)sp->sd, sp->effect ? "healing" :
@@ -2051,19 +2162,11 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 			return rc;
 		amt += v;
 	}
-	if (sp->effect == 2) {
-		if (amt > T->temp) {	/* pools do not stack: the best */
-			T->temp = amt;
-			T->temp_rounds = sp->rounds;
-		}
-		w = refd_mpw_create();
-		refd_mpw_map(w);
-		refd_mpw_kstr(w, "type", "temp_hp");
-		refd_mpw_kstr(w, "target", T->d.name);
-		refd_mpw_kint(w, "amount", amt);
-		refd_mpw_end(w);
-		return emitw(ctx, s, w);
-	}
+	amt = mg_amount(A, amt);	/* empowered */
+	if (sp->effect == 2)
+		return mg_temp_add(ctx, s, t, amt, sp);
+	if (sp->effect >= 3 && !sp->save)
+		return mg_spell_after_save(ctx, s, a, t, sp, 0);
 	if (sp->effect == 1) {
 		T->hp += amt;
 		if (T->hp > T->d.hp)
@@ -2109,7 +2212,10 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 			return rc;
 		if (ok)
 			amt = sp->half ? amt / 2 : 0;
+		saved = ok;
 	}
+	if (sp->effect >= 3)
+		return mg_spell_after_save(ctx, s, a, t, sp, saved);
 	w = refd_mpw_create();
 	refd_mpw_map(w);
 	refd_mpw_kstr(w, "type", "spell_damage");
@@ -2307,6 +2413,7 @@ turn_undead(refd_ctx *ctx, struct st *s, int a)
 	if ((rc = roll(ctx, 20, "turning check", &v)) != REFD_OK)
 		return rc;
 	chk = v + mod(A->d.cha);
+	A->turn_chk = chk;
 	maxhd = lvl + steps[chk <= 0 ? 0 : (chk >= 22 ? 22 : chk)];
 	if ((rc = roll(ctx, 6, "turning damage", &d1)) != REFD_OK ||
 	    (rc = roll(ctx, 6, "turning damage", &d2)) != REFD_OK)
@@ -2331,7 +2438,7 @@ turn_undead(refd_ctx *ctx, struct st *s, int a)
 			struct cr *U = &s->c[i];
 
 			if (!U->d.undead || U->dead || (done & (1 << i)) ||
-			    U->turned_by || U->d.hd > maxhd ||
+			    mg_turn_skip(s, a, i) || mg_turn_hd(U) > maxhd ||
 			    cdist(A, U) > 12 || !has_loe(s, a, i))
 				continue;
 			bd = cdist(A, U);
@@ -2355,11 +2462,13 @@ turn_undead(refd_ctx *ctx, struct st *s, int a)
 			break;
 		pool -= s->c[i].d.hd;
 		done |= 1 << i;
-		if (lvl >= 2 * s->c[i].d.hd) {
+		if (A->d.rebuke) {
+			mg_rebuked(s, a, i, lvl >= 2 * mg_turn_hd(&s->c[i]));
+		} else if (lvl >= 2 * mg_turn_hd(&s->c[i])) {
 			s->c[i].dead = 1;
 			s->c[i].grap = 0;
 		} else {
-			s->c[i].turned_until = s->round + 10;
+			s->c[i].turned_until = mg_end(s, 10);
 			s->c[i].turned_by = a + 1;
 		}
 		w = refd_mpw_create();
@@ -2367,6 +2476,8 @@ turn_undead(refd_ctx *ctx, struct st *s, int a)
 		refd_mpw_kstr(w, "type", "turned");
 		refd_mpw_kstr(w, "target", s->c[i].d.name);
 		refd_mpw_kbool(w, "destroyed", s->c[i].dead);
+		if (A->d.rebuke)
+			refd_mpw_kbool(w, "commanded", s->c[i].cmd_by != 0);
 		refd_mpw_kint(w, "pool_left", pool);
 		refd_mpw_end(w);
 		if ((rc = emitw(ctx, s, w)) != REFD_OK)
@@ -2478,18 +2589,13 @@ finish_act(refd_ctx *ctx, struct st *s)
 	switch (act) {
 	case C_ATTACK:
 	case C_FULL:
+		w = (k->flags & A_OFF) && !A->d.w[0].dbl ? A->d.w[1] :
+		    A->d.w[0];
 		if (t < 0) {
-			int v;
-
-			if ((rc = roll(ctx, 20, "attack", &v)) != REFD_OK)
-				return rc;
-			if ((rc = ev_simple(ctx, "attack_square_empty", s, a,
-			    -1)) != REFD_OK)
+			if ((rc = cc_empty_attack(ctx, s, a, &w)) != REFD_OK)
 				return rc;
 			break;
 		}
-		w = (k->flags & A_OFF) && !A->d.w[0].dbl ? A->d.w[1] :
-		    A->d.w[0];
 		if (act == C_FULL && w.dbl && !(k->flags & A_OFF))
 			w.cat = 1;	/* used as two weapons: 1x Str (2.13) */
 		if (w.ranged && T->grap && !man_in_grapple(s, a, t)) {
@@ -2534,12 +2640,19 @@ finish_act(refd_ctx *ctx, struct st *s)
 		const struct spell *sp = &A->d.sp[k->pen];
 		int ok = 1;
 
-		if (k->hurt > 0 && (rc = concentrate(ctx, s, a, 10 + k->hurt +
-		    sp->level, "damaged while casting", &ok)) != REFD_OK)
+		if (k->hurt > 0 && mg_concentrates(sp) && (rc = concentrate(ctx,
+		    s, a, 10 + k->hurt + sp->level, "damaged while casting",
+		    &ok)) != REFD_OK)
 			return rc;
-		if (ok && sp->time == 3) {
-			/* Takes effect before the caster's next turn. */
+		if (ok && t < 0) {
+			if ((rc = mg_hold(ctx, s, a, k->pen)) != REFD_OK)
+				return rc;
+			break;
+		}
+		if (ok && mg_time(A, sp, A->cast_meta) >= 3) {
+			/* Takes effect before the caster's turn. */
 			A->casting = k->pen + 1;
+			A->cast_left = mg_cast_rounds(A, sp, A->cast_meta);
 			A->cast_target = t;
 			if ((rc = ev_simple(ctx, "casting", s, a, t)) !=
 			    REFD_OK)
@@ -2556,6 +2669,7 @@ finish_act(refd_ctx *ctx, struct st *s)
 
 			A->x = k->px[1];
 			A->y = k->py[1];
+			cc_moved(s, a);
 			refd_mpw_map(ev);
 			refd_mpw_kstr(ev, "type", "crawl");
 			refd_mpw_kstr(ev, "who", A->d.name);
@@ -2584,7 +2698,8 @@ finish_act(refd_ctx *ctx, struct st *s)
 		if (!r.hit)
 			break;
 		ma = mod(A->d.str) + 4 * A->d.size;
-		md = better_sd(T) + 4 * T->d.size + stability(T);
+		md = mt_trip_md(s, t, better_sd(T) + 4 * T->d.size +
+		    stability(T));
 		if ((rc = opposed(ctx, ma, md, "trip", &ra, &rd, &win)) !=
 		    REFD_OK)
 			return rc;
@@ -2887,7 +3002,7 @@ cast_continue(refd_ctx *ctx, struct st *s, int a, int t, int si,
 		s->hurt0 = 0;
 		return settle(ctx, s);
 	}
-	if (A->cond & COND_DEAFENED) {
+	if ((A->cond & COND_DEAFENED) && mg_verbal(A, sp)) {
 		int v;
 		refd_mpw *ev;
 
@@ -2906,16 +3021,24 @@ cast_continue(refd_ctx *ctx, struct st *s, int a, int t, int si,
 		if (!ok)
 			return settle(ctx, s);
 	}
-	if (A->grap && (rc = concentrate(ctx, s, a, 20 + sp->level,
+	if (A->grap && mg_concentrates(sp) && (rc = concentrate(ctx, s, a,
+	    20 + sp->level,
 	    "grappled", &ok)) != REFD_OK)
 		return rc;
 	if (ok && defensive && (rc = concentrate(ctx, s, a,
 	    15 + sp->level, "defensive casting", &ok)) != REFD_OK)
 		return rc;
+	if (ok && s->m_castdc && A->mounted && (rc = concentrate(ctx, s, a,
+	    s->m_castdc + sp->level, "mounted", &ok)) != REFD_OK)
+		return rc;
+	if (ok && (A->cond & COND_ENTANGLED) && !A->no62 &&
+	    mg_concentrates(sp) && (rc = concentrate(ctx, s, a,
+	    15 + sp->level, "entangled", &ok)) != REFD_OK)
+		return rc;	/* 6.2 */
 	if (!ok)
 		return settle(ctx, s);
 	return begin_act(ctx, s, C_CAST, a, t, 0, si,
-	    defensive ? 0 : 1);
+	    defensive || !mg_provokes(sp) ? 0 : 1);
 }
 
 int
@@ -2924,6 +3047,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 	int a, rc, t = c->target;
 	struct cr *A;
 
+	if (s->over && s->resting == 2)
+		return mg_rest_exec(ctx, s, c);
 	if (s->pk != PK_NONE) {
 		int who = s->q[s->qi];
 
@@ -2964,10 +3089,13 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 					if (d100 > 25)
 						s->k.hurt += r.dmg;
 				} else {
-					if ((rc = attack(ctx, s, who, m, &w, A_AOO,
+					int at = c->target >= 0 ? c->target : m;
+
+					if ((rc = attack(ctx, s, who, at, &w, A_AOO,
 					    0, 0, &r)) != REFD_OK)
 						return rc;
-					s->k.hurt += r.dmg;
+					if (at == m)	/* not its mount (5.15) */
+						s->k.hurt += r.dmg;
 				}
 			}
 			s->qi++;
@@ -2988,8 +3116,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			if (c->take && able(W) && able(X)) {
 				if (s->k.act == C_TRIP) {
 					ma = mod(W->d.str) + 4 * W->d.size;
-					md = better_sd(X) + 4 * X->d.size +
-					    stability(X);
+					md = mt_trip_md(s, x, better_sd(X) +
+					    4 * X->d.size + stability(X));
 				} else {
 					ma = disarm_mod(s, who, x);
 					md = disarm_mod(s, x, who) +
@@ -3070,10 +3198,16 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 				if ((rc = ev_simple(ctx, "ready_fires", s, who,
 				    m)) != REFD_OK)
 					return rc;
-				if ((rc = attack(ctx, s, who, m, &w, rf, 0, 0,
-				    &r)) != REFD_OK)
+				if (s->c[who].rdy_kind != RK_ATTACK) {
+					if ((rc = mg_fire(ctx, s, who)) != REFD_OK)
+						return rc;
+				} else if ((rc = attack(ctx, s, who, m, &w, rf |
+				    (s->c[m].charged && (w.dtype & DT_P) &&
+				    !rf ? A_SET : 0), 0, 0, &r)) != REFD_OK) {
 					return rc;
-				s->k.hurt += r.dmg;
+				} else {
+					s->k.hurt += r.dmg;
+				}
 				/* Its place moves just before the mover. */
 				for (p = 0; p < s->norder &&
 				    s->order[p] != who; p++)
@@ -3159,6 +3293,13 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			break;	/* the cast below spends no more */
 		}
 	}
+	{
+		int done;	/* mounted combat (5.15) */
+
+		rc = mt_exec(ctx, s, c, &done);
+		if (done)
+			return rc;
+	}
 	switch (c->t) {
 	case C_END:
 		if ((rc = ev_simple(ctx, "end_turn", s, a, -1)) != REFD_OK)
@@ -3181,6 +3322,10 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			return rc;
 		return settle(ctx, s);
 	case C_MOVE:
+		if (A->mounted) {
+			s->m_mv++;	/* the mount's move action (5.15) */
+			return start_move(ctx, s, a, c, MV_MOVE, 0);
+		}
 		if (s->fa) {
 			s->fa = 0;
 			s->full = 0;
@@ -3193,12 +3338,18 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		s->moveact = 1;
 		return start_move(ctx, s, a, c, MV_MOVE, 0);
 	case C_WITHDRAW:
-		if (can_full(s, A))
+		if (A->mounted)
+			s->m_mv = 2;	/* the mount's whole turn (5.15) */
+		else if (can_full(s, A))
 			s->full = 1;
 		else
 			use_std(s, A);
 		return start_move(ctx, s, a, c, MV_WITHDRAW, 0);
 	case C_RUN:
+		if (A->mounted) {
+			mt_run(s, a);	/* the mount runs (5.15) */
+			return start_move(ctx, s, a, c, MV_RUN, 0);
+		}
 		s->full = 1;
 		A->run_rounds = A->run_last == s->round - 1 ?
 		    A->run_rounds + 1 : 1;
@@ -3232,7 +3383,10 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		A->ran = 1;
 		return start_move(ctx, s, a, c, MV_RUN, 0);
 	case C_CHARGE:
-		if (can_full(s, A))
+		if (A->mounted) {
+			use_std(s, A);	/* the rider's attack (5.15) */
+			mt_charge(s, a);
+		} else if (can_full(s, A))
 			s->full = 1;
 		else
 			use_std(s, A);
@@ -3251,6 +3405,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		}
 		A->x = c->x;
 		A->y = c->y;
+		mt_follow(s, a);
+		cc_moved(s, a);
 		{
 			refd_mpw *w = refd_mpw_create();
 
@@ -3287,6 +3443,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			int o = occupant(s, c->sqx, c->sqy, a);
 
 			t = o >= 0 && !s->c[o].dead ? o : -1;
+			s->atk_sqx = c->sqx;
+			s->atk_sqy = c->sqy;
 		}
 
 		twf(A, &pp, &po);
@@ -3309,6 +3467,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			}
 		}
 		s->attacks++;
+		mt_attacked(s, a, c->t == C_FULL, w);
 		if (c->defensive)
 			A->fdef = 1;
 		if (w->ranged)
@@ -3324,26 +3483,11 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		else if (w->unarmed && !(A->d.feats & F_IUS) && t >= 0 &&
 		    armed(&s->c[t]))
 			prov = 2;
+		if (c->has_sq)
+			flags |= A_SQUARE;
 		if (t < 0 && !w->ranged) {
 			/* Nobody there: the blow meets air. */
-			int v;
-			refd_mpw *ev = refd_mpw_create();
-
-			if ((rc = roll(ctx, 20, "attack", &v)) != REFD_OK) {
-				refd_mpw_destroy(ev);
-				return rc;
-			}
-			refd_mpw_map(ev);
-			refd_mpw_kstr(ev, "type", "attack");
-			refd_mpw_kstr(ev, "attacker", A->d.name);
-			refd_mpw_karray(ev, "square");
-			refd_mpw_int(ev, c->sqx);
-			refd_mpw_int(ev, c->sqy);
-			refd_mpw_end(ev);
-			refd_mpw_kint(ev, "roll", v);
-			refd_mpw_kbool(ev, "hit", 0);
-			refd_mpw_end(ev);
-			if ((rc = emitw(ctx, s, ev)) != REFD_OK)
+			if ((rc = cc_empty_attack(ctx, s, a, w)) != REFD_OK)
 				return rc;
 			return settle(ctx, s);
 		}
@@ -3382,29 +3526,54 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		    s->c[t].grap ? 0 : 2);
 	case C_CDG:
 		s->full = 1;
+		if (c->has_sq) {
+			if ((rc = cc_cdg_square(ctx, s, a, c, &t)) != REFD_OK)
+				return rc;
+			if (t < 0)
+				return settle(ctx, s);
+		}
 		s->attacks++;
 		return begin_act(ctx, s, C_CDG, a, t, 0, 0, 1);
+	case C_HIDE:
+	case C_SPOT:
+		if (s->fa) {	/* the rest of a full attack (2.9) */
+			s->fa = 0;
+			s->full = 0;
+			s->std = s->mv = s->fa_conv = 1;
+		} else {
+			s->mv++;
+		}
+		if ((rc = cc_exec(ctx, s, a, c)) != REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	case C_USE_ITEM:
+	case C_USE_ABIL:
 	case C_CAST: {
 		const struct spell *sp = &A->d.sp[c->si];
 		refd_mpw *w;
-		int ok = 1;
+		int ok = 1, tm = mg_time(A, sp, c->meta);
 
 		A->d.uses[c->si]--;
-		if (sp->time == 2) {
-			s->qcast = 1;
+		mt_cast(s, a, c);
+		if (tm == 2) {
+			s->qcast |= mg_counts(sp);
 		} else {
-			s->cast = 1;
-			if ((sp->time == 1 || sp->time == 3) && !s->std)
+			s->cast |= mg_counts(sp);
+			if ((tm == 1 || tm >= 3) && !s->std)
 				s->full = 1;
 			else
 				use_std(s, A);
 		}
+		A->cast_meta = c->meta;
+		if (mg_counts(sp))
+			A->held = 0;	/* a new spell dissipates a charge */
 		w = refd_mpw_create();
 		refd_mpw_map(w);
 		refd_mpw_kstr(w, "type", "cast");
 		refd_mpw_kstr(w, "who", A->d.name);
 		refd_mpw_kstr(w, "spell", sp->name);
-		refd_mpw_kstr(w, "target", nm(s, t));
+		if (t >= 0)
+			refd_mpw_kstr(w, "target", nm(s, t));
 		if (c->defensive)
 			refd_mpw_kbool(w, "defensive", 1);
 		refd_mpw_end(w);
@@ -3412,7 +3581,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			return rc;
 		/* Readied attacks waiting for this cast fire first. */
 		s->hurt0 = 0;
-		if (ready_cast_queue(s, a) > 0) {
+		if (mg_concentrates(sp) && ready_cast_queue(s, a) > 0) {
 			memset(&s->k, 0, sizeof(s->k));
 			s->k.kind = K_ACT;
 			s->k.act = ACT_CAST_PRE;
@@ -3508,8 +3677,16 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		return settle(ctx, s);
 	}
 	case C_TURN:
+	case C_REBUKE:
 		use_std(s, A);
 		if ((rc = turn_undead(ctx, s, a)) != REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	case C_TOUCH:
+	case C_DISPEL_TURN:
+	case C_BOLSTER:
+	case C_COMMAND:
+		if ((rc = mg_exec(ctx, s, c)) != REFD_OK)
 			return rc;
 		return settle(ctx, s);
 	case C_DRINK:
@@ -3525,6 +3702,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		use_std(s, A);
 		A->ready_vs = t;
 		A->ready_trig = c->trig;
+		mg_ready_set(A, c);
 		if ((rc = ev_simple(ctx, "ready", s, a, -1)) != REFD_OK)
 			return rc;
 		w = refd_mpw_create();
@@ -3665,6 +3843,8 @@ int
 pending_seats(const struct st *s, uint64_t *m)
 {
 	*m = 0;
+	if (s->over && s->resting == 2)
+		*m = mg_rest_seats(s);
 	if (s->over)
 		return REFD_OK;
 	if (s->pk != PK_NONE)
@@ -3715,6 +3895,10 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 		refd_mpw_kbool(w, "full", 1);
 	if (c->start)
 		refd_mpw_kbool(w, "start", 1);
+	if (c->fast)
+		refd_mpw_kbool(w, "fast", 1);
+	if (c->mm)
+		refd_mpw_kbool(w, "mount_moves", 1);
 	if (c->t == C_READY && c->trig)
 		refd_mpw_kstr(w, "trigger", "casts");
 	if (c->t == C_AOO || c->t == C_COUNTER || c->t == C_FOLLOW ||
@@ -3736,6 +3920,7 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 	}
 	if (c->ovr >= 0)
 		refd_mpw_kstr(w, "overrun", nm(s, c->ovr));
+	mg_put(w, c);
 	refd_mpw_end(w);
 	refd_mpw_kstr(w, "label", label);
 	refd_mpw_end(w);
@@ -3768,7 +3953,7 @@ static void
 list_moves(const struct st *s, int seat, refd_mpw *w, int t)
 {
 	int16_t dist[MAXM][MAXM][2], prev[MAXM][MAXM][2];
-	int a = active(s), x, y;
+	int a = active(s), x, y, cost;
 	const struct cr *A = &s->c[a];
 	struct cmd c, cc;
 	struct why why;
@@ -3786,6 +3971,13 @@ list_moves(const struct st *s, int seat, refd_mpw *w, int t)
 			c.x = x;
 			c.y = y;
 			cc = c;
+			/* Check the cheapest path of the map just made: the
+			 * same verdict as "to" alone, without a search per
+			 * square. */
+			cc.npath = reach_path(s, a, dist, prev, x, y, cc.px,
+			    cc.py, &cost);
+			if (cc.npath < 2)
+				continue;
 			if (cmd_check(s, seat, &cc, &why) != REFD_OK) {
 				if (why.code == REFD_ENOPATH)
 					continue;
@@ -3807,6 +3999,7 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 
 	refd_mpw_array(w);
 	if (s->over) {
+		mg_legal(s, seat, w, try_cmd, blank, put_cmd);
 		refd_mpw_end(w);
 		return REFD_OK;
 	}
@@ -3823,6 +4016,15 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			    "%s makes an attack of opportunity on %s",
 			    nm(s, s->q[s->qi]), nm(s, man_aoo_victim(s)));
 			put_cmd(s, w, &c, label);
+			if (s->c[s->k.who].mounted) {
+				c.target = s->c[s->k.who].mounted - 1;
+				snprintf(label, sizeof(label), "%s makes an attack "
+				    "of opportunity on %s's mount %s",
+				    nm(s, s->q[s->qi]), nm(s, s->k.who),
+				    nm(s, c.target));
+				put_cmd(s, w, &c, label);
+				c.target = -1;
+			}
 			c.take = 0;
 			put_cmd(s, w, &c, "Decline the attack of opportunity");
 			break;
@@ -3987,6 +4189,29 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 		try_cmd(s, seat, w, &c, i ? "Ready the shield" :
 		    "Loose the shield");
 	}
+	for (i = 0; i < 6; i++) {
+		/* Mounted combat (5.15). */
+		static const int mc[] = { C_KNEES, C_CONTROL, C_DISMOUNT,
+			C_DISMOUNT };
+		static const char *const ml[] = { "Guide the mount with the "
+			"knees (Ride DC 5)", "Control the frightened mount (Ride "
+			"DC 20)", "Dismount", "Quick dismount (Ride DC 20)" };
+
+		if (i < 4) {
+			blank(&c, mc[i]);
+			c.fast = i == 3;
+			try_cmd(s, seat, w, &c, ml[i]);
+			continue;
+		}
+		for (t = 0; t < s->nc; t++) {
+			blank(&c, C_MOUNT);
+			c.target = t;
+			c.fast = i == 5;
+			snprintf(label, sizeof(label), "%s %s", c.fast ?
+			    "Quick mount (Ride DC 20)" : "Mount", nm(s, t));
+			try_cmd(s, seat, w, &c, label);
+		}
+	}
 	for (i = 0; i < 2; i++)
 		if (A->d.potions[i] > 0) {
 			blank(&c, C_DRINK);
@@ -4043,7 +4268,16 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 				snprintf(label, sizeof(label),
 				    "Attack the square (%d,%d)", x, y);
 				try_cmd(s, seat, w, &c, label);
+				c.t = C_CDG;
+				snprintf(label, sizeof(label),
+				    "Coup de grace on the square (%d,%d) (find, "
+				    "then strike)", x, y);
+				try_cmd(s, seat, w, &c, label);
 			}
+	blank(&c, C_HIDE);
+	try_cmd(s, seat, w, &c, "Hide (move action)");
+	blank(&c, C_SPOT);
+	try_cmd(s, seat, w, &c, "Spot (move action)");
 	for (y = 0; y < s->h; y++)
 		for (x = 0; x < s->w; x++) {
 			if (g_dist(x - A->x, y - A->y) > 4 * speed_of(A))
@@ -4190,6 +4424,10 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 				    x, y);
 				try_cmd(s, seat, w, &c, label);
 			}
+		blank(&c, C_MATTACK);
+		c.target = t;
+		snprintf(label, sizeof(label), "The mount attacks %s", nm(s, t));
+		try_cmd(s, seat, w, &c, label);
 		blank(&c, C_THROW);
 		c.target = t;
 		snprintf(label, sizeof(label), "Throw the %s at %s",
@@ -4215,6 +4453,11 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			    "Start casting %s on %s", A->d.sp[i].name,
 			    nm(s, t));
 			try_cmd(s, seat, w, &c, label);
+			c.start = 0;
+			c.mm = 1;
+			snprintf(label, sizeof(label), "Cast %s on %s between "
+			    "the mount's moves", A->d.sp[i].name, nm(s, t));
+			try_cmd(s, seat, w, &c, label);
 		}
 		for (al = 0; al < s->nc; al++) {
 			if (al == a || al == t || s->c[al].side != A->side)
@@ -4231,6 +4474,7 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			}
 		}
 	}
+	mg_legal(s, seat, w, try_cmd, blank, put_cmd);
 	refd_mpw_end(w);
 	return REFD_OK;
 }

@@ -19,6 +19,7 @@
 
 #include "geom.h"
 #include "maneuver.h"
+#include "mount.h"
 #include "move.h"
 
 int
@@ -119,6 +120,8 @@ man_push_run(refd_ctx *ctx, struct st *s)
 	}
 	k->kind = K_NONE;
 	k->ally = 0;
+	mt_follow(s, t);	/* a rider and its mount move together */
+	mt_follow(s, a);
 	w = refd_mpw_create();
 	refd_mpw_map(w);
 	refd_mpw_kstr(w, "type", "pushed");
@@ -134,10 +137,12 @@ man_push_run(refd_ctx *ctx, struct st *s)
 	refd_mpw_int(w, A->y);
 	refd_mpw_end(w);
 	refd_mpw_end(w);
-	if (A->d.invisible && T->d.invisible)
+	if (!seat_sees(s, REFD_SEAT_PUBLIC, a) &&
+	    !seat_sees(s, REFD_SEAT_PUBLIC, t))
 		rc = emit_at2(ctx, s, a, t, w);
 	else
-		rc = emit_at2(ctx, s, A->d.invisible ? a : t, -1, w);
+		rc = emit_at2(ctx, s, !seat_sees(s, REFD_SEAT_PUBLIC, a) ? a : t,
+		    -1, w);
 	if (rc != REFD_OK)
 		return rc;
 	return settle(ctx, s);
@@ -308,9 +313,11 @@ ev_place(refd_ctx *ctx, struct st *s, const char *type, int a, int t)
 	refd_mpw_int(w, A->y);
 	refd_mpw_end(w);
 	refd_mpw_end(w);
-	if (t >= 0 && A->d.invisible && s->c[t].d.invisible)
+	if (t >= 0 && !seat_sees(s, REFD_SEAT_PUBLIC, a) &&
+	    !seat_sees(s, REFD_SEAT_PUBLIC, t))
 		return emit_at2(ctx, s, a, t, w);
-	return emit_at2(ctx, s, t >= 0 && !A->d.invisible ? t : a, -1, w);
+	return emit_at2(ctx, s, t >= 0 && seat_sees(s, REFD_SEAT_PUBLIC, a) ?
+	    t : a, -1, w);
 }
 
 /* Step a out of a shared space to the nearest free one (4.7's rule). */
@@ -594,8 +601,7 @@ man_grapple_exec(refd_ctx *ctx, struct st *s, int a, struct cmd *c)
 	switch (c->t) {
 	case C_ESCAPE:
 		if (c->artist)	/* Escape Artist replaces the check */
-			pen = grapple_mod(A) - mod(A->d.dex) -
-			    A->d.escape_artist;
+			pen = grapple_mod(A) - A->d.escape;
 		if (A->pinned_by) {
 			/* A pinned creature breaks the pin (5.13). */
 			if ((rc = gcheck(ctx, s, a, A->pinned_by - 1, -pen,
