@@ -259,6 +259,19 @@ nmain(const struct cr *c)
 	return 1 + (b >= 6) + (b >= 11) + (b >= 16);
 }
 
+/* Something replacing an attack of a full attack has one left (2.9). */
+int
+attack_slot_ok(const struct st *s, const struct cr *A, struct why *y)
+{
+	if (!s->fa && !can_full(s, A))
+		return rej(y, REFD_ERESOURCE, "R001-24",
+		    "a full attack takes the whole turn");
+	if (s->fa && s->fa_main >= nmain(A))
+		return rej(y, REFD_ERESOURCE, "R001-24",
+		    "%s has no main-hand attack left", A->d.name);
+	return REFD_OK;
+}
+
 static int
 has_off(const struct cr *c)
 {
@@ -999,13 +1012,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 				return rej(y, REFD_EILLEGAL, "R001-24",
 				    "only trip, disarm, sunder and grapple "
 				    "replace an attack of a full attack");
-			if (!s->fa && !can_full(s, A))
-				return rej(y, REFD_ERESOURCE, "R001-24",
-				    "a full attack takes the whole turn");
-			if (s->fa && s->fa_main >= nmain(A))
-				return rej(y, REFD_ERESOURCE, "R001-24",
-				    "%s has no main-hand attack left",
-				    A->d.name);
+			if ((rc = attack_slot_ok(s, A, y)) != REFD_OK)
+				return rc;
 		} else if (!can_std(s, A)) {
 			return rej(y, REFD_ERESOURCE, "R001-04",
 			    "%s has no standard action left this turn",
@@ -2935,6 +2943,22 @@ use_std(struct st *s, const struct cr *A)
 		s->std_dis = 1;
 }
 
+/* The move-action part of the budget, a full attack becoming a move
+ * (1.6). */
+void
+spend_move(struct st *s)
+{
+	if (s->fa) {
+		s->fa = 0;
+		s->full = 0;
+		s->std = 1;
+		s->mv = 1;
+		s->fa_conv = 1;
+	} else {
+		s->mv++;
+	}
+}
+
 /* Spend a maneuver's action; returns its attack penalty (iterative). */
 int
 maneuver_budget(struct st *s, const struct cr *A, const struct cmd *c)
@@ -3326,15 +3350,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			s->m_mv++;	/* the mount's move action (5.15) */
 			return start_move(ctx, s, a, c, MV_MOVE, 0);
 		}
-		if (s->fa) {
-			s->fa = 0;
-			s->full = 0;
-			s->std = 1;
-			s->mv = 1;
-			s->fa_conv = 1;
-		} else {
-			s->mv++;
-		}
+		spend_move(s);
 		s->moveact = 1;
 		return start_move(ctx, s, a, c, MV_MOVE, 0);
 	case C_WITHDRAW:
@@ -3423,15 +3439,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		}
 		return settle(ctx, s);
 	case C_STAND:
-		if (s->fa) {
-			s->fa = 0;
-			s->full = 0;
-			s->std = 1;
-			s->mv = 1;
-			s->fa_conv = 1;
-		} else {
-			s->mv++;
-		}
+		spend_move(s);
 		return begin_act(ctx, s, C_STAND, a, -1, 0, 0, 1);
 	case C_ATTACK:
 	case C_FULL: {
@@ -3731,15 +3739,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 	case C_CRAWL: {
 		int i, n, extra[MAXC], ne = 0;
 
-		if (s->fa) {
-			s->fa = 0;
-			s->full = 0;
-			s->std = 1;
-			s->mv = 1;
-			s->fa_conv = 1;
-		} else {
-			s->mv++;
-		}
+		spend_move(s);
 		memset(&s->k, 0, sizeof(s->k));
 		s->k.kind = K_ACT;
 		s->k.act = C_CRAWL;

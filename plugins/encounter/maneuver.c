@@ -478,12 +478,8 @@ man_grapple_check(const struct st *s, int a, struct cmd *c, struct why *y)
 			return rej(y, REFD_EILLEGAL, "R001-56",
 			    "only damage, pin, escape, using the opponent's "
 			    "weapon and breaking a pin replace an attack");
-		if (!s->fa && !can_full(s, A))
-			return rej(y, REFD_ERESOURCE, "R001-24",
-			    "a full attack takes the whole turn");
-		if (s->fa && s->fa_main >= nmain(A))
-			return rej(y, REFD_ERESOURCE, "R001-24",
-			    "%s has no attack left", A->d.name);
+		if ((rc = attack_slot_ok(s, A, y)) != REFD_OK)
+			return rc;
 	} else if (c->t == C_DRAW ? !can_move(s, A) : !can_std(s, A)) {
 		return rej(y, REFD_ERESOURCE, "R001-04",
 		    "%s has no %s action left this turn", A->d.name,
@@ -949,21 +945,6 @@ man_ground_put(refd_ctx *ctx, struct st *s, int c)
 	refd_mpw_end(w);
 	refd_mpw_end(w);
 	return emit_at2(ctx, s, c, -1, w);
-}
-
-/* The move-action part of the budget, a full attack becoming a move. */
-static void
-spend_move(struct st *s)
-{
-	if (s->fa) {
-		s->fa = 0;
-		s->full = 0;
-		s->std = 1;
-		s->mv = 1;
-		s->fa_conv = 1;
-	} else {
-		s->mv++;
-	}
 }
 
 int

@@ -29,10 +29,12 @@ int check_path(const struct st *s, int a, struct cmd *c, int allow,
 int start_move(refd_ctx *ctx, struct st *s, int a, struct cmd *c, int mode,
     int allow);
 void use_std(struct st *s, const struct cr *A);
+void spend_move(struct st *s);
 int grapple_mod(const struct cr *c);
 int unarmed_damage(refd_ctx *ctx, struct st *s, int a, int t, int lethal);
 int can_full(const struct st *s, const struct cr *c);
 int nmain(const struct cr *c);
+int attack_slot_ok(const struct st *s, const struct cr *A, struct why *y);
 int maneuver_budget(struct st *s, const struct cr *A, const struct cmd *c);
 int overrun_block(refd_ctx *ctx, struct st *s, int avoid);
 int begin_act(refd_ctx *ctx, struct st *s, int act, int who, int target,
