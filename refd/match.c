@@ -1166,7 +1166,20 @@ match_create(struct matchset *ms, const struct match_create_args *a,
 		setup = &empty_map;
 		setup_len = 1;
 	}
-	nseats = a->nseats != 0 ? a->nseats : pl->desc->min_seats;
+	nseats = a->nseats;
+	if (nseats == 0) {
+		/* A setup may name its seat count (a 3-player map, say);
+		 * else the ruleset's minimum. */
+		refd_mpdoc *d = refd_mp_parse(setup, setup_len);
+		int64_t v = 0;
+
+		if (refd_mpv_int(refd_mpv_get(refd_mp_root(d), "seats"),
+		    &v) == 0 && v > 0 && v <= REFD_MAX_SEATS)
+			nseats = (uint32_t)v;
+		else
+			nseats = pl->desc->min_seats;
+		refd_mp_free(d);
+	}
 	if (nseats < pl->desc->min_seats || nseats > pl->desc->max_seats)
 		return fail(e, REFD_ESETUP, "ruleset '%s' takes %u to %u seats, "
 		    "not %u", pl->name, (unsigned)pl->desc->min_seats,
@@ -1856,6 +1869,12 @@ uint64_t
 match_seq(const struct match *m)
 {
 	return m->seq;
+}
+
+uint32_t
+match_nseats(const struct match *m)
+{
+	return m->nseats;
 }
 
 int

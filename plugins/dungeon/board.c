@@ -165,11 +165,31 @@ negative(const struct dg *s, int h)
 }
 
 /*
- * Dijkstra of monster travel (§12.4): cost = negative hexes * 1000 + MP.
+ * Cost for figure f of entering hex n in travel mode (0 normal, 1 jump,
+ * 2 flying): negative hexes * 1000 + MP, or -1 when it may not enter it.
  * Normal movers can't enter enemies (invisible ones too), obstacles,
  * closed doors; they may pass allies.  Flyers ignore figures, obstacles
  * and terrain.  Jumpers ignore all but walls and doors on the way.
  */
+int
+step_cost(const struct dg *s, int f, int n, int mode)
+{
+	int o = fig_at(s, s->hex[n].q, s->hex[n].r), c = 1;
+
+	if (mode != 0)
+		return c;
+	if (o >= 0 && o != f && enemies(s, f, o))
+		return -1;
+	if (s->hex[n].ov == OV_OBSTACLE)
+		return -1;
+	if (s->hex[n].ov == OV_DIFFICULT)
+		c = 2;
+	if (negative(s, n))
+		c += 1000;
+	return c;
+}
+
+/* Dijkstra of monster travel (§12.4) with step_cost. */
 void
 travel(const struct dg *s, int f, int q, int r, int mode, int *cost,
     int *prev)
@@ -197,26 +217,14 @@ travel(const struct dg *s, int f, int q, int r, int mode, int *cost,
 		for (d = 0; d < 6; d++) {
 			int nq = s->hex[best].q + refd_hex_dq[d];
 			int nr = s->hex[best].r + refd_hex_dr[d];
-			int n = hex_at(s, nq, nr), o, c;
+			int n = hex_at(s, nq, nr), c;
 
 			if (n < 0 || done[n])
 				continue;
 			if (!adjacent(s, s->hex[best].q, s->hex[best].r, nq, nr))
 				continue;
-			o = fig_at(s, nq, nr);
-			c = 1;
-			if (mode == 0) {
-				if (o >= 0 && o != f && (enemies(s, f, o) ||
-				    (s->fig[o].conds & C_INVISIBLE &&
-				    enemies(s, f, o))))
-					continue;
-				if (s->hex[n].ov == OV_OBSTACLE)
-					continue;
-				if (s->hex[n].ov == OV_DIFFICULT)
-					c = 2;
-				if (negative(s, n))
-					c += 1000;
-			}
+			if ((c = step_cost(s, f, n, mode)) < 0)
+				continue;
 			c += cost[best];
 			if (cost[n] < 0 || c < cost[n]) {
 				cost[n] = c;

@@ -24,39 +24,36 @@ static const int sticker_cost[NSTICKER] = { 50, 30, 30, 30, 100, 75, 75,
 static const int sticker_kind[NSTICKER] = { A_ATTACK, A_MOVE, A_HEAL,
 	A_ATTACK, A_SHIELD, A_ATTACK, A_ATTACK, A_MOVE };
 
-/* The first ability of half h a sticker st goes on, or -1. */
-static int
-sticker_ability(const struct half *h, int st)
-{
-	int i;
-
-	for (i = 0; i < h->nab; i++) {
-		const struct ability *a = &h->ab[i];
-
-		if (a->kind != sticker_kind[st])
-			continue;
-		if (st == 3 && a->range == 0)
-			return -1;	/* range only on ranged attacks */
-		return i;
-	}
-	return -1;
-}
-
+/* Sticker st may go on ability a at all (§2.9): the ability it
+ * changes, range only on a ranged attack, jump on a move without it. */
 int
-sticker_fits(const struct half *h, int st)
+sticker_on(const struct ability *a, int st)
 {
-	return sticker_ability(h, st) >= 0;
+	if (a->kind != sticker_kind[st])
+		return 0;
+	if (st == 3 && a->range == 0)
+		return 0;
+	if (st == 7 && a->jump)
+		return 0;
+	return 1;
 }
 
-/* Apply the stickers on half h to its ability ab_i, copied in *a. */
+/* The sticker in slot i of a half's stickers, or -1 for a free slot. */
+int
+slot_sticker(int32_t enh, int slot)
+{
+	return (int)((uint32_t)enh >> (4 * slot) & 15) - 1;
+}
+
+/* Apply the stickers enh of half h to its ability ab_i, copied in *a. */
 void
-enhance_apply(const struct half *h, int stickers, struct ability *a,
+enhance_apply(const struct half *h, int32_t enh, struct ability *a,
     int ab_i)
 {
-	int st;
+	int i, st;
 
-	for (st = 0; st < NSTICKER; st++) {
-		if (!(stickers >> st & 1) || sticker_ability(h, st) != ab_i)
+	for (i = 0; i < h->nslot; i++) {
+		if ((st = slot_sticker(enh, i)) < 0 || h->slot_ab[i] != ab_i)
 			continue;
 		switch (st) {
 		case 0: case 1: case 2: case 4:
@@ -78,18 +75,21 @@ enhance_apply(const struct half *h, int stickers, struct ability *a,
 	}
 }
 
-/* Cost of sticker st on card k half h of class cls (§2.2). */
+/* Cost of sticker st in slot i of card k half h of class cls (§2.2):
+ * doubled on a multi-target ability, +25 per card level above 1, +75
+ * per sticker already on the half. */
 static int
-enhance_cost(const struct game *g, int cls, int k, int h, int st)
+enhance_cost(const struct game *g, int cls, int k, int h, int i, int st)
 {
 	const struct ccard *cd = &g->c->cls[cls].card[k];
-	const struct ability *a = &cd->h[h].ab[sticker_ability(&cd->h[h], st)];
-	int cost = sticker_cost[st], lv = cd->level < 1 ? 1 : cd->level;
+	const struct ability *a = &cd->h[h].ab[cd->h[h].slot_ab[i]];
+	int cost = sticker_cost[st], lv = cd->level < 1 ? 1 : cd->level, j;
 
 	if (a->target > 1 || a->naoe > 0)
 		cost *= 2;
 	cost += 25 * (lv - 1);
-	cost += 75 * __builtin_popcount((unsigned)g->s.enh[cls][k][h]);
+	for (j = 0; j < MAXSLOT; j++)
+		cost += 75 * (slot_sticker(g->s.enh[cls][k][h], j) >= 0);
 	return cost;
 }
 
@@ -235,13 +235,62 @@ can_travel(const struct game *g, int m, int campaign)
 	    (md->requires & (s->gach | s->pach)) == md->requires;
 }
 
+/* The stickers c may put on the free slots of card k half h (§2.9). */
+static void
+enhance_options(const struct game *g, const struct cchar *c, int k, int h,
+    int cap, struct opt *out, int *n, int max)
+{
+	const struct half *hf = &g->c->cls[c->cls].card[k].h[h];
+	int32_t on = g->s.enh[c->cls][k][0] | g->s.enh[c->cls][k][1];
+	int i, st;
+
+	if (!on && !cap)
+		return;	/* no more enhanced cards than the prosperity level */
+	for (i = 0; i < hf->nslot; i++) {
+		if (slot_sticker(g->s.enh[c->cls][k][h], i) >= 0)
+			continue;
+		for (st = 0; st < NSTICKER; st++) {
+			if (!(hf->slot_fit[i] >> st & 1) ||
+			    c->gold < enhance_cost(g, c->cls, k, h, i, st))
+				continue;
+			opt_add(out, n, max, K_ENHANCE, k, h, st);
+			out[*n - 1].q = i;
+		}
+	}
+}
+
+static int town_seat_options(const struct game *g, int seat,
+    struct opt *out, int max, int L, int *allp);
+
 int
 camp_options(const struct game *g, int seat, struct opt *out, int max)
 {
 	const struct dg *s = &g->s;
 	const struct cchar *c = &s->cc[seat];
-	int n = 0, k, i, L = prosperity_level(s->prosperity), all = 1;
+	int n, L = prosperity_level(s->prosperity), all = 1;
 
+	/* town activities go round the table, one seat at a time, so that
+	 * every decision there is public when taken (R002-13) */
+	if (seat != s->town_seat)
+		return 0;
+	n = town_seat_options(g, seat, out, max, L, &all);
+	if (s->ev_cur < 0 && c->made && c->pq_offer[0] < 0 &&
+	    !mandatory_levelup(g, c))
+		opt_add(out, &n, max, K_TOWNDONE, 0, 0, 0);
+	return n;
+}
+
+/* The town options of seat (it is its turn), *all: everybody is ready to
+ * travel. */
+static int
+town_seat_options(const struct game *g, int seat, struct opt *out, int max,
+    int L, int *allp)
+{
+	const struct dg *s = &g->s;
+	const struct cchar *c = &s->cc[seat];
+	int n = 0, k, i, all = 1;
+
+	*allp = 0;
 	for (i = 0; i < s->nch; i++)
 		if (!s->cc[i].made || mandatory_levelup(g, &s->cc[i]) ||
 		    s->cc[i].pq_offer[0] >= 0 || quest_done(g, &s->cc[i]))
@@ -298,24 +347,26 @@ camp_options(const struct game *g, int seat, struct opt *out, int max)
 			opt_add(out, &n, max, K_RETIRE, 0, 0, 0);
 		if (ach_held(g, "The Power of Enhancement")) {
 			const struct cclass *cl = &g->c->cls[c->cls];
-			int h, st, cap = enhanced_cards(g, c->cls) < L;
+			int h, cap = enhanced_cards(g, c->cls) < L;
 
 			for (k = 0; k < cl->ncards; k++)
 				for (h = 0; h < 2; h++)
-					for (st = 0; st < NSTICKER; st++) {
-						int on = s->enh[c->cls][k][0] |
-						    s->enh[c->cls][k][1];
-
-						if (!sticker_fits(&cl->card[k].h[h],
-						    st) || (s->enh[c->cls][k][h] >>
-						    st & 1) || (!on && !cap) ||
-						    c->gold < enhance_cost(g, c->cls,
-						    k, h, st))
-							continue;
-						opt_add(out, &n, max, K_ENHANCE, k,
-						    h, st);
-					}
+					enhance_options(g, c, k, h, cap, out,
+					    &n, max);
 		}
+	}
+	if (seat == 0 && s->ev_cur >= 0 && s->ev_item > 0) {
+		n = 0;
+		for (k = 0; k < s->nch; k++)
+			if (!(s->cc[k].owned >> (s->ev_item - 1) & 1))
+				opt_add(out, &n, max, K_EVITEM, k, 0, 0);
+		return n;
+	}
+	if (seat == 0 && s->ev_cur >= 0 && s->ev_split > 0) {
+		n = 0;
+		for (k = 0; k <= s->ev_split; k++)
+			opt_add(out, &n, max, K_EVGOLD, s->ev_k, k, 0);
+		return n;
 	}
 	if (seat == 0 && s->ev_cur >= 0) {
 		n = 0;
@@ -328,6 +379,7 @@ camp_options(const struct game *g, int seat, struct opt *out, int max)
 		opt_add(out, &n, max, K_EVDRAW, 0, 0, 0);
 	if (s->ev_cur >= 0)
 		return n;
+	*allp = all;
 	if (seat == 0) {
 		if (all)
 			for (k = 0; k < g->c->nmap; k++)
@@ -429,13 +481,9 @@ go_travel(struct game *g, int m, int campaign)
 		/* the pool; more than the hand size: the player drops cards
 		 * before round 1 (§3 step 15) */
 		ch->hand = cc->pool & ((1 << cl->ncards) - 1);
-		/* road event penalties, after the hand is chosen */
-		for (k = 0; k < MAXCARD && cc->discard_next > 0; k++)
-			if (ch->hand >> k & 1) {
-				ch->hand &= ~(1 << k);
-				ch->disc |= 1 << k;
-				cc->discard_next--;
-			}
+		/* event penalties: the player discards once the hand is
+		 * chosen (§2.12, §3 step 15) */
+		ch->ev_disc = cc->discard_next;
 		cc->discard_next = 0;
 		x->hp -= cc->damage_next;
 		if (x->hp < 1)
@@ -531,20 +579,107 @@ design(struct game *g, int k)
 	s->supply[k] += g->c->item[k].copies;
 }
 
+/* Ask the party (seat 0 speaks for it) how much of the collective gold
+ * left goes to seat ev_k; the last seat takes the rest (§2.12). */
+static int
+event_split_ask(struct game *g)
+{
+	struct dg *s = &g->s;
+	refd_mpw *w;
+
+	if (s->ev_split > 0 && s->ev_k == s->nch - 1) {
+		s->cc[s->ev_k].gold += s->ev_split;
+		w = evb("event_gold");
+		refd_mpw_kint(w, "seat", s->ev_k);
+		refd_mpw_kint(w, "gold", s->ev_split);
+		ev(g, REFD_SEAT_PUBLIC, w);
+		s->ev_split = 0;
+	}
+	if (s->ev_split <= 0)
+		return 0;
+	w = evb("event_share");
+	refd_mpw_kint(w, "seat", s->ev_k);
+	refd_mpw_kint(w, "gold_left", s->ev_split);
+	refd_mpw_kint(w, "default", s->ev_split / (s->nch - s->ev_k) +
+	    (s->ev_split % (s->nch - s->ev_k) > 0));
+	ev(g, REFD_SEAT_PUBLIC, w);
+	return 1;
+}
+
+static void event_resolve(struct game *g);
+
+/* Seat 0 gives n gold of the collective reward to seat ev_k. */
+static void
+event_share(struct game *g, int n)
+{
+	struct dg *s = &g->s;
+	refd_mpw *w;
+
+	s->cc[s->ev_k].gold += n;
+	s->ev_split -= n;
+	w = evb("event_gold");
+	refd_mpw_kint(w, "seat", s->ev_k);
+	refd_mpw_kint(w, "gold", n);
+	ev(g, REFD_SEAT_PUBLIC, w);
+	s->ev_k++;
+	if (!event_split_ask(g))
+		event_resolve(g);
+}
+
+/* Seat 0 gives the event's item to seat k; the outcome's collective gold
+ * follows, then the next outcomes. */
+static void
+event_give(struct game *g, int k)
+{
+	struct dg *s = &g->s;
+	int it = s->ev_item - 1;
+	refd_mpw *w;
+
+	s->cc[k].owned |= 1 << it;
+	s->ev_item = 0;
+	w = evb("event_item");
+	refd_mpw_kint(w, "seat", k);
+	refd_mpw_kstr(w, "item", g->c->item[it].id);
+	ev(g, REFD_SEAT_PUBLIC, w);
+	if (s->ev_gold_after > 0) {
+		s->ev_split = s->ev_gold_after;
+		s->ev_gold_after = 0;
+		s->ev_k = 0;
+		if (event_split_ask(g))
+			return;
+	}
+	event_resolve(g);
+}
+
 /* Resolve option h of the drawn city event, outcome by outcome (§2.12). */
 static void
 event_choose(struct game *g, int h)
 {
 	struct dg *s = &g->s;
 	const struct evdef *d = &g->c->ev[s->ev_cur];
-	int j, i, any = 0;
 	refd_mpw *w;
 
 	w = evb("event_choice");
 	refd_mpw_kstr(w, "event", d->id);
 	refd_mpw_kstr(w, "option", h ? "B" : "A");
 	ev(g, REFD_SEAT_PUBLIC, w);
-	for (j = 0; j < d->nout[h]; j++) {
+	s->ev_opt = h;
+	s->ev_next = 0;
+	s->ev_any = 0;
+	event_resolve(g);
+}
+
+/* The outcomes of option ev_opt from ev_next on; a collective reward
+ * stops it until the party has split it. */
+static void
+event_resolve(struct game *g)
+{
+	struct dg *s = &g->s;
+	const struct evdef *d = &g->c->ev[s->ev_cur];
+	int j, i, any = s->ev_any, h = s->ev_opt;
+	refd_mpw *w;
+
+	for (j = s->ev_next; j < d->nout[h]; j++) {
 		const struct outcome *u = &d->out[h][j];
 		int holds = (u->cls < 0 || party_has(g, u->cls)) &&
 		    s->reputation >= u->rep_min && s->reputation <= u->rep_max &&
@@ -559,10 +694,8 @@ event_choose(struct game *g, int h)
 		any = 1;
 		for (i = 0; i < s->nch; i++) {
 			struct cchar *c = &s->cc[i];
-			int share = u->gold_coll / s->nch +
-			    (i < u->gold_coll % s->nch ? 1 : 0);
 
-			c->gold += share + u->gold_each;
+			c->gold += u->gold_each;
 			if (c->gold < 0)
 				c->gold = 0;
 			c->curse_next += u->curse;
@@ -593,15 +726,40 @@ event_choose(struct game *g, int h)
 			ev(g, REFD_SEAT_PUBLIC, w);
 		}
 		if (u->item >= 0) {
+			int n = 0, first = -1;
+
 			for (i = 0; i < s->nch; i++)
-				if (!(s->cc[i].owned >> u->item & 1))
-					break;
-			if (i < s->nch) {
-				s->cc[i].owned |= 1 << u->item;
+				if (!(s->cc[i].owned >> u->item & 1)) {
+					n++;
+					if (first < 0)
+						first = i;
+				}
+			if (n >= 2) {
+				/* one member of the party's choice (§2.12) */
+				s->ev_item = u->item + 1;
+				s->ev_gold_after = u->gold_coll;
+				s->ev_next = j + 1;
+				s->ev_any = any;
+				w = evb("event_item_offer");
+				refd_mpw_kstr(w, "item", g->c->item[u->item].id);
+				ev(g, REFD_SEAT_PUBLIC, w);
+				return;
+			}
+			if (first >= 0) {
+				s->cc[first].owned |= 1 << u->item;
 			} else {
 				s->cc[0].gold += g->c->item[u->item].cost / 2;
 				s->supply[u->item]++;
 			}
+		}
+		if (u->gold_coll > 0) {
+			/* split among the party as it likes, then go on */
+			s->ev_split = u->gold_coll;
+			s->ev_k = 0;
+			s->ev_next = j + 1;
+			s->ev_any = any;
+			if (event_split_ask(g))
+				return;
 		}
 	}
 	if (d->ret[h] && d->road)
@@ -615,6 +773,62 @@ event_choose(struct game *g, int h)
 		s->road_map = 0;
 		go_travel(g, m, s->road_mode);
 	}
+}
+
+/* An event card that joins the decks only on a retirement (§2.11). */
+static int
+ev_later(const struct evdef *d)
+{
+	return d->added_by_class >= 0 || d->added_by_content[0] != '\0';
+}
+
+/*
+ * §2.11 step 2: the event cards of the retiring class cls and of the
+ * content just opened (or NULL) join the city and road decks, which are
+ * then shuffled.
+ */
+static void
+events_join(struct game *g, int cls, const char *opened)
+{
+	struct dg *s = &g->s;
+	int k, city = 0, road = 0;
+	refd_mpw *w;
+
+	w = evb("events_added");
+	refd_mpw_karray(w, "events");
+	for (k = 0; k < g->c->nev && k < 32; k++) {
+		const struct evdef *d = &g->c->ev[k];
+
+		if ((s->ev_added >> k & 1) || !((d->added_by_class >= 0 &&
+		    d->added_by_class == cls) || (opened != NULL &&
+		    d->added_by_content[0] != '\0' &&
+		    strcmp(d->added_by_content, opened) == 0)))
+			continue;
+		s->ev_added |= 1 << k;
+		if (d->road && s->nroad < MAXEV) {
+			s->roaddeck[s->nroad++] = k;
+			road = 1;
+		} else if (!d->road && s->nevdeck < MAXEV) {
+			s->evdeck[s->nevdeck++] = k;
+			city = 1;
+		}
+		refd_mpw_str(w, d->id);
+	}
+	refd_mpw_end(w);
+	if (!city && !road) {
+		refd_mpw_destroy(w);
+		return;
+	}
+	ev(g, REFD_SEAT_PUBLIC, w);
+	if ((city && s->nevdeck > 1 && H->shuffle(g->ctx, s->evdeck,
+	    (size_t)s->nevdeck, sizeof(s->evdeck[0]), "city events") !=
+	    REFD_OK) || (road && s->nroad > 1 && H->shuffle(g->ctx,
+	    s->roaddeck, (size_t)s->nroad, sizeof(s->roaddeck[0]),
+	    "road events") != REFD_OK)) {
+		if (g->err == 0)
+			g->err = REFD_ESCRIPT;
+	}
+	g->dirty |= DIRTY_AD;
 }
 
 void
@@ -714,14 +928,15 @@ camp_perform(struct game *g, int seat, const struct opt *o)
 		break;
 	}
 	case K_ENHANCE: {
-		int cost = enhance_cost(g, c->cls, o->a, o->b, o->c);
+		int cost = enhance_cost(g, c->cls, o->a, o->b, o->q, o->c);
 
 		c->gold -= cost;
-		s->enh[c->cls][o->a][o->b] |= 1 << o->c;
+		s->enh[c->cls][o->a][o->b] |= (o->c + 1) << (4 * o->q);
 		w = evb("enhanced");
 		refd_mpw_kint(w, "seat", seat);
 		refd_mpw_kstr(w, "card", g->c->cls[c->cls].card[o->a].id);
 		refd_mpw_kstr(w, "half", o->b ? "bottom" : "top");
+		refd_mpw_kint(w, "slot", o->q);
 		refd_mpw_kstr(w, "sticker", sticker_name[o->c]);
 		refd_mpw_kint(w, "gold", cost);
 		ev(g, REFD_SEAT_PUBLIC, w);
@@ -749,7 +964,7 @@ camp_perform(struct game *g, int seat, const struct opt *o)
 		break;
 	}
 	case K_RETIRE: {
-		int k;
+		int k, was_open;
 
 		/* §2.11: prosperity, items back to the supply, gold lost, the
 		 * quest leaves the game; a new character may be created */
@@ -767,7 +982,8 @@ camp_perform(struct game *g, int seat, const struct opt *o)
 		/* the quest's content opens; if it already is, a random item
 		 * design and a random side scenario instead (§2.11 step 1) */
 		w = evb("content_opened");
-		if (!(s->opened >> c->pq & 1)) {
+		was_open = s->opened >> c->pq & 1;
+		if (!was_open) {
 			s->opened |= 1 << c->pq;
 			refd_mpw_kstr(w, "opened", g->c->pq[c->pq].opens);
 		} else {
@@ -784,6 +1000,8 @@ camp_perform(struct game *g, int seat, const struct opt *o)
 		if (s->retirements == 0)
 			refd_mpw_kstr(w, "first_retirement", "town records");
 		ev(g, REFD_SEAT_PUBLIC, w);
+		events_join(g, c->cls, (s->opened >> c->pq & 1) &&
+		    !was_open ? g->c->pq[c->pq].opens : NULL);
 		s->retirements++;
 		k = c->retired + 1;
 		memset(c, 0, sizeof(*c));
@@ -837,6 +1055,19 @@ camp_perform(struct game *g, int seat, const struct opt *o)
 	case K_EVCHOOSE:
 		event_choose(g, o->a);
 		break;
+	case K_EVGOLD:
+		event_share(g, o->b);
+		break;
+	case K_EVITEM:
+		event_give(g, o->a);
+		break;
+	case K_TOWNDONE:
+		s->actions--;	/* passing is no activity */
+		s->town_seat = (s->town_seat + 1) % s->nch;
+		w = evb("town_turn");
+		refd_mpw_kint(w, "seat", s->town_seat);
+		ev(g, REFD_SEAT_PUBLIC, w);
+		break;
 	case K_ENDCAMP:
 		s->over = 1;
 		s->phase = PH_OVER;
@@ -884,6 +1115,7 @@ camp_return(struct game *g, int win)
 	s->last_mode = s->camp_mode;
 	s->ev_done = 0;
 	s->phase = PH_TOWN;
+	s->town_seat = 0;
 	s->actions = 0;
 	s->ndq = 0;
 	s->push.active = 0;
@@ -894,6 +1126,7 @@ camp_return(struct game *g, int win)
 	s->cur = 0;
 	s->mt_active = 0;
 	s->ai_active = 0;
+	s->ai_pick = 0;
 	w = evb("town");
 	refd_mpw_kint(w, "scenarios", s->scen_count);
 	refd_mpw_kint(w, "reputation", s->reputation);
@@ -986,7 +1219,7 @@ camp_setup(struct game *g, refd_mpv cv, char *err, size_t errlen)
 		}
 	} else {
 		for (k = 0; k < g->c->nev; k++)
-			if (!g->c->ev[k].road)
+			if (!g->c->ev[k].road && !ev_later(&g->c->ev[k]))
 				s->evdeck[s->nevdeck++] = k;
 		if (s->nevdeck > 1 && H->shuffle(g->ctx, s->evdeck,
 		    (size_t)s->nevdeck, sizeof(s->evdeck[0]), "city events") !=
@@ -998,7 +1231,7 @@ camp_setup(struct game *g, refd_mpv cv, char *err, size_t errlen)
 	}
 	/* the road event deck and the random item design deck */
 	for (k = 0; k < g->c->nev; k++)
-		if (g->c->ev[k].road)
+		if (g->c->ev[k].road && !ev_later(&g->c->ev[k]))
 			s->roaddeck[s->nroad++] = k;
 	for (k = 0; k < g->c->nitem; k++)
 		if (g->c->item[k].prosperity == 0)

@@ -168,6 +168,7 @@ parse_ability(refd_mpv v, struct ability *a, const struct content *c,
 	a->push = geti(v, "push", 0, 0, 9, e, file, where);
 	a->pull = geti(v, "pull", 0, 0, 9, e, file, where);
 	a->jump = geti(v, "jump", 0, 0, 1, e, file, where);
+	a->ground = geti(v, "ground", 0, 0, 1, e, file, where);
 	a->xp = geti(v, "xp", 0, 0, 9, e, file, where);
 	a->grey = geti(v, "grey", 0, 0, 1, e, file, where);
 	a->all_within = geti(v, "all_within", 0, 0, 9, e, file, where);
@@ -206,6 +207,56 @@ parse_ability(refd_mpv v, struct ability *a, const struct content *c,
 		fail(e, file, where, "unknown condition or element name");
 }
 
+/*
+ * The enhancement slots of a half (§2.9): [{"ability": i, "stickers":
+ * [names]}], each sticker one that can go on that ability.
+ */
+static void
+parse_slots(refd_mpv v, struct half *h, struct perr *e, const char *file,
+    const char *where)
+{
+	size_t i, j;
+	char w[160];
+
+	if (!refd_mpv_ok(v))
+		return;
+	if (refd_mpv_type(v) != REFD_MP_ARRAY || refd_mpv_len(v) > MAXSLOT) {
+		snprintf(w, sizeof(w), "%s.enhance", where);
+		fail(e, file, w, "expected an array of at most 6 slots");
+		return;
+	}
+	for (i = 0; i < refd_mpv_len(v); i++) {
+		refd_mpv sv = refd_mpv_at(v, i), st = refd_mpv_get(sv,
+		    "stickers");
+		int ab;
+
+		snprintf(w, sizeof(w), "%s.enhance[%zu]", where, i);
+		ab = geti(sv, "ability", 0, 0, h->nab - 1, e, file, w);
+		h->slot_ab[i] = ab;
+		h->slot_fit[i] = 0;
+		if (refd_mpv_type(st) != REFD_MP_ARRAY || refd_mpv_len(st) < 1) {
+			fail(e, file, w, "stickers: expected a non-empty array "
+			    "of sticker names");
+			continue;
+		}
+		for (j = 0; j < refd_mpv_len(st); j++) {
+			int k;
+
+			for (k = 0; k < NSTICKER; k++)
+				if (refd_mpv_streq(refd_mpv_at(st, j),
+				    sticker_name[k]))
+					break;
+			if (k == NSTICKER || !sticker_on(&h->ab[ab], k)) {
+				fail(e, file, w, "stickers: an unknown sticker "
+				    "or one that cannot go on that ability");
+				break;
+			}
+			h->slot_fit[i] |= 1 << k;
+		}
+	}
+	h->nslot = (int32_t)refd_mpv_len(v);
+}
+
 static void
 parse_half(refd_mpv v, struct half *h, const struct content *c,
     struct perr *e, const char *file, const char *where)
@@ -232,6 +283,7 @@ parse_half(refd_mpv v, struct half *h, const struct content *c,
 	h->slots = geti(v, "slots", 0, 0, 6, e, file, where);
 	h->slot_xp = geti(v, "slot_xp", 0, 0, 9, e, file, where);
 	h->xp = geti(v, "xp", 0, 0, 9, e, file, where);
+	parse_slots(refd_mpv_get(v, "enhance"), h, e, file, where);
 }
 
 static void
@@ -875,6 +927,18 @@ parse_events(refd_mpv root, struct content *c, struct perr *e)
 		snprintf(d->id, sizeof(d->id), "%s",
 		    refd_mpv_cstr(refd_mpv_key_at(root, i), "?"));
 		d->road = refd_mpv_streq(refd_mpv_get(v, "kind"), "road");
+		/* class event cards (§2.11 step 2): not in the first decks */
+		d->added_by_class = -1;
+		for (k = 0; k < c->nclass; k++)
+			if (refd_mpv_streq(refd_mpv_get(v, "added_by_class"),
+			    c->cls[k].name))
+				d->added_by_class = k;
+		if (refd_mpv_ok(refd_mpv_get(v, "added_by_class")) &&
+		    d->added_by_class < 0)
+			fail(e, "events.json", d->id, "added_by_class: unknown "
+			    "class");
+		snprintf(d->added_by_content, sizeof(d->added_by_content), "%s",
+		    refd_mpv_get_str(v, "added_by_content", ""));
 		for (h = 0; h < 2; h++) {
 			refd_mpv opt = refd_mpv_get(v, h ? "B" : "A");
 			refd_mpv outs = refd_mpv_get(opt, "outcomes");

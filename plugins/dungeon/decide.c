@@ -30,6 +30,55 @@ movable_active(const struct game *g, int ci, int k)
 	return (g->s.ch[ci].active >> k & 1) != 0;
 }
 
+/*
+ * The seat that decides now about its active cards at round start (§5.6):
+ * the first in seat order that has some and has not kept them, before any
+ * sealed plan, so that these public moves never mix with the sealed
+ * choices (R002-13); -1 when none.
+ */
+static int
+active_seat(const struct game *g)
+{
+	int i;
+
+	for (i = 0; i < g->s.nch; i++) {
+		const struct chr *c = &g->s.ch[i];
+
+		if (!c->exhausted && !c->planned && !c->active_done &&
+		    c->active != 0)
+			return i;
+	}
+	return -1;
+}
+
+/* Active card k of ci goes to its pile now (§5.6), publicly. */
+void
+active_move(struct game *g, int ci, int k)
+{
+	struct dg *s = &g->s;
+	struct chr *c = &s->ch[ci];
+	const struct cclass *cl = &g->c->cls[c->cls];
+	int lost = active_is_lost(g, ci, k), i;
+	refd_mpw *w;
+
+	c->active &= ~(1 << k);
+	if (lost)
+		c->lost |= 1 << k;
+	else
+		c->disc |= 1 << k;
+	/* a summon card ends its summon */
+	if (cl->card[k].h[1].ab[0].kind == A_SUMMON)
+		for (i = 0; i < s->nfig; i++)
+			if (s->fig[i].alive && s->fig[i].kind == F_SUMMON &&
+			    s->fig[i].owner == ci)
+				s->fig[i].alive = 0;
+	w = evb("active_to_pile");
+	refd_mpw_kint(w, "seat", ci);
+	refd_mpw_kstr(w, "card", cl->card[k].id);
+	refd_mpw_kstr(w, "to", lost ? "lost" : "discard");
+	ev(g, REFD_SEAT_PUBLIC, w);
+}
+
 /* Card k of seat ci goes to its lost pile when it leaves the active area. */
 int
 active_is_lost(const struct game *g, int ci, int k)
@@ -43,13 +92,22 @@ int
 aoe_targets(const struct game *g, int f, const struct ability *a, int q,
     int r, int o, int *tg, int *in_range)
 {
+	return aoe_targets_from(g, f, g->s.fig[f].q, g->s.fig[f].r, a, q, r, o,
+	    tg, in_range);
+}
+
+/* The same for figure f standing on (fq, fr) (monster destinations). */
+int
+aoe_targets_from(const struct game *g, int f, int fq, int fr,
+    const struct ability *a, int q, int r, int o, int *tg, int *in_range)
+{
 	const struct dg *s = &g->s;
 	int i, n = 0;
 
 	*in_range = a->grey ? 1 : 0;
 	if (a->grey) {
-		q = s->fig[f].q;
-		r = s->fig[f].r;
+		q = fq;
+		r = fr;
 	}
 	for (i = 0; i < a->naoe; i++) {
 		int dq, dr, hq, hr, e;
@@ -59,13 +117,13 @@ aoe_targets(const struct game *g, int f, const struct ability *a, int q,
 		hr = r + dr;
 		if (hex_at(s, hq, hr) < 0 || solid(s, hq, hr))
 			continue;
-		if (!a->grey && range_between(s, s->fig[f].q, s->fig[f].r, hq,
-		    hr) <= (a->range > 0 ? a->range : 1))
+		if (!a->grey && range_between(s, fq, fr, hq, hr) <=
+		    (a->range > 0 ? a->range : 1))
 			*in_range = 1;
 		e = fig_at(s, hq, hr);
 		if (e >= 0 && enemies(s, f, e) &&
 		    !(s->fig[e].conds & C_INVISIBLE) && n < MAXTG &&
-		    los(s, s->fig[f].q, s->fig[f].r, hq, hr))
+		    los(s, fq, fr, hq, hr))
 			tg[n++] = e;
 	}
 	return n;
@@ -296,6 +354,26 @@ ability_options(const struct game *g, int ci, struct opt *out, int *n,
 	opt_add(out, n, max, K_SKIP, 0, 0, 0);
 }
 
+/* The seat whose public set-up choices (event discards, start hex) come
+ * now: the first in seat order with some left, once every hand is
+ * chosen; -1 while a hand is not. */
+static int
+setup_seat(const struct game *g)
+{
+	const struct dg *s = &g->s;
+	int i;
+
+	for (i = 0; i < s->nch; i++)
+		if (!s->ch[i].exhausted && popc(s->ch[i].hand) >
+		    g->c->cls[s->ch[i].cls].hand)
+			return -1;
+	for (i = 0; i < s->nch; i++)
+		if (!s->ch[i].exhausted && ((s->ch[i].ev_disc > 0 &&
+		    s->ch[i].hand != 0) || !s->ch[i].placed))
+			return i;
+	return -1;
+}
+
 int
 options(const struct game *g, int seat, struct opt *out, int max)
 {
@@ -315,6 +393,19 @@ options(const struct game *g, int seat, struct opt *out, int max)
 			for (k = 0; k < MAXCARD; k++)
 				if (c->hand >> k & 1)
 					opt_add(out, &n, max, K_DROP, k, 0, 0);
+			return n;
+		}
+		/* then, once every hand is chosen, one seat at a time in seat
+		 * order: its event discards, then its start hex (§3 steps
+		 * 15 and 17), each public when taken */
+		if (setup_seat(g) != seat)
+			return 0;
+		if (c->ev_disc > 0 && c->hand != 0) {
+			/* an event's discard penalty, from the hand just
+			 * chosen (§2.12, §3 step 15) */
+			for (k = 0; k < MAXCARD; k++)
+				if (c->hand >> k & 1)
+					opt_add(out, &n, max, K_EVDISC, k, 0, 0);
 			return n;
 		}
 		if (c->placed)
@@ -380,9 +471,12 @@ options(const struct game *g, int seat, struct opt *out, int max)
 		if (seat != s->ai_seat)
 			return 0;
 		for (i = 0; i < s->ai_n; i++) {
-			if (s->ai_kind == 1) {
+			if (s->ai_kind == 1 || (s->ai_kind >= 3 &&
+			    s->ai_kind <= 5)) {
+				/* c: 1 a target, 3 a path, 4 an element */
 				opt_add(out, &n, max, K_AITIE, s->ai_hex[i], 0,
-				    1);
+				    s->ai_kind == 1 ? 1 : s->ai_kind == 3 ? 3 :
+				    4);
 				continue;
 			}
 			opt_add(out, &n, max, K_AITIE, 0, 0, 0);
@@ -425,9 +519,18 @@ options(const struct game *g, int seat, struct opt *out, int max)
 	case PH_PLAN:
 		if (c->planned)
 			return 0;
-		for (k = 0; k < MAXCARD; k++)
-			if (movable_active(g, ci, k))
-				opt_add(out, &n, max, K_ACTIVE, k, 0, 0);
+		if (active_seat(g) >= 0) {
+			/* first, seat by seat, the public active-card moves */
+			if (active_seat(g) != seat)
+				return 0;
+			for (k = 0; k < MAXCARD; k++)
+				if (movable_active(g, ci, k))
+					opt_add(out, &n, max, K_ACTIVE, k, 0, 0);
+			/* keeping them must leave two cards to play or a rest */
+			if (popc(c->hand) >= 2 || popc(c->disc) >= 2)
+				opt_add(out, &n, max, K_KEEP, 0, 0, 0);
+			return n;
+		}
 		if (popc(c->hand) >= 2)
 			for (k = 0; k < MAXCARD; k++)
 				for (k2 = 0; k2 < MAXCARD; k2++)
@@ -604,27 +707,15 @@ perform(struct game *g, int seat, const struct opt *o)
 		push_choose(g, h);
 		break;
 	}
-	case K_ACTIVE: {
-		int lost = active_is_lost(g, seat, o->a), i;
-
-		c->active &= ~(1 << o->a);
-		if (lost)
-			c->lost |= 1 << o->a;
-		else
-			c->disc |= 1 << o->a;
-		/* a summon card ends its summon */
-		if (cl->card[o->a].h[1].ab[0].kind == A_SUMMON)
-			for (i = 0; i < s->nfig; i++)
-				if (s->fig[i].alive && s->fig[i].kind ==
-				    F_SUMMON && s->fig[i].owner == seat)
-					s->fig[i].alive = 0;
-		w = evb("active_to_pile");
+	case K_ACTIVE:
+		active_move(g, seat, o->a);
+		break;
+	case K_KEEP:
+		c->active_done = 1;
+		w = evb("active_kept");
 		refd_mpw_kint(w, "seat", seat);
-		refd_mpw_kstr(w, "card", cl->card[o->a].id);
-		refd_mpw_kstr(w, "to", lost ? "lost" : "discard");
 		ev(g, REFD_SEAT_PUBLIC, w);
 		break;
-	}
 	case K_PLAN:
 	case K_REST:
 		c->planned = 1;
@@ -808,15 +899,18 @@ perform(struct game *g, int seat, const struct opt *o)
 		}
 		break;
 	case K_START:
-		s->fig[f].q = o->q;
-		s->fig[f].r = o->r;
 		c->placed = 1;
-		w = evb("start_hex");
+		fig_put(g, f, o->q, o->r, "start_hex", "seat", seat);
+		break;
+	case K_EVDISC:
+		c->hand &= ~(1 << o->a);
+		c->disc |= 1 << o->a;
+		c->ev_disc--;
+		g->dirty |= DIRTY_HAND(seat);
+		w = evb("event_discard");
 		refd_mpw_kint(w, "seat", seat);
-		refd_mpw_karray(w, "at");
-		refd_mpw_int(w, s->fig[f].q);
-		refd_mpw_int(w, s->fig[f].r);
-		refd_mpw_end(w);
+		refd_mpw_kstr(w, "card", cl->card[o->a].id);
+		refd_mpw_kint(w, "owed", c->ev_disc);
 		ev(g, REFD_SEAT_PUBLIC, w);
 		break;
 	case K_DROP:
@@ -833,8 +927,16 @@ perform(struct game *g, int seat, const struct opt *o)
 			monster_heal_on(g, s->ai_fig, o->a, s->ai_val);
 		else if (s->ai_kind == 2)
 			monster_summon_at(g, s->ai_val, hex_at(s, o->q, o->r));
+		else if (s->ai_kind == 3)
+			monster_go_path(g, s->ai_fig, s->ai_val, o->a);
+		else if (s->ai_kind == 4)
+			monster_infuse_pick(g, s->ai_fig, o->a, s->ai_val);
+		else if (s->ai_kind == 5)
+			s->ai_pick = o->a + 1;	/* the attack goes on */
+		else if (s->ai_kind == 6)
+			land_on(g, s->ai_fig, hex_at(s, o->q, o->r));
 		else
-			monster_move_to(g, s->ai_fig, hex_at(s, o->q, o->r));
+			monster_go(g, s->ai_fig, hex_at(s, o->q, o->r));
 		break;
 	case K_CREATE:
 	case K_LEVELUP:
@@ -845,6 +947,9 @@ perform(struct game *g, int seat, const struct opt *o)
 	case K_ENDCAMP:
 	case K_EVDRAW:
 	case K_EVCHOOSE:
+	case K_EVGOLD:
+	case K_EVITEM:
+	case K_TOWNDONE:
 	case K_ENHANCE:
 	case K_PQ:
 	case K_RETIRE:

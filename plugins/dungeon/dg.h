@@ -67,12 +67,17 @@ struct ability {
 	int32_t aoe[MAXAOE][2];
 	int32_t consume, bonus_attack, bonus_move, bonus_conds, infuse, any;
 	int32_t summon;		/* monster type or class summon index */
+	int32_t ground, gpad;	/* the target loses flying this round */
 	int32_t absolute;	/* monster: a new ability, not a modifier */
 };
 
+#define MAXSLOT 6	/* enhancement slots per half (4 bits each in dg.enh) */
 struct half {
 	struct ability ab[MAXAB];
 	int32_t nab, lost, round, persistent, slots, xp, slot_xp;
+	/* enhancement slots (§2.9): the ability each is on and the stickers
+	 * (bit per sticker type) that fit it */
+	int32_t nslot, slot_ab[MAXSLOT], slot_fit[MAXSLOT];
 };
 
 struct ccard {
@@ -157,6 +162,8 @@ struct outcome {
 };
 struct evdef {
 	char id[8];
+	char added_by_content[24];	/* joins the decks when that opens */
+	int32_t added_by_class;	/* joins when one retires, or -1 */
 	int32_t road, ret[2], nout[2];
 	struct outcome out[2][MAXOUT];
 };
@@ -220,7 +227,7 @@ struct fig {
 	int32_t alive, kind, type, rank, standee, q, r, hp, maxhp;
 	int32_t conds, fresh, owner, nomoney, born_round;
 	int32_t shield_card, ret_card, move, attack, range, summon_seq;
-	int32_t acted, pad;
+	int32_t acted, grounded;	/* grounded: lost flying this round */
 };
 
 struct deck {
@@ -240,6 +247,8 @@ struct chr {
 	int32_t bonus_move, bonus_attack, bonus_stun, bonus_adv, level, pad;
 	int32_t bg_dealt[2], bg_choice, fire, min_hp, checks;
 	int32_t any_elem, placed;
+	int32_t ev_disc;	/* event discards owed at set-up */
+	int32_t active_done;	/* its round-start active moves are over */
 	struct deck mod;
 };
 
@@ -255,6 +264,7 @@ struct atk {
 	int32_t conds, aoe, ntg, tg[MAXTG], ti, xp, ab_xp_ok, ranged;
 	int32_t stage, cur_tg, effects, pending_push;
 	int32_t react, asked, extra_shield, react_seat;
+	int32_t ground, gpad;
 };
 
 /* A damage prompt owed by a character. */
@@ -293,6 +303,7 @@ struct dg {
 	int32_t tie_unit[MAXORD + 1];
 	int32_t ai_active, ai_fig, ai_n, ai_seat, ai_hex[16];
 	int32_t ai_kind, ai_val;
+	int32_t ai_pick, ai_pad;	/* a wild element the players chose + 1 */
 	int32_t nstart, start[MAXCH][2];
 	struct hexs hex[MAXHEX];
 	int32_t grid[GQ][GR];
@@ -316,6 +327,16 @@ struct dg {
 	int32_t nthin, thin[16][4], looted;
 	int32_t evdeck[MAXEV], nevdeck, ev_cur, ev_done, last_mode;
 	int32_t difficulty, solo;
+	/* collective event gold being split: left, next seat, the option,
+	 * its next outcome and whether one applied (§2.12) */
+	int32_t ev_split, ev_k, ev_opt, ev_next, ev_any;
+	int32_t ev_added;	/* class and content events already added */
+	int32_t town_seat;	/* whose turn it is in town (R002-13) */
+	/* an event item the party gives to one member: item + 1, and the
+	 * collective gold of the same outcome, split after it */
+	int32_t ev_item, ev_gold_after;
+	/* stickers per class card half: slot i holds sticker + 1 in bits
+	 * 4i..4i+3 (0: free) */
 	int32_t enh[MAXCLASS][MAXCARD][2];
 	int32_t pqdeck[MAXPQ], npqdeck, retirements;
 	int32_t roaddeck[MAXEV], nroad, road_map, road_mode, rdeck[MAXITEMS];
@@ -354,6 +375,7 @@ int visible_hex(const struct dg *s, int h);
 void travel(const struct dg *s, int f, int q, int r, int mode, int *cost,
     int *prev);
 int can_end(const struct dg *s, int f, int h, int flying);
+int step_cost(const struct dg *s, int f, int n, int mode);
 void load_map(struct dg *s, const struct mapdef *m);
 
 /* rules.c */

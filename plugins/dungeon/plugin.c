@@ -59,14 +59,20 @@ p_describe(refd_ctx *ctx, void *pdata)
 	static const char *item[] = { "item", "item id", NULL };
 	static const char *at[] = { "at", "[q, r]", NULL };
 	static const char *mch[] = { "to", "[q, r], or", "target",
-		"figure id", NULL };
+		"figure id, or", "path", "int: a path of the monster_tie "
+		"event, or", "element", "element name", NULL };
 	static const char *react[] = { "use", "bool", NULL };
 	static const char *perk[] = { "perk", "perk id", NULL };
 	static const char *pq[] = { "quest", "personal quest id", NULL };
 	static const char *enh[] = { "card", "card id", "half",
-		"\"top\" or \"bottom\"", "sticker", "attack+1, move+1, "
+		"\"top\" or \"bottom\"", "slot", "int: the half's enhancement "
+		"slot (content)", "sticker", "attack+1, move+1, "
 		"heal+1, range+1, shield+1, poison, wound or jump", NULL };
 	static const char *evopt[] = { "option", "\"A\" or \"B\"", NULL };
+	static const char *at_seat[] = { "seat", "int: a seat without that "
+		"item", NULL };
+	static const char *evgold[] = { "seat", "int: the seat the event_share "
+		"event names", "gold", "int 0..gold_left", NULL };
 	static const char *goal[] = { "goal", "battle goal id", NULL };
 	static const char *create[] = { "class", "class name", "level",
 		"int 1..prosperity level", NULL };
@@ -141,7 +147,8 @@ p_describe(refd_ctx *ctx, void *pdata)
 	cmd_doc(w, "summon", to, "perform the current Summon ability");
 	cmd_doc(w, "recover", card, "perform the current Recover ability");
 	cmd_doc(w, "monster_choice", mch, "settle a monster AI tie: one of "
-	    "the hexes (to) or targets (target) of the monster_tie event");
+	    "the hexes (to), targets (target), paths (path) or elements "
+	    "(element) of the monster_tie event");
 	cmd_doc(w, "order", order, "settle an initiative tie: the tied units "
 	    "(as listed by the order_tie event) in the order they act");
 	cmd_doc(w, "battle_goal", goal, "set-up, sealed: the battle goal you "
@@ -168,6 +175,19 @@ p_describe(refd_ctx *ctx, void *pdata)
 	cmd_doc(w, "city_event", none, "town, seat 0: draw the city event");
 	cmd_doc(w, "event_choice", evopt, "town, seat 0: option A or B of "
 	    "the drawn event");
+	cmd_doc(w, "active_keep", none, "round start: keep your remaining "
+	    "active cards (after any active_to_pile), before the sealed "
+	    "plans");
+	cmd_doc(w, "town_done", none, "town: end your turn of town "
+	    "activities; the next seat's begins (seat 0's comes round "
+	    "again)");
+	cmd_doc(w, "event_gold", evgold, "town, seat 0 for the party: the "
+	    "share of an event's collective gold that seat gets (the last "
+	    "seat takes the rest)");
+	cmd_doc(w, "event_item", at_seat, "town, seat 0 for the party: the "
+	    "member who gets an event's item");
+	cmd_doc(w, "event_discard", card, "set-up: a card of your chosen hand "
+	    "discarded for an event penalty");
 	cmd_doc(w, "end_campaign", none, "town, seat 0: end the campaign");
 	cmd_doc(w, "use_item", item, "use one of your items in your turn");
 	cmd_doc(w, "perform", none, "perform the current ability (no choice)");
@@ -898,6 +918,23 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 		return o->a < 0 ? -2 : 0;
 	}
 	if (refd_mpv_streq(t, "monster_choice") &&
+	    refd_mpv_ok(refd_mpv_get(root, "path"))) {
+		o->kind = K_AITIE;
+		o->c = 3;
+		if (refd_mpv_int(refd_mpv_get(root, "path"), &x) || x < 0 ||
+		    x >= 16)
+			return -1;
+		o->a = (int32_t)x;
+		return 0;
+	}
+	if (refd_mpv_streq(t, "monster_choice") &&
+	    refd_mpv_ok(refd_mpv_get(root, "element"))) {
+		o->kind = K_AITIE;
+		o->c = 4;
+		o->a = elem_arg(root, "element") - 1;
+		return o->a < 0 ? -1 : 0;
+	}
+	if (refd_mpv_streq(t, "monster_choice") &&
 	    refd_mpv_ok(refd_mpv_get(root, "target"))) {
 		o->kind = K_AITIE;
 		o->c = 1;
@@ -1038,12 +1075,49 @@ parse_cmd(const struct game *g, int seat, refd_mpv root, struct opt *o)
 		o->kind = K_ENHANCE;
 		o->a = card_index(ec, refd_mpv_get(root, "card"));
 		o->b = one_of2(refd_mpv_get(root, "half"), "top", "bottom");
+		if (refd_mpv_int(refd_mpv_get(root, "slot"), &x) || x < 0 ||
+		    x >= MAXSLOT)
+			return -1;
+		o->q = (int32_t)x;
 		o->c = -1;
 		for (k = 0; k < NSTICKER; k++)
 			if (refd_mpv_streq(refd_mpv_get(root, "sticker"),
 			    sticker_name[k]))
 				o->c = k;
 		return o->b < 0 ? -1 : 0;
+	}
+	if (refd_mpv_streq(t, "active_keep")) {
+		o->kind = K_KEEP;
+		return 0;
+	}
+	if (refd_mpv_streq(t, "town_done")) {
+		o->kind = K_TOWNDONE;
+		return 0;
+	}
+	if (refd_mpv_streq(t, "event_item")) {
+		o->kind = K_EVITEM;
+		if (refd_mpv_int(refd_mpv_get(root, "seat"), &x) || x < 0 ||
+		    x >= MAXCH)
+			return -1;
+		o->a = (int32_t)x;
+		return 0;
+	}
+	if (refd_mpv_streq(t, "event_gold")) {
+		o->kind = K_EVGOLD;
+		if (refd_mpv_int(refd_mpv_get(root, "seat"), &x) || x < 0 ||
+		    x >= MAXCH)
+			return -1;
+		o->a = (int32_t)x;
+		if (refd_mpv_int(refd_mpv_get(root, "gold"), &x) || x < 0 ||
+		    x > 999)
+			return -1;
+		o->b = (int32_t)x;
+		return 0;
+	}
+	if (refd_mpv_streq(t, "event_discard")) {
+		o->kind = K_EVDISC;
+		o->a = card_index(cl, refd_mpv_get(root, "card"));
+		return o->a < 0 ? -2 : 0;
 	}
 	if (refd_mpv_streq(t, "event_choice")) {
 		o->kind = K_EVCHOOSE;
@@ -1231,6 +1305,22 @@ write_opt(const struct game *g, int seat, const struct opt *o, refd_mpw *w,
 			    o->a, nm, sizeof(nm)));
 			break;
 		}
+		if (o->c == 3) {
+			refd_mpw_kstr(w, "type", "monster_choice");
+			refd_mpw_kint(w, "path", o->a);
+			snprintf(label, ln, "The monster takes path %d of the "
+			    "monster_tie event%s", (int)o->a, o->a == 0 ?
+			    " (default)" : "");
+			break;
+		}
+		if (o->c == 4) {
+			refd_mpw_kstr(w, "type", "monster_choice");
+			refd_mpw_kstr(w, "element", elem_name[o->a]);
+			snprintf(label, ln, "The monster's wild element is %s%s",
+			    elem_name[o->a], g->s.ai_n > 0 && g->s.ai_hex[0] ==
+			    o->a ? " (default)" : "");
+			break;
+		}
 		/* FALLTHROUGH */
 	case K_MOVE:
 	case K_SUMMON:
@@ -1294,9 +1384,10 @@ write_opt(const struct game *g, int seat, const struct opt *o, refd_mpw *w,
 		refd_mpw_kstr(w, "type", "enhance");
 		refd_mpw_kstr(w, "card", ec->card[o->a].id);
 		refd_mpw_kstr(w, "half", o->b ? "bottom" : "top");
+		refd_mpw_kint(w, "slot", o->q);
 		refd_mpw_kstr(w, "sticker", sticker_name[o->c]);
-		snprintf(label, ln, "Enhance %s (%s) with %s",
-		    ec->card[o->a].name, o->b ? "bottom" : "top",
+		snprintf(label, ln, "Enhance %s (%s, slot %d) with %s",
+		    ec->card[o->a].name, o->b ? "bottom" : "top", (int)o->q,
 		    sticker_name[o->c]);
 		break;
 	}
@@ -1321,6 +1412,38 @@ write_opt(const struct game *g, int seat, const struct opt *o, refd_mpw *w,
 	case K_EVDRAW:
 		refd_mpw_kstr(w, "type", "city_event");
 		snprintf(label, ln, "Draw a city event");
+		break;
+	case K_KEEP:
+		refd_mpw_kstr(w, "type", "active_keep");
+		snprintf(label, ln, "Keep your active cards: go on to the "
+		    "round plans");
+		break;
+	case K_TOWNDONE:
+		refd_mpw_kstr(w, "type", "town_done");
+		snprintf(label, ln, "Done in town: the next seat's turn");
+		break;
+	case K_EVGOLD:
+		refd_mpw_kstr(w, "type", "event_gold");
+		refd_mpw_kint(w, "seat", o->a);
+		refd_mpw_kint(w, "gold", o->b);
+		snprintf(label, ln, "Give %d of the %d collective gold to seat "
+		    "%d%s", (int)o->b, (int)g->s.ev_split, (int)o->a,
+		    o->b == g->s.ev_split / (g->s.nch - g->s.ev_k) +
+		    (g->s.ev_split % (g->s.nch - g->s.ev_k) > 0) ?
+		    " (default: an even split)" : "");
+		break;
+	case K_EVITEM:
+		refd_mpw_kstr(w, "type", "event_item");
+		refd_mpw_kint(w, "seat", o->a);
+		snprintf(label, ln, "Give the event's %s to seat %d%s",
+		    g->c->item[g->s.ev_item - 1].name, (int)o->a, o->a == 0 ?
+		    " (default)" : "");
+		break;
+	case K_EVDISC:
+		refd_mpw_kstr(w, "type", "event_discard");
+		refd_mpw_kstr(w, "card", cl->card[o->a].id);
+		snprintf(label, ln, "Discard %s (event penalty)",
+		    cl->card[o->a].name);
 		break;
 	case K_EVCHOOSE:
 		refd_mpw_kstr(w, "type", "event_choice");
@@ -1486,6 +1609,17 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 		    (o->kind == K_HEAL && k == A_HEAL) ||
 		    (o->kind == K_BLESS && k == A_BLESS);
 	}
+	if (kinds && o->kind == K_EVGOLD) {
+		snprintf(msg, sizeof(msg), "give seat %d between 0 and the %d "
+		    "collective gold left", (int)s->ev_k, (int)s->ev_split);
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-84", msg);
+	}
+	if (kinds && o->kind == K_EVITEM)
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-84",
+		    "the event's item goes to a member who does not own one");
+	if (kinds && o->kind == K_EVDISC)
+		return H->reject(g->ctx, REFD_EILLEGAL, "R002-84",
+		    "the event's discard takes a card of your hand");
 	if (!kinds && s->phase != PH_TOWN) {
 		switch (o->kind) {
 		case K_PLAN:
@@ -1651,9 +1785,9 @@ refuse(struct game *g, int seat, const struct opt *o, const struct opt *list,
 		    "only a character whose personal quest is complete retires");
 	case K_ENHANCE:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-81",
-		    "enhancing needs The Power of Enhancement, a half with a "
-		    "matching ability and no such sticker yet, enhanced cards "
-		    "within the prosperity level, and the gold");
+		    "enhancing needs The Power of Enhancement, a free slot of "
+		    "that half that takes this sticker, enhanced cards within "
+		    "the prosperity level, and the gold");
 	case K_EVDRAW:
 	case K_EVCHOOSE:
 		return H->reject(g->ctx, REFD_EILLEGAL, "R002-84",
@@ -1855,6 +1989,8 @@ p_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_end(w);
 		if (x->kind != F_CHAR)
 			refd_mpw_kint(w, "shield", fig_shield(g, i));
+		if (x->grounded)
+			refd_mpw_kbool(w, "grounded", 1);
 		refd_mpw_end(w);
 	}
 	refd_mpw_end(w);
@@ -2084,8 +2220,15 @@ state_sane(const struct game *g)
 	    s->road_map > c->nmap || s->ev_cur < -1 || s->ev_cur >= c->nev ||
 	    (s->atk.react && (s->atk.react_seat < 0 ||
 	    s->atk.react_seat >= s->nch)) || s->ai_kind < 0 ||
-	    s->ai_kind > 2 || (s->ai_kind == 2 && (s->ai_val < 0 ||
-	    s->ai_val >= c->ntype)))
+	    s->ai_kind > 6 || (s->ai_kind == 2 && (s->ai_val < 0 ||
+	    s->ai_val >= c->ntype)) || (s->ai_kind == 3 && (s->ai_val < 0 ||
+	    s->ai_val >= s->nhex)) || s->ai_pick < 0 || s->ai_pick > NELEM ||
+	    s->ev_split < 0 || (s->ev_split > 0 && (s->ev_k < 0 ||
+	    s->ev_k >= s->nch || s->ev_cur < 0)) || s->ev_opt < 0 ||
+	    s->ev_opt > 1 || s->ev_next < 0 || s->ev_next > MAXOUT ||
+	    s->town_seat < 0 || s->town_seat >= s->nch || s->ev_item < 0 ||
+	    s->ev_item > c->nitem || (s->ev_item > 0 && s->ev_cur < 0) ||
+	    s->ev_gold_after < 0)
 		return -1;
 	for (i = 0; i < s->nch; i++) {
 		const struct chr *ch = &s->ch[i];
@@ -2124,8 +2267,13 @@ state_sane(const struct game *g)
 			return -7;
 	for (k = 0; s->ai_active && k < s->ai_n; k++)
 		if (s->ai_hex[k] < 0 || s->ai_hex[k] >= (s->ai_kind == 1 ?
-		    s->nfig : s->nhex))
+		    s->nfig : s->ai_kind == 4 || s->ai_kind == 5 ? NELEM :
+		    s->nhex))
 			return -98;
+	for (i = 0; i < MAXCLASS * MAXCARD * 2; i++)
+		for (k = 0; k < MAXSLOT; k++)
+			if (slot_sticker((&s->enh[0][0][0])[i], k) >= NSTICKER)
+				return -9;
 	for (k = 0; k < MAXTYPES; k++)
 		if (s->ad_cur[k] < -1 || s->ad_cur[k] >= MAXMC ||
 		    s->ad_n[k] < 0 || s->ad_n[k] > MAXMC || s->ad_nd[k] < 0 ||
@@ -2247,5 +2395,5 @@ static const struct refd_plugin_ops ops = {
 
 REFD_PLUGIN_DEFINE_CAPS("dungeon", "0.1.0",
     "cooperative dungeon adventure on hexes with a refereed monster AI",
-    2, 4, REFD_PF_HIDDEN | REFD_PF_ROLLBACK,
+    2, 4, REFD_PF_HIDDEN | REFD_PF_ROLLBACK | REFD_PF_SEALED_SETUP,
     REFD_CAP_DRAWS | REFD_CAP_EVENTS | REFD_CAP_COMMIT, &ops);

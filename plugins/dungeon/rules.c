@@ -580,6 +580,7 @@ finish(struct game *g, int win, const char *why)
 	}
 	g->s.ndq = 0;
 	g->s.ai_active = 0;
+	g->s.ai_pick = 0;
 	g->s.push.active = 0;
 	g->s.atk.active = 0;
 	w = evb("scenario_end");
@@ -1044,6 +1045,7 @@ hands_ready(const struct game *g)
 	for (i = 0; i < g->s.nch; i++)
 		if (!g->s.ch[i].exhausted && (__builtin_popcount(
 		    (unsigned)g->s.ch[i].hand) > g->c->cls[g->s.ch[i].cls].hand ||
+		    (g->s.ch[i].ev_disc > 0 && g->s.ch[i].hand != 0) ||
 		    !g->s.ch[i].placed))
 			return 0;
 	return 1;

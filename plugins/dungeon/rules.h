@@ -44,6 +44,7 @@ const struct ability *cur_ability(const struct game *g, int ci,
 int can_target(const struct game *g, int f, const struct ability *a,
     int e, const char **why);
 int active_is_lost(const struct game *g, int ci, int k);
+void active_move(struct game *g, int ci, int k);
 int move_points(const struct game *g, int ci, const struct ability *a,
     int aug);
 
@@ -54,7 +55,8 @@ enum { K_PLAN = 1, K_REST, K_ACTIVE, K_PLAY, K_MOVE, K_ATTACK, K_AOE,
 	K_ITEM, K_ORDER, K_CREATE, K_LEVELUP, K_BUY, K_SELL, K_DONATE,
 	K_TRAVEL, K_ENDCAMP, K_GOAL, K_EVDRAW, K_EVCHOOSE,
 	K_ENHANCE, K_PQ, K_RETIRE, K_PERK, K_AITIE, K_CARD, K_DROP,
-	K_REACT, K_START };
+	K_REACT, K_START, K_EVGOLD, K_EVDISC, K_TOWNDONE, K_KEEP,
+	K_EVITEM };
 
 struct opt {
 	int32_t kind, a, b, c, q, r, o, n;
@@ -66,6 +68,8 @@ int options(const struct game *g, int seat, struct opt *out, int max);
 int perform(struct game *g, int seat, const struct opt *o);
 int aoe_targets(const struct game *g, int f, const struct ability *a,
     int q, int r, int o, int *tg, int *in_range);
+int aoe_targets_from(const struct game *g, int f, int fq, int fr,
+    const struct ability *a, int q, int r, int o, int *tg, int *in_range);
 
 int draw_attack(struct game *g, struct deck *d, int mode, int v, int *out,
     int *drawn, int *ndrawn);
@@ -100,9 +104,10 @@ void camp_return(struct game *g, int win);
 int camp_setup(struct game *g, refd_mpv cv, char *err, size_t errlen);
 #define NSTICKER 8
 extern const char *const sticker_name[NSTICKER];
-int sticker_fits(const struct half *h, int st);
-void enhance_apply(const struct half *h, int stickers,
-    struct ability *a, int ab_i);
+int sticker_on(const struct ability *a, int st);
+int slot_sticker(int32_t enh, int slot);
+void enhance_apply(const struct half *h, int32_t enh, struct ability *a,
+    int ab_i);
 int camp_owes_levelup(const struct game *g, int seat);
 int price_of(const struct game *g, int k);
 int prosperity_level(int marks);
@@ -128,6 +133,14 @@ int lowest_seat(const struct game *g);
 void monster_heal_on(struct game *g, int f, int target, int value);
 void monster_summon_at(struct game *g, int type, int h);
 void monster_move_to(struct game *g, int f, int h);
+int monster_go(struct game *g, int f, int h);
+int flies(const struct game *g, int f);
+void land_on(struct game *g, int f, int h);
+void fig_put(struct game *g, int f, int q, int r, const char *type,
+    const char *who, int id);
+void monster_go_path(struct game *g, int f, int h, int i);
+int monster_wild_infuse(struct game *g, int f, int left);
+void monster_infuse_pick(struct game *g, int f, int e, int left);
 void tie_find(struct game *g);
 void tie_apply(struct game *g, const int32_t *perm);
 int tie_perms(const struct game *g, int32_t perms[][4], int max);

@@ -113,6 +113,8 @@ consume(struct game *g, int mask, int any, int wild)
 
 /* ----- attacks (§7) ----- */
 
+static void ai_ask(struct game *g, int f, int kind, int val,
+    const int *opts, int n);
 static void attack_done(struct game *g);
 
 static void
@@ -218,6 +220,112 @@ atk_step(struct game *g)
 	}
 }
 
+/* Figure f flies now: a flying monster type not grounded (§1.6). */
+int
+flies(const struct game *g, int f)
+{
+	const struct fig *x = &g->s.fig[f];
+
+	return x->kind == F_MONSTER && g->c->type[x->type].flying &&
+	    !x->grounded;
+}
+
+/* The empty hexes nearest hex h (no figure, no overlay but a pressure
+ * plate, no closed door) in canonical order; their number. */
+static int
+nearest_empty(const struct game *g, int h, int *out, int max)
+{
+	const struct dg *s = &g->s;
+	int x, best = -1, n = 0, i, j;
+
+	for (x = 0; x < s->nhex; x++) {
+		int d;
+
+		if (x == h || fig_at(s, s->hex[x].q, s->hex[x].r) >= 0 ||
+		    (s->hex[x].ov != OV_NONE && s->hex[x].ov != OV_PLATE) ||
+		    s->hex[x].door == DOOR_CLOSED ||
+		    s->hex[x].door == DOOR_LOCKED || !visible_hex(s, x))
+			continue;
+		d = range_between(s, s->hex[h].q, s->hex[h].r, s->hex[x].q,
+		    s->hex[x].r);
+		if (d < 0)
+			continue;
+		if (best >= 0 && d > best)
+			continue;
+		if (best < 0 || d < best) {
+			best = d;
+			n = 0;
+		}
+		if (n >= max)
+			continue;
+		for (i = 0; i < n; i++)
+			if (s->hex[x].q < s->hex[out[i]].q || (s->hex[x].q ==
+			    s->hex[out[i]].q && s->hex[x].r < s->hex[out[i]].r))
+				break;
+		for (j = n; j > i; j--)
+			out[j] = out[j - 1];
+		out[i] = x;
+		n++;
+	}
+	return n;
+}
+
+/* Put figure f on (q, r) and say so: event type with who = id and at. */
+void
+fig_put(struct game *g, int f, int q, int r, const char *type,
+    const char *who, int id)
+{
+	struct dg *s = &g->s;
+	refd_mpw *w;
+
+	s->fig[f].q = q;
+	s->fig[f].r = r;
+	w = evb(type);
+	refd_mpw_kint(w, who, id);
+	refd_mpw_karray(w, "at");
+	refd_mpw_int(w, q);
+	refd_mpw_int(w, r);
+	refd_mpw_end(w);
+	ev(g, REFD_SEAT_PUBLIC, w);
+}
+
+/* Grounded figure f lands on hex h (§1.6). */
+void
+land_on(struct game *g, int f, int h)
+{
+	fig_put(g, f, g->s.hex[h].q, g->s.hex[h].r, "landed", "fig", f);
+}
+
+/*
+ * Figure f loses flying for the round (§1.6, R002-90): on an obstacle it
+ * suffers trap damage and moves at once to the nearest empty hex (the
+ * players choose among ties).
+ */
+static void
+ground(struct game *g, int f, int credit)
+{
+	struct dg *s = &g->s;
+	int h = hex_at(s, s->fig[f].q, s->fig[f].r), opts[16], n;
+	refd_mpw *w;
+
+	if (!flies(g, f))
+		return;
+	s->fig[f].grounded = 1;
+	w = evb("grounded");
+	refd_mpw_kint(w, "fig", f);
+	ev(g, REFD_SEAT_PUBLIC, w);
+	if (h < 0 || s->hex[h].ov != OV_OBSTACLE)
+		return;
+	damage(g, f, s->trapdmg, credit, "landing on an obstacle", 0);
+	if (!s->fig[f].alive)
+		return;
+	n = nearest_empty(g, h, opts, 16);
+	if (n == 1)
+		land_on(g, f, opts[0]);
+	else if (n > 1)
+		ai_ask(g, f, 6, 0, opts, n);
+}
+
 void
 after_damage(struct game *g)
 {
@@ -229,6 +337,11 @@ after_damage(struct game *g)
 		return;
 	if (a->conds | a->effects)
 		add_conds(g, t, a->conds | a->effects);
+	if (a->ground) {
+		ground(g, t, credit_of(g, a->fig));
+		if (!s->fig[t].alive)
+			return;
+	}
 	if ((a->push || a->pull) && s->fig[a->fig].alive &&
 	    s->fig[t].kind != F_OBSTACLE) {
 		s->push.active = 1;
@@ -342,8 +455,6 @@ push_step(struct game *g, int h)
 	enter_hex(g, p->fig, h, credit_of(g, p->from_fig));
 }
 
-static void ai_ask(struct game *g, int f, int kind, int val,
-    const int *opts, int n);
 
 /* The seat that speaks for the party: the lowest one still in play. */
 int
@@ -361,6 +472,7 @@ lowest_seat(const struct game *g)
 
 struct prof {
 	int range, ranged, target, aoe;
+	const struct ability *ab;	/* the card's first attack */
 };
 
 static int
@@ -407,6 +519,9 @@ attack_from(const struct game *g, int h, int e, const struct prof *p)
 	    los(s, s->hex[h].q, s->hex[h].r, s->fig[e].q, s->fig[e].r);
 }
 
+static int hits_from(const struct game *g, int f, int h, int e,
+    const struct prof *p);
+
 /* Focus of f (§12.4), or -1. */
 static int
 focus_of(const struct game *g, int f, const struct prof *p)
@@ -414,8 +529,7 @@ focus_of(const struct game *g, int f, const struct prof *p)
 	const struct dg *s = &g->s;
 	int cost[MAXHEX], prev[MAXHEX], e, h, best = -1;
 	int bk1 = 0, bk2 = 0, bk3 = 0;
-	int fly = s->fig[f].kind == F_MONSTER &&
-	    g->c->type[s->fig[f].type].flying;
+	int fly = flies(g, f);
 
 	travel(s, f, s->fig[f].q, s->fig[f].r, fly ? 2 : 0, cost, prev);
 	for (e = 0; e < s->nfig; e++) {
@@ -428,7 +542,7 @@ focus_of(const struct game *g, int f, const struct prof *p)
 				continue;
 			if (k1 >= 0 && cost[h] >= k1)
 				continue;
-			if (attack_from(g, h, e, p))
+			if (hits_from(g, f, h, e, p))
 				k1 = cost[h];
 		}
 		if (k1 < 0)
@@ -447,53 +561,172 @@ focus_of(const struct game *g, int f, const struct prof *p)
 }
 
 /*
+ * Secondary rank of enemy e among f's possible extra targets (§12.5 step
+ * 2): how many enemies other than the focus F are strictly better by
+ * (proximity from the monster's current hex, turn-order position); equal
+ * pairs share a rank.  The ranking is the same from every candidate hex.
+ */
+static int
+sec_rank(const struct game *g, int f, int F, int e)
+{
+	const struct dg *s = &g->s;
+	int pe = fig_range(s, f, e), oe = order_pos(g, e), x, r = 0;
+
+	for (x = 0; x < s->nfig; x++) {
+		int px, ox;
+
+		if (x == F || x == e || !is_enemy_target(g, f, x))
+			continue;
+		px = fig_range(s, f, x);
+		ox = order_pos(g, x);
+		r += px < pe || (px == pe && ox < oe);
+	}
+	return r;
+}
+
+/*
+ * Score of the extras ex[0..n) of a group attacked from hex h: the
+ * secondary-rank code (their ranks in ascending order, base 32: lower is
+ * better, which for groups of one size is the spec's "more targets of
+ * better rank") and how many would be attacked with disadvantage.  Sorts
+ * ex by rank (then figure id): the order they are attacked in.
+ */
+static void
+extras_score(const struct game *g, int f, int F, int h, int ranged, int *ex,
+    int n, int *sec, int *disx)
+{
+	const struct dg *s = &g->s;
+	int rk[MAXTG], i, j;
+
+	for (i = 0; i < n; i++)
+		rk[i] = sec_rank(g, f, F, ex[i]);
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && (rk[j] < rk[j - 1] || (rk[j] == rk[j - 1] &&
+		    ex[j] < ex[j - 1])); j--) {
+			int t = rk[j];
+
+			rk[j] = rk[j - 1];
+			rk[j - 1] = t;
+			t = ex[j];
+			ex[j] = ex[j - 1];
+			ex[j - 1] = t;
+		}
+	*sec = 0;
+	*disx = 0;
+	for (i = 0; i < n && i < 5; i++)
+		*sec = *sec * 32 + (rk[i] < 31 ? rk[i] : 31);
+	for (i = 0; i < n; i++)
+		*disx += ranged && adjacent(s, s->hex[h].q, s->hex[h].r,
+		    s->fig[ex[i]].q, s->fig[ex[i]].r);
+}
+
+/*
+ * The best area placement of attack p->ab from hex h that covers focus F
+ * (§12.5 step 2: every placement is a group): the most targets, then the
+ * better secondary ranks, then the fewest extras with disadvantage; the
+ * first in canonical order (anchor q, r, orientation) among equals.  The
+ * extras go to ex (ordered by rank); returns the group size, 0 when no
+ * placement from h covers F.
+ */
+static int
+aoe_group(const struct game *g, int f, int h, int F, const struct prof *p,
+    int *ex, int *sec, int *disx)
+{
+	const struct dg *s = &g->s;
+	struct ability a = *p->ab;
+	int o, i, best = 0, bq = 0, br = 0;
+
+	a.range = p->range;
+	*sec = 0;
+	*disx = 0;
+	for (o = 0; o < 12; o++)
+		for (i = 0; i < a.naoe; i++) {
+			int dq, dr, q, r, tg[MAXTG], n, inr, k, has = 0, m = 0;
+			int sc, dx, x[MAXTG];
+
+			refd_hex_orient(a.aoe[i][0], a.aoe[i][1], o, &dq, &dr);
+			q = s->fig[F].q - dq;
+			r = s->fig[F].r - dr;
+			if (a.grey && (q != s->hex[h].q || r != s->hex[h].r))
+				continue;
+			n = aoe_targets_from(g, f, s->hex[h].q, s->hex[h].r,
+			    &a, q, r, o, tg, &inr);
+			for (k = 0; k < n; k++) {
+				if (tg[k] == F)
+					has = 1;
+				else
+					x[m++] = tg[k];
+			}
+			if (!inr || !has)
+				continue;
+			extras_score(g, f, F, h, p->ranged, x, m, &sc, &dx);
+			if (best > 0 && (n < best || (n == best && (sc > *sec ||
+			    (sc == *sec && (dx > *disx || (dx == *disx &&
+			    (q > bq || (q == bq && r >= br)))))))))
+				continue;
+			best = n;
+			*sec = sc;
+			*disx = dx;
+			bq = q;
+			br = r;
+			memcpy(ex, x, (size_t)m * sizeof(x[0]));
+		}
+	return best;
+}
+
+/* Can f standing on hex h attack enemy e with profile p (an area attack:
+ * some placement from h covers e). */
+static int
+hits_from(const struct game *g, int f, int h, int e, const struct prof *p)
+{
+	int ex[MAXTG], sec, disx;
+
+	if (p->aoe)
+		return aoe_group(g, f, h, e, p, ex, &sec, &disx) > 0;
+	return attack_from(g, h, e, p);
+}
+
+/*
  * The best target group from hex h around focus F (§12.5 step 2): its
  * size, the secondary-rank code of its extra targets (their ranks by
- * proximity from the monster's hex, then turn order, ascending: lower is
- * better) and how many extras would be attacked with disadvantage.
+ * proximity from the monster's current hex, then turn order, ascending:
+ * lower is better) and how many extras would be attacked with
+ * disadvantage.  For an area attack the group is the best placement's.
  */
 static int
 group_eval(const struct game *g, int f, int h, int F, const struct prof *p,
     int *sec, int *disx)
 {
 	const struct dg *s = &g->s;
-	int cand[MAXFIG], rank[MAXFIG], nc = 0, e, i, j, n = 1;
+	int cand[MAXFIG], rank[MAXFIG], nc = 0, e, i, n = 1, ex[MAXTG], nx = 0;
 
 	*sec = 0;
 	*disx = 0;
+	if (p->aoe)
+		return aoe_group(g, f, h, F, p, ex, sec, disx);
 	if (p->target <= 1)
 		return 1;
 	for (e = 0; e < s->nfig; e++)
 		if (e != F && is_enemy_target(g, f, e) &&
-		    attack_from(g, h, e, p))
+		    attack_from(g, h, e, p)) {
+			rank[nc] = sec_rank(g, f, F, e);
 			cand[nc++] = e;
-	/* rank: how many enemies are strictly better; equals share */
-	for (i = 0; i < nc; i++) {
-		int pi = fig_range(s, f, cand[i]), oi = order_pos(g, cand[i]);
-
-		rank[i] = 0;
-		for (j = 0; j < nc; j++) {
-			int pj = fig_range(s, f, cand[j]);
-			int oj = order_pos(g, cand[j]);
-
-			rank[i] += pj < pi || (pj == pi && oj < oi);
 		}
-	}
-	/* take the best-ranked extras (stable by figure id) */
-	while (n < p->target && nc > 0) {
+	/* take the best-ranked extras (by figure id among equals) */
+	while (n < p->target && nc > 0 && nx < MAXTG) {
 		int b = 0;
 
 		for (i = 1; i < nc; i++)
-			if (rank[i] < rank[b])
+			if (rank[i] < rank[b] || (rank[i] == rank[b] &&
+			    cand[i] < cand[b]))
 				b = i;
-		*sec = *sec * 100 + (rank[b] < 99 ? rank[b] : 99);
-		*disx += p->ranged && adjacent(s, s->hex[h].q, s->hex[h].r,
-		    s->fig[cand[b]].q, s->fig[cand[b]].r);
+		ex[nx++] = cand[b];
 		cand[b] = cand[nc - 1];
 		rank[b] = rank[nc - 1];
 		nc--;
 		n++;
 	}
+	extras_score(g, f, F, h, p->ranged, ex, nx, sec, disx);
 	return n;
 }
 
@@ -526,15 +759,14 @@ destination(const struct game *g, int f, int F, const struct prof *p,
     int mp, int *cost, int *prev, int *ties)
 {
 	const struct dg *s = &g->s;
-	int fly = s->fig[f].kind == F_MONSTER &&
-	    g->c->type[s->fig[f].type].flying;
+	int fly = flies(g, f);
 	int h, best = -1, key[7] = { 0 }, k[7], i, ideal[MAXHEX], nid = 0;
 	int start = hex_at(s, s->fig[f].q, s->fig[f].r);
 
 	travel(s, f, s->fig[f].q, s->fig[f].r, fly ? 2 : 0, cost, prev);
 	for (h = 0; h < s->nhex; h++) {
 		if (cost[h] < 0 || !can_end(s, f, h, fly) ||
-		    !attack_from(g, h, F, p))
+		    !hits_from(g, f, h, F, p))
 			continue;
 		k[0] = cost[h] / 1000;
 		k[1] = cost[h] % 1000 <= mp ? 0 : 1;
@@ -613,35 +845,213 @@ destination(const struct game *g, int f, int F, const struct prof *p,
 	}
 }
 
+/* Walk f along rpath[0..n) (rpath[0] is the destination): the event,
+ * then hex by hex with traps and hazards (§12.5 step 6). */
+static void
+monster_walk(struct game *g, int f, const int *rpath, int n)
+{
+	struct dg *s = &g->s;
+	int fly = flies(g, f), i;
+	refd_mpw *w;
+
+	w = evb("monster_move");
+	refd_mpw_kint(w, "fig", f);
+	refd_mpw_kint(w, "focus", s->mt_focus);
+	write_path(s, w, rpath, n, 1);
+	ev(g, REFD_SEAT_PUBLIC, w);
+	for (i = n - 1; i >= 0; i--) {
+		s->fig[f].q = s->hex[rpath[i]].q;
+		s->fig[f].r = s->hex[rpath[i]].r;
+		if (!fly)
+			enter_hex(g, f, rpath[i], -1);
+		if (!s->fig[f].alive)
+			return;
+	}
+}
+
 /* Move f to hex h along its best travel path (§12.5 step 3). */
 void
 monster_move_to(struct game *g, int f, int h)
 {
 	struct dg *s = &g->s;
-	int cost[MAXHEX], prev[MAXHEX], path[MAXHEX], n = 0, i;
-	int fly = s->fig[f].kind == F_MONSTER &&
-	    g->c->type[s->fig[f].type].flying;
+	int cost[MAXHEX], prev[MAXHEX], path[MAXHEX], n = 0;
+	int fly = flies(g, f);
 	int start = hex_at(s, s->fig[f].q, s->fig[f].r);
-	refd_mpw *w;
 
 	travel(s, f, s->fig[f].q, s->fig[f].r, fly ? 2 : 0, cost, prev);
 	while (h >= 0 && h != start && n < MAXHEX) {
 		path[n++] = h;
 		h = prev[h];
 	}
-	w = evb("monster_move");
-	refd_mpw_kint(w, "fig", f);
-	refd_mpw_kint(w, "focus", s->mt_focus);
-	write_path(s, w, path, n, 1);
-	ev(g, REFD_SEAT_PUBLIC, w);
-	for (i = n - 1; i >= 0; i--) {
-		s->fig[f].q = s->hex[path[i]].q;
-		s->fig[f].r = s->hex[path[i]].r;
-		if (!fly)
-			enter_hex(g, f, path[i], -1);
-		if (!s->fig[f].alive)
-			return;
+	monster_walk(g, f, path, n);
+}
+
+/*
+ * Paths of equal best cost to a destination that trigger different
+ * negative hexes (§12.5 step 3: ties between paths are the players'; they
+ * matter only for the traps and hazards entered, as equal costs enter as
+ * many).  One path per set of triggered hexes: the first in canonical
+ * order (hex by hex, q then r), the sets ordered by those paths.
+ */
+#define MAXPL 24
+#define MAXPO 8
+struct pathset {
+	int n, len[MAXPO], hex[MAXPO][MAXPL];	/* in walking order */
+	int budget;
+};
+
+static int
+path_cmp(const struct dg *s, const int *a, int na, const int *b, int nb)
+{
+	int i;
+
+	for (i = 0; i < na && i < nb; i++) {
+		if (s->hex[a[i]].q != s->hex[b[i]].q)
+			return s->hex[a[i]].q < s->hex[b[i]].q ? -1 : 1;
+		if (s->hex[a[i]].r != s->hex[b[i]].r)
+			return s->hex[a[i]].r < s->hex[b[i]].r ? -1 : 1;
 	}
+	return na - nb;
+}
+
+static int
+same_negatives(const struct dg *s, const int *a, int na, const int *b,
+    int nb)
+{
+	int i = 0, j = 0;
+
+	for (;;) {
+		while (i < na && s->hex[a[i]].ov != OV_TRAP &&
+		    s->hex[a[i]].ov != OV_HAZARD)
+			i++;
+		while (j < nb && s->hex[b[j]].ov != OV_TRAP &&
+		    s->hex[b[j]].ov != OV_HAZARD)
+			j++;
+		if (i == na || j == nb)
+			return i == na && j == nb;
+		if (a[i++] != b[j++])
+			return 0;
+	}
+}
+
+static void
+path_add(const struct dg *s, struct pathset *ps, const int *p, int n)
+{
+	int i, k;
+
+	for (i = 0; i < ps->n; i++)
+		if (same_negatives(s, ps->hex[i], ps->len[i], p, n)) {
+			if (path_cmp(s, p, n, ps->hex[i], ps->len[i]) < 0) {
+				memcpy(ps->hex[i], p, (size_t)n * sizeof(p[0]));
+				ps->len[i] = n;
+			}
+			return;
+		}
+	if (ps->n >= MAXPO)
+		return;
+	ps->len[ps->n] = n;
+	memcpy(ps->hex[ps->n], p, (size_t)n * sizeof(p[0]));
+	ps->n++;
+	/* keep the sets ordered by their canonical paths */
+	for (k = ps->n - 1; k > 0 && path_cmp(s, ps->hex[k], ps->len[k],
+	    ps->hex[k - 1], ps->len[k - 1]) < 0; k--) {
+		int t[MAXPL], tl = ps->len[k];
+
+		memcpy(t, ps->hex[k], sizeof(t));
+		memcpy(ps->hex[k], ps->hex[k - 1], sizeof(t));
+		memcpy(ps->hex[k - 1], t, sizeof(t));
+		ps->len[k] = ps->len[k - 1];
+		ps->len[k - 1] = tl;
+	}
+}
+
+/* Backwards from v to the start over the best-cost steps; back[] holds
+ * the hexes from the destination down to v. */
+static void
+path_back(const struct dg *s, int f, const int *cost, int start, int v,
+    int *back, int depth, struct pathset *ps)
+{
+	int d, i, fw[MAXPL];
+
+	if (ps->budget <= 0 || depth >= MAXPL)
+		return;
+	if (v == start) {
+		ps->budget--;
+		for (i = 0; i < depth; i++)
+			fw[i] = back[depth - 1 - i];
+		path_add(s, ps, fw, depth);
+		return;
+	}
+	back[depth] = v;
+	for (d = 0; d < 6; d++) {
+		int uq = s->hex[v].q + refd_hex_dq[d];
+		int ur = s->hex[v].r + refd_hex_dr[d];
+		int u = hex_at(s, uq, ur), c;
+
+		if (u < 0 || cost[u] < 0 || !adjacent(s, uq, ur, s->hex[v].q,
+		    s->hex[v].r))
+			continue;
+		c = step_cost(s, f, v, 0);
+		if (c < 0 || cost[u] + c != cost[v])
+			continue;
+		path_back(s, f, cost, start, u, back, depth + 1, ps);
+	}
+}
+
+static void
+path_options(const struct game *g, int f, int h, struct pathset *ps)
+{
+	const struct dg *s = &g->s;
+	int cost[MAXHEX], prev[MAXHEX], back[MAXPL];
+	int start = hex_at(s, s->fig[f].q, s->fig[f].r);
+
+	memset(ps, 0, sizeof(*ps));
+	ps->budget = 4096;
+	if (flies(g, f))
+		return;
+	travel(s, f, s->fig[f].q, s->fig[f].r, 0, cost, prev);
+	if (h < 0 || cost[h] < 1000)
+		return;	/* no negative hex on the way: every path is alike */
+	path_back(s, f, cost, start, h, back, 0, ps);
+}
+
+/*
+ * Move f to h; when equally good paths trigger different traps or
+ * hazards, the players choose (§12.5 step 3, §17 AI_TIE).  Returns 1 when
+ * it waits for that decision.
+ */
+int
+monster_go(struct game *g, int f, int h)
+{
+	struct pathset ps;
+	int opts[MAXPO], i;
+
+	path_options(g, f, h, &ps);
+	if (ps.n < 2) {
+		monster_move_to(g, f, h);
+		return 0;
+	}
+	for (i = 0; i < ps.n; i++)
+		opts[i] = i;
+	ai_ask(g, f, 3, h, opts, ps.n);
+	return 1;
+}
+
+/* The players' path (option i of the path tie to h). */
+void
+monster_go_path(struct game *g, int f, int h, int i)
+{
+	struct pathset ps;
+	int rp[MAXPL], k;
+
+	path_options(g, f, h, &ps);
+	if (i < 0 || i >= ps.n) {
+		monster_move_to(g, f, h);
+		return;
+	}
+	for (k = 0; k < ps.len[i]; k++)
+		rp[k] = ps.hex[i][ps.len[i] - 1 - k];
+	monster_walk(g, f, rp, ps.len[i]);
 }
 
 /*
@@ -658,10 +1068,8 @@ monster_move(struct game *g, int f, int F, const struct prof *p, int mp)
 	if (mp <= 0 || (s->fig[f].conds & C_IMMOBILIZE))
 		return 0;
 	nt = destination(g, f, F, p, mp, cost, prev, ties);
-	if (nt == 1) {
-		monster_move_to(g, f, ties[0]);
-		return 0;
-	}
+	if (nt == 1)
+		return monster_go(g, f, ties[0]);
 	ai_ask(g, f, 0, 0, ties, nt);
 	return 1;
 }
@@ -731,6 +1139,7 @@ profile(const struct game *g, int f, const struct mcard *mc, struct prof *p)
 		p->ranged = p->range > 1 || (rg > 0 && !a->grey);
 		p->target = a->target;
 		p->aoe = a->naoe > 0;
+		p->ab = a;
 		return;
 	}
 }
@@ -742,6 +1151,7 @@ monster_targets(const struct game *g, int f, int F,
 {
 	const struct dg *s = &g->s;
 	int h = hex_at(s, s->fig[f].q, s->fig[f].r), n = 0, e, k;
+	struct prof pa;
 
 	if (ab->all_within) {
 		for (e = 0; e < s->nfig && n < MAXTG; e++)
@@ -751,34 +1161,19 @@ monster_targets(const struct game *g, int f, int F,
 				tg[n++] = e;
 		return n;
 	}
-	if (F < 0 || !s->fig[F].alive || !attack_from(g, h, F, p))
+	pa = *p;
+	pa.ab = ab;
+	pa.aoe = ab->naoe > 0;
+	if (F < 0 || !s->fig[F].alive || !hits_from(g, f, h, F, &pa))
 		return 0;
 	tg[n++] = F;
-	if (ab->naoe > 0) {
-		/* the placement covering the focus and most enemies */
-		int best = 0, bt[MAXTG], bn = 0, q, r, o, x;
+	if (pa.aoe) {
+		/* the best placement covering the focus (§12.5, §12.6) */
+		int ex[MAXTG], sec, disx, m;
 
-		for (x = 0; x < s->nhex; x++)
-			for (o = 0; o < 12; o++) {
-				int t2[MAXTG], n2, inr = 0, has = 0, i;
-
-				q = s->hex[x].q;
-				r = s->hex[x].r;
-				n2 = aoe_targets(g, f, ab, q, r, o, t2, &inr);
-				if (!inr)
-					continue;
-				for (i = 0; i < n2; i++)
-					has |= t2[i] == F;
-				if (has && n2 > best) {
-					best = n2;
-					bn = 0;
-					for (i = 0; i < n2; i++)
-						if (t2[i] != F)
-							bt[bn++] = t2[i];
-				}
-			}
-		for (k = 0; k < bn && n < MAXTG; k++)
-			tg[n++] = bt[k];
+		m = aoe_group(g, f, h, F, &pa, ex, &sec, &disx);
+		for (k = 0; k + 1 < m && n < MAXTG; k++)
+			tg[n++] = ex[k];
 		return n;
 	}
 	while (n < p->target) {
@@ -807,7 +1202,17 @@ monster_targets(const struct game *g, int f, int F,
 	return n;
 }
 
-/* Ask the players to settle an AI tie of kind k among n options (§17). */
+/*
+ * Ask the players to settle an AI tie of kind k among n options (§17):
+ * 0 destination, 1 heal target, 2 summon hex, 3 path to hex val, 4 a wild
+ * infusion's element, 5 a wild augment's element, 6 where a grounded
+ * figure lands.  The lowest seat in
+ * play answers; option 0 (the first in canonical order) is the default.
+ */
+static const char *const ai_about[] = { "destination", "heal target",
+	"summon hex", "path", "wild infusion", "wild consumption",
+	"landing hex" };
+
 static void
 ai_ask(struct game *g, int f, int kind, int val, const int *opts, int n)
 {
@@ -825,21 +1230,76 @@ ai_ask(struct game *g, int f, int kind, int val, const int *opts, int n)
 	w = evb("monster_tie");
 	refd_mpw_kint(w, "fig", f);
 	refd_mpw_kint(w, "seat", s->ai_seat);
-	refd_mpw_kstr(w, "about", kind == 1 ? "heal target" : kind == 2 ?
-	    "summon hex" : "destination");
-	refd_mpw_karray(w, kind == 1 ? "targets" : "hexes");
-	for (i = 0; i < s->ai_n; i++) {
-		if (kind == 1) {
-			refd_mpw_int(w, opts[i]);
-			continue;
+	refd_mpw_kstr(w, "about", ai_about[kind]);
+	if (kind == 3) {
+		struct pathset ps;
+
+		path_options(g, f, val, &ps);
+		refd_mpw_karray(w, "to");
+		refd_mpw_int(w, s->hex[val].q);
+		refd_mpw_int(w, s->hex[val].r);
+		refd_mpw_end(w);
+		refd_mpw_karray(w, "paths");
+		for (i = 0; i < ps.n; i++) {
+			refd_mpw_map(w);
+			write_path(s, w, ps.hex[i], ps.len[i], 0);
+			refd_mpw_end(w);
 		}
-		refd_mpw_array(w);
-		refd_mpw_int(w, s->hex[opts[i]].q);
-		refd_mpw_int(w, s->hex[opts[i]].r);
+		refd_mpw_end(w);
+	} else if (kind == 4 || kind == 5) {
+		refd_mpw_karray(w, "elements");
+		for (i = 0; i < s->ai_n; i++)
+			refd_mpw_str(w, elem_name[opts[i]]);
+		refd_mpw_end(w);
+	} else {
+		refd_mpw_karray(w, kind == 1 ? "targets" : "hexes");
+		for (i = 0; i < s->ai_n; i++) {
+			if (kind == 1) {
+				refd_mpw_int(w, opts[i]);
+				continue;
+			}
+			refd_mpw_array(w);
+			refd_mpw_int(w, s->hex[opts[i]].q);
+			refd_mpw_int(w, s->hex[opts[i]].r);
+			refd_mpw_end(w);
+		}
 		refd_mpw_end(w);
 	}
-	refd_mpw_end(w);
+	refd_mpw_kint(w, "default", 0);
 	ev(g, REFD_SEAT_PUBLIC, w);
+}
+
+/*
+ * The wild infusions of a monster card (§12.7): the players pick each
+ * element among those not yet infused this turn.  Returns 1 when it asks.
+ */
+int
+monster_wild_infuse(struct game *g, int f, int left)
+{
+	int opts[NELEM], n = 0, i;
+
+	for (; left > 0; left--) {
+		n = 0;
+		for (i = 0; i < NELEM; i++)
+			if (!(g->s.infuse_now >> i & 1))
+				opts[n++] = i;
+		if (n == 0)
+			return 0;
+		if (n > 1) {
+			ai_ask(g, f, 4, left, opts, n);
+			return 1;
+		}
+		infuse(g, 0, 1, opts[0]);
+	}
+	return 0;
+}
+
+/* A wild infusion's element chosen by the players, then the rest. */
+void
+monster_infuse_pick(struct game *g, int f, int e, int left)
+{
+	infuse(g, 0, 1, e);
+	monster_wild_infuse(g, f, left - 1);
 }
 
 void
@@ -996,6 +1456,30 @@ end_fig_turn(struct game *g, int f)
 }
 
 /*
+ * A monster's wild augment (§12.7, §17): when the named elements are
+ * there and two or more others could pay the wild one, the players pick
+ * it.  Returns 1 when it asks.
+ */
+static int
+wild_ask(struct game *g, int f, int mask)
+{
+	int opts[NELEM], n = 0, i, avail = 0;
+
+	for (i = 0; i < NELEM; i++)
+		if (g->s.elem[i] > 0)
+			avail |= 1 << i;
+	if ((avail & mask) != mask)
+		return 0;
+	for (i = 0; i < NELEM; i++)
+		if ((avail & ~mask) >> i & 1)
+			opts[n++] = i;
+	if (n < 2)
+		return 0;
+	ai_ask(g, f, 5, mask, opts, n);
+	return 1;
+}
+
+/*
  * One step of the monster or summon turn of mt_fig.  Returns when the
  * turn is over (mt_active = 0) or an attack has started.
  */
@@ -1080,14 +1564,24 @@ monster_turn(struct game *g)
 				break;
 			if (ab->consume || ab->any) {
 				int t = s->fig[f].kind == F_MONSTER ?
-				    s->fig[f].type : -1;
+				    s->fig[f].type : -1, pick = -1;
 
+				if (ab->any && !(t >= 0 && (s->mt_consumed[t] &
+				    (ab->consume | 64)) == (ab->consume | 64))) {
+					if (s->ai_pick == 0 &&
+					    wild_ask(g, f, ab->consume)) {
+						s->mt_ab--;	/* again, once chosen */
+						return;
+					}
+					pick = s->ai_pick - 1;
+					s->ai_pick = 0;
+				}
 				if (t >= 0 && (s->mt_consumed[t] &
 				    (ab->consume | 64)) ==
 				    (ab->consume | 64)) {
 					bonus = ab->bonus_attack;
 					bconds = ab->bonus_conds;
-				} else if (consume(g, ab->consume, ab->any, -1)) {
+				} else if (consume(g, ab->consume, ab->any, pick)) {
 					bonus = ab->bonus_attack;
 					bconds = ab->bonus_conds;
 					if (t >= 0)
@@ -1108,6 +1602,7 @@ monster_turn(struct game *g)
 			a->pierce = ab->pierce;
 			a->push = ab->push;
 			a->pull = ab->pull;
+			a->ground = ab->ground;
 			a->conds = ab->conds | bconds | (po ? C_POISON : 0);
 			return;
 		}
@@ -1123,7 +1618,9 @@ monster_turn(struct game *g)
 				return;	/* the players pick the hex */
 			break;
 		case A_INFUSE:
-			infuse(g, ab->infuse, ab->any, -1);
+			infuse(g, ab->infuse, 0, -1);
+			if (ab->any > 0 && monster_wild_infuse(g, f, ab->any))
+				return;	/* the players pick the element */
 			break;
 		default:
 			break;
@@ -1626,6 +2123,7 @@ start_round(struct game *g)
 		int k, movable = 0;
 
 		c->planned = 0;
+		c->active_done = 0;
 		c->rest = 0;
 		c->played = 0;
 		c->halves = 0;
@@ -1649,6 +2147,8 @@ end_round(struct game *g)
 	struct dg *s = &g->s;
 	int i, d, k;
 
+	for (i = 0; i < s->nfig; i++)
+		s->fig[i].grounded = 0;	/* flying comes back (R002-90) */
 	for (i = 0; i < s->nch; i++)
 		if (s->ch[i].mod.flag) {
 			s->ch[i].mod.flag = 0;
@@ -2003,6 +2503,7 @@ char_attack(struct game *g, int ci, const struct ability *a, const int *tg,
 	k->pierce = a->pierce;
 	k->push = a->push;
 	k->pull = a->pull;
+	k->ground = a->ground;
 	k->conds = a->conds | bconds;
 	k->aoe = aoe;
 	k->ntg = ntg;

@@ -1999,6 +1999,11 @@ resume(refd_ctx *ctx, struct st *s)
 {
 	if (s->k.kind == K_ACT && s->k.act == ACT_CAST_PRE) {
 		s->k.kind = K_NONE;
+		if (s->countered) {	/* a readied counterspell (1.8) */
+			s->countered = 0;
+			s->hurt0 = 0;
+			return settle(ctx, s);
+		}
 		s->hurt0 = s->k.hurt;
 		return cast_continue(ctx, s, s->k.who, s->k.target, s->k.pen,
 		    s->k.flags);
@@ -2547,8 +2552,10 @@ overrun_block(refd_ctx *ctx, struct st *s, int avoid)
 			return rc;
 		return settle(ctx, s);
 	}
-	ma = mod(A->d.str) + 4 * A->d.size + (charging ? 2 : 0);
-	md = (able(T) ? better_sd(T) : -5) + 4 * T->d.size + stability(T);
+	ma = mod(A->d.str) + 4 * A->d.size + (charging ? 2 : 0) -
+	    mg_save_pen(A);
+	md = (able(T) ? better_sd(T) : -5) + 4 * T->d.size + stability(T) -
+	    mg_save_pen(T);
 	if ((rc = opposed(ctx, ma, md, "overrun", &ra, &rd, &win)) != REFD_OK)
 		return rc;
 	if ((rc = ev_check(ctx, "overrun", s, a, t, ra, ra + ma, rd, rd + md,
@@ -2565,8 +2572,8 @@ overrun_block(refd_ctx *ctx, struct st *s, int avoid)
 		return settle(ctx, s);
 	}
 	/* The defender may knock the attacker down: Str vs Str-or-Dex. */
-	ma = mod(T->d.str) + 4 * T->d.size;
-	md = better_sd(A) + 4 * A->d.size;
+	ma = mod(T->d.str) + 4 * T->d.size - mg_save_pen(T);
+	md = better_sd(A) + 4 * A->d.size - mg_save_pen(A);
 	if ((rc = opposed(ctx, ma, md, "overrun", &ra, &rd, &win)) != REFD_OK)
 		return rc;
 	if ((rc = ev_check(ctx, "overrun_knockdown", s, t, a, ra, ra + ma,
@@ -2705,9 +2712,9 @@ finish_act(refd_ctx *ctx, struct st *s)
 			return rc;
 		if (!r.hit)
 			break;
-		ma = mod(A->d.str) + 4 * A->d.size;
+		ma = mod(A->d.str) + 4 * A->d.size - mg_save_pen(A);
 		md = mt_trip_md(s, t, better_sd(T) + 4 * T->d.size +
-		    stability(T));
+		    stability(T) - mg_save_pen(T));
 		if ((rc = opposed(ctx, ma, md, "trip", &ra, &rd, &win)) !=
 		    REFD_OK)
 			return rc;
@@ -2727,8 +2734,9 @@ finish_act(refd_ctx *ctx, struct st *s)
 	}
 	case C_BULL: {
 		int ma = mod(A->d.str) + 4 * A->d.size +
-		    ((k->flags & A_CHARGE) ? 2 : 0);
-		int md = mod(T->d.str) + 4 * T->d.size + stability(T);
+		    ((k->flags & A_CHARGE) ? 2 : 0) - mg_save_pen(A);
+		int md = mod(T->d.str) + 4 * T->d.size + stability(T) -
+		    mg_save_pen(T);
 
 		if ((rc = opposed(ctx, ma, md, "bull rush", &ra, &rd, &win)) !=
 		    REFD_OK)
@@ -2873,7 +2881,8 @@ finish_act(refd_ctx *ctx, struct st *s)
 			return rc;
 		if (win) {
 			man_grapple_join(s, a, t);
-			if ((rc = unarmed_damage(ctx, s, a, t, 0)) != REFD_OK)
+			if ((rc = unarmed_damage(ctx, s, a, t, 0)) != REFD_OK ||
+			    (rc = mg_contact(ctx, s, a, t)) != REFD_OK)
 				return rc;
 			return man_enter_start(ctx, s, a, t);
 		}
@@ -2919,11 +2928,12 @@ finish_act(refd_ctx *ctx, struct st *s)
 
 		if ((rc = roll(ctx, 20, "heal", &v)) != REFD_OK)
 			return rc;
+		v -= mg_save_pen(A);	/* a skill check: -2 when afraid */
 		win = v + A->d.heal >= 15;
 		if (win)
 			T->stable = 1;
-		if ((rc = ev_check(ctx, "stabilize", s, a, t, v, v + A->d.heal,
-		    0, 15, win)) != REFD_OK)
+		if ((rc = ev_check(ctx, "stabilize", s, a, t, v +
+		    mg_save_pen(A), v + A->d.heal, 0, 15, win)) != REFD_OK)
 			return rc;
 		break;
 	}
@@ -3139,9 +3149,11 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			s->pk = PK_NONE;
 			if (c->take && able(W) && able(X)) {
 				if (s->k.act == C_TRIP) {
-					ma = mod(W->d.str) + 4 * W->d.size;
+					ma = mod(W->d.str) + 4 * W->d.size -
+					    mg_save_pen(W);
 					md = mt_trip_md(s, x, better_sd(X) +
-					    4 * X->d.size + stability(X));
+					    4 * X->d.size + stability(X) -
+					    mg_save_pen(X));
 				} else {
 					ma = disarm_mod(s, who, x);
 					md = disarm_mod(s, x, who) +
@@ -3774,7 +3786,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		return man_grapple_exec(ctx, s, a, c);
 	case C_FEINT: {
 		struct cr *T = &s->c[t];
-		int ma = A->d.bluff, md = T->d.sense + T->d.bab, ra, rd;
+		int ma = A->d.bluff - mg_save_pen(A), ra, rd;
+		int md = T->d.sense + T->d.bab - mg_save_pen(T);
 
 		if (A->d.feats & F_IFEINT)
 			s->mv++;

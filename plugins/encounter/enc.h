@@ -157,6 +157,7 @@ struct cdef {
 	int32_t lacks;		/* MG_M, MG_F, MG_DF it does not carry */
 	int32_t spont, meta;	/* spontaneous caster; metamagic MM_* */
 	int32_t rebuke;		/* channels negative energy (5.16) */
+	int32_t spellcraft;	/* identify a spell to counter it (1.8) */
 	/* maneuver.c */
 	int32_t locked;		/* its weapon is locked in a gauntlet (5.8) */
 };
@@ -213,6 +214,7 @@ struct cr {
 	int32_t rdy_x, rdy_y;	/* readied move: the square */
 	int32_t ordered, orig_side;	/* commanded undead: order; side */
 	int32_t cornered;	/* fleeing: nowhere farther to go */
+	int32_t rdy_slot;	/* readied spell: its slot */
 	int32_t shield_off;	/* a loosed shield's AC bonus, 0: none */
 	int32_t unloaded;	/* its crossbow was shot and not reloaded */
 };
@@ -271,6 +273,7 @@ struct st {
 	int32_t hours;		/* hours passed after the fight (3.4) */
 	int32_t resting;	/* the recovery phase */
 	int32_t last_hit;	/* the last touch spell hit */
+	int32_t countered;	/* the spell being cast was countered */
 	/* Weapons lying on the ground (dropped or disarmed), oldest first. */
 	struct weapon gw[MAXG];
 	int32_t gx[MAXG], gy[MAXG], ghp[MAXG], ng;

@@ -123,9 +123,11 @@ static const struct {
 	{ { { "take", "bool" } }, "prompt: follow the bull-rushed creature" },
 	{ { { NULL, NULL } }, "prompt: a delaying creature acts now" },
 	{ { { NULL, NULL } }, "prompt: a delaying creature keeps waiting" },
-	{ { { "target", "creature name" }, { "trigger", "reach | casts" } },
-	    "standard action: ready an attack on the target for when it "
-	    "comes within reach, or starts casting" },
+	{ { { "target", "creature name" }, { "trigger", "reach | casts" },
+	    { "action", "attack | move (with to) | drop_prone | cast (with "
+	    "spell: a spell name) | counterspell" }, { "to", "[x, y]" } },
+	    "standard action: ready an action for when the target comes "
+	    "within reach, or starts casting" },
 	{ { { "take", "bool" } }, "prompt: fire the readied attack" },
 	{ { { "to", "[x, y]" } },
 	    "move action while prone: crawl 1 square (provokes)" },
@@ -133,7 +135,9 @@ static const struct {
 	    "full-round action: move 1 square whatever the cost" },
 	{ { { "spell", "spell name" }, { "target", "creature name" },
 	    { "defensive", "bool: cast defensively" }, { "start", "bool" } },
-	    "cast a spell (provokes unless cast defensively)" },
+	    "cast a spell (provokes unless cast defensively); also "
+	    "metamagic: extend | empower | still | silent, and hold: bool "
+	    "(no target) to hold a touch charge" },
 	{ { { "target", "creature name" } },
 	    "overrun an adjacent foe: move through its space to the square "
 	    "beyond (a move and a standard action)" },
@@ -722,6 +726,8 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 				}
 			}
 	}
+	if (mg_refs(s, cs, err, sizeof(err)) != 0)
+		return bad_setup(ctx, s, d, err);
 	refd_mp_free(d);
 	mg_setup(s);
 	for (i = 0; i < s->nc; i++)

@@ -10,6 +10,7 @@
 #include "cmd.h"
 #include "geom.h"
 #include "magic.h"
+#include "maneuver.h"
 #include "move.h"
 
 const char *enc_cond_name(int i);
@@ -183,12 +184,15 @@ mg_cfield(const struct content *c, struct cdef *d, const char *k,
 	for (j = 0; j < 6; j++)
 		if (strcmp(k, kinds[j]) == 0)
 			return fill_slots(c, d, j, x, why, wlen);
-	if (strcmp(k, "level") == 0) {
+	if (strcmp(k, "level") == 0 || strcmp(k, "spellcraft") == 0) {
 		if (refd_mpv_int(x, &v) != 0 || v < 0 || v > 40) {
-			snprintf(why, wlen, "level must be 0..40");
+			snprintf(why, wlen, "%s must be 0..40", k);
 			return -1;
 		}
-		d->level = (int32_t)v;
+		if (k[0] == 'l')
+			d->level = (int32_t)v;
+		else
+			d->spellcraft = (int32_t)v;
 		return 0;
 	}
 	if (strcmp(k, "component_pouch") == 0 || strcmp(k, "focus") == 0 ||
@@ -206,6 +210,13 @@ mg_cfield(const struct content *c, struct cdef *d, const char *k,
 			d->rebuke = b;
 		else
 			d->lacks = b ? (d->lacks & ~bit) : (d->lacks | bit);
+		return 0;
+	}
+	if (strcmp(k, "afraid_of") == 0) {	/* resolved by mg_refs */
+		if (refd_mpv_type(x) != REFD_MP_STR) {
+			snprintf(why, wlen, "expected a creature name");
+			return -1;
+		}
 		return 0;
 	}
 	if (strcmp(k, "metamagic") == 0) {
@@ -263,6 +274,32 @@ pens(struct cr *c)
 	base = c->d.dex + c->pen_dex;
 	c->pen_dex = pd < base - 1 ? pd : base - 1;
 	c->d.dex = base - c->pen_dex;
+}
+
+/* Setup fields naming other creatures: afraid_of, the source a
+ * frightened or panicked creature flees from (6.2).  -1: err filled. */
+int
+mg_refs(struct st *s, refd_mpv cs, char *err, size_t elen)
+{
+	int i, j;
+
+	for (i = 0; i < s->nc; i++) {
+		refd_mpv v = refd_mpv_get(refd_mpv_at(cs, (size_t)i),
+		    "afraid_of");
+
+		if (!refd_mpv_ok(v))
+			continue;
+		for (j = 0; j < s->nc; j++)
+			if (j != i && refd_mpv_streq(v, s->c[j].d.name))
+				break;
+		if (j == s->nc) {
+			snprintf(err, elen, "setup: creature '%s': afraid_of: "
+			    "no other creature of that name", s->c[i].d.name);
+			return -1;
+		}
+		s->c[i].fear_src = j + 1;
+	}
+	return 0;
 }
 
 void
@@ -478,8 +515,10 @@ mg_no_act(const struct cr *c)
 {
 	if (c->cond & COND_PARALYSED)
 		return 1;
-	if (c->rebuked_by || (c->cmd_by && !c->ordered))
-		return 1;	/* rebuked undead cower; commanded wait (5.16) */
+	if (c->rebuked_by || (c->cmd_by && !c->ordered) ||
+	    (c->turned_by && c->cornered))
+		return 1;	/* rebuked or cornered turned undead cower,
+				 * commanded ones wait (5.16) */
 	return !c->no62 && (c->cond & (COND_DAZED | COND_COWERING |
 	    COND_STUNNED));
 }
@@ -698,6 +737,10 @@ mg_still_casting(struct st *s, int i)
 {
 	struct cr *c = &s->c[i];
 
+	if (!able(c) || c->grap) {
+		c->casting = c->cast_left = 0;	/* interrupted: ruined */
+		return 1;
+	}
 	if (c->cast_left > 1) {
 		c->cast_left--;
 		s->full = 1;
@@ -742,9 +785,13 @@ mg_cast_check(const struct st *s, int a, const struct cmd *c,
 		return rej(y, REFD_EILLEGAL, "R001-65",
 		    "supernatural and extraordinary abilities and wands "
 		    "provoke nothing: there is nothing to do defensively");
-	if (c->hold && (sp->attack != 2 || kind != MK_SPELL))
+	if (c->hold && (sp->range != 0 || kind != MK_SPELL))
 		return rej(y, REFD_EILLEGAL, "R001-64",
-		    "only a melee touch spell can be held");
+		    "only a touch spell can be held");
+	if (c->hold && c->target >= 0)
+		return rej(y, REFD_EBADCMD, "R001-64",
+		    "a held charge is cast without a target: deliver it "
+		    "with \"touch\"");
 	if (kind == MK_SPELL_LIKE || kind == MK_SUPERNATURAL ||
 	    kind == MK_EXTRAORDINARY || kind == MK_WAND)
 		return REFD_OK;	/* no components */
@@ -837,6 +884,21 @@ mg_discharge(refd_ctx *ctx, struct st *s, int a, int t)
 	return spell_effect(ctx, s, a, t, &sp);
 }
 
+/* Two creatures come to grips: a held charge discharges into the other
+ * (touching anything by accident, 7.2). */
+int
+mg_contact(refd_ctx *ctx, struct st *s, int a, int t)
+{
+	int rc;
+
+	if (s->c[a].held && !s->c[t].dead &&
+	    (rc = mg_discharge(ctx, s, a, t)) != REFD_OK)
+		return rc;
+	if (s->c[t].held && !s->c[a].dead)
+		return mg_discharge(ctx, s, t, a);
+	return REFD_OK;
+}
+
 /* The touch is free in the casting round (part of the casting). */
 static int
 touch_free(const struct st *s, const struct cr *A)
@@ -883,12 +945,13 @@ mg_rebuked(struct st *s, int a, int i, int command)
 	struct cr *U = &s->c[i];
 
 	if (command && commanded_hd(s, a) + U->d.hd <= s->c[a].d.turn_level) {
+		if (U->grap)
+			man_grapple_leave(s, i);	/* it lets go */
 		U->cmd_by = a + 1;
 		U->orig_side = U->side;
 		U->side = s->c[a].side;
 		U->ordered = 0;
 		U->rebuked_by = 0;
-		U->grap = 0;
 		return;
 	}
 	U->rebuked_by = a + 1;
@@ -1011,6 +1074,10 @@ mg_parse(refd_mpv r, struct cmd *c)
 			c->ract = RK_MOVE;
 		else if (strcmp(act, "drop_prone") == 0)
 			c->ract = RK_DROP;
+		else if (strcmp(act, "cast") == 0)
+			c->ract = RK_CAST;
+		else if (strcmp(act, "counterspell") == 0)
+			c->ract = RK_COUNTER;
 		else if (strcmp(act, "attack") != 0)
 			return 1;
 	}
@@ -1056,6 +1123,19 @@ dist_from(const struct st *s, int i, int x, int y, int src)
 	return g_space_dist(x, y, space_n(&s->c[i]), S->x, S->y, space_n(S));
 }
 
+/* What the creature must flee from: the source of its panic or fear
+ * (6.2), or the cleric that turned it (5.16); -1: nothing. */
+static int
+flee_src(const struct cr *c)
+{
+	if (c->fear_src > 0 && ((c->cond & COND_PANICKED) ||
+	    ((c->cond & COND_FRIGHTENED) && !c->no62)))
+		return c->fear_src - 1;
+	if (c->turned_by)
+		return c->turned_by - 1;
+	return -1;
+}
+
 /*
  * The active creature's command, before the usual checks: 1 lets them
  * run; else REFD_OK (a command of this file, accepted) or a refusal.
@@ -1066,19 +1146,20 @@ mg_check(const struct st *s, int a, struct cmd *c, struct why *y)
 	const struct cr *A = &s->c[a], *T = c->target >= 0 ?
 	    &s->c[c->target] : NULL;
 
-	if (((A->cond & COND_PANICKED) || ((A->cond & COND_FRIGHTENED) &&
-	    !A->no62 && !A->cornered)) && A->fear_src > 0 &&
-	    !s->c[A->fear_src - 1].dead) {
-		int x, yy, src = A->fear_src - 1;
+	if (flee_src(A) >= 0 && !(A->cornered && !(A->cond &
+	    COND_PANICKED))) {
+		int x, yy, src = flee_src(A);
+		const char *rule = A->turned_by && !(A->cond &
+		    (COND_PANICKED | COND_FRIGHTENED)) ? "R001-59" : "R001-67";
 
 		if (!is_move(c->t) && c->t != C_END && c->t != C_STAND &&
 		    c->t != C_PRONE && c->t != C_DELAY)
-			return rej(y, REFD_EILLEGAL, "R001-67",
+			return rej(y, REFD_EILLEGAL, rule,
 			    "%s is afraid: it can only flee from %s",
 			    A->d.name, s->c[src].d.name);
 		if (is_move(c->t) && dest_of(c, &x, &yy) &&
 		    dist_from(s, a, x, yy, src) <= cdist(A, &s->c[src]))
-			return rej(y, REFD_ENOPATH, "R001-67",
+			return rej(y, REFD_ENOPATH, rule,
 			    "%s is afraid: it must move away from %s",
 			    A->d.name, s->c[src].d.name);
 	}
@@ -1121,7 +1202,7 @@ mg_check(const struct st *s, int a, struct cmd *c, struct why *y)
 		if (sp->effect == 0 && c->target == a)
 			return rej(y, REFD_ENOTARGET, "R001-64",
 			    "%s would not harm itself", A->d.name);
-		if (A->grap && A->grap - 1 != c->target)
+		if (A->grap && !man_in_grapple(s, a, c->target))
 			return rej(y, REFD_EILLEGAL, "R001-56",
 			    "grappling, only the grapple opponent");
 		if (touch_free(s, A))
@@ -1210,23 +1291,22 @@ mg_turn_start(refd_ctx *ctx, struct st *s, int i)
 	if (c->cmd_by)
 		c->ordered = c->ordered == 2 ? 1 : 0;
 	c->cornered = 0;
-	if ((c->cond & (COND_PANICKED | (c->no62 ? 0 : COND_FRIGHTENED))) &&
-	    c->fear_src > 0 && able(c) && !(c->cond & COND_COWERING) &&
-	    !s->c[c->fear_src - 1].dead) {
+	if (flee_src(c) >= 0 && able(c) && !(c->cond & COND_COWERING) &&
+	    !s->c[flee_src(c)].dead) {
 		int16_t dist[MAXM][MAXM][2], prev[MAXM][MAXM][2];
-		int x, y, now = cdist(c, &s->c[c->fear_src - 1]);
+		int x, y, src = flee_src(c), now = cdist(c, &s->c[src]);
 
 		reach_map(s, i, speed_of(c), 0, dist, prev);
 		for (y = 0; y < s->h; y++)
 			for (x = 0; x < s->w; x++)
 				if ((dist[y][x][0] >= 0 || dist[y][x][1] >= 0) &&
 				    free_at(s, i, x, y) &&
-				    dist_from(s, i, x, y, c->fear_src - 1) > now)
+				    dist_from(s, i, x, y, src) > now)
 					return REFD_OK;
 		/* Cornered: a panicked creature cowers until its next turn,
-		 * a frightened one may fight (6.2). */
+		 * a turned undead cowers, a frightened one may fight (6.2). */
 		c->cornered = 1;
-		if (!(c->cond & COND_PANICKED))
+		if (!(c->cond & COND_PANICKED) || c->turned_by)
 			return REFD_OK;
 		return mg_cond_add(ctx, s, i, 7, 1, -1);
 	}
@@ -1491,9 +1571,14 @@ mg_put(refd_mpw *w, const struct cmd *c)
 	}
 	if (c->release)
 		refd_mpw_kbool(w, "release", 1);
-	if (c->t == C_READY && c->ract)
-		refd_mpw_kstr(w, "action", c->ract == RK_MOVE ? "move" :
-		    "drop_prone");
+	if (c->t == C_READY && c->ract) {
+		static const char *const an[] = { "attack", "move",
+			"drop_prone", "cast", "counterspell" };
+
+		refd_mpw_kstr(w, "action", an[c->ract]);
+		if (c->ract == RK_CAST)
+			refd_mpw_kstr(w, "spell", c->spell);
+	}
 }
 
 typedef void (*try_fn)(const struct st *, int, refd_mpw *, struct cmd *,
@@ -1620,7 +1705,9 @@ mg_sane(const struct st *s, const struct cr *c)
 	    c->fear_src > s->nc || c->cmd_by < 0 || c->cmd_by > s->nc ||
 	    c->rebuked_by < 0 || c->rebuked_by > s->nc || c->cast_left < 0 ||
 	    c->orig_side < 0 || c->orig_side >= s->nseats || c->rec < 0 ||
-	    c->rec > MR_RECOVERING)
+	    c->rec > MR_RECOVERING || c->rdy_slot < 0 ||
+	    c->rdy_slot >= MAXSP || c->rdy_kind < RK_ATTACK ||
+	    c->rdy_kind > RK_COUNTER)
 		return 0;
 	for (k = 0; k < 4; k++)
 		if (c->tp_amt[k] < 0)
@@ -1706,6 +1793,74 @@ ready_squares(const struct st *s, int a, int skip, uint8_t ok[MAXM][MAXM])
 		}
 }
 
+static int
+ready_slot(const struct cr *A, const char *name)
+{
+	int k;
+
+	for (k = 0; k < MAXSP; k++)
+		if (A->d.sp[k].kind == MK_SPELL && A->d.uses[k] > 0 &&
+		    strcmp(A->d.sp[k].name, name) == 0)
+			return k;
+	return -1;
+}
+
+/* A readied spell at the trigger m, or a counterspell against its
+ * spell (1.8); the readied casting provokes nothing (it interrupts). */
+static int
+fire_spell(refd_ctx *ctx, struct st *s, int r, int m)
+{
+	struct cr *R = &s->c[r], *M = &s->c[m];
+	refd_mpw *w;
+	int rc, v, k, dc, ok;
+
+	if (R->rdy_kind == RK_CAST) {
+		const struct spell *sp = &R->d.sp[R->rdy_slot];
+		int reach = sp->range == 0 ? (natreach(R) > 0 ?
+		    natreach(R) : 0) : sp->range;
+
+		if (R->d.uses[R->rdy_slot] < 1 || M->dead ||
+		    cdist(R, M) > reach || !has_loe(s, r, m) ||
+		    !perceives(s, r, m))
+			return ev_who(ctx, s, "ready_fizzles", r);
+		R->d.uses[R->rdy_slot]--;
+		w = refd_mpw_create();
+		refd_mpw_map(w);
+		refd_mpw_kstr(w, "type", "cast");
+		refd_mpw_kstr(w, "who", R->d.name);
+		refd_mpw_kstr(w, "spell", sp->name);
+		refd_mpw_kstr(w, "target", M->d.name);
+		refd_mpw_end(w);
+		if ((rc = emitw(ctx, s, w)) != REFD_OK)
+			return rc;
+		return spell_effect(ctx, s, r, m, sp);
+	}
+	/* Counterspell: Spellcraft DC 15 + level identifies the spell; the
+	 * same spell, known with a cast left, counters it. */
+	dc = 15 + M->d.sp[s->k.pen].level;
+	if ((rc = roll(ctx, 20, "spellcraft", &v)) != REFD_OK)
+		return rc;
+	ok = v + R->d.spellcraft >= dc;
+	k = ok ? ready_slot(R, M->d.sp[s->k.pen].name) : -1;
+	w = refd_mpw_create();
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "type", "counterspell");
+	refd_mpw_kstr(w, "who", R->d.name);
+	refd_mpw_kstr(w, "target", M->d.name);
+	refd_mpw_kint(w, "roll", v);
+	refd_mpw_kint(w, "dc", dc);
+	refd_mpw_kbool(w, "identified", ok);
+	if (ok)
+		refd_mpw_kstr(w, "spell", M->d.sp[s->k.pen].name);
+	refd_mpw_kbool(w, "countered", k >= 0);
+	refd_mpw_end(w);
+	if (k >= 0) {
+		R->d.uses[k]--;
+		s->countered = 1;
+	}
+	return emitw(ctx, s, w);
+}
+
 int
 mg_ready_check(const struct st *s, int a, const struct cmd *c,
     struct why *y)
@@ -1716,6 +1871,37 @@ mg_ready_check(const struct st *s, int a, const struct cmd *c,
 	if (c->ract == RK_DROP)
 		return A->prone ? rej(y, REFD_EILLEGAL, "R001-45",
 		    "%s is already prone", A->d.name) : REFD_OK;
+	if (c->ract == RK_COUNTER) {
+		int k;
+
+		for (k = 0; k < MAXSP; k++)
+			if (A->d.sp[k].kind == MK_SPELL && A->d.uses[k] > 0)
+				break;
+		if (k == MAXSP || c->trig != 1)
+			return rej(y, REFD_EILLEGAL, "R001-45",
+			    "a counterspell is readied for when the target "
+			    "casts, by a creature with a spell to cast");
+		return REFD_OK;
+	}
+	if (c->ract == RK_CAST) {
+		int k = ready_slot(A, c->spell);
+		const struct spell *sp;
+
+		if (k < 0)
+			return rej(y, REFD_ERESOURCE, "R001-45",
+			    "%s has no cast of '%.30s' left", A->d.name,
+			    c->spell);
+		sp = &A->d.sp[k];
+		if (sp->time != 0 && sp->time != 2)
+			return rej(y, REFD_EILLEGAL, "R001-45",
+			    "only a spell of one standard action or less can "
+			    "be readied");
+		if (sp->effect != 0 && sp->effect != 3)
+			return rej(y, REFD_EILLEGAL, "R001-45",
+			    "a readied spell is cast at the foe: '%s' does "
+			    "not harm", sp->name);
+		return mg_cast_check(s, a, c, sp, y);
+	}
 	if (!c->has_to || c->x < 0 || c->y < 0 || c->x >= s->w ||
 	    c->y >= s->h)
 		return rej(y, REFD_EBADCMD, "R001-45",
@@ -1735,6 +1921,7 @@ mg_ready_check(const struct st *s, int a, const struct cmd *c,
 void
 mg_ready_set(struct cr *A, const struct cmd *c)
 {
+	A->rdy_slot = c->ract == RK_CAST ? ready_slot(A, c->spell) : 0;
 	A->rdy_kind = c->ract;
 	A->rdy_x = c->x;
 	A->rdy_y = c->y;
@@ -1764,6 +1951,8 @@ mg_fire(refd_ctx *ctx, struct st *s, int r)
 		R->prone = 1;
 		return ev_who(ctx, s, "drop_prone", r);
 	}
+	if (R->rdy_kind == RK_CAST || R->rdy_kind == RK_COUNTER)
+		return fire_spell(ctx, s, r, s->k.who);
 	ready_squares(s, r, s->k.who, ok);	/* its trigger is paused */
 	w = refd_mpw_create();
 	refd_mpw_map(w);
@@ -1798,6 +1987,27 @@ mg_legal_ready(const struct st *s, int seat, refd_mpw *w, int t,
 	char label[128];
 
 	for (trig = 0; trig < 2; trig++) {
+		int k;
+
+		for (k = -1; k < MAXSP; k++) {
+			blank(&c, C_READY);
+			c.target = t;
+			c.trig = trig;
+			c.ract = k < 0 ? RK_COUNTER : RK_CAST;
+			if (k >= 0)
+				snprintf(c.spell, sizeof(c.spell), "%s",
+				    s->c[a].d.sp[k].name);
+			cc = c;
+			if ((k >= 0 && (s->c[a].d.sp[k].kind != MK_SPELL ||
+			    s->c[a].d.uses[k] < 1)) ||
+			    cmd_check(s, seat, &cc, &y) != REFD_OK)
+				continue;
+			snprintf(label, sizeof(label), "Ready %s%s when %s %s",
+			    k < 0 ? "a counterspell" : "to cast ",
+			    k < 0 ? "" : c.spell, s->c[t].d.name,
+			    trig ? "casts" : "comes near");
+			put(s, w, &c, label);
+		}
 		blank(&c, C_READY);
 		c.target = t;
 		c.trig = trig;

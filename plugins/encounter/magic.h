@@ -20,7 +20,7 @@ enum { MK_SPELL, MK_SPELL_LIKE, MK_SUPERNATURAL, MK_EXTRAORDINARY,
 /* Metamagic (7.2). */
 enum { MM_EXTEND = 1, MM_EMPOWER = 2, MM_STILL = 4, MM_SILENT = 8 };
 /* Readied actions (1.8). */
-enum { RK_ATTACK, RK_MOVE, RK_DROP, RK_STAND };
+enum { RK_ATTACK, RK_MOVE, RK_DROP, RK_CAST, RK_COUNTER };
 /* Recovery stages (3.4). */
 enum { MR_NONE, MR_UNCONSCIOUS, MR_ALONE, MR_RECOVERING };
 
@@ -38,6 +38,7 @@ int mg_spell_done(struct spell *sp, char *err, size_t elen);
 int mg_cfield(const struct content *c, struct cdef *d, const char *k,
     refd_mpv x, char *why, size_t wlen);
 void mg_setup(struct st *s);
+int mg_refs(struct st *s, refd_mpv cs, char *err, size_t elen);
 const char *mg_cond_name(int i);
 
 /* Conditions. */
@@ -70,6 +71,7 @@ int mg_verbal(const struct cr *A, const struct spell *sp);
 int mg_concentrates(const struct spell *sp);
 int mg_hold(refd_ctx *ctx, struct st *s, int a, int slot);
 int mg_discharge(refd_ctx *ctx, struct st *s, int a, int t);
+int mg_contact(refd_ctx *ctx, struct st *s, int a, int t);
 int spell_effect(refd_ctx *ctx, struct st *s, int a, int t,
     const struct spell *sp);
 

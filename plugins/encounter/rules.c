@@ -102,7 +102,7 @@ save_pen(const struct cr *c)
 int
 acts(const struct cr *c)
 {
-	return able(c) && !mg_no_act(c) && !c->turned_by;
+	return able(c) && !mg_no_act(c);
 }
 
 /* Restricted activity (R001-05): surprise round, disabled, staggered. */
@@ -207,7 +207,8 @@ threatens(const struct st *s, int a, int t)
 	const struct cr *c = &s->c[a];
 	struct weapon w;
 
-	if (!acts(c) || c->grap || !armed(c) || a == t || c->casting)
+	if (!acts(c) || c->grap || !armed(c) || a == t || c->casting ||
+	    c->turned_by)
 		return 0;	/* casting a 1-round spell: no threat (4.8) */
 	melee_weapon(c, &w);
 	return reaches(s, c, &w, &s->c[t]);
@@ -599,7 +600,7 @@ ac_vs(const struct st *s, int d, int a, int flags)
 		ac += (flags & A_RANGED) ? 2 : -2;
 	if (D->cond & COND_NODEX)
 		ac -= 2;
-	if (D->rebuked_by)
+	if (D->rebuked_by || (D->turned_by && D->cornered))
 		ac -= 2;	/* rebuked undead cower: +2 to hit (5.16) */
 	if (D->cond & COND_SQUEEZING)
 		ac -= 4;

@@ -234,6 +234,7 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 	INTX("slow_effect_dc", 0, 40, 0, &c->slow_dc);
 	INTX("burrow", 0, 20, 0, &c->burrow);
 	INTX("lucky", 0, 9, 0, &c->lucky);
+	INTX("shield_block", 0, 9, 0, &c->block);
 	{
 		refd_mpv sa = refd_mpv_get(v, "simultaneous_attack");
 		size_t q;

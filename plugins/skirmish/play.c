@@ -473,6 +473,8 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 			ac += 4;
 	}
 	ac += (cover ? 4 : 0) + (inmelee ? 4 : 0);
+	if (s->blocking == d + 1)
+		ac += 4;	/* Shield Block, an immediate action */
 	if (s->u[d].stunned)
 		ac -= 2;
 	if (s->u[d].frightened)

@@ -16,7 +16,8 @@ static const char *const cmdname[C_NTYPES] = { "", "submit", "setup_first",
 	"cast", "cast_cone", "end", "aoo", "decline", "cleave", "rush", "smite", "wake", "cast_area", "cast_line",
 	"place_tile", "sidestep", "whirlwind", "turn_undead", "leap",
 	"stunning_attack", "burrow", "death_attack", "hurling_charge",
-	"summon", "push", "death_strike", "pull", "slide", "switch", "reroll" };
+	"summon", "push", "death_strike", "pull", "slide", "switch", "reroll",
+	"block" };
 static const char *const argname[C_NTYPES][6] = {
 	{ NULL }, { NULL }, { "seat" }, { "x", "y" }, { "seat" }, { "unit" },
 	{ "x", "y" }, { "target", "line" }, { "target", "line" },
@@ -29,7 +30,7 @@ static const char *const argname[C_NTYPES][6] = {
 	{ "target" }, { "target", "line" }, { NULL }, { "target", "line" },
 	{ "target", "x", "y", "line" }, { "spell", "x", "y" }, { "x", "y" },
 	{ "target", "line" }, { "x", "y" }, { "x", "y" },
-	{ "spell", "target", "x", "y", "tx", "ty" }, { NULL }
+	{ "spell", "target", "x", "y", "tx", "ty" }, { NULL }, { NULL }
 };
 
 static int
@@ -839,7 +840,8 @@ check(const struct cx *x, const struct state *s, int seat,
 				    "in any direction");
 			return 0;
 		}
-		if (s->dec == DEC_REROLL && c->type == C_REROLL)
+		if ((s->dec == DEC_REROLL && c->type == C_REROLL) ||
+		    (s->dec == DEC_IMMED && c->type == C_BLOCK))
 			return 0;
 		if (s->dec == DEC_CLEAVE && c->type == C_CLEAVE) {
 			int e = c->a[0];
@@ -852,11 +854,12 @@ check(const struct cx *x, const struct state *s, int seat,
 		}
 		NO(REFD_EPHASE, s->dec == DEC_AOO ? "R000-42" : "R000-98",
 		    "%s must first decide on %s with unit %d (aoo, cleave, "
-		    "push, pull, slide, reroll or decline)", seat == 0 ? "seat 0" :
+		    "push, pull, slide, reroll, block or decline)", seat == 0 ?
+		    "seat 0" :
 		    seat == 1 ? "seat 1" : seat == 2 ? "seat 2" : "seat 3",
 		    s->dec == DEC_AOO ? "an attack of opportunity" :
 		    s->dec == DEC_PUSH ? "a forced move" : s->dec == DEC_REROLL ?
-		    "a reroll" : s->dec == DEC_DSTRIKE ? "a Death Strike" :
+		    "a reroll" : s->dec == DEC_IMMED ? "a Shield Block" : s->dec == DEC_DSTRIKE ? "a Death Strike" :
 		    "a Cleave attack",
 		    (int)t);
 	}
@@ -1148,6 +1151,27 @@ sk_reveal(struct cx *x, struct state *s)
 	}
 }
 
+/* An attack; a missed attack roll of a plain attack (fl 0) may then be
+ * rerolled (the stand-in Lucky, §4.5, R000-95), the second result
+ * standing. */
+static void
+plain_attack(struct cx *x, struct state *s, int u, int tgt, int ranged,
+    int line, int fl)
+{
+	s->rr_miss = 0;
+	attack(x, s, u, tgt, ranged, line, fl, 0);
+	if (fl == 0 && s->rr_miss && s->dec == DEC_NONE &&
+	    s->stage != ST_OVER && s->u[u].on && s->u[tgt].on &&
+	    CARD(x, s, u)->lucky > s->u[u].luck_spent) {
+		s->dec = DEC_REROLL;
+		s->dec_unit = u;
+		s->dec_target = tgt;
+		s->dec_line = line;
+		s->dec_mode = ranged;
+	}
+	s->rr_miss = 0;
+}
+
 static void
 exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 {
@@ -1301,22 +1325,23 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 			    (c->type == C_STUNATK ? 8 : 0) |
 			    (c->type == C_DEATHATK ? 16 : 0);
 
-			s->rr_miss = 0;
-			attack(x, s, u, tgt, c->type == C_SHOOT, line, fl, 0);
-			/* §4.5 (R000-95): a missed attack roll of a plain
-			 * attack may be rerolled (the stand-in Lucky), the
-			 * second result standing */
-			if (fl == 0 && s->rr_miss && s->dec == DEC_NONE &&
-			    s->stage != ST_OVER && s->u[u].on &&
-			    s->u[tgt].on && CARD(x, s, u)->lucky >
-			    s->u[u].luck_spent) {
-				s->dec = DEC_REROLL;
-				s->dec_unit = u;
-				s->dec_target = tgt;
+			if (fl == 0 && functional(s, tgt) &&
+			    CARD(x, s, tgt)->block > s->u[tgt].block_spent) {
+				/* §4.5 (R000-95): the defender's owner may
+				 * interrupt with an immediate action, which
+				 * resolves before the attack */
+				s->dec = DEC_IMMED;
+				s->dec_unit = tgt;
+				s->dec_target = u;
 				s->dec_line = line;
 				s->dec_mode = c->type == C_SHOOT;
+				w = sk_ev("attack_declared");
+				refd_mpw_kint(w, "unit", u);
+				refd_mpw_kint(w, "target", tgt);
+				sk_emit(x, w);
+				return;
 			}
-			s->rr_miss = 0;
+			plain_attack(x, s, u, tgt, c->type == C_SHOOT, line, fl);
 		}
 		if (c->type == C_SHOOT && s->stage != ST_OVER)
 			gaze_back(x, s, u, tgt);
@@ -1468,11 +1493,34 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		sk_run(x, s);
 		return;
 	}
+	case C_BLOCK:
 	case C_DECLINE: {
 		int a = s->dec_unit, ds = s->dec == DEC_DSTRIKE;
 
+		if (s->dec == DEC_IMMED) {
+			int at = s->dec_target, rg = s->dec_mode;
+
+			w = sk_ev(c->type == C_BLOCK ? "shield_block" :
+			    "declined");
+			refd_mpw_kint(w, "unit", a);
+			sk_emit(x, w);
+			s->dec = DEC_NONE;
+			s->dec_unit = -1;
+			if (c->type == C_BLOCK) {
+				s->u[a].block_spent++;
+				s->blocking = a + 1;
+			}
+			plain_attack(x, s, at, a, rg, s->dec_line, 0);
+			if (s->dec != DEC_REROLL)
+				s->blocking = 0;	/* kept for a reroll */
+			if (rg && s->stage != ST_OVER)
+				gaze_back(x, s, at, a);
+			sk_run(x, s);
+			return;
+		}
 		if (s->dec == DEC_AOO)
 			s->pr[s->nprog - 1].qi++;
+		s->blocking = 0;
 		w = sk_ev("declined");
 		refd_mpw_kint(w, "unit", s->dec_unit);
 		sk_emit(x, w);
@@ -1547,6 +1595,7 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		sk_emit(x, w);
 		attack(x, s, a, s->dec_target, s->dec_mode, s->dec_line, 0, 0);
 		s->rr_miss = 0;
+		s->blocking = 0;
 		sk_run(x, s);
 		return;
 	}
@@ -1648,6 +1697,10 @@ sk_label(struct cx *x, const struct state *s, const struct cmd *c, char *buf,
 		    "Pushback:" : c->type == C_PULL ? "Pull:" : "Slide:",
 		    CARD(x, s, s->dec_target)->name, (int)s->dec_target,
 		    (int)c->a[0], (int)c->a[1]);
+		break;
+	case C_BLOCK:
+		snprintf(buf, len, "Shield Block (immediate): +4 AC against "
+		    "this attack");
 		break;
 	case C_REROLL:
 		snprintf(buf, len, "Lucky: reroll the missed attack roll (the "
@@ -1983,6 +2036,9 @@ legal_list(struct lst *l)
 		else if (s->dec == DEC_REROLL) {
 			set(&c, C_REROLL, 0, 0, 0, 0);
 			offer(l, &c);
+		} else if (s->dec == DEC_IMMED) {
+			set(&c, C_BLOCK, 0, 0, 0, 0);
+			offer(l, &c);
 		} else if (s->dec == DEC_PUSH)
 			for (i = 0; i < 9; i++) {
 				set(&c, s->dec_mode == 0 ? C_PUSH : s->dec_mode == 1 ?
@@ -2225,6 +2281,8 @@ op_describe(refd_ctx *ctx, void *pdata)
 	    "attack before the creature is destroyed");
 	doc_cmd(w, "push", a_xy, 2, "Pushback: push the damaged smaller "
 	    "creature to (x, y), one square farther away");
+	doc_cmd(w, "block", NULL, 0, "off-turn, Shield Block: an immediate "
+	    "action, +4 AC against the declared attack");
 	doc_cmd(w, "reroll", NULL, 0, "Lucky: reroll the missed attack roll, "
 	    "keeping the second result");
 	doc_cmd(w, "pull", a_xy, 2, "Pull: pull the damaged creature to "
@@ -2499,7 +2557,7 @@ op_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_kstr(w, "kind", s->dec == DEC_AOO ? "aoo" :
 		    s->dec == DEC_PUSH ? (s->dec_mode == 0 ? "push" :
 		    s->dec_mode == 1 ? "pull" : "slide") : s->dec == DEC_REROLL ?
-		    "reroll" : s->dec == DEC_DSTRIKE ?
+		    "reroll" : s->dec == DEC_IMMED ? "immediate" : s->dec == DEC_DSTRIKE ?
 		    "death_strike" : "cleave");
 		if (s->dec == DEC_PUSH)
 			refd_mpw_kint(w, "target", s->dec_target);

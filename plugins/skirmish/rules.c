@@ -490,25 +490,15 @@ alive(const struct state *s, int seat)
 	return n;
 }
 
+/* A team's creatures left (vp 0) or VP (vp 1). */
 static int
-team_alive(const struct state *s, int team)
+team_sum(const struct state *s, int team, int vp)
 {
 	int q, n = 0;
 
 	for (q = 0; q < s->nseats; q++)
 		if (s->team[q] == team)
-			n += alive(s, q);
-	return n;
-}
-
-static int
-team_vp(const struct state *s, int team)
-{
-	int q, n = 0;
-
-	for (q = 0; q < s->nseats; q++)
-		if (s->team[q] == team)
-			n += s->vp[q];
+			n += vp ? s->vp[q] : alive(s, q);
 	return n;
 }
 
@@ -586,7 +576,7 @@ tiebreak_among(const struct cx *x, const struct state *s, int cand)
 	struct grid_space cen;
 
 	for (t = 0; t < SK_MAXSEATS; t++) {
-		vp[t] = team_vp(s, t);
+		vp[t] = team_sum(s, t, 1);
 		best[t] = 1 << 20;
 		cost[t] = 0;
 	}
@@ -657,7 +647,7 @@ check_victory(struct cx *x, struct state *s)
 	if (s->stage == ST_OVER || s->stage < ST_FIRST)
 		return;
 	for (t = 0; t < SK_MAXSEATS; t++)
-		if (all_teams(s) >> t & 1 && team_alive(s, t) > 0) {
+		if (all_teams(s) >> t & 1 && team_sum(s, t, 0) > 0) {
 			left |= 1 << t;
 			nleft++;
 		}
@@ -665,7 +655,7 @@ check_victory(struct cx *x, struct state *s)
 		int vp[SK_MAXSEATS], m;
 
 		for (t = 0; t < SK_MAXSEATS; t++)
-			vp[t] = team_vp(s, t);
+			vp[t] = team_sum(s, t, 1);
 		m = best_teams(all_teams(s), vp, 1, &n);
 		game_over(x, s, team_seat(s, m, n), RS_ELIM);
 		return;

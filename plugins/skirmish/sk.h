@@ -133,6 +133,7 @@ struct card {
 	int32_t nspell;
 	struct spell sp[SK_MAXSPELLS];
 	int32_t lucky;		/* stand-in: rerolls of a missed attack */
+	int32_t block;		/* stand-in immediate action: +4 AC uses */
 	int32_t simul;		/* Simultaneous Attack: kinds (1 melee, 2
 				 * ranged, 4 spell) used in one turn */
 };
@@ -199,6 +200,7 @@ struct unit {
 	int32_t summoner1;	/* summoner + 1; 0: not summoned */
 	int32_t parity;		/* unused outside turns */
 	int32_t luck_spent;	/* rerolls used */
+	int32_t block_spent;	/* Shield Block uses */
 };
 
 enum prog_kind { PK_STEP = 1, PK_CHARGE, PK_ROUT };
@@ -220,7 +222,7 @@ enum stage {
 };
 
 enum decision { DEC_NONE, DEC_AOO, DEC_CLEAVE, DEC_DSTRIKE, DEC_PUSH,
-	DEC_REROLL };
+	DEC_REROLL, DEC_IMMED };
 
 struct state {
 	int32_t magic, map, nseats, stage;
@@ -256,6 +258,8 @@ struct state {
 	int32_t swift_used;	/* the turn's swift action is spent */
 	int32_t rr_ok, rr_miss;	/* within one command: a reroll may follow
 				 * a missed attack roll; it missed */
+	int32_t blocking;	/* unit + 1 whose Shield Block holds for the
+				 * attack being resolved */
 	/* a reaction owed */
 	int32_t dec, dec_unit, dec_line, dec_target;
 	int32_t dec_mode;	/* DEC_PUSH: 0 push, 1 pull, 2 slide */
@@ -324,7 +328,8 @@ enum cmdtype {
 	C_MELEE, C_SHOOT, C_CHARGE, C_CAST, C_CAST_CONE, C_END, C_AOO,
 	C_DECLINE, C_CLEAVE, C_RUSH, C_SMITE, C_WAKE, C_CAST_AREA, C_CAST_LINE, C_PLACE, C_SIDESTEP, C_WHIRLWIND,
 	C_TURN, C_LEAP, C_STUNATK, C_BURROW, C_DEATHATK, C_HURL, C_SUMMON,
-	C_PUSH, C_STRIKE, C_PULL, C_SLIDE, C_SWITCH, C_REROLL, C_NTYPES
+	C_PUSH, C_STRIKE, C_PULL, C_SLIDE, C_SWITCH, C_REROLL, C_BLOCK,
+	C_NTYPES
 };
 
 struct cmd {

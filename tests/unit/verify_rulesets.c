@@ -139,15 +139,15 @@ main(void)
 				diag("%s", e.message);
 				continue;
 			}
-			for (s = 0; s < pl->desc->min_seats && rc == 0; s++)
+			for (s = 0; s < match_nseats(m) && rc == 0; s++)
 				rc = match_join(m, s, (const uint8_t *)"t", 1,
 				    tok[s], &e);
 			if (!ok(rc == 0, "%s %s: join", pl->name, what)) {
 				diag("%s", e.message);
 				continue;
 			}
-			rc = play_legal(ms, m, tok, pl->desc->min_seats, 300);
-			ok(rc == 0 && match_seq(m) > pl->desc->min_seats + 2,
+			rc = play_legal(ms, m, tok, match_nseats(m), 300);
+			ok(rc == 0 && match_seq(m) > match_nseats(m) + 2,
 			    "%s %s: played to seq %llu", pl->name, what,
 			    (unsigned long long)match_seq(m));
 			if (!match_finished(m))
