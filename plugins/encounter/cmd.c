@@ -29,7 +29,8 @@ const char *const cmd_name[C_NCMD] = {
 	"mount_attack",
 	"hide", "spot",
 	"use_item", "use_ability", "touch", "rebuke", "dispel_turning",
-	"bolster", "command", "rest"
+	"bolster", "command", "rest",
+	"pick_up", "drop", "shield", "hold", "load"
 };
 
 int
@@ -160,6 +161,7 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 	c->start = refd_mpv_get_bool(r, "start", 0);
 	c->fast = refd_mpv_get_bool(r, "fast", 0);
 	c->mm = refd_mpv_get_bool(r, "mount_moves", 0);
+	c->artist = refd_mpv_get_bool(r, "artist", 0);
 	t = refd_mpv_get_str(r, "trigger", "reach");
 	if (strcmp(t, "reach") == 0)
 		c->trig = 0;
@@ -192,6 +194,8 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 		c->item = 1;
 	else if (strcmp(t, "shield") == 0)
 		c->item = 2;
+	else if (strcmp(t, "potion") == 0)
+		c->item = 3;
 	else
 		bad = 1;
 	bad |= mg_parse(r, c);
@@ -200,12 +204,12 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 		return rej(w, REFD_EBADCMD, "R001-70",
 		    "malformed argument: squares are [x, y] integer pairs, "
 		    "kind is attack|bull_rush, mode attack|ac, item "
-		    "weapon|armor|shield");
+		    "weapon|armor|shield|potion");
 	return REFD_OK;
 }
 
 /* Budget (R001-04, R001-05). */
-static int can_full(const struct st *s, const struct cr *c);
+int can_full(const struct st *s, const struct cr *c);
 int
 can_std(const struct st *s, const struct cr *c)
 {
@@ -241,13 +245,13 @@ full_ok(const struct st *s, const struct cr *c, const struct cmd *cm)
 	return can_full(s, c);
 }
 
-static int
+int
 can_full(const struct st *s, const struct cr *c)
 {
 	return !s->full && !s->std && !s->mv && !s->fa && !restricted(s, c);
 }
 
-static int
+int
 nmain(const struct cr *c)
 {
 	int b = c->d.bab;
@@ -255,10 +259,27 @@ nmain(const struct cr *c)
 	return 1 + (b >= 6) + (b >= 11) + (b >= 16);
 }
 
+/* Something replacing an attack of a full attack has one left (2.9). */
+int
+attack_slot_ok(const struct st *s, const struct cr *A, struct why *y)
+{
+	if (!s->fa && !can_full(s, A))
+		return rej(y, REFD_ERESOURCE, "R001-24",
+		    "a full attack takes the whole turn");
+	if (s->fa && s->fa_main >= nmain(A))
+		return rej(y, REFD_ERESOURCE, "R001-24",
+		    "%s has no main-hand attack left", A->d.name);
+	return REFD_OK;
+}
+
 static int
 has_off(const struct cr *c)
 {
-	return (c->d.w[1].nd > 0 && !c->d.w[1].ranged) || c->d.w[0].dbl;
+	/* A melee off-hand weapon, or a thrown one with a thrown main
+	 * weapon (thrown weapons in pairs, 2.13). */
+	return (c->d.w[1].nd > 0 && (!c->d.w[1].ranged ||
+	    (c->d.w[1].ranged == 1 && c->d.w[0].ranged == 1))) ||
+	    c->d.w[0].dbl;
 }
 
 /* Two-weapon penalties (2.13): primary and off hand. */
@@ -419,7 +440,7 @@ point_dist(const struct cr *A, int px, int py)
 
 /* Drawing is free with a move action used for movement at BAB +1
  * (1.6), once a turn. */
-static int
+int
 draw_free(const struct st *s, const struct cr *A)
 {
 	return A->d.bab >= 1 && s->moveact && !s->freedraw;
@@ -638,7 +659,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		return rej(y, REFD_EFINISHED, "R001-81", "the fight is over");
 	if (s->pk != PK_NONE) {
 		static const int want[] = { 0, C_AOO, C_COUNTER, C_FOLLOW,
-			C_ACT, C_FIRE, C_AVOID, C_CLEAVE };
+			C_ACT, C_FIRE, C_AVOID, C_CLEAVE, C_HOLD };
 
 		if (seat != prompt_seat(s))
 			return rej(y, REFD_ENOTYOURTURN, "R001-70",
@@ -665,7 +686,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 	}
 	if (c->t == C_AOO || c->t == C_COUNTER || c->t == C_FOLLOW ||
 	    c->t == C_ACT || c->t == C_WAIT || c->t == C_FIRE ||
-	    c->t == C_AVOID || c->t == C_CLEAVE)
+	    c->t == C_AVOID || c->t == C_CLEAVE || c->t == C_HOLD)
 		return rej(y, REFD_EPHASE, "R001-70",
 		    "there is no prompt to answer");
 	a = active(s);
@@ -844,6 +865,10 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		    (rc = size_gap_ok(s, a, t, "bull rush", "R001-49", y)) !=
 		    REFD_OK)
 			return rc;
+		if (c->kind == C_BULL && T->grap)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is held in a grapple: it cannot be pushed out "
+			    "of it", T->d.name);
 		{
 			int d = charge_dest(s, a, t, c, y), n;
 			int max = restricted(s, A) && !A->mounted ?
@@ -914,13 +939,13 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_EILLEGAL, "R001-56",
 			    "%s is pinned: it can only try to escape",
 			    A->d.name);
-		if (A->grap && (c->t == C_FULL || c->has_sq ||
+		if (A->grap && (c->off || c->has_sq ||
 		    !man_in_grapple(s, a, t) || A->d.w[0].ranged ||
 		    (A->d.w[0].cat != 0 && !A->d.w[0].unarmed &&
 		    !A->d.w[0].natural)))
 			return rej(y, REFD_EILLEGAL, "R001-56",
 			    "grappling, %s can only attack %s with a light, "
-			    "unarmed or natural weapon (one attack)", A->d.name,
+			    "unarmed or natural weapon (no off hand)", A->d.name,
 			    nm(s, A->grap - 1));
 		if (c->off) {
 			if (c->t != C_FULL || !has_off(A))
@@ -929,6 +954,10 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 				    "weapon and a full attack");
 			aw = A->d.w[0].dbl ? &A->d.w[0] : &A->d.w[1];
 		}
+		if (aw->crossbow && aw->ranged && A->unloaded)
+			return rej(y, REFD_EILLEGAL, "R001-13",
+			    "%s's %s is not loaded: load it first", A->d.name,
+			    aw->name);
 		if (c->t == C_ATTACK && !can_std(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-04",
 			    "%s has no standard action left this turn",
@@ -993,13 +1022,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 				return rej(y, REFD_EILLEGAL, "R001-24",
 				    "only trip, disarm, sunder and grapple "
 				    "replace an attack of a full attack");
-			if (!s->fa && !can_full(s, A))
-				return rej(y, REFD_ERESOURCE, "R001-24",
-				    "a full attack takes the whole turn");
-			if (s->fa && s->fa_main >= nmain(A))
-				return rej(y, REFD_ERESOURCE, "R001-24",
-				    "%s has no main-hand attack left",
-				    A->d.name);
+			if ((rc = attack_slot_ok(s, A, y)) != REFD_OK)
+				return rc;
 		} else if (!can_std(s, A)) {
 			return rej(y, REFD_ERESOURCE, "R001-04",
 			    "%s has no standard action left this turn",
@@ -1026,13 +1050,24 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			if (cdist(A, T) != 1)
 				return rej(y, REFD_ERANGE, "R001-49",
 				    "a bull rush needs %s adjacent", T->d.name);
+			if (T->grap)
+				return rej(y, REFD_EILLEGAL, "R001-56",
+				    "%s is held in a grapple: it cannot be "
+				    "pushed out of it", T->d.name);
 			return size_gap_ok(s, a, t, "bull rush", "R001-49", y);
 		case C_DISARM:
+			if (c->item == 3)	/* grab a carried potion */
+				return man_potion_check(s, a, c, y);
 			if (T->d.w[0].unarmed || T->d.w[0].natural)
 				return rej(y, REFD_EILLEGAL, "R001-51",
 				    "%s holds no weapon", T->d.name);
+			if (T->d.w[0].gauntlet)
+				return rej(y, REFD_EILLEGAL, "R001-51",
+				    "a spiked gauntlet cannot be disarmed");
 			return REFD_OK;
 		case C_SUNDER:
+			if (c->item == 3)	/* a carried potion */
+				return man_potion_check(s, a, c, y);
 			if (c->item == 1)
 				return rej(y, REFD_EILLEGAL, "R001-52",
 				    "worn armor cannot be sundered");
@@ -1195,10 +1230,16 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		    !perceives(s, a, t))
 			return rej(y, REFD_ENOTARGET, "R001-57",
 			    "overrun an enemy you can see");
-		if (space_n(A) != 1 || space_n(T) != 1)
+		if ((space_n(A) != 1 || space_n(T) != 1) && c->npath == 0 &&
+		    !c->has_to)
 			return rej(y, REFD_EILLEGAL, "R001-57",
-			    "overrun is only supported between 1-square "
-			    "creatures");
+			    "between creatures larger than one square, give "
+			    "the move's \"to\" or \"path\" through %s",
+			    T->d.name);
+		if (T->grap)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is held in a grapple and cannot be overrun",
+			    T->d.name);
 		if (cdist(A, T) != 1 && c->npath == 0 && !c->has_to)
 			return rej(y, REFD_ERANGE, "R001-57",
 			    "%s must be adjacent (or give the move's \"to\" "
@@ -1252,6 +1293,11 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			    "the point is beyond 5 range increments");
 		return REFD_OK;
 	}
+	case C_PICKUP:
+	case C_DROP:
+	case C_SHIELD:
+	case C_LOAD:
+		return man_item_check(s, a, c, y);
 	case C_DRAW:
 		if (A->stow[0].nd == 0 && A->stow[1].nd == 0)
 			return rej(y, REFD_EILLEGAL, "R001-77",
@@ -1323,6 +1369,10 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		if (!armed(A) && !(c->trig == 1 && A->d.w[0].ranged))
 			return rej(y, REFD_EILLEGAL, "R001-45",
 			    "%s has no melee weapon to ready", A->d.name);
+		if (c->trig == 1 && A->d.w[0].crossbow && A->unloaded)
+			return rej(y, REFD_EILLEGAL, "R001-13",
+			    "%s's %s is not loaded", A->d.name,
+			    A->d.w[0].name);
 		return REFD_OK;
 	case C_CRAWL:
 	case C_MINMOVE: {
@@ -1988,7 +2038,7 @@ resume(refd_ctx *ctx, struct st *s)
 
 /* Start a paused action: provoke (mode 0 none, 1 everyone threatening
  * who, 2 the target only) then finish it. */
-static int
+int
 begin_act(refd_ctx *ctx, struct st *s, int act, int who, int target,
     int flags, int pen, int provoke)
 {
@@ -2025,7 +2075,7 @@ better_sd(const struct cr *c)
 }
 
 /* Opposed attack-roll modifier with the held weapon (5.8, D001-36). */
-static int
+int
 disarm_mod(const struct st *s, int a, int o)
 {
 	const struct cr *A = &s->c[a];
@@ -2049,7 +2099,7 @@ grapple_mod(const struct cr *c)
 }
 
 int
-unarmed_damage(refd_ctx *ctx, struct st *s, int a, int t)
+unarmed_damage(refd_ctx *ctx, struct st *s, int a, int t, int lethal)
 {
 	struct weapon u;
 	int rc, v, j, sum = mod(s->c[a].d.str);
@@ -2069,11 +2119,11 @@ unarmed_damage(refd_ctx *ctx, struct st *s, int a, int t)
 	refd_mpw_kstr(w, "who", nm(s, a));
 	refd_mpw_kstr(w, "target", nm(s, t));
 	refd_mpw_kint(w, "damage", sum);
-	refd_mpw_kbool(w, "nonlethal", 1);
+	refd_mpw_kbool(w, "nonlethal", !lethal);
 	refd_mpw_end(w);
 	if ((rc = emitw(ctx, s, w)) != REFD_OK)
 		return rc;
-	return deal(ctx, s, t, sum, 1, 0);
+	return deal(ctx, s, t, sum, !lethal, lethal ? sum : 0);
 }
 
 /* Concentration (7.2): d20 + skill >= dc, else the spell is lost. */
@@ -2583,6 +2633,8 @@ finish_act(refd_ctx *ctx, struct st *s)
 				return rc;
 			break;
 		}
+		if (act == C_FULL && w.dbl && !(k->flags & A_OFF))
+			w.cat = 1;	/* used as two weapons: 1x Str (2.13) */
 		if (w.ranged && T->grap && !man_in_grapple(s, a, t)) {
 			/* An outsider's ranged attack strikes a random
 			 * participant of the grapple (5.13, D001-39). */
@@ -2736,6 +2788,12 @@ finish_act(refd_ctx *ctx, struct st *s)
 	case C_SUNDER: {
 		int ma = disarm_mod(s, a, t) - k->pen, md = disarm_mod(s, t, a);
 
+		if (act == C_DISARM && T->d.locked)
+			md += 10;	/* a locked gauntlet (5.8) */
+
+		if ((k->flags & 15) == 3)	/* a potion (5.8, 5.9) */
+			return man_potion_finish(ctx, s);
+
 		if (act == C_DISARM && k->hurt > 0) {
 			if ((rc = ev_simple(ctx, "disarm_fails", s, a, t)) !=
 			    REFD_OK)
@@ -2756,6 +2814,9 @@ finish_act(refd_ctx *ctx, struct st *s)
 				if (A->d.w[0].unarmed && !A->d.w[0].natural) {
 					A->d.w[0] = T->d.w[0];
 					A->whp = T->whp;
+				} else if ((rc = man_ground_put(ctx, s, t)) !=
+				    REFD_OK) {
+					return rc;	/* it drops (5.8) */
 				}
 				unarmed_weapon(&T->d.w[0], T->d.size);
 				break;
@@ -2842,7 +2903,7 @@ finish_act(refd_ctx *ctx, struct st *s)
 			return rc;
 		if (win) {
 			man_grapple_join(s, a, t);
-			if ((rc = unarmed_damage(ctx, s, a, t)) != REFD_OK ||
+			if ((rc = unarmed_damage(ctx, s, a, t, 0)) != REFD_OK ||
 			    (rc = mg_contact(ctx, s, a, t)) != REFD_OK)
 				return rc;
 			return man_enter_start(ctx, s, a, t);
@@ -2851,6 +2912,10 @@ finish_act(refd_ctx *ctx, struct st *s)
 	}
 	case ACT_GRAP_IN:
 		return man_enter(ctx, s);
+	case C_SHEATHE:
+	case C_PICKUP:
+	case C_LOAD:
+		return man_item_finish(ctx, s);
 	case C_CDG: {
 		w = A->d.w[0].ranged ? w : A->d.w[0];
 		if ((rc = attack(ctx, s, a, t, &w, A_CDG, 0, 0, &r)) !=
@@ -2910,8 +2975,24 @@ use_std(struct st *s, const struct cr *A)
 		s->std_dis = 1;
 }
 
+/* The move-action part of the budget, a full attack becoming a move
+ * (1.6). */
+void
+spend_move(struct st *s)
+{
+	if (s->fa) {
+		s->fa = 0;
+		s->full = 0;
+		s->std = 1;
+		s->mv = 1;
+		s->fa_conv = 1;
+	} else {
+		s->mv++;
+	}
+}
+
 /* Spend a maneuver's action; returns its attack penalty (iterative). */
-static int
+int
 maneuver_budget(struct st *s, const struct cr *A, const struct cmd *c)
 {
 	int pp, po, pen;
@@ -2922,6 +3003,8 @@ maneuver_budget(struct st *s, const struct cr *A, const struct cmd *c)
 		return 0;
 	}
 	twf(A, &pp, &po);
+	if (A->grap)
+		pp = 0;	/* no two-weapon fighting in a grapple */
 	if (!s->fa) {
 		s->fa = 1;
 		s->full = 1;
@@ -3095,7 +3178,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 					    mg_save_pen(X));
 				} else {
 					ma = disarm_mod(s, who, x);
-					md = disarm_mod(s, x, who);
+					md = disarm_mod(s, x, who) +
+					    (X->d.locked ? 10 : 0);
 				}
 				if ((rc = opposed(ctx, ma, md, "counter", &ra,
 				    &rd, &win)) != REFD_OK)
@@ -3107,8 +3191,12 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 					return rc;
 				if (win && s->k.act == C_TRIP)
 					X->prone = 1;
-				if (win && s->k.act == C_DISARM)
+				if (win && s->k.act == C_DISARM) {
+					if ((rc = man_ground_put(ctx, s, x)) !=
+					    REFD_OK)
+						return rc;
 					unarmed_weapon(&X->d.w[0], X->d.size);
+				}
 			}
 			return settle(ctx, s);
 		}
@@ -3127,6 +3215,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		case PK_AVOID:
 			s->pk = PK_NONE;
 			return overrun_block(ctx, s, c->take);
+		case PK_HOLD:
+			return man_hold_answer(ctx, s, c->take);
 		case PK_CLEAVE: {
 			struct weapon w;
 			struct atk r;
@@ -3294,15 +3384,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			s->m_mv++;	/* the mount's move action (5.15) */
 			return start_move(ctx, s, a, c, MV_MOVE, 0);
 		}
-		if (s->fa) {
-			s->fa = 0;
-			s->full = 0;
-			s->std = 1;
-			s->mv = 1;
-			s->fa_conv = 1;
-		} else {
-			s->mv++;
-		}
+		spend_move(s);
 		s->moveact = 1;
 		return start_move(ctx, s, a, c, MV_MOVE, 0);
 	case C_WITHDRAW:
@@ -3391,15 +3473,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		}
 		return settle(ctx, s);
 	case C_STAND:
-		if (s->fa) {
-			s->fa = 0;
-			s->full = 0;
-			s->std = 1;
-			s->mv = 1;
-			s->fa_conv = 1;
-		} else {
-			s->mv++;
-		}
+		spend_move(s);
 		return begin_act(ctx, s, C_STAND, a, -1, 0, 0, 1);
 	case C_ATTACK:
 	case C_FULL: {
@@ -3416,6 +3490,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		}
 
 		twf(A, &pp, &po);
+		if (A->grap)
+			pp = 0;	/* no two-weapon fighting in a grapple */
 		if (c->t == C_ATTACK) {
 			use_std(s, A);
 		} else {
@@ -3478,10 +3554,12 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			return REFD_OK;
 		return finish_act(ctx, s);
 	case C_DISARM:
-		return begin_act(ctx, s, C_DISARM, a, t, 0, maneuver_budget(s,
-		    A, c), (A->d.feats & F_IDIS) ? 0 : 2);
+		return begin_act(ctx, s, C_DISARM, a, t, c->item == 3 ?
+		    3 | c->si << 4 : 0, maneuver_budget(s, A, c),
+		    (A->d.feats & F_IDIS) ? 0 : 2);
 	case C_SUNDER:
-		return begin_act(ctx, s, C_SUNDER, a, t, c->item,
+		return begin_act(ctx, s, C_SUNDER, a, t, c->item == 3 ?
+		    3 | c->si << 4 : c->item,
 		    maneuver_budget(s, A, c), (A->d.feats & F_ISUN) ? 0 : 2);
 	case C_GRAPPLE:
 		/* Joining a grapple: no AoO, the grab is automatic (5.13). */
@@ -3600,10 +3678,13 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		if (aoo_queue(s, a, -1, 0) > 0)
 			return REFD_OK;	/* a ranged attack provokes */
 		return finish_act(ctx, s);
+	case C_PICKUP:
+	case C_DROP:
+	case C_SHIELD:
+	case C_LOAD:
+		return man_item_exec(ctx, s, a, c);
 	case C_DRAW:
 	case C_SHEATHE: {
-		int i;
-
 		if (c->t == C_DRAW && A->grap)
 			return man_grapple_exec(ctx, s, a, c);
 		if (c->t == C_DRAW && draw_free(s, A)) {
@@ -3627,14 +3708,9 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			}
 			memset(&A->stow[0], 0, sizeof(A->stow[0]));
 		} else {
-			for (i = 0; i < 2; i++)
-				if (A->d.w[i].nd && !A->d.w[i].unarmed &&
-				    !A->d.w[i].natural) {
-					A->stow[i] = A->d.w[i];
-					memset(&A->d.w[i], 0, sizeof(A->d.w[i]));
-				}
-			if (A->stow[0].nd)
-				unarmed_weapon(&A->d.w[0], A->d.size);
+			/* Sheathing provokes (1.7): it happens after the
+			 * attacks of opportunity. */
+			return begin_act(ctx, s, C_SHEATHE, a, -1, 0, 0, 1);
 		}
 		if (A->d.w[0].nd == 0)
 			unarmed_weapon(&A->d.w[0], A->d.size);
@@ -3697,15 +3773,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 	case C_CRAWL: {
 		int i, n, extra[MAXC], ne = 0;
 
-		if (s->fa) {
-			s->fa = 0;
-			s->full = 0;
-			s->std = 1;
-			s->mv = 1;
-			s->fa_conv = 1;
-		} else {
-			s->mv++;
-		}
+		spend_move(s);
 		memset(&s->k, 0, sizeof(s->k));
 		s->k.kind = K_ACT;
 		s->k.act = C_CRAWL;
@@ -3852,6 +3920,10 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 	}
 	if (c->defensive)
 		refd_mpw_kbool(w, "defensive", 1);
+	if (c->lethal)
+		refd_mpw_kbool(w, "lethal", 1);
+	if (c->artist)
+		refd_mpw_kbool(w, "artist", 1);
 	if (c->off)
 		refd_mpw_kbool(w, "off", 1);
 	if (c->full)
@@ -3865,7 +3937,8 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 	if (c->t == C_READY && c->trig)
 		refd_mpw_kstr(w, "trigger", "casts");
 	if (c->t == C_AOO || c->t == C_COUNTER || c->t == C_FOLLOW ||
-	    c->t == C_FIRE || c->t == C_AVOID)
+	    c->t == C_FIRE || c->t == C_AVOID || c->t == C_SHIELD ||
+	    c->t == C_HOLD)
 		refd_mpw_kbool(w, "take", c->take);
 	if (c->t == C_CHARGE && c->kind == C_BULL)
 		refd_mpw_kstr(w, "kind", "bull_rush");
@@ -3876,6 +3949,10 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 		refd_mpw_kstr(w, "spell", c->spell);
 	if (c->t == C_SUNDER && c->item == 2)
 		refd_mpw_kstr(w, "item", "shield");
+	if (c->item == 3) {
+		refd_mpw_kstr(w, "item", "potion");
+		refd_mpw_kstr(w, "spell", c->spell);
+	}
 	if (c->ovr >= 0)
 		refd_mpw_kstr(w, "overrun", nm(s, c->ovr));
 	mg_put(w, c);
@@ -4012,6 +4089,17 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 					put_cmd(s, w, &c, label);
 				}
 			break;
+		case PK_HOLD:
+			blank(&c, C_HOLD);
+			c.take = 1;
+			snprintf(label, sizeof(label), "%s holds on to %s",
+			    nm(s, s->q[s->qi]), nm(s, s->k.who));
+			put_cmd(s, w, &c, label);
+			c.take = 0;
+			snprintf(label, sizeof(label), "%s lets %s go",
+			    nm(s, s->q[s->qi]), nm(s, s->k.who));
+			put_cmd(s, w, &c, label);
+			break;
 		case PK_AVOID:
 			blank(&c, C_AVOID);
 			c.take = 1;
@@ -4083,7 +4171,26 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 				snprintf(label, sizeof(label), "%s %s", glab[i],
 				    nm(s, t));
 				try_cmd(s, seat, w, &c, label);
+				c.full = 1;
+				snprintf(label, sizeof(label),
+				    "%s %s as an attack of a full attack",
+				    glab[i], nm(s, t));
+				try_cmd(s, seat, w, &c, label);
+				if (gopt[i] == C_GDMG) {
+					c.full = 0;
+					c.lethal = 1;
+					snprintf(label, sizeof(label),
+					    "Damage %s lethally (-4)", nm(s, t));
+					try_cmd(s, seat, w, &c, label);
+				}
 			}
+		blank(&c, C_ESCAPE);
+		c.full = 1;
+		try_cmd(s, seat, w, &c,
+		    "Escape as an attack of a full attack");
+		blank(&c, C_ESCAPE);
+		c.artist = 1;
+		try_cmd(s, seat, w, &c, "Escape with Escape Artist");
 		for (y = 0; y < s->h; y++)
 			for (x = 0; x < s->w; x++) {
 				if (g_dist(x - A->x, y - A->y) >
@@ -4097,6 +4204,25 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 				    "Move the grapple to (%d,%d)", x, y);
 				try_cmd(s, seat, w, &c, label);
 			}
+	}
+	for (i = 0; i < s->ng; i++) {
+		blank(&c, C_PICKUP);
+		c.has_to = 1;
+		c.x = s->gx[i];
+		c.y = s->gy[i];
+		snprintf(label, sizeof(label), "Pick up the %s at (%d,%d)",
+		    s->gw[i].name, c.x, c.y);
+		try_cmd(s, seat, w, &c, label);
+	}
+	blank(&c, C_DROP);
+	try_cmd(s, seat, w, &c, "Drop the weapon");
+	blank(&c, C_LOAD);
+	try_cmd(s, seat, w, &c, "Load the crossbow");
+	for (i = 0; i < 2; i++) {
+		blank(&c, C_SHIELD);
+		c.take = i;
+		try_cmd(s, seat, w, &c, i ? "Ready the shield" :
+		    "Loose the shield");
 	}
 	for (i = 0; i < 6; i++) {
 		/* Mounted combat (5.15). */
@@ -4227,6 +4353,24 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 				    "Sunder the shield of %s", nm(s, t));
 				try_cmd(s, seat, w, &c, label);
 				c.item = 0;
+			}
+			if (per[i] == C_SUNDER || per[i] == C_DISARM) {
+				int p;
+
+				for (p = 0; p < 2; p++) {
+					if (s->c[t].d.potions[p] <= 0)
+						continue;
+					c.item = 3;
+					snprintf(c.spell, sizeof(c.spell), "%s",
+					    s->c[t].d.potion[p].name);
+					snprintf(label, sizeof(label),
+					    "%s %s's potion of %s",
+					    per[i] == C_SUNDER ? "Smash" :
+					    "Grab", nm(s, t), c.spell);
+					try_cmd(s, seat, w, &c, label);
+				}
+				c.item = 0;
+				c.spell[0] = '\0';
 			}
 			if (per[i] == C_READY) {
 				c.trig = 1;

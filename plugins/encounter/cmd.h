@@ -22,7 +22,8 @@ enum {
 	C_MOUNT, C_DISMOUNT, C_KNEES, C_CONTROL, C_MATTACK,
 	C_HIDE, C_SPOT,
 	C_USE_ITEM, C_USE_ABIL, C_TOUCH, C_REBUKE, C_DISPEL_TURN, C_BOLSTER,
-	C_COMMAND, C_REST, C_NCMD
+	C_COMMAND, C_REST,
+	C_PICKUP, C_DROP, C_SHIELD, C_HOLD, C_LOAD, C_NCMD
 };
 
 struct cmd {
@@ -45,6 +46,7 @@ struct cmd {
 	int hours, tend;	/* rest: hours; tended by a healer */
 	int release;		/* command: release the undead */
 	int ract;		/* ready: RK_* action */
+	int artist;		/* escape: Escape Artist, a standard action */
 };
 
 extern const char *const cmd_name[C_NCMD];

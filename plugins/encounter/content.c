@@ -138,6 +138,12 @@ parse_weapon(refd_mpv v, const char *name, struct weapon *w, char *err,
 			bad = get_bool(x, &w->sling);
 		} else if (strcmp(k, "crossbow") == 0) {
 			bad = get_bool(x, &w->crossbow);
+		} else if (strcmp(k, "load") == 0) {
+			const char *t = refd_mpv_cstr(x, "");
+
+			w->load = strcmp(t, "move") == 0 ? 1 :
+			    (strcmp(t, "full_round") == 0 ? 2 : 0);
+			bad = w->load == 0 ? -1 : 0;
 		} else if (strcmp(k, "nonlethal") == 0) {
 			bad = get_bool(x, &w->nonlethal);
 		} else if (strcmp(k, "natural") == 0) {
@@ -150,6 +156,8 @@ parse_weapon(refd_mpv v, const char *name, struct weapon *w, char *err,
 			bad = get_bool(x, &w->lance);
 		} else if (strcmp(k, "two_headed") == 0) {
 			bad = get_bool(x, &w->dbl);
+		} else if (strcmp(k, "gauntlet") == 0) {
+			bad = get_bool(x, &w->gauntlet);
 		} else if (strcmp(k, "splash") == 0) {
 			bad = get_int(x, 1, 20, &w->splash);
 		} else if (strcmp(k, "enhancement") == 0) {
@@ -173,6 +181,8 @@ parse_weapon(refd_mpv v, const char *name, struct weapon *w, char *err,
 		    "a ranged weapon needs a range increment");
 	if (w->ihp == 0)
 		w->ihp = w->cat == 0 ? 2 : (w->cat == 1 ? 5 : 10);
+	if (w->crossbow && w->load == 0)
+		w->load = 1;	/* a hand or light crossbow (1.7) */
 	return 0;
 }
 
@@ -308,6 +318,7 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 		{ "military_saddle", offsetof(struct cdef, saddle) },
 		{ "darkvision", offsetof(struct cdef, darkvision) },
 		{ "fills_space", offsetof(struct cdef, fills) },
+		{ "locked_gauntlet", offsetof(struct cdef, locked) },
 	};
 	size_t i;
 	int j;

@@ -21,6 +21,7 @@
 #define MAXD 32		/* creature templates in the content */
 #define MAXMAPS 8
 #define NSTATES 8	/* visible states (state_idx) */
+#define MAXG 8		/* weapons lying on the ground */
 
 #define ENC_MAGIC 0x454e4331u	/* "ENC1" */
 
@@ -98,6 +99,8 @@ struct weapon {
 	int32_t splash;		/* splash weapon: splash damage */
 	int32_t dbl;		/* two-headed weapon */
 	int32_t lance;		/* double damage on a mounted charge (5.15) */
+	int32_t load;		/* crossbow: 1 a move action, 2 full round */
+	int32_t gauntlet;	/* a spiked gauntlet: cannot be disarmed */
 };
 
 #define MAXSP 4		/* spells a creature knows */
@@ -158,6 +161,8 @@ struct cdef {
 	int32_t rebuke;		/* channels negative energy (5.16) */
 	int32_t spellcraft;	/* identify a spell to counter it (1.8) */
 	int32_t fills;		/* fills its space: no passing (4.7) */
+	/* maneuver.c */
+	int32_t locked;		/* its weapon is locked in a gauntlet (5.8) */
 };
 
 struct cr {
@@ -213,6 +218,8 @@ struct cr {
 	int32_t ordered, orig_side;	/* commanded undead: order; side */
 	int32_t cornered;	/* fleeing: nowhere farther to go */
 	int32_t rdy_slot;	/* readied spell: its slot */
+	int32_t shield_off;	/* a loosed shield's AC bonus, 0: none */
+	int32_t unloaded;	/* its crossbow was shot and not reloaded */
 };
 
 /* A paused action (waiting for attacks of opportunity or a prompt). */
@@ -230,7 +237,7 @@ struct cont {
 
 /* Prompts. */
 enum { PK_NONE, PK_AOO, PK_COUNTER, PK_FOLLOW, PK_DELAY, PK_READY,
-	PK_AVOID, PK_CLEAVE };
+	PK_AVOID, PK_CLEAVE, PK_HOLD };
 
 struct st {
 	uint32_t magic, size;
@@ -271,6 +278,9 @@ struct st {
 	int32_t last_hit;	/* the last touch spell hit */
 	int32_t countered;	/* the spell being cast was countered */
 	int32_t maph[2];	/* the map's hash (conceal.c) */
+	/* Weapons lying on the ground (dropped or disarmed), oldest first. */
+	struct weapon gw[MAXG];
+	int32_t gx[MAXG], gy[MAXG], ghp[MAXG], ng;
 };
 
 #endif

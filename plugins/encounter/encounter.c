@@ -13,6 +13,7 @@
 #include "cmd.h"
 #include "conceal.h"
 #include "content.h"
+#include "maneuver.h"
 #include "geom.h"
 #include "mount.h"
 #include "magic.h"
@@ -88,15 +89,23 @@ static const struct {
 	{ { { "target", "creature name" }, { "full", "bool: in a full attack" } },
 	    "trip (replaces an attack)" },
 	{ { { "target", "creature name" } }, "bull rush an adjacent foe" },
-	{ { { "target", "creature name" }, { "full", "bool: in a full attack" } },
-	    "disarm (replaces an attack)" },
-	{ { { "target", "creature name" }, { "item", "weapon|armor|shield" },
-	    { "full", "bool: in a full attack" } }, "sunder a held weapon" },
+	{ { { "target", "creature name" }, { "full", "bool: in a full attack" },
+	    { "item", "weapon (default) | potion" },
+	    { "spell", "item potion: the potion's spell" } },
+	    "disarm (replaces an attack), or grab a carried potion" },
+	{ { { "target", "creature name" },
+	    { "item", "weapon|armor|shield|potion" },
+	    { "full", "bool: in a full attack" },
+	    { "spell", "item potion: the potion's spell" } },
+	    "sunder a held weapon or shield, or smash a carried potion" },
 	{ { { "target", "creature name" }, { "full", "bool: in a full attack" } },
 	    "start a grapple, or join one (no AoO, automatic grab)" },
-	{ { { "target", "the opponent (optional with one)" } },
+	{ { { "target", "the opponent (optional with one)" },
+	    { "full", "bool: as an attack of a full attack" },
+	    { "lethal", "bool: lethal damage, -4 on the check" } },
 	    "grappling: damage the opponent" },
-	{ { { "to", "[x, y], optional: where to land" } },
+	{ { { "to", "[x, y], optional: where to land" },
+	    { "full", "bool: as an attack of a full attack" } },
 	    "grappling: escape (beat every opponent), or break a pin" },
 	{ { { "target", "creature name" } },
 	    "feint: Bluff against Sense Motive + BAB" },
@@ -136,7 +145,8 @@ static const struct {
 	    "prompt: avoid the overrun (true) or block it (false)" },
 	{ { { "target", "creature name, or none to decline" } },
 	    "prompt: Cleave, one more melee attack after dropping a foe" },
-	{ { { "target", "the opponent (optional with one)" } },
+	{ { { "target", "the opponent (optional with one)" },
+	    { "full", "bool: as an attack of a full attack" } },
 	    "grappling: pin the opponent for a round" },
 	{ { { "target", "the pinned opponent (optional)" } },
 	    "free action: release a pinned opponent and leave the grapple" },
@@ -152,10 +162,12 @@ static const struct {
 	{ { { "to", "[x, y]" }, { "path", "[[x, y], ...]" } },
 	    "grappling, standard action: beat every other participant's "
 	    "grapple check and move up to half speed, dragging them along" },
-	{ { { "target", "the grapple opponent" } },
+	{ { { "target", "the grapple opponent" },
+	    { "full", "bool: as an attack of a full attack" } },
 	    "grappling, standard action: win a grapple check and attack the "
 	    "opponent with the light weapon in its hand, at -4" },
-	{ { { "target", "the pinned ally" } },
+	{ { { "target", "the pinned ally" },
+	    { "full", "bool: as an attack of a full attack" } },
 	    "grappling, standard action: win a grapple check against the "
 	    "pinner and free the ally from the pin" },
 	{ { { "target", "the mount's name" }, { "fast", "bool: Ride DC 20" } },
@@ -198,6 +210,18 @@ static const struct {
 	{ { { "hours", "1..720" }, { "tend", "bool: a healer tends the "
 	    "wounded" } },
 	    "after the fight: let hours pass (recovery, natural healing)" },
+	{ { { "to", "[x, y]: the item's square, within reach" } },
+	    "move action (provokes): pick up a weapon lying on the ground "
+	    "with the free main hand" },
+	{ { { NULL, NULL } },
+	    "free action: drop the held weapon into the own square" },
+	{ { { "take", "bool: ready (true) or loose (false)" } },
+	    "ready or loose the shield: a move action, free with a move at "
+	    "BAB +1" },
+	{ { { "take", "bool: hold (true, the default) or let go" } },
+	    "prompt: a grapple opponent holds on to an escaping creature" },
+	{ { { NULL, NULL } }, "load the shot crossbow: a move action (light) "
+	    "or a full-round action (heavy); provokes" },
 };
 
 static int
@@ -657,8 +681,10 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		if (c->hp < 0)
 			c->stable = 1;
 		c->flat = ff;
-		c->whp = c->d.w[0].ihp;
-		c->shp = c->d.shield_hp;
+		/* Item hit points scale with the wielder's size (5.9). */
+		c->whp = man_item_hp(c->stow[0].nd ? c->stow[0].ihp :
+		    c->d.w[0].ihp, c->d.size);
+		c->shp = man_item_hp(c->d.shield_hp, c->d.size);
 		if (c->side + 1 > sides)
 			sides = c->side + 1;
 		aware += c->aware;
@@ -797,7 +823,7 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 	refd_mpw *w = refd_mpw_create();
 	int i, x, y;
 	static const char *const pkn[] = { "none", "aoo", "counter", "follow",
-		"delay", "ready", "avoid", "cleave" };
+		"delay", "ready", "avoid", "cleave", "hold" };
 
 	refd_mpw_map(w);
 	refd_mpw_kint(w, "round", s->round);
@@ -901,6 +927,13 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 			{
 				int k;
 
+				refd_mpw_kmap(w, "potions");
+				for (k = 0; k < 2; k++)
+					if (c->d.potions[k] > 0)
+						refd_mpw_kint(w,
+						    c->d.potion[k].name,
+						    c->d.potions[k]);
+				refd_mpw_end(w);
 				refd_mpw_kmap(w, "spells");
 				for (k = 0; k < MAXSP; k++)
 					if (c->d.sp[k].name[0] != '\0' &&
@@ -911,6 +944,14 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 				refd_mpw_end(w);
 			}
 		}
+		refd_mpw_end(w);
+	}
+	refd_mpw_end(w);
+	refd_mpw_karray(w, "ground");	/* weapons lying about (public) */
+	for (i = 0; i < s->ng; i++) {
+		refd_mpw_map(w);
+		refd_mpw_kstr(w, "item", s->gw[i].name);
+		xy(w, "at", s->gx[i], s->gy[i]);
 		refd_mpw_end(w);
 	}
 	refd_mpw_end(w);
@@ -971,13 +1012,15 @@ sane(const struct st *s)
 	if (s->magic != ENC_MAGIC || s->size != sizeof(*s) || s->nc < 2 ||
 	    s->nc > MAXC || s->norder < 1 || s->norder > s->nc ||
 	    s->cur < 0 || s->cur >= s->norder || s->w < 2 || s->w > MAXM ||
-	    s->h < 2 || s->h > MAXM || s->pk < PK_NONE || s->pk > PK_CLEAVE ||
+	    s->h < 2 || s->h > MAXM || s->pk < PK_NONE || s->pk > PK_HOLD ||
 	    s->nq < 0 || s->nq > MAXC || s->qi < 0 ||
 	    (s->pk != PK_NONE && s->qi >= s->nq) || s->k.n < 0 ||
 	    s->k.n > MAXPATH || s->k.who < 0 || s->k.who >= s->nc ||
 	    s->k.target < -1 || s->k.target >= s->nc || s->nseats < 2 ||
 	    s->nseats > REFD_MAX_SEATS || s->dnext < 0 ||
-	    s->dnext > s->norder)
+	    s->dnext > s->norder || s->ng < 0 || s->ng > MAXG ||
+	    s->k.ally < 0 || s->k.ally > s->nc ||
+	    (s->k.kind == K_PUSH && s->k.ally >= s->nc))
 		return 0;
 	for (i = 0; i < s->norder; i++)
 		if (s->order[i] < 0 || s->order[i] >= s->nc)

@@ -14,8 +14,10 @@
  * the threateners that already struck the pushed creature (one
  * opportunity each for the whole push), px[0], py[0] the direction.
  */
+#include <stdio.h>
 #include <string.h>
 
+#include "geom.h"
 #include "maneuver.h"
 #include "mount.h"
 #include "move.h"
@@ -469,10 +471,27 @@ man_grapple_check(const struct st *s, int a, struct cmd *c, struct why *y)
 			c->target = p;
 		return REFD_OK;
 	}
-	if (c->t == C_DRAW ? !can_move(s, A) : !can_std(s, A))
+	if (c->full) {
+		/* Options that replace an attack: one per attack of a full
+		 * attack, at its bonus (5.13). */
+		if (c->t == C_GMOVE || c->t == C_DRAW)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "only damage, pin, escape, using the opponent's "
+			    "weapon and breaking a pin replace an attack");
+		if ((rc = attack_slot_ok(s, A, y)) != REFD_OK)
+			return rc;
+	} else if (c->t == C_DRAW ? !can_move(s, A) : !can_std(s, A)) {
 		return rej(y, REFD_ERESOURCE, "R001-04",
 		    "%s has no %s action left this turn", A->d.name,
 		    c->t == C_DRAW ? "move" : "standard");
+	}
+	if (c->lethal && c->t != C_GDMG)
+		return rej(y, REFD_EBADCMD, "R001-56",
+		    "only grapple damage can be made lethal");
+	if (c->artist && (c->t != C_ESCAPE || c->full))
+		return rej(y, REFD_EBADCMD, "R001-56",
+		    "Escape Artist is used for an escape, as a standard "
+		    "action");
 	if (p >= 0 && (c->t == C_ESCAPE || c->t == C_PIN ||
 	    c->t == C_BREAKPIN || c->t == C_DRAW))
 		return rej(y, REFD_EILLEGAL, "R001-56",
@@ -559,7 +578,7 @@ int
 man_grapple_exec(refd_ctx *ctx, struct st *s, int a, struct cmd *c)
 {
 	struct cr *A = &s->c[a];
-	int t = c->target, rc, win = 0, i, o;
+	int t = c->target, rc, win = 0, i, o, pen = 0;
 
 	if (c->t == C_RELEASE) {
 		if ((rc = ev_simple(ctx, "release", s, a, t)) != REFD_OK)
@@ -571,68 +590,69 @@ man_grapple_exec(refd_ctx *ctx, struct st *s, int a, struct cmd *c)
 	}
 	if (c->t == C_DRAW)
 		s->mv++;
-	else
+	else if (c->t == C_GMOVE)
 		use_std(s, A);
+	else
+		pen = maneuver_budget(s, A, c);	/* -iterative in a full */
 	switch (c->t) {
 	case C_ESCAPE:
+		if (c->artist)	/* Escape Artist replaces the check */
+			pen = grapple_mod(A) - A->d.escape;
 		if (A->pinned_by) {
 			/* A pinned creature breaks the pin (5.13). */
-			if ((rc = gcheck(ctx, s, a, A->pinned_by - 1, 0,
+			if ((rc = gcheck(ctx, s, a, A->pinned_by - 1, -pen,
 			    "escape", &win)) != REFD_OK)
 				return rc;
 			if (win)
 				A->pinned_by = 0;
 			break;
 		}
-		/* It must beat every grappling opponent. */
+		/* Each opponent may hold (the default) or let go, then it
+		 * must beat every one that holds (5.13, 8.3). */
+		memset(&s->k, 0, sizeof(s->k));
+		s->k.kind = K_ACT;
+		s->k.act = C_ESCAPE;
+		s->k.who = a;
+		s->k.target = -1;
+		s->k.pen = pen;
+		s->k.n = c->has_to;
+		s->k.px[0] = c->x;
+		s->k.py[0] = c->y;
 		o = opps(s, a);
-		for (i = 0; i < s->nc; i++) {
-			if (!((o >> i) & 1))
-				continue;
-			if ((rc = gcheck(ctx, s, a, i, 0, "escape", &win)) !=
-			    REFD_OK)
-				return rc;
-			if (!win)
-				break;
-		}
-		if (!win)
-			break;
-		man_grapple_leave(s, a);
-		if (c->has_to && real_free(s, a, c->x, c->y)) {
-			A->x = c->x;
-			A->y = c->y;
-			rc = ev_place(ctx, s, "step_out", a, -1);
-		} else {
-			rc = step_out(ctx, s, a);
-		}
-		if (rc != REFD_OK)
-			return rc;
-		break;
+		s->nq = 0;
+		s->qi = 0;
+		for (i = 0; i < s->nc; i++)
+			if ((o >> i) & 1)
+				s->q[s->nq++] = i;
+		s->pk = PK_HOLD;
+		return REFD_OK;
 	case C_GDMG:
 	case C_PIN:
-		if ((rc = gcheck(ctx, s, a, t, 0, cmd_name[c->t], &win)) !=
-		    REFD_OK)
+		/* Lethal damage at -4 on the check (5.13). */
+		if ((rc = gcheck(ctx, s, a, t, -pen - (c->lethal ? 4 : 0),
+		    cmd_name[c->t], &win)) != REFD_OK)
 			return rc;
 		if (win && c->t == C_PIN)
 			s->c[t].pinned_by = a + 1;
-		else if (win && (rc = unarmed_damage(ctx, s, a, t)) != REFD_OK)
+		else if (win && (rc = unarmed_damage(ctx, s, a, t,
+		    c->lethal)) != REFD_OK)
 			return rc;
 		break;
 	case C_GWEAPON: {
 		struct weapon w = s->c[t].d.w[0];
 		struct atk r;
 
-		if ((rc = gcheck(ctx, s, a, t, 0, "use_weapon", &win)) !=
+		if ((rc = gcheck(ctx, s, a, t, -pen, "use_weapon", &win)) !=
 		    REFD_OK)
 			return rc;
 		/* Its own weapon, still in its hand, at -4 (A_GRAP). */
-		if (win && (rc = attack(ctx, s, a, t, &w, A_GRAP, 0, 0, &r)) !=
-		    REFD_OK)
+		if (win && (rc = attack(ctx, s, a, t, &w, A_GRAP, pen, 0,
+		    &r)) != REFD_OK)
 			return rc;
 		break;
 	}
 	case C_BREAKPIN:
-		if ((rc = gcheck(ctx, s, a, s->c[t].pinned_by - 1, 0,
+		if ((rc = gcheck(ctx, s, a, s->c[t].pinned_by - 1, -pen,
 		    "break_pin", &win)) != REFD_OK)
 			return rc;
 		if (win)
@@ -699,30 +719,54 @@ man_drag(refd_ctx *ctx, struct st *s, int a)
  * (the move goes on through), 4 stopped before the defender.
  */
 
-/* The straight line from a to (x, y) passes through t's square (not
- * its last square): its length, else 0. */
+/* a's space with its corner at (x, y) overlaps t's space. */
+static int
+overlaps(const struct st *s, int a, int t, int x, int y)
+{
+	const struct cr *T = &s->c[t];
+	int n = space_n(&s->c[a]), m = space_n(T);
+
+	return x < T->x + m && T->x < x + n && y < T->y + m && T->y < y + n;
+}
+
+/* The path enters t's space once, from outside, and leaves it before
+ * its end. */
+static int
+passes_once(const struct st *s, int a, int t, const int *px, const int *py,
+    int n)
+{
+	int i, runs = 0;
+
+	if (n < 3 || overlaps(s, a, t, px[0], py[0]) ||
+	    overlaps(s, a, t, px[n - 1], py[n - 1]))
+		return 0;
+	for (i = 1; i < n; i++)
+		if (overlaps(s, a, t, px[i], py[i]) &&
+		    !overlaps(s, a, t, px[i - 1], py[i - 1]))
+			runs++;
+	return runs == 1;
+}
+
+/* The straight line from a to (x, y) passes through t's space (not at
+ * its end): its length, else 0. */
 int
 man_ovr_line(const struct st *s, int a, int t, int x, int y, int *px,
     int *py)
 {
-	const struct cr *T = &s->c[t];
-	int n, i, hit = 0;
+	int n;
 
 	if (x < 0 || y < 0 || x >= s->w || y >= s->h ||
 	    (x == s->c[a].x && y == s->c[a].y))
 		return 0;
 	n = line_path(s, a, x, y, px, py);
-	for (i = 1; i < n - 1; i++)
-		if (px[i] == T->x && py[i] == T->y)
-			hit++;
-	return hit == 1 ? n : 0;
+	return passes_once(s, a, t, px, py, n) ? n : 0;
 }
 
 int
 man_overrun_path_ok(const struct st *s, int a, struct cmd *c, struct why *y)
 {
 	struct cr *T = (struct cr *)&s->c[c->target];	/* restored below */
-	int rc, dead = T->dead, i, hit = 0;
+	int rc, dead = T->dead;
 
 	if (c->npath == 0) {
 		c->npath = man_ovr_line(s, a, c->target, c->x, c->y, c->px,
@@ -738,12 +782,9 @@ man_overrun_path_ok(const struct st *s, int a, struct cmd *c, struct why *y)
 	T->dead = dead;
 	if (rc != REFD_OK)
 		return rc;
-	for (i = 1; i < c->npath - 1; i++)
-		if (c->px[i] == T->x && c->py[i] == T->y)
-			hit++;
-	if (hit != 1)
+	if (!passes_once(s, a, c->target, c->px, c->py, c->npath))
 		return rej(y, REFD_ENOPATH, "R001-57",
-		    "the path must pass once through %s's square and go on",
+		    "the path must pass once through %s's space and go on",
 		    T->d.name);
 	return REFD_OK;
 }
@@ -759,8 +800,8 @@ man_overrun_move(refd_ctx *ctx, struct st *s, int *rc)
 
 	if (k->margin == 4)
 		return 2;
-	if (k->margin == 3 || k->px[k->pi + 1] != T->x ||
-	    k->py[k->pi + 1] != T->y)
+	if (k->margin == 3 || !overlaps(s, a, t, k->px[k->pi + 1],
+	    k->py[k->pi + 1]) || overlaps(s, a, t, A->x, A->y))
 		return 0;
 	if (T->dead) {
 		k->margin = 3;
@@ -808,7 +849,7 @@ man_charge_overrun_ok(const struct st *s, int seat, int a, struct cmd *c,
 {
 	const struct cr *A = &s->c[a];
 	struct cr *O = (struct cr *)&s->c[c->ovr];	/* restored below */
-	int rc, dead = O->dead, i, hit = 0;
+	int rc, dead = O->dead;
 
 	if (s->overrun)
 		return rej(y, REFD_EILLEGAL, "R001-57",
@@ -817,9 +858,10 @@ man_charge_overrun_ok(const struct st *s, int seat, int a, struct cmd *c,
 	    O->side == A->side || !perceives(s, a, c->ovr))
 		return rej(y, REFD_ENOTARGET, "R001-57",
 		    "overrun a foe you can see in the charge line");
-	if (space_n(A) != 1 || space_n(O) != 1)
-		return rej(y, REFD_EILLEGAL, "R001-57",
-		    "overrun is only supported between 1-square creatures");
+	if (O->grap)
+		return rej(y, REFD_EILLEGAL, "R001-56",
+		    "%s is held in a grapple and cannot be overrun",
+		    O->d.name);
 	if (O->d.size - A->d.size > 1)
 		return rej(y, REFD_EILLEGAL, "R001-57",
 		    "%s is more than one size larger than %s", O->d.name,
@@ -831,11 +873,431 @@ man_charge_overrun_ok(const struct st *s, int seat, int a, struct cmd *c,
 	c->ovr_hidden = 0;
 	if (rc != REFD_OK)
 		return rc;
-	for (i = 1; i < c->npath - 1; i++)
-		if (c->px[i] == O->x && c->py[i] == O->y)
-			hit++;
-	if (hit != 1)
+	if (!passes_once(s, a, c->ovr, c->px, c->py, c->npath))
 		return rej(y, REFD_ENOPATH, "R001-57",
 		    "the charge line does not pass through %s", O->d.name);
 	return REFD_OK;
+}
+
+/* ---- items: weapons on the ground, picking up, dropping, sheathing,
+ * shields (1.6, 1.7, 5.8, 5.9) ---- */
+
+/* An item's hit points for its wielder's size: the table gives a Medium
+ * item's; halve per size below, double per size above (5.9). */
+int
+man_item_hp(int hp, int size)
+{
+	if (hp <= 0)
+		return hp;
+	if (size > 0)
+		return hp << size;
+	hp >>= -size;
+	return hp < 1 ? 1 : hp;
+}
+
+/* The ground item at (x, y) picked first: the last one dropped there. */
+static int
+ground_at(const struct st *s, int x, int y)
+{
+	int i;
+
+	for (i = s->ng - 1; i >= 0; i--)
+		if (s->gx[i] == x && s->gy[i] == y)
+			return i;
+	return -1;
+}
+
+static void
+ground_take(struct st *s, int i)
+{
+	for (; i < s->ng - 1; i++) {
+		s->gw[i] = s->gw[i + 1];
+		s->gx[i] = s->gx[i + 1];
+		s->gy[i] = s->gy[i + 1];
+		s->ghp[i] = s->ghp[i + 1];
+	}
+	s->ng--;
+}
+
+int
+man_ground_put(refd_ctx *ctx, struct st *s, int c)
+{
+	const struct cr *C = &s->c[c];
+	refd_mpw *w;
+
+	if (C->d.w[0].unarmed || C->d.w[0].natural)
+		return REFD_OK;
+	if (s->ng == MAXG)
+		ground_take(s, 0);	/* the oldest is lost in the melee */
+	s->gw[s->ng] = C->d.w[0];
+	s->gx[s->ng] = C->x;
+	s->gy[s->ng] = C->y;
+	s->ghp[s->ng] = C->whp;
+	s->ng++;
+	w = refd_mpw_create();
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "type", "item_dropped");
+	refd_mpw_kstr(w, "who", C->d.name);
+	refd_mpw_kstr(w, "item", C->d.w[0].name);
+	refd_mpw_karray(w, "at");
+	refd_mpw_int(w, C->x);
+	refd_mpw_int(w, C->y);
+	refd_mpw_end(w);
+	refd_mpw_end(w);
+	return emit_at2(ctx, s, c, -1, w);
+}
+
+int
+man_item_check(const struct st *s, int a, struct cmd *c, struct why *y)
+{
+	const struct cr *A = &s->c[a];
+
+	switch (c->t) {
+	case C_PICKUP: {
+		int i;
+
+		if (!c->has_to)
+			return rej(y, REFD_EBADCMD, "R001-77",
+			    "give the item's square as \"to\": [x, y]");
+		if ((i = ground_at(s, c->x, c->y)) < 0)
+			return rej(y, REFD_ENOTARGET, "R001-77",
+			    "nothing lies at (%d,%d)", c->x, c->y);
+		if (g_space_dist(A->x, A->y, space_n(A), c->x, c->y, 1) > 1)
+			return rej(y, REFD_ERANGE, "R001-77",
+			    "the %s at (%d,%d) is out of %s's reach",
+			    s->gw[i].name, c->x, c->y, A->d.name);
+		if (A->grap)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is grappling", A->d.name);
+		if (!A->d.w[0].unarmed || A->d.w[0].natural)
+			return rej(y, REFD_EILLEGAL, "R001-77",
+			    "%s's hand is not free (drop or sheathe the %s "
+			    "first)", A->d.name, A->d.w[0].name);
+		if (!can_move(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-04",
+			    "picking up an item takes a move action");
+		return REFD_OK;
+	}
+	case C_DROP:
+		if (A->d.w[0].unarmed || A->d.w[0].natural)
+			return rej(y, REFD_EILLEGAL, "R001-77",
+			    "%s holds no weapon", A->d.name);
+		return REFD_OK;	/* a free action */
+	case C_LOAD:
+		if (!A->d.w[0].crossbow || !A->unloaded)
+			return rej(y, REFD_EILLEGAL, "R001-13",
+			    "%s holds no crossbow to load", A->d.name);
+		if (A->grap)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is grappling", A->d.name);
+		if (A->d.w[0].load == 2 ? !can_full(s, A) : !can_move(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-13",
+			    "loading the %s takes a %s action",
+			    A->d.w[0].name, A->d.w[0].load == 2 ?
+			    "full-round" : "move");
+		return REFD_OK;
+	default:	/* C_SHIELD: take = ready it, else loose it */
+		if (c->take ? A->shield_off == 0 : (A->d.shield == 0 ||
+		    A->shp <= 0))
+			return rej(y, REFD_EILLEGAL, "R001-77",
+			    "%s has no %s shield", A->d.name, c->take ?
+			    "loosed" : "strapped");
+		if (A->grap)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is grappling", A->d.name);
+		if (!draw_free(s, A) && !can_move(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-77",
+			    "readying or loosing a shield takes a move "
+			    "action (free with a move at BAB +1 or more)");
+		return REFD_OK;
+	}
+}
+
+int
+man_item_exec(refd_ctx *ctx, struct st *s, int a, struct cmd *c)
+{
+	struct cr *A = &s->c[a];
+	int rc;
+
+	switch (c->t) {
+	case C_PICKUP:
+		spend_move(s);
+		/* Picking up provokes (1.7); it happens after the AoOs. */
+		return begin_act(ctx, s, C_PICKUP, a, -1, 0,
+		    ground_at(s, c->x, c->y), 1);
+	case C_DROP:
+		if ((rc = man_ground_put(ctx, s, a)) != REFD_OK)
+			return rc;
+		unarmed_weapon(&A->d.w[0], A->d.size);
+		return settle(ctx, s);
+	case C_LOAD:
+		if (A->d.w[0].load == 2)
+			s->full = 1;
+		else
+			spend_move(s);
+		/* Loading a crossbow provokes (1.7). */
+		return begin_act(ctx, s, C_LOAD, a, -1, 0, 0, 1);
+	default:
+		if (draw_free(s, A))
+			s->freedraw = 1;
+		else
+			spend_move(s);
+		if (c->take) {
+			A->d.shield = A->shield_off;
+			A->shield_off = 0;
+		} else {
+			A->shield_off = A->d.shield;
+			A->d.shield = 0;
+		}
+		if ((rc = ev_simple(ctx, c->take ? "shield_ready" :
+		    "shield_loose", s, a, -1)) != REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	}
+}
+
+/* The end of a provoking item action: sheathe, pick up. */
+int
+man_item_finish(refd_ctx *ctx, struct st *s)
+{
+	int a = s->k.who, i = s->k.pen, rc;
+	struct cr *A = &s->c[a];
+
+	if (s->k.act == C_LOAD) {
+		A->unloaded = 0;
+		if ((rc = ev_simple(ctx, "load", s, a, -1)) != REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	}
+	if (s->k.act == C_SHEATHE) {
+		int j;
+
+		for (j = 0; j < 2; j++)
+			if (A->d.w[j].nd && !A->d.w[j].unarmed &&
+			    !A->d.w[j].natural) {
+				A->stow[j] = A->d.w[j];
+				memset(&A->d.w[j], 0, sizeof(A->d.w[j]));
+			}
+		if (A->d.w[0].nd == 0)
+			unarmed_weapon(&A->d.w[0], A->d.size);
+		if ((rc = ev_simple(ctx, "sheathe", s, a, -1)) != REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	}
+	if (i >= 0 && i < s->ng && A->d.w[0].unarmed && !A->d.w[0].natural) {
+		refd_mpw *w = refd_mpw_create();
+
+		A->d.w[0] = s->gw[i];
+		A->whp = s->ghp[i];
+		refd_mpw_map(w);
+		refd_mpw_kstr(w, "type", "pick_up");
+		refd_mpw_kstr(w, "who", A->d.name);
+		refd_mpw_kstr(w, "item", s->gw[i].name);
+		refd_mpw_karray(w, "at");
+		refd_mpw_int(w, s->gx[i]);
+		refd_mpw_int(w, s->gy[i]);
+		refd_mpw_end(w);
+		refd_mpw_end(w);
+		ground_take(s, i);
+		if ((rc = emit_at2(ctx, s, a, -1, w)) != REFD_OK)
+			return rc;
+	}
+	return settle(ctx, s);
+}
+
+/* ---- carried potions as other objects (5.8 grabbing, 5.9 sundering) ----
+ *
+ * A potion vial is a Tiny object (+2 to its AC), hardness 1 and 1 hit
+ * point (the table has no vials: the rule family's numbers), carried in
+ * a pouch: not loosely attached (no +4 to grab it), not firmly either.
+ */
+#define VIAL_SIZE_AC 2
+#define VIAL_HARDNESS 1
+
+int
+man_potion_check(const struct st *s, int a, struct cmd *c, struct why *y)
+{
+	const struct cr *A = &s->c[a], *T = &s->c[c->target];
+	const char *rule = c->t == C_SUNDER ? "R001-52" : "R001-51";
+	struct weapon w;
+	int i, j;
+
+	for (i = 0; i < 2; i++)
+		if (T->d.potions[i] > 0 &&
+		    strcmp(T->d.potion[i].name, c->spell) == 0)
+			break;
+	if (i == 2)
+		return rej(y, REFD_ENOTARGET, rule,
+		    "%s carries no potion of '%.30s'", T->d.name, c->spell);
+	c->si = i;
+	if (c->t == C_SUNDER) {
+		melee_weapon(A, &w);
+		if (!(w.dtype & (DT_B | DT_S)))
+			return rej(y, REFD_EILLEGAL, rule,
+			    "smashing needs a slashing or bludgeoning weapon, "
+			    "not the %s", w.name);
+		return REFD_OK;
+	}
+	/* Grabbing is an unarmed disarm: it needs a free hand and room. */
+	if (A->d.w[0].natural || A->d.w[1].nd > 0 ||
+	    (A->d.w[0].cat == 2 && !A->d.w[0].unarmed))
+		return rej(y, REFD_EILLEGAL, rule,
+		    "%s has no free hand to grab with", A->d.name);
+	for (j = 0; j < 2; j++)
+		if (A->d.potions[j] == 0 || strcmp(A->d.potion[j].name,
+		    c->spell) == 0)
+			break;
+	if (j == 2)
+		return rej(y, REFD_ERESOURCE, rule,
+		    "%s has no room for another kind of potion", A->d.name);
+	return REFD_OK;
+}
+
+static int
+ev_object(refd_ctx *ctx, struct st *s, const char *type, int a, int t,
+    const char *item, int roll, int ok)
+{
+	refd_mpw *w = refd_mpw_create();
+
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "type", type);
+	refd_mpw_kstr(w, "who", s->c[a].d.name);
+	refd_mpw_kstr(w, "target", s->c[t].d.name);
+	refd_mpw_kstr(w, "item", item);
+	if (roll > 0)
+		refd_mpw_kint(w, "roll", roll);
+	refd_mpw_kbool(w, "success", ok);
+	refd_mpw_end(w);
+	return emitw(ctx, s, w);
+}
+
+int
+man_potion_finish(refd_ctx *ctx, struct st *s)
+{
+	struct cont *k = &s->k;
+	int a = k->who, t = k->target, si = (k->flags >> 4) & 1, rc, j;
+	struct cr *A = &s->c[a], *T = &s->c[t];
+	char item[NAMEL + 16];
+	struct weapon w;
+
+	if (T->d.potions[si] <= 0)
+		return settle(ctx, s);
+	snprintf(item, sizeof(item), "potion of %s", T->d.potion[si].name);
+	if (k->act == C_DISARM) {
+		int ma, md, ra, rd, win;
+
+		if (k->hurt > 0) {
+			if ((rc = ev_simple(ctx, "disarm_fails", s, a, t)) !=
+			    REFD_OK)
+				return rc;
+			return settle(ctx, s);
+		}
+		/* Unarmed (light, -4), against a non-weapon item (-4). */
+		ma = A->d.bab + mod(A->d.str) + sizemod(A->d.size) - 4 -
+		    k->pen;
+		if (A->d.size > T->d.size)
+			ma += 4 * (A->d.size - T->d.size);
+		md = disarm_mod(s, t, a) - 4;
+		if ((rc = opposed(ctx, ma, md, "disarm", &ra, &rd, &win)) !=
+		    REFD_OK)
+			return rc;
+		if ((rc = ev_check(ctx, "grab", s, a, t, ra, ra + ma, rd,
+		    rd + md, win)) != REFD_OK)
+			return rc;
+		if (win) {
+			for (j = 0; j < 2; j++)
+				if (A->d.potions[j] == 0 || strcmp(
+				    A->d.potion[j].name,
+				    T->d.potion[si].name) == 0)
+					break;
+			if (j < 2) {
+				A->d.potion[j] = T->d.potion[si];
+				A->d.potions[j]++;
+				T->d.potions[si]--;
+			}
+		}
+		/* No counter-disarm when grabbing (5.8). */
+		return settle(ctx, s);
+	}
+	/* Smashing it: an attack roll against the object's AC, 10 + its
+	 * size + its holder's Dex (5.9). */
+	melee_weapon(A, &w);
+	{
+		int v, b = atk_bonus(s, a, t, &w, 0, k->pen), hit, dmg;
+		int ac = 10 + VIAL_SIZE_AC + mod(T->d.dex);
+		refd_mpw *ev;
+
+		if ((rc = roll(ctx, 20, "attack", &v)) != REFD_OK)
+			return rc;
+		hit = v != 1 && (v == 20 || v + b >= ac);
+		if ((rc = ev_object(ctx, s, "attack_object", a, t, item, v,
+		    hit)) != REFD_OK)
+			return rc;
+		if (!hit)
+			return settle(ctx, s);
+		dmg = str_dmg(A, &w, 0) + w.enh;
+		for (j = 0; j < w.nd; j++) {
+			if ((rc = roll(ctx, (uint32_t)w.sd, "damage", &v)) !=
+			    REFD_OK)
+				return rc;
+			dmg += v;
+		}
+		if (dmg < 1)
+			dmg = 1;
+		if (dmg - VIAL_HARDNESS >= 1)
+			T->d.potions[si]--;	/* 1 hit point */
+		ev = refd_mpw_create();
+		refd_mpw_map(ev);
+		refd_mpw_kstr(ev, "type", "item_damage");
+		refd_mpw_kstr(ev, "target", T->d.name);
+		refd_mpw_kstr(ev, "item", item);
+		refd_mpw_kint(ev, "damage", dmg);
+		refd_mpw_kbool(ev, "destroyed", dmg - VIAL_HARDNESS >= 1);
+		refd_mpw_end(ev);
+		if ((rc = emitw(ctx, s, ev)) != REFD_OK)
+			return rc;
+	}
+	return settle(ctx, s);
+}
+
+/* An escaping creature's opponent answered: hold or let go (k.flags
+ * holds those that let go); after the last, the checks. */
+int
+man_hold_answer(refd_ctx *ctx, struct st *s, int hold)
+{
+	struct cont *k = &s->k;
+	int a = k->who, i, rc, win = 1;
+	struct cr *A = &s->c[a];
+
+	if (!hold)
+		k->flags |= 1 << s->q[s->qi];
+	if (++s->qi < s->nq)
+		return REFD_OK;
+	s->pk = PK_NONE;
+	k->kind = K_NONE;
+	for (i = 0; i < s->nq && win; i++) {
+		int o = s->q[i];
+
+		if ((k->flags >> o) & 1) {
+			if ((rc = ev_simple(ctx, "let_go", s, o, a)) != REFD_OK)
+				return rc;
+			continue;
+		}
+		if ((rc = gcheck(ctx, s, a, o, -k->pen, "escape", &win)) !=
+		    REFD_OK)
+			return rc;
+	}
+	if (!win)
+		return settle(ctx, s);
+	man_grapple_leave(s, a);
+	if (k->n && real_free(s, a, k->px[0], k->py[0])) {
+		A->x = k->px[0];
+		A->y = k->py[0];
+		rc = ev_place(ctx, s, "step_out", a, -1);
+	} else {
+		rc = step_out(ctx, s, a);
+	}
+	if (rc != REFD_OK)
+		return rc;
+	return settle(ctx, s);
 }

@@ -29,9 +29,18 @@ int check_path(const struct st *s, int a, struct cmd *c, int allow,
 int start_move(refd_ctx *ctx, struct st *s, int a, struct cmd *c, int mode,
     int allow);
 void use_std(struct st *s, const struct cr *A);
+void spend_move(struct st *s);
 int grapple_mod(const struct cr *c);
-int unarmed_damage(refd_ctx *ctx, struct st *s, int a, int t);
+int unarmed_damage(refd_ctx *ctx, struct st *s, int a, int t, int lethal);
+int can_full(const struct st *s, const struct cr *c);
+int nmain(const struct cr *c);
+int attack_slot_ok(const struct st *s, const struct cr *A, struct why *y);
+int maneuver_budget(struct st *s, const struct cr *A, const struct cmd *c);
 int overrun_block(refd_ctx *ctx, struct st *s, int avoid);
+int begin_act(refd_ctx *ctx, struct st *s, int act, int who, int target,
+    int flags, int pen, int provoke);
+int draw_free(const struct st *s, const struct cr *A);
+int disarm_mod(const struct st *s, int a, int o);
 int ev_simple(refd_ctx *ctx, const char *type, const struct st *s, int who,
     int target);
 int emit_at2(refd_ctx *ctx, const struct st *s, int who, int also,
@@ -65,6 +74,7 @@ int man_grapple_check(const struct st *s, int a, struct cmd *c,
     struct why *y);
 int man_grapple_exec(refd_ctx *ctx, struct st *s, int a, struct cmd *c);
 int man_drag(refd_ctx *ctx, struct st *s, int a);
+int man_hold_answer(refd_ctx *ctx, struct st *s, int hold);
 
 /* Overrun inside a move (5.14): the check of its path ("to" or
  * "path"), the legal lines, the step into the defender's square. */
@@ -76,5 +86,19 @@ int man_overrun_move(refd_ctx *ctx, struct st *s, int *rc);
 int man_ovr_defender(const struct st *s);
 int man_charge_overrun_ok(const struct st *s, int seat, int a,
     struct cmd *c, struct why *y);
+
+/* Items (1.6, 1.7, 5.8, 5.9): an item's hit points by its wielder's
+ * size, c's held weapon dropped in its square, pick up / drop / shield
+ * commands, the end of a provoking pick up or sheathe. */
+int man_item_hp(int hp, int size);
+int man_ground_put(refd_ctx *ctx, struct st *s, int c);
+int man_item_check(const struct st *s, int a, struct cmd *c, struct why *y);
+int man_item_exec(refd_ctx *ctx, struct st *s, int a, struct cmd *c);
+int man_item_finish(refd_ctx *ctx, struct st *s);
+
+/* Carried potions grabbed (disarm) or smashed (sunder): 5.8, 5.9. */
+int man_potion_check(const struct st *s, int a, struct cmd *c,
+    struct why *y);
+int man_potion_finish(refd_ctx *ctx, struct st *s);
 
 #endif

@@ -936,10 +936,12 @@ str_dmg(const struct cr *a, const struct weapon *w, int off)
 			return 0;
 		return m < 0 ? m : 0;
 	}
-	if (m <= 0 || w->ranged)
+	if (m <= 0)
 		return m;
 	if (off)
-		return m / 2;
+		return m / 2;	/* off hand, thrown ones too (2.13) */
+	if (w->ranged)
+		return m;
 	if (w->cat == 2 && !(w->lance && a->mounted))	/* one hand mounted */
 		return m * 3 / 2;
 	return m;
@@ -1043,6 +1045,8 @@ attack(refd_ctx *ctx, struct st *s, int a, int d, const struct weapon *w,
 	refd_mpw *ev;
 
 	memset(r, 0, sizeof(*r));
+	if (w->crossbow && w->ranged)
+		A->unloaded = 1;	/* it must be loaded again (1.7) */
 	cc_reveal(s, a);	/* attacking ends hiding */
 	r->bonus = atk_bonus(s, a, d, w, flags, pen);
 	r->ac = ac_vs(s, d, a, flags);
