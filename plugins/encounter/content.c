@@ -285,6 +285,7 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 		{ "concentration", offsetof(struct cdef, concentration), -10,
 		    50 },
 		{ "ride", offsetof(struct cdef, ride), -20, 50 },
+		{ "armor_check_penalty", offsetof(struct cdef, acp), 0, 20 },
 	};
 	static const struct {
 		const char *key;

@@ -134,6 +134,7 @@ struct cdef {
 	int32_t mount;		/* 5.15: 0 none, 1 combat-trained, 2 frightened */
 	int32_t ride;		/* Ride check modifier */
 	int32_t saddle;		/* a mount with a military saddle */
+	int32_t acp;		/* armour check penalty (quick mount) */
 };
 
 struct cr {

@@ -176,19 +176,21 @@ static int
 ride_check(refd_ctx *ctx, struct st *s, int a, int dc, const char *why,
     int *ok)
 {
-	int rc, r;
+	int rc, r, m = s->c[a].d.ride;
 	refd_mpw *w;
 
+	if (dc == 20 && strncmp(why, "quick", 5) == 0)
+		m -= s->c[a].d.acp;	/* the armour check penalty applies */
 	if ((rc = roll(ctx, 20, "ride", &r)) != REFD_OK)
 		return rc;
-	*ok = r + s->c[a].d.ride >= dc;
+	*ok = r + m >= dc;
 	w = refd_mpw_create();
 	refd_mpw_map(w);
 	refd_mpw_kstr(w, "type", "ride");
 	refd_mpw_kstr(w, "who", s->c[a].d.name);
 	refd_mpw_kstr(w, "why", why);
 	refd_mpw_kint(w, "roll", r);
-	refd_mpw_kint(w, "total", r + s->c[a].d.ride);
+	refd_mpw_kint(w, "total", r + m);
 	refd_mpw_kint(w, "dc", dc);
 	refd_mpw_kbool(w, "success", *ok);
 	refd_mpw_end(w);
