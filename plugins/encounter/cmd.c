@@ -3272,7 +3272,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		A->charged = 1;
 		s->attacks++;
 		return start_move(ctx, s, a, c, MV_CHARGE,
-		    (s->full ? 2 : 1) * speed_of(A));
+		    (s->full || A->mounted ? 2 : 1) * speed_of(A));
 	case C_STEP:
 		s->step5 = 1;
 		if (!real_free(s, a, c->x, c->y)) {

@@ -86,18 +86,27 @@ unlink_rider(struct st *s, int r)
 }
 
 /* The rider's turn begins: the mount's turn too (its charge, run and
- * attacks of opportunity last until then). */
+ * attacks of opportunity last until then, and it is no longer
+ * flat-footed).  A riderless mount's last charge or run ends at the
+ * next turn. */
 void
 mt_turn(struct st *s, int a)
 {
-	int m = s->c[a].mounted - 1;
+	int m;
 
 	s->m_mv = s->m_run = s->m_fam = s->m_shot = 0;
 	s->m_cast = s->m_castdc = s->knees = s->ctl = s->m_att = 0;
-	if (m >= 0) {
-		s->c[m].charged = s->c[m].ran = 0;
-		s->c[m].fdef = s->c[m].tdef = 0;
-		s->c[m].aoo_used = 0;
+	for (m = 0; m < s->nc; m++) {
+		struct cr *M = &s->c[m];
+
+		if (!M->d.mount || (s->c[a].mounted != m + 1 &&
+		    mt_partner(s, m) >= 0))
+			continue;
+		M->charged = M->ran = M->fdef = M->tdef = 0;
+		if (s->c[a].mounted == m + 1) {
+			M->aoo_used = 0;
+			M->flat = 0;
+		}
 	}
 }
 
