@@ -883,6 +883,10 @@ sane(const struct st *s)
 	for (i = 0; i < s->nq; i++)
 		if (s->q[i] < 0 || s->q[i] >= s->nc)
 			return 0;
+	for (i = 0; i < s->nc; i++)	/* a rider sits on a mount (5.15) */
+		if (s->c[i].mounted > 0 && s->c[i].mounted <= s->nc &&
+		    !s->c[s->c[i].mounted - 1].d.mount)
+			return 0;
 	for (i = 0; i < s->nc; i++) {
 		const struct cr *c = &s->c[i];
 

@@ -133,11 +133,13 @@ mt_setup(struct st *s, char rides[MAXC][NAMEL], char *err, size_t elen)
 		M = &s->c[m];
 		if (!M->d.mount || R->d.mount || M->side != R->side ||
 		    M->d.size <= R->d.size || mt_partner(s, m) >= 0 ||
-		    R->prone || M->prone || !able(R) || !able(M)) {
+		    R->prone || M->prone || !able(R) || !able(M) ||
+		    R->d.invisible || M->d.invisible) {
 			snprintf(err, elen, "setup: creature '%s': rides: '%s' "
 			    "must be a mount (creature field mount) of its side, "
 			    "larger than its rider, with no other rider, and both "
-			    "standing and conscious", R->d.name, M->d.name);
+			    "visible, standing and conscious", R->d.name,
+			    M->d.name);
 			return -1;
 		}
 		if (R->x != M->x || R->y != M->y) {
@@ -264,10 +266,12 @@ mt_check(const struct st *s, int a, struct cmd *c, struct why *y, int *done)
 			    "name the mount as \"target\"");
 		T = &s->c[t];
 		if (!T->d.mount || T->side != A->side || !able(T) || T->prone ||
-		    mt_partner(s, t) >= 0 || T->d.size <= A->d.size)
+		    mt_partner(s, t) >= 0 || T->d.size <= A->d.size ||
+		    A->d.invisible || T->d.invisible)
 			return rej(y, REFD_EILLEGAL, "R001-58",
-			    "%s cannot mount %s: a free, standing mount of its "
-			    "side, larger than the rider", A->d.name, T->d.name);
+			    "%s cannot mount %s: a free, standing, visible mount "
+			    "of its side, larger than the rider", A->d.name,
+			    T->d.name);
 		if (A->prone || A->grap || s->fa)
 			return rej(y, REFD_EILLEGAL, "R001-58",
 			    "%s cannot mount now (prone, grappling or in a full "
