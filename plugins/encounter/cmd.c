@@ -1468,6 +1468,8 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 					return rc;
 			} else {
 				s->round++;
+				if ((rc = mt_round(ctx, s)) != REFD_OK)
+					return rc;	/* dying mounts */
 			}
 			n = 0;
 			if (s->round > s->max_rounds) {

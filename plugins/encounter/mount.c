@@ -715,3 +715,35 @@ mt_falls(refd_ctx *ctx, struct st *s)
 	}
 	return REFD_OK;
 }
+
+/* A dying mount has no turn: it rolls at the start of each round after
+ * the one it fell in (3.3), d100 1-10 stable, else it loses 1 HP. */
+int
+mt_round(refd_ctx *ctx, struct st *s)
+{
+	int m, rc, r;
+	refd_mpw *w;
+
+	for (m = 0; m < s->nc; m++) {
+		struct cr *M = &s->c[m];
+
+		if (!M->d.mount || M->dead || M->hp >= 0 || M->stable ||
+		    s->round <= M->dying_round)
+			continue;
+		if ((rc = roll(ctx, 100, "dying", &r)) != REFD_OK)
+			return rc;
+		M->stable = r <= 10;
+		M->dead = !M->stable && --M->hp <= -10;
+		w = refd_mpw_create();
+		refd_mpw_map(w);
+		refd_mpw_kstr(w, "type", "dying");
+		refd_mpw_kstr(w, "who", M->d.name);
+		refd_mpw_kint(w, "roll", r);
+		refd_mpw_kstr(w, "state", state_name(M));
+		refd_mpw_end(w);
+		s->shown[m] = state_idx(M);
+		if ((rc = emitw(ctx, s, w)) != REFD_OK)
+			return rc;
+	}
+	return REFD_OK;
+}

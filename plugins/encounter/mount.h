@@ -32,5 +32,6 @@ int mt_atk(const struct st *s, int a, int d, int flags);
 int mt_lance(const struct st *s, int a, const struct weapon *w, int flags);
 int mt_trip_md(const struct st *s, int t, int md);
 int mt_falls(refd_ctx *ctx, struct st *s);
+int mt_round(refd_ctx *ctx, struct st *s);
 
 #endif
