@@ -93,7 +93,8 @@ static const struct {
 	{ { { "target", "creature name" } },
 	    "Heal check DC 15 to stabilize a dying creature" },
 	{ { { NULL, NULL } }, "end the turn" },
-	{ { { "take", "bool" } }, "prompt: make the attack of opportunity" },
+	{ { { "take", "bool" }, { "target", "the provoker's mount, optional" } },
+	    "prompt: make the attack of opportunity" },
 	{ { { "take", "bool" } }, "prompt: counter-trip or counter-disarm" },
 	{ { { "take", "bool" } }, "prompt: follow the bull-rushed creature" },
 	{ { { NULL, NULL } }, "prompt: a delaying creature acts now" },
@@ -108,7 +109,8 @@ static const struct {
 	    "full-round action: move 1 square whatever the cost" },
 	{ { { "spell", "spell name" }, { "target", "creature name" },
 	    { "defensive", "bool: cast defensively" }, { "start", "bool" } },
-	    "cast a spell (provokes unless cast defensively)" },
+	    "cast a spell (provokes unless cast defensively; mounted, "
+	    "\"mount_moves\": true casts between the mount's two moves)" },
 	{ { { "target", "creature name" } },
 	    "overrun an adjacent foe: move through its space to the square "
 	    "beyond (a move and a standard action)" },
