@@ -614,7 +614,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			    "can see within reach", nm(s, s->q[0]),
 			    nm(s, c->target));
 		if (s->pk == PK_AOO && c->target >= 0 && c->target != s->k.who &&
-		    !mt_pair(s, c->target, s->k.who))
+		    (!mt_pair(s, c->target, s->k.who) || (s->k.kind == K_ACT &&
+		    s->k.act == C_BULL)))
 			return rej(y, REFD_ENOTARGET, "R001-58",
 			    "the attack of opportunity strikes %s or the mount "
 			    "it rides", nm(s, s->k.who));
@@ -3863,7 +3864,8 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			    "%s makes an attack of opportunity on %s",
 			    nm(s, s->q[s->qi]), nm(s, s->k.who));
 			put_cmd(s, w, &c, label);
-			if (s->c[s->k.who].mounted) {
+			if (s->c[s->k.who].mounted && !(s->k.kind == K_ACT &&
+			    s->k.act == C_BULL)) {
 				c.target = s->c[s->k.who].mounted - 1;
 				snprintf(label, sizeof(label), "%s makes an attack "
 				    "of opportunity on %s's mount %s",
