@@ -2601,6 +2601,10 @@ finish_act(refd_ctx *ctx, struct st *s)
 		if ((rc = ev_simple(ctx, "stand_up", s, a, -1)) != REFD_OK)
 			return rc;
 		break;
+	case C_CONTROL:
+		if (A->mounted && (rc = mt_control(ctx, s, a)) != REFD_OK)
+			return rc;
+		break;
 	case C_TRIP: {
 		int ma, md;
 
@@ -3312,6 +3316,9 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			s->mv++;
 		}
 		return begin_act(ctx, s, C_STAND, a, -1, 0, 0, 1);
+	case C_CONTROL:
+		s->mv++;	/* a move action that provokes (1.7, 5.15) */
+		return begin_act(ctx, s, C_CONTROL, a, -1, 0, 0, 1);
 	case C_ATTACK:
 	case C_FULL: {
 		const struct weapon *w = c->off && !A->d.w[0].dbl ? &A->d.w[1] :

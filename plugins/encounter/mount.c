@@ -497,19 +497,26 @@ mt_exec(refd_ctx *ctx, struct st *s, struct cmd *c, int *done)
 			return rc;
 		s->knees = ok ? 1 : 2;
 		return settle(ctx, s);
-	case C_CONTROL:
-		if ((rc = ride_check(ctx, s, a, 20, "control the frightened "
-		    "mount", &ok)) != REFD_OK)
-			return rc;
-		s->mv++;
-		s->ctl = ok ? 1 : 2;
-		if (!ok)
-			s->full = 1;	/* the move became the whole turn */
-		return settle(ctx, s);
 	default:
 		*done = 0;
 		return REFD_OK;
 	}
+}
+
+/* After the attacks of opportunity it provokes (1.7): Ride DC 20 to
+ * control a frightened mount; failure takes the whole turn. */
+int
+mt_control(refd_ctx *ctx, struct st *s, int a)
+{
+	int rc, ok;
+
+	if ((rc = ride_check(ctx, s, a, 20, "control the frightened mount",
+	    &ok)) != REFD_OK)
+		return rc;
+	s->ctl = ok ? 1 : 2;
+	if (!ok)
+		s->full = 1;	/* the move became the whole turn */
+	return REFD_OK;
 }
 
 /* The mount charges (its whole turn); rider and mount take -2 AC. */
