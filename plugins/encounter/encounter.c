@@ -136,8 +136,9 @@ static const struct {
 	    "free action on a Ride check DC 20, else a move action)" },
 	{ { { NULL, NULL } }, "free action: Ride DC 5 to guide the mount with "
 	    "the knees, both hands free this turn" },
-	{ { { NULL, NULL } }, "move action (provokes): Ride DC 20 to control a frightened "
-	    "mount at the start of the turn (failure: the whole turn)" },
+	{ { { NULL, NULL } }, "move action (provokes): Ride DC 20 to control a "
+	    "frightened mount at the start of the turn (failure: the whole "
+	    "turn)" },
 	{ { { "target", "creature name" } }, "the rider's combat-trained mount "
 	    "attacks with its natural weapon (its standard action: after at "
 	    "most one move)" },
