@@ -723,8 +723,9 @@ mt_falls(refd_ctx *ctx, struct st *s)
 	return REFD_OK;
 }
 
-/* A dying mount has no turn: it rolls at the start of each round after
- * the one it fell in (3.3), d100 1-10 stable, else it loses 1 HP. */
+/* A mount has no turn: at the start of each round a fallen one gets up
+ * (it threw its rider when it fell), and a dying one rolls after the
+ * round it fell in (3.3), d100 1-10 stable, else it loses 1 HP. */
 int
 mt_round(refd_ctx *ctx, struct st *s)
 {
@@ -734,6 +735,16 @@ mt_round(refd_ctx *ctx, struct st *s)
 	for (m = 0; m < s->nc; m++) {
 		struct cr *M = &s->c[m];
 
+		if (M->d.mount && M->prone && acts(M) && !helpless(M)) {
+			M->prone = 0;
+			w = refd_mpw_create();
+			refd_mpw_map(w);
+			refd_mpw_kstr(w, "type", "stand_up");
+			refd_mpw_kstr(w, "who", M->d.name);
+			refd_mpw_end(w);
+			if ((rc = emitw(ctx, s, w)) != REFD_OK)
+				return rc;
+		}
 		if (!M->d.mount || M->dead || M->hp >= 0 || M->stable ||
 		    s->round <= M->dying_round)
 			continue;
