@@ -164,17 +164,19 @@ mt_setup(struct st *s, char rides[MAXC][NAMEL], char *err, size_t elen)
 }
 
 /* Nearest square where r, on foot, may stand next to (or in the former
- * space of) mount m: by distance, then row, then column. */
+ * space of) mount m: by distance, then row, then column; real: free of
+ * every creature (else of those r perceives, for a check). */
 static int
-spot(struct st *s, int r, int m, int *px, int *py)
+spot(const struct st *s, int r, int m, int real, int *px, int *py)
 {
-	struct cr *M = &s->c[m];
+	const struct cr *M = &s->c[m];
 	int x, y, d, bd = 1 << 20;
 
 	for (y = 0; y < s->h; y++)
 		for (x = 0; x < s->w; x++) {
 			d = g_space_dist(M->x, M->y, space_n(M), x, y, 1);
-			if (d < bd && free_at(s, r, x, y)) {
+			if (d < bd && (real ? real_free(s, r, x, y) :
+			    free_at(s, r, x, y))) {
 				bd = d;
 				*px = x;
 				*py = y;
@@ -231,7 +233,7 @@ dismount_square(const struct st *s, int a, struct cmd *c, struct why *y)
 		ok = c->x >= 0 && c->y >= 0 && c->x < s->w && c->y < s->h &&
 		    d == 1 && free_at(s, a, c->x, c->y);
 	} else {
-		ok = spot(m, a, mi, &c->x, &c->y);
+		ok = spot(s, a, mi, 0, &c->x, &c->y);
 	}
 	A->mounted = keep[0];
 	A->ride_n = keep[1];
@@ -475,6 +477,8 @@ mt_exec(refd_ctx *ctx, struct st *s, struct cmd *c, int *done)
 		}
 		m = A->mounted - 1;
 		unlink_rider(s, a);
+		if (!real_free(s, a, c->x, c->y))	/* an unseen creature */
+			(void)spot(s, a, m, 1, &c->x, &c->y);
 		A->x = c->x;
 		A->y = c->y;
 		return (rc = ev_mount(ctx, s, "dismount", a, m)) != REFD_OK ?
@@ -648,7 +652,7 @@ fall_off(refd_ctx *ctx, struct st *s, int r, int m, const char *why,
 		s->k.n = s->k.pi + 1;	/* the mount's movement ends */
 		s->k.mode = MV_MOVE;
 	}
-	if (spot(s, r, m, &x, &y)) {
+	if (spot(s, r, m, 1, &x, &y)) {
 		R->x = x;
 		R->y = y;
 	}
