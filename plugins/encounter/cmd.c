@@ -1317,7 +1317,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 
 /* ---- events ---- */
 
-static int
+int
 ev_simple(refd_ctx *ctx, const char *type, const struct st *s, int who,
     int target)
 {
@@ -1424,6 +1424,31 @@ ev_over(refd_ctx *ctx, struct st *s, const char *reason)
 }
 
 /* ---- turn order (1.2, 1.9) ---- */
+
+/* A dying creature's roll (3.3): d100 1-10 stable, else it loses 1 HP. */
+int
+dying_roll(refd_ctx *ctx, struct st *s, int i)
+{
+	struct cr *c = &s->c[i];
+	refd_mpw *w;
+	int rc, r;
+
+	if ((rc = roll(ctx, 100, "dying", &r)) != REFD_OK)
+		return rc;
+	if (r <= 10)
+		c->stable = 1;
+	else if (--c->hp <= -10)
+		c->dead = 1;
+	w = refd_mpw_create();
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "type", "dying");
+	refd_mpw_kstr(w, "who", c->d.name);
+	refd_mpw_kint(w, "roll", r);
+	refd_mpw_kstr(w, "state", state_name(c));
+	refd_mpw_end(w);
+	s->shown[i] = state_idx(c);
+	return emitw(ctx, s, w);
+}
 
 /*
  * Turn `n` of the order begins, after the boundary where delaying
@@ -1537,24 +1562,8 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 			if ((rc = emitw(ctx, s, w)) != REFD_OK)
 				return rc;
 			if (c->hp < 0 && !c->stable && s->round > c->dying_round) {
-				int r;
-
-				if ((rc = roll(ctx, 100, "dying", &r)) !=
+				if ((rc = dying_roll(ctx, s, s->order[n])) !=
 				    REFD_OK)
-					return rc;
-				if (r <= 10)
-					c->stable = 1;
-				else if (--c->hp <= -10)
-					c->dead = 1;
-				w = refd_mpw_create();
-				refd_mpw_map(w);
-				refd_mpw_kstr(w, "type", "dying");
-				refd_mpw_kstr(w, "who", c->d.name);
-				refd_mpw_kint(w, "roll", r);
-				refd_mpw_kstr(w, "state", state_name(c));
-				refd_mpw_end(w);
-				s->shown[s->order[n]] = state_idx(c);
-				if ((rc = emitw(ctx, s, w)) != REFD_OK)
 					return rc;
 				check_over(s);
 			}

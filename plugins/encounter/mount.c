@@ -733,38 +733,21 @@ mt_falls(refd_ctx *ctx, struct st *s)
 int
 mt_round(refd_ctx *ctx, struct st *s)
 {
-	int m, rc, r;
-	refd_mpw *w;
+	int m, rc;
 
 	for (m = 0; m < s->nc; m++) {
 		struct cr *M = &s->c[m];
 
 		if (M->d.mount && M->prone && acts(M) && !helpless(M)) {
 			M->prone = 0;
-			w = refd_mpw_create();
-			refd_mpw_map(w);
-			refd_mpw_kstr(w, "type", "stand_up");
-			refd_mpw_kstr(w, "who", M->d.name);
-			refd_mpw_end(w);
-			if ((rc = emitw(ctx, s, w)) != REFD_OK)
+			if ((rc = ev_simple(ctx, "stand_up", s, m, -1)) !=
+			    REFD_OK)
 				return rc;
 		}
 		if (!M->d.mount || M->dead || M->hp >= 0 || M->stable ||
 		    s->round <= M->dying_round)
 			continue;
-		if ((rc = roll(ctx, 100, "dying", &r)) != REFD_OK)
-			return rc;
-		M->stable = r <= 10;
-		M->dead = !M->stable && --M->hp <= -10;
-		w = refd_mpw_create();
-		refd_mpw_map(w);
-		refd_mpw_kstr(w, "type", "dying");
-		refd_mpw_kstr(w, "who", M->d.name);
-		refd_mpw_kint(w, "roll", r);
-		refd_mpw_kstr(w, "state", state_name(M));
-		refd_mpw_end(w);
-		s->shown[m] = state_idx(M);
-		if ((rc = emitw(ctx, s, w)) != REFD_OK)
+		if ((rc = dying_roll(ctx, s, m)) != REFD_OK)
 			return rc;
 	}
 	return REFD_OK;
