@@ -1722,11 +1722,15 @@ match_pending(struct match *m, uint64_t *seats, struct match_err *e)
 
 int
 match_events_since(struct match *m, uint64_t since, int32_t seat,
-    const char *token, struct buf *out, struct match_err *e)
+    const char *token, const struct ev_page *pg, struct buf *out,
+    uint64_t *until, int *more, struct match_err *e)
 {
 	refd_mpw *w;
-	size_t i, lo, hi;
+	size_t i, lo, hi, n = 0;
 	int rc;
+
+	*until = m->seq;
+	*more = 0;
 
 	if (seat != REFD_SEAT_PUBLIC) {
 		if (seat < 0)
@@ -1752,8 +1756,17 @@ match_events_since(struct match *m, uint64_t since, int32_t seat,
 	for (i = lo; i < m->nev; i++) {
 		const struct mevent *ev = &m->ev[i];
 
+		/* A page ends between two seqs, never inside one. */
+		if (i > lo && ev->seq != m->ev[i - 1].seq && n > 0 &&
+		    ((pg->limit > 0 && n >= pg->limit) ||
+		    (pg->max_bytes > 0 && refd_mpw_len(w) >= pg->max_bytes))) {
+			*until = m->ev[i - 1].seq;
+			*more = 1;
+			break;
+		}
 		if (ev->seat != REFD_SEAT_PUBLIC && ev->seat != seat)
 			continue;
+		n++;
 		if (event_map(m, ev, 0, w) != 0) {
 			refd_mpw_destroy(w);
 			return fail(e, REFD_EINTERNAL, "match '%s': a stored "

@@ -157,9 +157,18 @@ int match_legal(struct match *m, uint32_t seat, const char *token,
 int match_view(struct match *m, int32_t seat, const char *token,
     struct buf *out, struct match_err *e);
 int match_pending(struct match *m, uint64_t *seats, struct match_err *e);
-/* Array of event maps {seq, i, seat?, ...event} with seq > since. */
+/* A page of events: at most limit events and about max_bytes of them
+ * (0: no bound), always whole seqs. */
+struct ev_page {
+	uint64_t limit;
+	size_t max_bytes;
+};
+/* Array of event maps {seq, i, seat?, ...event} with seq > since, one
+ * page of them: *until is the seq they are complete through (the match's
+ * seq when *more is 0; else ask again with since = *until). */
 int match_events_since(struct match *m, uint64_t since, int32_t seat,
-    const char *token, struct buf *out, struct match_err *e);
+    const char *token, const struct ev_page *pg, struct buf *out,
+    uint64_t *until, int *more, struct match_err *e);
 /* Summary map: id, ruleset, status, seats (taken or not), seq, result. */
 int match_info(struct match *m, struct buf *out);
 /* The log file's bytes as they are now. */

@@ -626,20 +626,30 @@ op_events(struct req *r)
 	struct match_err me;
 	struct buf out;
 	const char *token;
-	int64_t since;
+	int64_t since, limit;
 	int32_t seat;
-	int rc;
+	uint64_t until;
+	int rc, more;
+	struct ev_page pg;
 
 	memset(&me, 0, sizeof(me));
 	if ((rc = arg_match(r, &m)) != 0 || (rc = arg_seat(r, &seat,
 	    &token)) != 0 || (rc = arg_int(r, "since", 0, 0, INT64_MAX, 0,
-	    &since)) != 0)
+	    &since)) != 0 || (rc = arg_int(r, "limit", 0, 1, INT64_MAX, 0,
+	    &limit)) != 0)
 		return rc;
+	/* A reply stays well inside the connection's memory: a longer
+	 * history comes in pages (more: true). */
+	pg.limit = (uint64_t)limit;
+	pg.max_bytes = (size_t)(r->p->cfg->max_connection_memory / 4);
 	buf_init(&out);
-	rc = match_events_since(m, (uint64_t)since, seat, token, &out, &me);
+	rc = match_events_since(m, (uint64_t)since, seat, token, &pg, &out,
+	    &until, &more, &me);
 	if (rc == 0) {
 		refd_mpw_map(r->res);
 		refd_mpw_kint(r->res, "seq", (int64_t)match_seq(m));
+		refd_mpw_kint(r->res, "until", (int64_t)until);
+		refd_mpw_kbool(r->res, "more", more);
 		refd_mpw_kbool(r->res, "finished", match_finished(m));
 		refd_mpw_str(r->res, "events");
 		refd_mpw_raw(r->res, out.data, out.len);

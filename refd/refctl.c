@@ -49,7 +49,7 @@ usage(FILE *f)
 	    "  legal MATCH SEAT TOKEN\n"
 	    "  pending MATCH\n"
 	    "  view MATCH [SEAT TOKEN]\n"
-	    "  events MATCH [SEAT TOKEN] [--since SEQ]\n"
+	    "  events MATCH [SEAT TOKEN] [--since SEQ] [--limit N]\n"
 	    "  watch MATCH [SEAT TOKEN] [--since SEQ]\n"
 	    "  export MATCH [-o FILE] [--admin-token TOKEN]\n"
 	    "  resign MATCH SEAT TOKEN\n"
@@ -476,6 +476,13 @@ cmd_match_op(const char *op, const struct args *a, int seat_at)
 		}
 		json_object_set_new(o, "since", json_integer(n));
 	}
+	if ((v = opt(a, "limit")) != NULL) {
+		if (parse_i64(v, "--limit", &n) != 0) {
+			json_decref(o);
+			return EXIT_USAGE;
+		}
+		json_object_set_new(o, "limit", json_integer(n));
+	}
 	if ((v = opt(a, "reason")) != NULL)
 		json_object_set_new(o, "reason", json_string(v));
 	if ((v = opt(a, "admin-token")) != NULL)
@@ -621,14 +628,17 @@ events_endpoint(char *out, size_t len)
 	return 0;
 }
 
-/* Print events after *last; update *last and *finished. */
+/* Print events after *last, page after page; update *last and
+ * *finished. */
 static int
 catch_up(json_t *base, int64_t *last, int *finished)
 {
 	struct reply r;
 	refd_mpv evs;
 	size_t i;
+	int more;
 
+again:
 	json_object_set_new(base, "since", json_integer(*last));
 	if (request("events", base, &r) != 0)
 		return EXIT_TRANSPORT;
@@ -651,10 +661,16 @@ catch_up(json_t *base, int64_t *last, int *finished)
 			*last = seq;
 	}
 	fflush(stdout);
-	if (refd_mpv_get_int(r.result, "seq", *last) > *last)
-		*last = refd_mpv_get_int(r.result, "seq", *last);
+	/* Complete through "until" (through "seq" for an older server). */
+	if (refd_mpv_get_int(r.result, "until", refd_mpv_get_int(r.result,
+	    "seq", *last)) > *last)
+		*last = refd_mpv_get_int(r.result, "until",
+		    refd_mpv_get_int(r.result, "seq", *last));
+	more = refd_mpv_get_bool(r.result, "more", 0);
 	*finished = refd_mpv_get_bool(r.result, "finished", 0);
 	reply_free(&r);
+	if (more)
+		goto again;
 	return 0;
 }
 
@@ -976,9 +992,38 @@ cmd_play(const struct args *a)
 	if (v != NULL && parse_i64(v, "--seed", &seed) != 0)
 		return EXIT_USAGE;
 	if (!a->all) {
+		const char *what, *scen = opt(a, "scenario");
+		char first[128] = "";
+
 		if (need(a, 1, "RULESET or MATCH (or --all)") != 0)
 			return EXIT_USAGE;
-		return play_one(a->pos[0], a, seed, opt(a, "scenario"));
+		what = a->pos[0];
+		/* A ruleset with neither a scenario nor a setup: its first
+		 * ready-made scenario, as play --all does. */
+		if (scen == NULL && opt(a, "setup") == NULL &&
+		    !(strlen(what) == 16 &&
+		    strspn(what, "0123456789abcdef") == 16)) {
+			if (request("rulesets", NULL, &r) != 0)
+				return EXIT_TRANSPORT;
+			for (i = 0; r.ok && i < refd_mpv_len(r.result); i++) {
+				refd_mpv one = refd_mpv_at(r.result, i);
+				refd_mpv sc = refd_mpv_get(one, "scenarios");
+
+				if (strcmp(refd_mpv_get_str(one, "name", ""),
+				    what) == 0 && refd_mpv_len(sc) > 0)
+					snprintf(first, sizeof(first), "%s",
+					    refd_mpv_cstr(refd_mpv_at(sc, 0),
+					    ""));
+			}
+			reply_free(&r);
+			if (first[0] != '\0') {
+				if (a->verbose)
+					fprintf(stderr, "refctl: play: %s, "
+					    "scenario %s\n", what, first);
+				scen = first;
+			}
+		}
+		return play_one(what, a, seed, scen);
 	}
 	if (request("rulesets", NULL, &r) != 0)
 		return EXIT_TRANSPORT;

@@ -9,9 +9,12 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "conceal.h"
+#include "maneuver.h"
 #include "geom.h"
 #include "mount.h"
 #include "move.h"
+#include "magic.h"
 
 const char *const cmd_name[C_NCMD] = {
 	"move", "step", "attack", "full_attack", "charge", "run", "withdraw",
@@ -21,8 +24,12 @@ const char *const cmd_name[C_NCMD] = {
 	"aoo", "counter", "follow", "act", "wait", "ready", "fire", "crawl",
 	"minimum_move", "cast", "overrun", "avoid", "cleave", "pin",
 	"release", "throw", "draw", "sheathe", "turn_undead", "drink",
+	"grapple_move", "use_weapon", "break_pin",
 	"mount", "dismount", "guide_with_knees", "control_mount",
-	"mount_attack"
+	"mount_attack",
+	"hide", "spot",
+	"use_item", "use_ability", "touch", "rebuke", "dispel_turning",
+	"bolster", "command", "rest"
 };
 
 int
@@ -80,7 +87,7 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 	int i, bad = 0;
 
 	memset(c, 0, sizeof(*c));
-	c->target = c->ally = -1;
+	c->target = c->ally = c->ovr = -1;
 	if (d == NULL || refd_mpv_type(r) != REFD_MP_MAP) {
 		refd_mp_free(d);
 		return rej(w, REFD_EBADCMD, "R001-70",
@@ -106,6 +113,13 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 	}
 	v = refd_mpv_get(r, "ally");
 	if (refd_mpv_ok(v) && (c->ally = find(s, refd_mpv_cstr(v, ""))) < 0) {
+		rej(w, REFD_ENOTARGET, "R001-70", "no creature named '%.40s'",
+		    refd_mpv_cstr(v, "?"));
+		refd_mp_free(d);
+		return w->code;
+	}
+	v = refd_mpv_get(r, "overrun");
+	if (refd_mpv_ok(v) && (c->ovr = find(s, refd_mpv_cstr(v, ""))) < 0) {
 		rej(w, REFD_ENOTARGET, "R001-70", "no creature named '%.40s'",
 		    refd_mpv_cstr(v, "?"));
 		refd_mp_free(d);
@@ -180,6 +194,7 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 		c->item = 2;
 	else
 		bad = 1;
+	bad |= mg_parse(r, c);
 	refd_mp_free(d);
 	if (bad)
 		return rej(w, REFD_EBADCMD, "R001-70",
@@ -191,7 +206,7 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 
 /* Budget (R001-04, R001-05). */
 static int can_full(const struct st *s, const struct cr *c);
-static int
+int
 can_std(const struct st *s, const struct cr *c)
 {
 	if (c->cond & COND_NAUSEATED)
@@ -266,7 +281,7 @@ twf(const struct cr *c, int *pp, int *po)
 	}
 }
 
-static const char *
+const char *
 nm(const struct st *s, int i)
 {
 	return s->c[i].d.name;
@@ -320,6 +335,32 @@ target_ok(const struct st *s, int a, int t, const struct weapon *w,
 		    "%s is out of %s's reach (distance %d)", T->d.name,
 		    A->d.name, d);
 	}
+	return REFD_OK;
+}
+
+/* A coup de grace on a square (5.12): two full-round actions. */
+static int
+cdg_square_ok(const struct st *s, int a, const struct cmd *c, struct why *y)
+{
+	const struct cr *A = &s->c[a];
+	int i;
+
+	if (c->target >= 0)
+		return rej(y, REFD_EBADCMD, "R001-39",
+		    "give a \"target\" or a \"square\", not both");
+	if (c->start || !can_full(s, A))
+		return rej(y, REFD_ERESOURCE, "R001-39",
+		    "finding and striking an unseen creature takes two whole "
+		    "turns");
+	if (c->sqx < 0 || c->sqy < 0 || c->sqx >= s->w || c->sqy >= s->h ||
+	    g_space_dist(A->x, A->y, space_n(A), c->sqx, c->sqy, 1) != 1)
+		return rej(y, REFD_ERANGE, "R001-47",
+		    "a coup de grace needs an adjacent square");
+	for (i = 0; i < s->nc; i++)
+		if (!s->c[i].dead && perceives(s, a, i) &&
+		    occupant(s, c->sqx, c->sqy, -1) == i)
+			return rej(y, REFD_ENOTARGET, "R001-39",
+			    "%s is in that square: name it", s->c[i].d.name);
 	return REFD_OK;
 }
 
@@ -405,7 +446,7 @@ allowance(const struct st *s, const struct cr *c, int t)
 	return sp;
 }
 
-static int
+int
 check_path(const struct st *s, int a, struct cmd *c, int allow,
     struct why *y)
 {
@@ -591,6 +632,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 	const struct cr *A, *T = t >= 0 ? &s->c[t] : NULL;
 	struct weapon w;
 
+	if (s->over && s->resting == 2)
+		return mg_rest_check(s, seat, c, y);
 	if (s->over)
 		return rej(y, REFD_EFINISHED, "R001-81", "the fight is over");
 	if (s->pk != PK_NONE) {
@@ -632,6 +675,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		return rej(y, REFD_ENOTYOURTURN, "R001-01",
 		    "it is %s's turn (seat %d)", A->d.name, A->side);
 	melee_weapon(A, &w);
+	if ((rc = mg_check(s, a, c, y)) != 1)
+		return rc;
 	if (c->start && c->t != C_CDG && c->t != C_CAST && c->t != C_MINMOVE)
 		return rej(y, REFD_EILLEGAL, "R001-05",
 		    "only a coup de grace, a full-round spell or the minimum "
@@ -702,6 +747,10 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			if ((s->sq[A->y][A->x] | s->sq[c->y][c->x]) & SQ_DIFF)
 				return rej(y, REFD_EILLEGAL, "R001-06",
 				    "no 5-foot step in difficult terrain");
+			if (!cc_sees_square(s, a, c->x, c->y))
+				return rej(y, REFD_EILLEGAL, "R001-06",
+				    "no 5-foot step into a square %s cannot see "
+				    "(darkness or opaque fog)", A->d.name);
 			if (!free_at(s, a, c->x, c->y))
 				return rej(y, REFD_ENOPATH, "R001-09",
 				    "(%d,%d) is occupied", c->x, c->y);
@@ -747,6 +796,12 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 				    "the straight line to (%d,%d) is blocked "
 				    "or crosses difficult terrain", c->x,
 				    c->y);
+			for (d = 1; d < n; d++)
+				if (!cc_sees_square(s, a, c->px[d], c->py[d]))
+					return rej(y, REFD_EILLEGAL, "R001-43",
+					    "%s cannot see where it runs: (%d,%d) "
+					    "is dark or in opaque fog",
+					    A->d.name, c->px[d], c->py[d]);
 			if (!free_at(s, a, c->x, c->y))
 				return rej(y, REFD_ENOPATH, "R001-09",
 				    "(%d,%d) is occupied", c->x, c->y);
@@ -754,6 +809,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		}
 		return REFD_OK;
 	case C_CHARGE:
+		if (c->ovr >= 0 && !c->ovr_hidden)
+			return man_charge_overrun_ok(s, seat, a, c, y);
 		if ((rc = movement_ok(s, A, y)) != REFD_OK)
 			return rc;
 		if (A->cond & (COND_BLINDED | COND_ENTANGLED | COND_FATIGUED |
@@ -826,6 +883,12 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_EILLEGAL, "R001-46",
 			    "delay before taking any action");
 		return REFD_OK;
+	case C_HIDE:
+	case C_SPOT:
+		if (!can_move(s, A))
+			return rej(y, REFD_ERESOURCE, "R001-04",
+			    "%s takes a move action", cmd_name[c->t]);
+		return cc_check(s, a, c, y);
 	case C_STAND:
 		if (!A->prone)
 			return rej(y, REFD_EILLEGAL, "R001-71",
@@ -843,7 +906,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			    "%s is pinned: it can only try to escape",
 			    A->d.name);
 		if (A->grap && (c->t == C_FULL || c->has_sq ||
-		    t != A->grap - 1 || A->d.w[0].ranged ||
+		    !man_in_grapple(s, a, t) || A->d.w[0].ranged ||
 		    (A->d.w[0].cat != 0 && !A->d.w[0].unarmed &&
 		    !A->d.w[0].natural)))
 			return rej(y, REFD_EILLEGAL, "R001-56",
@@ -906,6 +969,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 				    "a coup de grace takes the whole turn (or "
 				    "start it now, restricted, and complete it "
 				    "next turn)");
+			if (c->has_sq)
+				return cdg_square_ok(s, a, c, y);
 		} else if (c->t == C_FEINT && (A->d.feats & F_IFEINT)) {
 			if (!can_move(s, A) || s->fa)
 				return rej(y, REFD_ERESOURCE, "R001-53",
@@ -976,9 +1041,9 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 				    "%s holds no weapon", T->d.name);
 			return REFD_OK;
 		case C_GRAPPLE:
-			if (T->grap)
-				return rej(y, REFD_EILLEGAL, "R001-56",
-				    "joining a grapple is not supported");
+			if (T->grap && (rc = man_join_ok(s, a, t, y)) !=
+			    REFD_OK)
+				return rc;
 			if (helpless(T))
 				return rej(y, REFD_EILLEGAL, "R001-55",
 				    "%s is helpless", T->d.name);
@@ -1007,28 +1072,13 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return REFD_OK;
 		}
 	case C_RELEASE:
-		if (!A->grap || s->c[A->grap - 1].pinned_by != a + 1)
-			return rej(y, REFD_EILLEGAL, "R001-56",
-			    "%s is pinning nobody", A->d.name);
-		return REFD_OK;
 	case C_GDMG:
 	case C_ESCAPE:
 	case C_PIN:
-		if (!A->grap)
-			return rej(y, REFD_EILLEGAL, "R001-56",
-			    "%s is not grappling", A->d.name);
-		if (A->pinned_by && c->t != C_ESCAPE)
-			return rej(y, REFD_EILLEGAL, "R001-56",
-			    "%s is pinned: it can only try to escape",
-			    A->d.name);
-		if (c->t == C_PIN && s->c[A->grap - 1].pinned_by)
-			return rej(y, REFD_EILLEGAL, "R001-56",
-			    "%s is already pinned", nm(s, A->grap - 1));
-		if (!can_std(s, A))
-			return rej(y, REFD_ERESOURCE, "R001-04",
-			    "%s has no standard action left this turn",
-			    A->d.name);
-		return REFD_OK;
+	case C_GMOVE:
+	case C_GWEAPON:
+	case C_BREAKPIN:
+		return man_grapple_check(s, a, c, y);
 	case C_AID:
 		if (!can_std(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-04",
@@ -1062,11 +1112,15 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			    "%s is not in melee with %s", nm(s, c->ally),
 			    T->d.name);
 		return REFD_OK;
+	case C_USE_ITEM:
+	case C_USE_ABIL:
 	case C_CAST: {
 		const struct spell *sp;
+		int tm;
 
 		for (c->si = 0; c->si < MAXSP; c->si++)
 			if (A->d.uses[c->si] > 0 &&
+			    mg_slot_ok(c->t, &A->d.sp[c->si]) &&
 			    strcmp(A->d.sp[c->si].name, c->spell) == 0)
 				break;
 		if (c->si == MAXSP)
@@ -1074,20 +1128,23 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			    "%s has no cast of '%.30s' left", A->d.name,
 			    c->spell);
 		sp = &A->d.sp[c->si];
-		if (sp->time == 2 ? s->qcast : s->cast)
+		tm = mg_time(A, sp, c->meta);
+		if (mg_counts(sp) && (tm == 2 ? s->qcast : s->cast))
 			return rej(y, REFD_ERESOURCE, "R001-61",
 			    "one spell per round, plus one quickened spell");
-		if (sp->time == 0 && !can_std(s, A))
+		if (tm == 0 && !can_std(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-04",
 			    "%s has no standard action left this turn",
 			    A->d.name);
-		if ((sp->time == 1 || sp->time == 3) && !full_ok(s, A, c))
+		if ((tm == 1 || tm >= 3) && !full_ok(s, A, c))
 			return rej(y, REFD_ERESOURCE, "R001-05",
 			    "this spell takes the whole turn (or start it now, "
 			    "restricted, and complete it next turn)");
-		if (c->start && sp->time != 1 && sp->time != 3)
+		if (c->start && tm != 1 && tm != 3)
 			return rej(y, REFD_EILLEGAL, "R001-05",
 			    "only full-round actions are started");
+		if (c->hold)
+			return mg_cast_check(s, a, c, sp, y);
 		if (t < 0 || T->dead)
 			return rej(y, REFD_ENOTARGET, "R001-61",
 			    "name a living \"target\"");
@@ -1110,7 +1167,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		if (t != a && !has_loe(s, a, t))
 			return rej(y, REFD_ENOTARGET, "R001-37",
 			    "no line of effect to %s", T->d.name);
-		return REFD_OK;
+		return mg_cast_check(s, a, c, sp, y);
 	}
 	case C_OVERRUN: {
 		int dx, dy, bx, by, np;
@@ -1133,12 +1190,15 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_EILLEGAL, "R001-57",
 			    "overrun is only supported between 1-square "
 			    "creatures");
-		if (cdist(A, T) != 1)
+		if (cdist(A, T) != 1 && c->npath == 0 && !c->has_to)
 			return rej(y, REFD_ERANGE, "R001-57",
-			    "%s must be adjacent", T->d.name);
+			    "%s must be adjacent (or give the move's \"to\" "
+			    "or \"path\")", T->d.name);
 		if ((rc = size_gap_ok(s, a, t, "overrun", "R001-57", y)) !=
 		    REFD_OK)
 			return rc;
+		if (c->npath > 0 || c->has_to)
+			return man_overrun_path_ok(s, a, c, y);
 		dx = T->x - A->x;
 		dy = T->y - A->y;
 		bx = T->x + dx;
@@ -1188,8 +1248,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_EILLEGAL, "R001-77",
 			    "%s has no sheathed weapon", A->d.name);
 		if (A->grap)
-			return rej(y, REFD_EILLEGAL, "R001-56",
-			    "%s is grappling", A->d.name);
+			return man_grapple_check(s, a, c, y);
 		if (draw_free(s, A))
 			return REFD_OK;
 		if (!can_move(s, A))
@@ -1230,6 +1289,10 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		if (A->d.turn_level < 1 || A->d.turn_uses < 1)
 			return rej(y, REFD_ERESOURCE, "R001-59",
 			    "%s has no turning attempt left", A->d.name);
+		if (A->d.rebuke)
+			return rej(y, REFD_EILLEGAL, "R001-59",
+			    "%s channels negative energy: it rebukes",
+			    A->d.name);
 		if (!can_std(s, A))
 			return rej(y, REFD_ERESOURCE, "R001-04",
 			    "%s has no standard action left this turn",
@@ -1246,6 +1309,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		    !perceives(s, a, t))
 			return rej(y, REFD_ENOTARGET, "R001-45",
 			    "ready an attack against an enemy you can see");
+		if (c->ract != RK_ATTACK)
+			return mg_ready_check(s, a, c, y);
 		if (!armed(A) && !(c->trig == 1 && A->d.w[0].ranged))
 			return rej(y, REFD_EILLEGAL, "R001-45",
 			    "%s has no melee weapon to ready", A->d.name);
@@ -1339,7 +1404,7 @@ ev_simple(refd_ctx *ctx, const char *type, const struct st *s, int who,
  * to the seats that perceive it (and `also`), with a public "unseen"
  * notice, and its position committed (8.4).
  */
-static int
+int
 emit_at2(refd_ctx *ctx, const struct st *s, int who, int also,
     refd_mpw *w)
 {
@@ -1348,7 +1413,8 @@ emit_at2(refd_ctx *ctx, const struct st *s, int who, int also,
 	uint8_t pos[2];
 	char zone[40];
 
-	if (!c->d.invisible)
+	if (seat_sees(s, REFD_SEAT_PUBLIC, who) &&
+	    (also < 0 || seat_sees(s, REFD_SEAT_PUBLIC, also)))
 		return emitw(ctx, s, w);
 	if (w == NULL || refd_mpw_error(w)) {
 		refd_mpw_destroy(w);
@@ -1367,7 +1433,7 @@ emit_at2(refd_ctx *ctx, const struct st *s, int who, int also,
 	snprintf(zone, sizeof(zone), "position.%s", c->d.name);
 	if ((rc = enc_host->commit(ctx, zone, c->side, pos, 2)) != REFD_OK)
 		return rc;
-	if (also >= 0 && s->c[also].d.invisible) {
+	if (also >= 0 && !seat_sees(s, REFD_SEAT_PUBLIC, also)) {
 		const struct cr *o = &s->c[also];
 
 		pos[0] = (uint8_t)o->x;
@@ -1386,7 +1452,7 @@ emit_at(refd_ctx *ctx, const struct st *s, int who, refd_mpw *w)
 	return emit_at2(ctx, s, who, -1, w);
 }
 
-static int
+int
 ev_check(refd_ctx *ctx, const char *type, const struct st *s, int a, int t,
     int ra, int ta, int rd, int td, int win)
 {
@@ -1420,7 +1486,9 @@ ev_over(refd_ctx *ctx, struct st *s, const char *reason)
 	refd_mpw_kint(w, "winner", s->winner);
 	refd_mpw_kstr(w, "reason", reason);
 	refd_mpw_end(w);
-	return emitw(ctx, s, w);
+	if ((rc = emitw(ctx, s, w)) != REFD_OK)
+		return rc;
+	return s->resting == 1 ? mg_rest_begin(ctx, s) : REFD_OK;
 }
 
 /* ---- turn order (1.2, 1.9) ---- */
@@ -1456,8 +1524,6 @@ dying_roll(refd_ctx *ctx, struct st *s, int i)
  * rolls for the dying, advances rounds, ends the match on the round
  * limit.
  */
-static int spell_effect(refd_ctx *ctx, struct st *s, int a, int t,
-    const struct spell *sp);
 
 int
 turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
@@ -1516,13 +1582,16 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 			s->freedraw = s->moveact = 0;
 			s->aoo_taken = 0;
 			c->delaying = 0;
+			if ((rc = mg_tick(ctx, s, n)) != REFD_OK)
+				return rc;
 			if (c->dead || (s->surprise && !c->aware)) {
 				n++;
 				continue;
 			}
 			c->flat = 0;
 			c->fdef = c->tdef = c->charged = c->ran = 0;
-			if (c->casting) {
+			cc_turn_start(s, s->order[n]);
+			if (c->casting && !mg_still_casting(s, s->order[n])) {
 				int sl = c->casting - 1, ct = c->cast_target;
 
 				c->casting = 0;
@@ -1539,9 +1608,7 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 			c->ready_vs = -1;
 			if (c->turned_by && s->round > c->turned_until)
 				c->turned_by = 0;
-			if (c->grap && s->c[c->grap - 1].pinned_by ==
-			    s->order[n] + 1)
-				s->c[c->grap - 1].pinned_by = 0; /* 1 round */
+			man_pins_expire(s, s->order[n]);	/* 1 round */
 			if (c->temp > 0 && c->temp_rounds > 0 &&
 			    --c->temp_rounds == 0) {
 				c->temp = 0;	/* the pool expires (3.6) */
@@ -1567,6 +1634,8 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 					return rc;
 				check_over(s);
 			}
+			if ((rc = mg_turn_start(ctx, s, s->order[n])) != REFD_OK)
+				return rc;
 			if (!acts(c)) {
 				n++;
 				continue;
@@ -1632,7 +1701,7 @@ in_order(const struct st *s, int c)
 }
 
 /* Queue who may attack m now, in initiative order; only: just that one. */
-static int
+int
 aoo_queue(struct st *s, int m, int only, int skip_mask)
 {
 	int i, c;
@@ -1686,7 +1755,9 @@ ready_queue(struct st *s, int m, int px, int py)
 		if (s->c[r].ready_vs != m || !able(&s->c[r]) || s->c[r].grap ||
 		    s->c[r].ready_trig != 0)
 			continue;
-		if (threatens(s, r, m) && !threat_at(s, r, m, px, py))
+		if (s->c[r].rdy_kind != RK_ATTACK ?
+		    mg_ready_near(s, r, m, px, py) :
+		    (threatens(s, r, m) && !threat_at(s, r, m, px, py)))
 			s->q[s->nq++] = r;
 	}
 	if (s->nq > 0)
@@ -1714,7 +1785,9 @@ ready_cast_queue(struct st *s, int m)
 		if (R->ready_vs != m || R->ready_trig != 1 || !acts(R) ||
 		    R->grap || !perceives(s, r, m))
 			continue;
-		if (w->ranged ? (has_loe(s, r, m) && cdist(R, &s->c[m]) <=
+		if (R->rdy_kind != RK_ATTACK)
+			s->q[s->nq++] = r;
+		else if (w->ranged ? (has_loe(s, r, m) && cdist(R, &s->c[m]) <=
 		    w->incr * (w->ranged == 1 ? 5 : 10)) : threatens(s, r, m))
 			s->q[s->nq++] = r;
 	}
@@ -1786,6 +1859,16 @@ run_move(refd_ctx *ctx, struct st *s)
 		}
 		if (!able(A) || A->prone)
 			break;
+		if ((k->act == C_OVERRUN && k->mode == MV_MOVE) ||
+		    (k->mode == MV_CHARGE && k->ally > 0)) {
+			/* An overrun inside the move (5.14). */
+			int r = man_overrun_move(ctx, s, &rc);
+
+			if (r == 1)
+				return rc;
+			if (r == 2)
+				break;
+		}
 		k->pi++;
 		{
 			int i, od;
@@ -1809,6 +1892,7 @@ run_move(refd_ctx *ctx, struct st *s)
 		k->checked = 0;
 		k->rdone = 0;
 		s->sq_moved++;
+		cc_moved(s, a);
 		if (real_free(s, a, A->x, A->y))
 			k->lastok = k->pi;
 		if (A->d.size <= -2) {
@@ -1847,6 +1931,8 @@ run_move(refd_ctx *ctx, struct st *s)
 	refd_mpw_end(w);
 	if ((rc = emit_at(ctx, s, a, w)) != REFD_OK)
 		return rc;
+	if (k->mode == MV_GRAP)
+		return man_drag(ctx, s, a);
 	if (k->mode == MV_CHARGE && arrived && !s->c[k->target].dead) {
 		/* The charge's one attack (5.3). */
 		k->kind = K_ACT;
@@ -1881,6 +1967,8 @@ resume(refd_ctx *ctx, struct st *s)
 	}
 	if (s->k.kind == K_MOVE)
 		return run_move(ctx, s);
+	if (s->k.kind == K_PUSH)
+		return man_push_run(ctx, s);
 	if (s->k.kind == K_ACT)
 		return finish_act(ctx, s);
 	return settle(ctx, s);
@@ -1942,66 +2030,13 @@ disarm_mod(const struct st *s, int a, int o)
 	return m;
 }
 
-static int
+int
 grapple_mod(const struct cr *c)
 {
 	return c->d.bab + mod(c->d.str) + 4 * c->d.size;
 }
 
-static int
-push(refd_ctx *ctx, struct st *s, int a, int t, int pushes, int follow)
-{
-	struct cr *A = &s->c[a], *T = &s->c[t];
-	int dx = (2 * T->x + space_n(T)) - (2 * A->x + space_n(A));
-	int dy = (2 * T->y + space_n(T)) - (2 * A->y + space_n(A));
-	int i, n = 0, ox, oy;
-	refd_mpw *w;
-
-	dx = dx > 0 ? 1 : (dx < 0 ? -1 : 0);
-	dy = dy > 0 ? 1 : (dy < 0 ? -1 : 0);
-	for (i = 0; i < pushes; i++) {
-		int np;
-
-		if (step_cost(s, t, T->x, T->y, T->x + dx, T->y + dy, 0, &np,
-		    1) < 0 || !real_free(s, t, T->x + dx, T->y + dy))
-			break;
-		ox = T->x;
-		oy = T->y;
-		T->x += dx;
-		T->y += dy;
-		n++;
-		if (follow && real_free(s, a, ox, oy)) {
-			A->x = ox;
-			A->y = oy;
-			s->sq_moved++;
-		}
-	}
-	if (follow) {
-		s->moved = 1;
-	}
-	mt_follow(s, t);
-	mt_follow(s, a);
-	w = refd_mpw_create();
-	refd_mpw_map(w);
-	refd_mpw_kstr(w, "type", "pushed");
-	refd_mpw_kstr(w, "who", T->d.name);
-	refd_mpw_kint(w, "squares", n);
-	refd_mpw_karray(w, "to");
-	refd_mpw_int(w, T->x);
-	refd_mpw_int(w, T->y);
-	refd_mpw_end(w);
-	refd_mpw_kbool(w, "followed", follow);
-	refd_mpw_karray(w, "attacker_at");
-	refd_mpw_int(w, A->x);
-	refd_mpw_int(w, A->y);
-	refd_mpw_end(w);
-	refd_mpw_end(w);
-	if (A->d.invisible && s->c[t].d.invisible)
-		return emit_at2(ctx, s, a, t, w);
-	return emit_at(ctx, s, A->d.invisible ? a : t, w);
-}
-
-static int
+int
 unarmed_damage(refd_ctx *ctx, struct st *s, int a, int t)
 {
 	struct weapon u;
@@ -2039,14 +2074,15 @@ concentrate(refd_ctx *ctx, struct st *s, int a, int dc, const char *why,
 
 	if ((rc = roll(ctx, 20, "concentration", &r)) != REFD_OK)
 		return rc;
-	*ok = r + s->c[a].d.concentration >= dc;
+	*ok = r + s->c[a].d.concentration - mg_save_pen(&s->c[a]) >= dc;
 	w = refd_mpw_create();
 	refd_mpw_map(w);
 	refd_mpw_kstr(w, "type", "concentration");
 	refd_mpw_kstr(w, "who", nm(s, a));
 	refd_mpw_kstr(w, "why", why);
 	refd_mpw_kint(w, "roll", r);
-	refd_mpw_kint(w, "total", r + s->c[a].d.concentration);
+	refd_mpw_kint(w, "total", r + s->c[a].d.concentration -
+	    mg_save_pen(&s->c[a]));
 	refd_mpw_kint(w, "dc", dc);
 	refd_mpw_kbool(w, "success", *ok);
 	refd_mpw_end(w);
@@ -2062,11 +2098,11 @@ best_mental(const struct cr *c)
 }
 
 /* The spell's effect (7.1, 7.2). */
-static int
+int
 spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 {
 	struct cr *A = &s->c[a], *T = &s->c[t];
-	int rc, v, j, amt = sp->bonus;
+	int rc, v, j, amt = sp->bonus, saved = 0;
 	refd_mpw *w;
 
 	if (sp->attack) {
@@ -2085,8 +2121,10 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 		wp.nonlethal = sp->nonlethal;
 		wp.ranged = sp->attack == 1 ? 2 : 0;
 		wp.incr = sp->range > 0 ? sp->range : 1;
-		return attack(ctx, s, a, t, &wp, A_TOUCH |
+		rc = attack(ctx, s, a, t, &wp, A_TOUCH |
 		    (sp->attack == 1 ? A_RANGED : 0), 0, 0, &r);
+		s->last_hit = r.hit;
+		return rc;
 	}
 	for (j = 0; j < sp->nd; j++) {
 		if ((rc = roll(ctx, (uint32_t)sp->sd, sp->effect ? "healing" :
@@ -2094,19 +2132,11 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 			return rc;
 		amt += v;
 	}
-	if (sp->effect == 2) {
-		if (amt > T->temp) {	/* pools do not stack: the best */
-			T->temp = amt;
-			T->temp_rounds = sp->rounds;
-		}
-		w = refd_mpw_create();
-		refd_mpw_map(w);
-		refd_mpw_kstr(w, "type", "temp_hp");
-		refd_mpw_kstr(w, "target", T->d.name);
-		refd_mpw_kint(w, "amount", amt);
-		refd_mpw_end(w);
-		return emitw(ctx, s, w);
-	}
+	amt = mg_amount(A, amt);	/* empowered */
+	if (sp->effect == 2)
+		return mg_temp_add(ctx, s, t, amt, sp);
+	if (sp->effect >= 3 && !sp->save)
+		return mg_spell_after_save(ctx, s, a, t, sp, 0);
 	if (sp->effect == 1) {
 		T->hp += amt;
 		if (T->hp > T->d.hp)
@@ -2152,7 +2182,10 @@ spell_effect(refd_ctx *ctx, struct st *s, int a, int t, const struct spell *sp)
 			return rc;
 		if (ok)
 			amt = sp->half ? amt / 2 : 0;
+		saved = ok;
 	}
+	if (sp->effect >= 3)
+		return mg_spell_after_save(ctx, s, a, t, sp, saved);
 	w = refd_mpw_create();
 	refd_mpw_map(w);
 	refd_mpw_kstr(w, "type", "spell_damage");
@@ -2350,6 +2383,7 @@ turn_undead(refd_ctx *ctx, struct st *s, int a)
 	if ((rc = roll(ctx, 20, "turning check", &v)) != REFD_OK)
 		return rc;
 	chk = v + mod(A->d.cha);
+	A->turn_chk = chk;
 	maxhd = lvl + steps[chk <= 0 ? 0 : (chk >= 22 ? 22 : chk)];
 	if ((rc = roll(ctx, 6, "turning damage", &d1)) != REFD_OK ||
 	    (rc = roll(ctx, 6, "turning damage", &d2)) != REFD_OK)
@@ -2374,7 +2408,7 @@ turn_undead(refd_ctx *ctx, struct st *s, int a)
 			struct cr *U = &s->c[i];
 
 			if (!U->d.undead || U->dead || (done & (1 << i)) ||
-			    U->turned_by || U->d.hd > maxhd ||
+			    mg_turn_skip(s, a, i) || mg_turn_hd(U) > maxhd ||
 			    cdist(A, U) > 12 || !has_loe(s, a, i))
 				continue;
 			bd = cdist(A, U);
@@ -2398,11 +2432,13 @@ turn_undead(refd_ctx *ctx, struct st *s, int a)
 			break;
 		pool -= s->c[i].d.hd;
 		done |= 1 << i;
-		if (lvl >= 2 * s->c[i].d.hd) {
+		if (A->d.rebuke) {
+			mg_rebuked(s, a, i, lvl >= 2 * mg_turn_hd(&s->c[i]));
+		} else if (lvl >= 2 * mg_turn_hd(&s->c[i])) {
 			s->c[i].dead = 1;
 			s->c[i].grap = 0;
 		} else {
-			s->c[i].turned_until = s->round + 10;
+			s->c[i].turned_until = mg_end(s, 10);
 			s->c[i].turned_by = a + 1;
 		}
 		w = refd_mpw_create();
@@ -2410,6 +2446,8 @@ turn_undead(refd_ctx *ctx, struct st *s, int a)
 		refd_mpw_kstr(w, "type", "turned");
 		refd_mpw_kstr(w, "target", s->c[i].d.name);
 		refd_mpw_kbool(w, "destroyed", s->c[i].dead);
+		if (A->d.rebuke)
+			refd_mpw_kbool(w, "commanded", s->c[i].cmd_by != 0);
 		refd_mpw_kint(w, "pool_left", pool);
 		refd_mpw_end(w);
 		if ((rc = emitw(ctx, s, w)) != REFD_OK)
@@ -2444,24 +2482,34 @@ pass_through(refd_ctx *ctx, struct st *s, int a)
 }
 
 /* Overrun step 2-4 (5.14): avoided, or blocked with Str checks. */
-static int
+int
 overrun_block(refd_ctx *ctx, struct st *s, int avoid)
 {
 	struct cont *k = &s->k;
-	int a = k->who, t = k->target, rc, ra, rd, win, ma, md;
+	int a = k->who, t = man_ovr_defender(s), rc, ra, rd, win, ma, md;
 	struct cr *A = &s->c[a], *T = &s->c[t];
+	int inmove = k->kind == K_MOVE;	/* during a longer move */
+	int charging = inmove && k->mode == MV_CHARGE;
 
-	k->kind = K_NONE;
+	if (!inmove)
+		k->kind = K_NONE;
 	if (!able(A))
-		return settle(ctx, s);
+		return inmove ? run_move(ctx, s) : settle(ctx, s);
 	if (avoid) {
-		s->std = 0;	/* D001-41: an avoided overrun is no action */
+		if (!charging)
+			s->std = 0;	/* D001-41: an avoided overrun is no action */
 		if ((rc = ev_simple(ctx, "overrun_avoided", s, t, a)) !=
-		    REFD_OK || (rc = pass_through(ctx, s, a)) != REFD_OK)
+		    REFD_OK)
+			return rc;
+		if (inmove) {
+			k->margin = 3;	/* it goes on through */
+			return run_move(ctx, s);
+		}
+		if ((rc = pass_through(ctx, s, a)) != REFD_OK)
 			return rc;
 		return settle(ctx, s);
 	}
-	ma = mod(A->d.str) + 4 * A->d.size;
+	ma = mod(A->d.str) + 4 * A->d.size + (charging ? 2 : 0);
 	md = (able(T) ? better_sd(T) : -5) + 4 * T->d.size + stability(T);
 	if ((rc = opposed(ctx, ma, md, "overrun", &ra, &rd, &win)) != REFD_OK)
 		return rc;
@@ -2470,6 +2518,10 @@ overrun_block(refd_ctx *ctx, struct st *s, int avoid)
 		return rc;
 	if (win) {
 		T->prone = 1;
+		if (inmove) {
+			k->margin = 3;
+			return run_move(ctx, s);
+		}
 		if ((rc = pass_through(ctx, s, a)) != REFD_OK)
 			return rc;
 		return settle(ctx, s);
@@ -2484,6 +2536,10 @@ overrun_block(refd_ctx *ctx, struct st *s, int avoid)
 		return rc;
 	if (win)
 		A->prone = 1;
+	if (inmove) {
+		k->margin = 4;	/* its movement ends before the defender */
+		return run_move(ctx, s);
+	}
 	return settle(ctx, s);
 }
 
@@ -2503,38 +2559,19 @@ finish_act(refd_ctx *ctx, struct st *s)
 	switch (act) {
 	case C_ATTACK:
 	case C_FULL:
+		w = (k->flags & A_OFF) && !A->d.w[0].dbl ? A->d.w[1] :
+		    A->d.w[0];
 		if (t < 0) {
-			int v;
-
-			if ((rc = roll(ctx, 20, "attack", &v)) != REFD_OK)
-				return rc;
-			if ((rc = ev_simple(ctx, "attack_square_empty", s, a,
-			    -1)) != REFD_OK)
+			if ((rc = cc_empty_attack(ctx, s, a, &w)) != REFD_OK)
 				return rc;
 			break;
 		}
-		w = (k->flags & A_OFF) && !A->d.w[0].dbl ? A->d.w[1] :
-		    A->d.w[0];
-		if (w.ranged && T->grap && T->grap - 1 != a) {
+		if (w.ranged && T->grap && !man_in_grapple(s, a, t)) {
 			/* An outsider's ranged attack strikes a random
 			 * participant of the grapple (5.13, D001-39). */
-			int p[2], v;
-			refd_mpw *ev;
-
-			p[0] = t < T->grap - 1 ? t : T->grap - 1;
-			p[1] = t < T->grap - 1 ? T->grap - 1 : t;
-			if ((rc = roll(ctx, 2, "grappler", &v)) != REFD_OK)
+			if ((rc = man_grapple_pick(ctx, s, a, &t)) != REFD_OK)
 				return rc;
-			t = p[v - 1];
 			T = &s->c[t];
-			ev = refd_mpw_create();
-			refd_mpw_map(ev);
-			refd_mpw_kstr(ev, "type", "grapple_target");
-			refd_mpw_kint(ev, "roll", v);
-			refd_mpw_kstr(ev, "target", T->d.name);
-			refd_mpw_end(ev);
-			if ((rc = emitw(ctx, s, ev)) != REFD_OK)
-				return rc;
 		}
 		{
 			int up = T->hp >= 0 && !T->dead;
@@ -2571,12 +2608,19 @@ finish_act(refd_ctx *ctx, struct st *s)
 		const struct spell *sp = &A->d.sp[k->pen];
 		int ok = 1;
 
-		if (k->hurt > 0 && (rc = concentrate(ctx, s, a, 10 + k->hurt +
-		    sp->level, "damaged while casting", &ok)) != REFD_OK)
+		if (k->hurt > 0 && mg_concentrates(sp) && (rc = concentrate(ctx,
+		    s, a, 10 + k->hurt + sp->level, "damaged while casting",
+		    &ok)) != REFD_OK)
 			return rc;
-		if (ok && sp->time == 3) {
-			/* Takes effect before the caster's next turn. */
+		if (ok && t < 0) {
+			if ((rc = mg_hold(ctx, s, a, k->pen)) != REFD_OK)
+				return rc;
+			break;
+		}
+		if (ok && mg_time(A, sp, A->cast_meta) >= 3) {
+			/* Takes effect before the caster's turn. */
 			A->casting = k->pen + 1;
+			A->cast_left = mg_cast_rounds(A, sp, A->cast_meta);
 			A->cast_target = t;
 			if ((rc = ev_simple(ctx, "casting", s, a, t)) !=
 			    REFD_OK)
@@ -2593,6 +2637,7 @@ finish_act(refd_ctx *ctx, struct st *s)
 
 			A->x = k->px[1];
 			A->y = k->py[1];
+			cc_moved(s, a);
 			refd_mpw_map(ev);
 			refd_mpw_kstr(ev, "type", "crawl");
 			refd_mpw_kstr(ev, "who", A->d.name);
@@ -2664,11 +2709,8 @@ finish_act(refd_ctx *ctx, struct st *s)
 			else
 				k->allow = speed_of(A) - s->sq_moved;
 		}
-		if (k->allow < 1) {
-			if ((rc = push(ctx, s, a, t, 1, 0)) != REFD_OK)
-				return rc;
-			break;
-		}
+		if (k->allow < 1)
+			return man_push_start(ctx, s, a, t, 1, 0);
 		s->pk = PK_FOLLOW;
 		s->q[0] = a;
 		s->nq = 1;
@@ -2767,10 +2809,10 @@ finish_act(refd_ctx *ctx, struct st *s)
 			break;
 		}
 		unarmed_weapon(&w, A->d.size);
-		if ((rc = attack(ctx, s, a, t, &w, A_TOUCH | A_NODMG, k->pen,
-		    0, &r)) != REFD_OK)
+		if (!(k->flags & 1) && (rc = attack(ctx, s, a, t, &w, A_TOUCH |
+		    A_NODMG, k->pen, 0, &r)) != REFD_OK)
 			return rc;
-		if (!r.hit)
+		if (!(k->flags & 1) && !r.hit)
 			break;
 		if (T->d.size - A->d.size >= 2) {
 			if ((rc = ev_simple(ctx, "grapple_fails", s, a, t)) !=
@@ -2785,13 +2827,15 @@ finish_act(refd_ctx *ctx, struct st *s)
 		    rd + md, win)) != REFD_OK)
 			return rc;
 		if (win) {
-			A->grap = t + 1;
-			T->grap = a + 1;
+			man_grapple_join(s, a, t);
 			if ((rc = unarmed_damage(ctx, s, a, t)) != REFD_OK)
 				return rc;
+			return man_enter_start(ctx, s, a, t);
 		}
 		break;
 	}
+	case ACT_GRAP_IN:
+		return man_enter(ctx, s);
 	case C_CDG: {
 		w = A->d.w[0].ranged ? w : A->d.w[0];
 		if ((rc = attack(ctx, s, a, t, &w, A_CDG, 0, 0, &r)) !=
@@ -2842,7 +2886,7 @@ finish_act(refd_ctx *ctx, struct st *s)
 
 /* ---- actions ---- */
 
-static void
+void
 use_std(struct st *s, const struct cr *A)
 {
 	s->std = 1;
@@ -2871,7 +2915,7 @@ maneuver_budget(struct st *s, const struct cr *A, const struct cmd *c)
 	return pen;
 }
 
-static int
+int
 start_move(refd_ctx *ctx, struct st *s, int a, struct cmd *c, int mode,
     int allow)
 {
@@ -2884,6 +2928,7 @@ start_move(refd_ctx *ctx, struct st *s, int a, struct cmd *c, int mode,
 	k->who = a;
 	k->target = c->target;
 	k->act = c->kind;
+	k->ally = c->ovr + 1;	/* a charge's overrun defender + 1 */
 	k->n = c->npath;
 	k->allow = allow;
 	for (i = 0; i < c->npath; i++) {
@@ -2914,7 +2959,7 @@ cast_continue(refd_ctx *ctx, struct st *s, int a, int t, int si,
 		s->hurt0 = 0;
 		return settle(ctx, s);
 	}
-	if (A->cond & COND_DEAFENED) {
+	if ((A->cond & COND_DEAFENED) && mg_verbal(A, sp)) {
 		int v;
 		refd_mpw *ev;
 
@@ -2933,7 +2978,8 @@ cast_continue(refd_ctx *ctx, struct st *s, int a, int t, int si,
 		if (!ok)
 			return settle(ctx, s);
 	}
-	if (A->grap && (rc = concentrate(ctx, s, a, 20 + sp->level,
+	if (A->grap && mg_concentrates(sp) && (rc = concentrate(ctx, s, a,
+	    20 + sp->level,
 	    "grappled", &ok)) != REFD_OK)
 		return rc;
 	if (ok && defensive && (rc = concentrate(ctx, s, a,
@@ -2942,10 +2988,14 @@ cast_continue(refd_ctx *ctx, struct st *s, int a, int t, int si,
 	if (ok && s->m_castdc && A->mounted && (rc = concentrate(ctx, s, a,
 	    s->m_castdc + sp->level, "mounted", &ok)) != REFD_OK)
 		return rc;
+	if (ok && (A->cond & COND_ENTANGLED) && !A->no62 &&
+	    mg_concentrates(sp) && (rc = concentrate(ctx, s, a,
+	    15 + sp->level, "entangled", &ok)) != REFD_OK)
+		return rc;	/* 6.2 */
 	if (!ok)
 		return settle(ctx, s);
 	return begin_act(ctx, s, C_CAST, a, t, 0, si,
-	    defensive ? 0 : 1);
+	    defensive || !mg_provokes(sp) ? 0 : 1);
 }
 
 int
@@ -2954,6 +3004,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 	int a, rc, t = c->target;
 	struct cr *A;
 
+	if (s->over && s->resting == 2)
+		return mg_rest_exec(ctx, s, c);
 	if (s->pk != PK_NONE) {
 		int who = s->q[s->qi];
 
@@ -2961,13 +3013,12 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		case PK_AOO: {
 			struct weapon w;
 			struct atk r;
-			int m = s->k.who;
+			int m = man_aoo_victim(s);
 
 			if (c->take) {
 				melee_weapon(&s->c[who], &w);
 				s->c[who].aoo_used++;
-				if (s->k.kind == K_MOVE)
-					s->aoo_taken |= 1 << who;
+				man_aoo_taken(s, who);
 				if (s->k.kind == K_ACT && s->k.act == C_BULL &&
 				    who != s->k.target && s->k.target >= 0) {
 					/* 25 % redirection while the two share
@@ -3052,10 +3103,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 				if (pushes > s->k.allow)
 					pushes = s->k.allow;
 			}
-			if ((rc = push(ctx, s, who, s->k.target, pushes,
-			    c->take)) != REFD_OK)
-				return rc;
-			return settle(ctx, s);
+			return man_push_start(ctx, s, who, s->k.target, pushes,
+			    c->take);
 		}
 		case PK_AVOID:
 			s->pk = PK_NONE;
@@ -3099,10 +3148,16 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 				if ((rc = ev_simple(ctx, "ready_fires", s, who,
 				    m)) != REFD_OK)
 					return rc;
-				if ((rc = attack(ctx, s, who, m, &w, rf, 0, 0,
-				    &r)) != REFD_OK)
+				if (s->c[who].rdy_kind != RK_ATTACK) {
+					if ((rc = mg_fire(ctx, s, who)) != REFD_OK)
+						return rc;
+				} else if ((rc = attack(ctx, s, who, m, &w, rf |
+				    (s->c[m].charged && (w.dtype & DT_P) &&
+				    !rf ? A_SET : 0), 0, 0, &r)) != REFD_OK) {
 					return rc;
-				s->k.hurt += r.dmg;
+				} else {
+					s->k.hurt += r.dmg;
+				}
 				/* Its place moves just before the mover. */
 				for (p = 0; p < s->norder &&
 				    s->order[p] != who; p++)
@@ -3287,6 +3342,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			use_std(s, A);
 		A->charged = 1;
 		s->attacks++;
+		if (c->ovr >= 0)
+			s->overrun = 1;	/* an overrun on the way (5.14) */
 		return start_move(ctx, s, a, c, MV_CHARGE,
 		    (s->full || A->mounted ? 2 : 1) * speed_of(A));
 	case C_STEP:
@@ -3299,6 +3356,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		A->x = c->x;
 		A->y = c->y;
 		mt_follow(s, a);
+		cc_moved(s, a);
 		{
 			refd_mpw *w = refd_mpw_create();
 
@@ -3338,6 +3396,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			int o = occupant(s, c->sqx, c->sqy, a);
 
 			t = o >= 0 && !s->c[o].dead ? o : -1;
+			s->atk_sqx = c->sqx;
+			s->atk_sqy = c->sqy;
 		}
 
 		twf(A, &pp, &po);
@@ -3374,26 +3434,11 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		else if (w->unarmed && !(A->d.feats & F_IUS) && t >= 0 &&
 		    armed(&s->c[t]))
 			prov = 2;
+		if (c->has_sq)
+			flags |= A_SQUARE;
 		if (t < 0 && !w->ranged) {
 			/* Nobody there: the blow meets air. */
-			int v;
-			refd_mpw *ev = refd_mpw_create();
-
-			if ((rc = roll(ctx, 20, "attack", &v)) != REFD_OK) {
-				refd_mpw_destroy(ev);
-				return rc;
-			}
-			refd_mpw_map(ev);
-			refd_mpw_kstr(ev, "type", "attack");
-			refd_mpw_kstr(ev, "attacker", A->d.name);
-			refd_mpw_karray(ev, "square");
-			refd_mpw_int(ev, c->sqx);
-			refd_mpw_int(ev, c->sqy);
-			refd_mpw_end(ev);
-			refd_mpw_kint(ev, "roll", v);
-			refd_mpw_kbool(ev, "hit", 0);
-			refd_mpw_end(ev);
-			if ((rc = emitw(ctx, s, ev)) != REFD_OK)
+			if ((rc = cc_empty_attack(ctx, s, a, w)) != REFD_OK)
 				return rc;
 			return settle(ctx, s);
 		}
@@ -3424,34 +3469,60 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		return begin_act(ctx, s, C_SUNDER, a, t, c->item,
 		    maneuver_budget(s, A, c), (A->d.feats & F_ISUN) ? 0 : 2);
 	case C_GRAPPLE:
-		return begin_act(ctx, s, C_GRAPPLE, a, t, 0, maneuver_budget(s,
-		    A, c), (A->d.feats & F_IUS) ? 0 : 2);
+		/* Joining a grapple: no AoO, the grab is automatic (5.13). */
+		return begin_act(ctx, s, C_GRAPPLE, a, t, s->c[t].grap != 0,
+		    maneuver_budget(s, A, c), (A->d.feats & F_IUS) ||
+		    s->c[t].grap ? 0 : 2);
 	case C_CDG:
 		s->full = 1;
+		if (c->has_sq) {
+			if ((rc = cc_cdg_square(ctx, s, a, c, &t)) != REFD_OK)
+				return rc;
+			if (t < 0)
+				return settle(ctx, s);
+		}
 		s->attacks++;
 		return begin_act(ctx, s, C_CDG, a, t, 0, 0, 1);
+	case C_HIDE:
+	case C_SPOT:
+		if (s->fa) {	/* the rest of a full attack (2.9) */
+			s->fa = 0;
+			s->full = 0;
+			s->std = s->mv = s->fa_conv = 1;
+		} else {
+			s->mv++;
+		}
+		if ((rc = cc_exec(ctx, s, a, c)) != REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	case C_USE_ITEM:
+	case C_USE_ABIL:
 	case C_CAST: {
 		const struct spell *sp = &A->d.sp[c->si];
 		refd_mpw *w;
-		int ok = 1;
+		int ok = 1, tm = mg_time(A, sp, c->meta);
 
 		A->d.uses[c->si]--;
 		mt_cast(s, a, c);
-		if (sp->time == 2) {
-			s->qcast = 1;
+		if (tm == 2) {
+			s->qcast |= mg_counts(sp);
 		} else {
-			s->cast = 1;
-			if ((sp->time == 1 || sp->time == 3) && !s->std)
+			s->cast |= mg_counts(sp);
+			if ((tm == 1 || tm >= 3) && !s->std)
 				s->full = 1;
 			else
 				use_std(s, A);
 		}
+		A->cast_meta = c->meta;
+		if (mg_counts(sp))
+			A->held = 0;	/* a new spell dissipates a charge */
 		w = refd_mpw_create();
 		refd_mpw_map(w);
 		refd_mpw_kstr(w, "type", "cast");
 		refd_mpw_kstr(w, "who", A->d.name);
 		refd_mpw_kstr(w, "spell", sp->name);
-		refd_mpw_kstr(w, "target", nm(s, t));
+		if (t >= 0)
+			refd_mpw_kstr(w, "target", nm(s, t));
 		if (c->defensive)
 			refd_mpw_kbool(w, "defensive", 1);
 		refd_mpw_end(w);
@@ -3459,7 +3530,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			return rc;
 		/* Readied attacks waiting for this cast fire first. */
 		s->hurt0 = 0;
-		if (ready_cast_queue(s, a) > 0) {
+		if (mg_concentrates(sp) && ready_cast_queue(s, a) > 0) {
 			memset(&s->k, 0, sizeof(s->k));
 			s->k.kind = K_ACT;
 			s->k.act = ACT_CAST_PRE;
@@ -3473,6 +3544,17 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		return cast_continue(ctx, s, a, t, c->si, c->defensive);
 	}
 	case C_OVERRUN:
+		if (c->npath > 0) {
+			/* Overrun inside a move: the move action's path
+			 * passes through the defender (5.14). */
+			s->overrun = 1;
+			s->mv++;
+			s->moveact = 1;
+			use_std(s, A);
+			s->attacks++;
+			c->kind = C_OVERRUN;
+			return start_move(ctx, s, a, c, MV_MOVE, 0);
+		}
 		s->overrun = 1;
 		s->mv++;
 		s->moved = 1;
@@ -3507,6 +3589,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 	case C_SHEATHE: {
 		int i;
 
+		if (c->t == C_DRAW && A->grap)
+			return man_grapple_exec(ctx, s, a, c);
 		if (c->t == C_DRAW && draw_free(s, A)) {
 			s->freedraw = 1;
 		} else if (s->fa) {
@@ -3544,8 +3628,16 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		return settle(ctx, s);
 	}
 	case C_TURN:
+	case C_REBUKE:
 		use_std(s, A);
 		if ((rc = turn_undead(ctx, s, a)) != REFD_OK)
+			return rc;
+		return settle(ctx, s);
+	case C_TOUCH:
+	case C_DISPEL_TURN:
+	case C_BOLSTER:
+	case C_COMMAND:
+		if ((rc = mg_exec(ctx, s, c)) != REFD_OK)
 			return rc;
 		return settle(ctx, s);
 	case C_DRINK:
@@ -3561,6 +3653,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		use_std(s, A);
 		A->ready_vs = t;
 		A->ready_trig = c->trig;
+		mg_ready_set(A, c);
 		if ((rc = ev_simple(ctx, "ready", s, a, -1)) != REFD_OK)
 			return rc;
 		w = refd_mpw_create();
@@ -3622,42 +3715,14 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 	case C_STAB:
 		use_std(s, A);
 		return begin_act(ctx, s, C_STAB, a, t, 0, 0, 1);
-	case C_RELEASE: {
-		int o = A->grap - 1;
-
-		s->c[o].pinned_by = 0;
-		s->c[o].grap = 0;
-		A->grap = 0;
-		if ((rc = ev_simple(ctx, "release", s, a, o)) != REFD_OK)
-			return rc;
-		return settle(ctx, s);
-	}
+	case C_RELEASE:
 	case C_GDMG:
 	case C_ESCAPE:
-	case C_PIN: {
-		int o = A->grap - 1, ra, rd, win;
-		int ma = grapple_mod(A), md = grapple_mod(&s->c[o]);
-
-		use_std(s, A);
-		if ((rc = opposed(ctx, ma, md, "grapple", &ra, &rd, &win)) !=
-		    REFD_OK)
-			return rc;
-		if ((rc = ev_check(ctx, cmd_name[c->t], s, a, o, ra, ra + ma,
-		    rd, rd + md, win)) != REFD_OK)
-			return rc;
-		if (win && c->t == C_ESCAPE && A->pinned_by) {
-			A->pinned_by = 0;	/* the pin ends; still grappled */
-		} else if (win && c->t == C_ESCAPE) {
-			A->grap = 0;
-			s->c[o].grap = 0;
-		} else if (win && c->t == C_PIN) {
-			s->c[o].pinned_by = a + 1;
-		} else if (win && (rc = unarmed_damage(ctx, s, a, o)) !=
-		    REFD_OK) {
-			return rc;
-		}
-		return settle(ctx, s);
-	}
+	case C_PIN:
+	case C_GMOVE:
+	case C_GWEAPON:
+	case C_BREAKPIN:
+		return man_grapple_exec(ctx, s, a, c);
 	case C_FEINT: {
 		struct cr *T = &s->c[t];
 		int ma = A->d.bluff, md = T->d.sense + T->d.bab, ra, rd;
@@ -3729,6 +3794,8 @@ int
 pending_seats(const struct st *s, uint64_t *m)
 {
 	*m = 0;
+	if (s->over && s->resting == 2)
+		*m = mg_rest_seats(s);
 	if (s->over)
 		return REFD_OK;
 	if (s->pk != PK_NONE)
@@ -3793,6 +3860,9 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 		refd_mpw_kstr(w, "spell", c->spell);
 	if (c->t == C_SUNDER && c->item == 2)
 		refd_mpw_kstr(w, "item", "shield");
+	if (c->ovr >= 0)
+		refd_mpw_kstr(w, "overrun", nm(s, c->ovr));
+	mg_put(w, c);
 	refd_mpw_end(w);
 	refd_mpw_kstr(w, "label", label);
 	refd_mpw_end(w);
@@ -3803,7 +3873,7 @@ blank(struct cmd *c, int t)
 {
 	memset(c, 0, sizeof(*c));
 	c->t = t;
-	c->target = c->ally = -1;
+	c->target = c->ally = c->ovr = -1;
 	c->kind = C_ATTACK;
 	c->mode = 1;
 }
@@ -3825,7 +3895,7 @@ static void
 list_moves(const struct st *s, int seat, refd_mpw *w, int t)
 {
 	int16_t dist[MAXM][MAXM][2], prev[MAXM][MAXM][2];
-	int a = active(s), x, y;
+	int a = active(s), x, y, cost;
 	const struct cr *A = &s->c[a];
 	struct cmd c, cc;
 	struct why why;
@@ -3843,6 +3913,13 @@ list_moves(const struct st *s, int seat, refd_mpw *w, int t)
 			c.x = x;
 			c.y = y;
 			cc = c;
+			/* Check the cheapest path of the map just made: the
+			 * same verdict as "to" alone, without a search per
+			 * square. */
+			cc.npath = reach_path(s, a, dist, prev, x, y, cc.px,
+			    cc.py, &cost);
+			if (cc.npath < 2)
+				continue;
 			if (cmd_check(s, seat, &cc, &why) != REFD_OK) {
 				if (why.code == REFD_ENOPATH)
 					continue;
@@ -3864,6 +3941,7 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 
 	refd_mpw_array(w);
 	if (s->over) {
+		mg_legal(s, seat, w, try_cmd, blank, put_cmd);
 		refd_mpw_end(w);
 		return REFD_OK;
 	}
@@ -3878,7 +3956,7 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			c.take = 1;
 			snprintf(label, sizeof(label),
 			    "%s makes an attack of opportunity on %s",
-			    nm(s, s->q[s->qi]), nm(s, s->k.who));
+			    nm(s, s->q[s->qi]), nm(s, man_aoo_victim(s)));
 			put_cmd(s, w, &c, label);
 			if (s->c[s->k.who].mounted && !(s->k.kind == K_ACT &&
 			    s->k.act == C_BULL)) {
@@ -3975,6 +4053,36 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			try_cmd(s, seat, w, &c, lab[i]);
 		}
 	}
+	if (A->grap) {
+		/* Grapple options against a named participant (5.13). */
+		static const int gopt[] = { C_GDMG, C_PIN, C_GWEAPON,
+			C_BREAKPIN, C_DRAW };
+		static const char *const glab[] = { "Damage", "Pin",
+			"Attack with its own weapon", "Free from the pin",
+			"Draw a light weapon against" };
+
+		for (t = 0; t < s->nc; t++)
+			for (i = 0; i < 5; i++) {
+				blank(&c, gopt[i]);
+				c.target = t;
+				snprintf(label, sizeof(label), "%s %s", glab[i],
+				    nm(s, t));
+				try_cmd(s, seat, w, &c, label);
+			}
+		for (y = 0; y < s->h; y++)
+			for (x = 0; x < s->w; x++) {
+				if (g_dist(x - A->x, y - A->y) >
+				    speed_of(A) / 2)
+					continue;
+				blank(&c, C_GMOVE);
+				c.has_to = 1;
+				c.x = x;
+				c.y = y;
+				snprintf(label, sizeof(label),
+				    "Move the grapple to (%d,%d)", x, y);
+				try_cmd(s, seat, w, &c, label);
+			}
+	}
 	for (i = 0; i < 6; i++) {
 		/* Mounted combat (5.15). */
 		static const int mc[] = { C_KNEES, C_CONTROL, C_DISMOUNT,
@@ -4054,7 +4162,16 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 				snprintf(label, sizeof(label),
 				    "Attack the square (%d,%d)", x, y);
 				try_cmd(s, seat, w, &c, label);
+				c.t = C_CDG;
+				snprintf(label, sizeof(label),
+				    "Coup de grace on the square (%d,%d) (find, "
+				    "then strike)", x, y);
+				try_cmd(s, seat, w, &c, label);
 			}
+	blank(&c, C_HIDE);
+	try_cmd(s, seat, w, &c, "Hide (move action)");
+	blank(&c, C_SPOT);
+	try_cmd(s, seat, w, &c, "Spot (move action)");
 	for (y = 0; y < s->h; y++)
 		for (x = 0; x < s->w; x++) {
 			if (g_dist(x - A->x, y - A->y) > 4 * speed_of(A))
@@ -4131,6 +4248,21 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			struct cmd cc;
 			struct why yy;
 
+			/* Overrunning a foe in the charge line (5.14). */
+			for (x = 0; x < s->nc; x++) {
+				if (x == t || x == a || s->c[x].dead ||
+				    s->c[x].side == A->side ||
+				    cdist(A, &s->c[x]) >= cdist(A, &s->c[t]))
+					continue;
+				blank(&c, C_CHARGE);
+				c.target = t;
+				c.kind = i ? C_BULL : C_ATTACK;
+				c.ovr = x;
+				snprintf(label, sizeof(label),
+				    "Charge %s%s, overrunning %s", nm(s, t),
+				    i ? " (bull rush)" : "", nm(s, x));
+				try_cmd(s, seat, w, &c, label);
+			}
 			blank(&c, C_CHARGE);
 			c.target = t;
 			c.kind = i ? C_BULL : C_ATTACK;
@@ -4150,6 +4282,24 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 						try_cmd(s, seat, w, &c, label);
 				}
 		}
+		/* Overruns inside a straight move through t (5.14). */
+		for (y = 0; y < s->h && !s->overrun; y++)
+			for (x = 0; x < s->w; x++) {
+				int px[MAXPATH], py[MAXPATH];
+
+				if (g_dist(x - A->x, y - A->y) > speed_of(A) ||
+				    man_ovr_line(s, a, t, x, y, px, py) == 0)
+					continue;
+				blank(&c, C_OVERRUN);
+				c.target = t;
+				c.has_to = 1;
+				c.x = x;
+				c.y = y;
+				snprintf(label, sizeof(label),
+				    "Overrun %s moving on to (%d,%d)", nm(s, t),
+				    x, y);
+				try_cmd(s, seat, w, &c, label);
+			}
 		blank(&c, C_MATTACK);
 		c.target = t;
 		snprintf(label, sizeof(label), "The mount attacks %s", nm(s, t));
@@ -4200,6 +4350,7 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			}
 		}
 	}
+	mg_legal(s, seat, w, try_cmd, blank, put_cmd);
 	refd_mpw_end(w);
 	return REFD_OK;
 }

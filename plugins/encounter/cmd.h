@@ -18,7 +18,11 @@ enum {
 	C_STAB, C_END, C_AOO, C_COUNTER, C_FOLLOW, C_ACT, C_WAIT, C_READY,
 	C_FIRE, C_CRAWL, C_MINMOVE, C_CAST, C_OVERRUN, C_AVOID, C_CLEAVE,
 	C_PIN, C_RELEASE, C_THROW, C_DRAW, C_SHEATHE, C_TURN, C_DRINK,
-	C_MOUNT, C_DISMOUNT, C_KNEES, C_CONTROL, C_MATTACK, C_NCMD
+	C_GMOVE, C_GWEAPON, C_BREAKPIN,
+	C_MOUNT, C_DISMOUNT, C_KNEES, C_CONTROL, C_MATTACK,
+	C_HIDE, C_SPOT,
+	C_USE_ITEM, C_USE_ABIL, C_TOUCH, C_REBUKE, C_DISPEL_TURN, C_BOLSTER,
+	C_COMMAND, C_REST, C_NCMD
 };
 
 struct cmd {
@@ -33,11 +37,19 @@ struct cmd {
 	int has_sq, sqx, sqy;	/* attack: a square instead of a target */
 	int has_pt, ptx, pty;	/* throw: a grid intersection */
 	int si;			/* cast: its slot, set by the check */
+	int ovr;		/* charge: a foe overrun on the way, -1 */
+	int ovr_hidden;		/* the check sees the charge line without it */
 	int fast;		/* mount, dismount: a quick one (Ride DC 20) */
 	int mm;			/* cast: the mount moves on after it (5.15) */
+	int meta, hold;		/* cast: metamagic MM_*; hold the charge */
+	int hours, tend;	/* rest: hours; tended by a healer */
+	int release;		/* command: release the undead */
+	int ract;		/* ready: RK_* action */
 };
 
 extern const char *const cmd_name[C_NCMD];
+
+int rej(struct why *w, int code, const char *rule, const char *fmt, ...);
 
 int cmd_parse(const struct st *s, const uint8_t *b, size_t len,
     struct cmd *c, struct why *w);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "content.h"
+#include "magic.h"
 
 static int
 fail(char *err, size_t len, const char *file, const char *item,
@@ -285,6 +286,9 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 		{ "concentration", offsetof(struct cdef, concentration), -10,
 		    50 },
 		{ "ride", offsetof(struct cdef, ride), -20, 50 },
+		{ "hide", offsetof(struct cdef, hide), -20, 60 },
+		{ "spot", offsetof(struct cdef, spot), -20, 60 },
+		{ "escape_artist", offsetof(struct cdef, escape), -20, 60 },
 		{ "armor_check_penalty", offsetof(struct cdef, acp), 0, 20 },
 	};
 	static const struct {
@@ -303,6 +307,7 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 		{ "heavy_load", offsetof(struct cdef, heavy_load) },
 		{ "see_invisible", offsetof(struct cdef, see_invis) },
 		{ "military_saddle", offsetof(struct cdef, saddle) },
+		{ "darkvision", offsetof(struct cdef, darkvision) },
 	};
 	size_t i;
 	int j;
@@ -399,29 +404,6 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 		}
 		return 0;
 	}
-	if (strcmp(k, "spells") == 0) {
-		if (refd_mpv_type(x) != REFD_MP_MAP || refd_mpv_len(x) > MAXSP)
-			return fail(err, elen, file, item, k,
-			    "expected an object of at most 4 spell: casts");
-		memset(d->sp, 0, sizeof(d->sp));
-		memset(d->uses, 0, sizeof(d->uses));
-		for (i = 0; i < refd_mpv_len(x); i++) {
-			const char *sn = refd_mpv_cstr(refd_mpv_key_at(x, i), "");
-
-			for (j = 0; j < c->nsp; j++)
-				if (strcmp(c->sp[j].name, sn) == 0)
-					break;
-			if (j == c->nsp)
-				return fail(err, elen, file, item, k,
-				    "no such spell in spells.json");
-			d->sp[i] = c->sp[j];
-			if (get_int(refd_mpv_val_at(x, i), 1, 20,
-			    &d->uses[i]) != 0)
-				return fail(err, elen, file, item, k,
-				    "casts must be 1..20");
-		}
-		return 0;
-	}
 	if (strcmp(k, "weapon") == 0 || strcmp(k, "offhand") == 0) {
 		int slot = k[0] == 'o';
 		const struct weapon *w;
@@ -440,7 +422,14 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 		d->w[slot] = *w;
 		return 0;
 	}
-	return 1;
+	{
+		char why[120];
+		int rc = mg_cfield(c, d, k, x, why, sizeof(why));
+
+		if (rc < 0)
+			return fail(err, elen, file, item, k, why);
+		return rc;
+	}
 }
 
 int
@@ -509,7 +498,8 @@ parse_map(refd_mpv v, const char *name, struct mapdef *m, char *err,
 	size_t i;
 	const char *F = "maps.json";
 	static const char *const known[] = { "w", "h", "walls", "difficult",
-		"obstacles", "fog", "edges", "doc", "arrow_slits" };
+		"obstacles", "fog", "edges", "doc", "arrow_slits", "darkness",
+		"opaque" };
 
 	memset(m, 0, sizeof(*m));
 	snprintf(m->name, sizeof(m->name), "%s", name);
@@ -537,12 +527,17 @@ parse_map(refd_mpv v, const char *name, struct mapdef *m, char *err,
 	    "obstacles", err, elen) != 0 ||
 	    sqlist(refd_mpv_get(v, "fog"), m, 0, name, "fog", err, elen) != 0 ||
 	    sqlist(refd_mpv_get(v, "arrow_slits"), m, SQ_IMPROVED, name,
-	    "arrow_slits", err, elen) != 0)
+	    "arrow_slits", err, elen) != 0 ||
+	    sqlist(refd_mpv_get(v, "darkness"), m, SQ_DARK, name,
+	    "darkness", err, elen) != 0 ||
+	    sqlist(refd_mpv_get(v, "opaque"), m, SQ_OPAQUE, name,
+	    "opaque", err, elen) != 0)
 		return -1;
 	e = refd_mpv_get(v, "edges");
 	if (refd_mpv_ok(e) && refd_mpv_type(e) != REFD_MP_ARRAY)
 		return fail(err, elen, F, name, "edges",
-		    "expected an array of [x, y, \"h\"|\"v\", \"wall\"|\"low\"]");
+		    "expected an array of [x, y, \"h\"|\"v\", "
+		    "\"wall\"|\"low\"|\"opaque\"]");
 	for (i = 0; i < refd_mpv_len(e); i++) {
 		refd_mpv it = refd_mpv_at(e, i);
 		int32_t x, y;
@@ -556,9 +551,12 @@ parse_map(refd_mpv v, const char *name, struct mapdef *m, char *err,
 			fl = E_WALL;
 		else if (refd_mpv_streq(refd_mpv_at(it, 3), "low"))
 			fl = E_LOW;
+		else if (refd_mpv_streq(refd_mpv_at(it, 3), "opaque"))
+			fl = E_OPAQUE;
 		else
 			return fail(err, elen, F, name, "edges",
-			    "the kind must be \"wall\" or \"low\"");
+			    "the kind must be \"wall\", \"low\" or "
+			    "\"opaque\"");
 		if (refd_mpv_streq(refd_mpv_at(it, 2), "h"))
 			m->eh[y][x] |= fl;
 		else if (refd_mpv_streq(refd_mpv_at(it, 2), "v"))
@@ -575,8 +573,9 @@ parse_spell(refd_mpv v, const char *name, struct spell *sp, char *err,
     size_t elen)
 {
 	static const char *const times[] = { "standard", "full_round", "free",
-		"one_round" };
-	static const char *const effects[] = { "damage", "heal", "temp_hp" };
+		"one_round", "minutes" };
+	static const char *const effects[] = { "damage", "heal", "temp_hp",
+		"condition", "con_boost" };
 	static const char *const attacks[] = { "none", "ranged_touch",
 		"melee_touch" };
 	static const char *const saves[] = { "none", "fort", "ref", "will" };
@@ -622,14 +621,16 @@ parse_spell(refd_mpv v, const char *name, struct spell *sp, char *err,
 			bad = parse_dice(refd_mpv_cstr(x, ""), &sp->nd, &sp->sd);
 		else if (strcmp(k, "doc") == 0)
 			bad = refd_mpv_type(x) == REFD_MP_STR ? 0 : -1;
-		else
+		else if ((bad = mg_spell_field(sp, k, x)) > 0)
 			return fail(err, elen, F, name, k, "unknown field");
 #undef ENUMF
 		if (bad)
 			return fail(err, elen, F, name, k, "invalid value");
 	}
-	if (sp->nd == 0)
+	if (sp->nd == 0 && sp->effect < 3)
 		return fail(err, elen, F, name, "dice", "missing");
+	if (mg_spell_done(sp, err, elen) != 0)
+		return -1;
 	if (sp->attack == 2 && sp->range != 0)
 		return fail(err, elen, F, name, "range",
 		    "a melee touch spell has range 0");

@@ -52,9 +52,11 @@ enum {
 	COND_PARALYSED = 1 << 9, COND_DAZED = 1 << 10,
 	COND_FATIGUED = 1 << 11, COND_EXHAUSTED = 1 << 12,
 	COND_NAUSEATED = 1 << 13, COND_SICKENED = 1 << 14,
-	COND_SQUEEZING = 1 << 15, COND_HIGHER = 1 << 16
+	COND_SQUEEZING = 1 << 15, COND_HIGHER = 1 << 16,
+	COND_PANICKED = 1 << 17, COND_GAGGED = 1 << 18,
+	COND_SILENCED = 1 << 19, COND_BOUND = 1 << 20
 };
-#define NCOND 17
+#define NCOND 21
 #define COND_NOACT (COND_COWERING | COND_STUNNED | COND_PARALYSED | COND_DAZED)
 #define COND_NODEX (COND_BLINDED | COND_COWERING | COND_STUNNED)
 
@@ -63,12 +65,15 @@ enum {
 	SQ_WALL = 1,		/* blocks movement and line of effect */
 	SQ_DIFF = 2,		/* difficult terrain */
 	SQ_OBST = 4,		/* low obstacle: doubles cost, gives cover */
-	SQ_IMPROVED = 8		/* improved cover (arrow slit): +8 AC */
+	SQ_IMPROVED = 8,	/* improved cover (arrow slit): +8 AC */
+	SQ_DARK = 16,		/* darkness: total concealment (5.2) */
+	SQ_OPAQUE = 32		/* opaque fog: blocks sight (5.0, 5.2) */
 };
 /* Edge flags. */
 enum {
 	E_WALL = 1,
-	E_LOW = 2
+	E_LOW = 2,
+	E_OPAQUE = 4		/* blocks sight, not effect (5.0) */
 };
 
 /* Damage types. */
@@ -94,7 +99,7 @@ struct weapon {
 };
 
 #define MAXSP 4		/* spells a creature knows */
-#define MAXSPC 16	/* spells in the content */
+#define MAXSPC 32	/* spells in the content */
 
 struct spell {
 	char name[NAMEL];
@@ -107,6 +112,13 @@ struct spell {
 	int32_t save;		/* 0 none, 1 Fortitude, 2 Reflex, 3 Will */
 	int32_t half;		/* a save halves the damage (else negates) */
 	int32_t nd, sd, bonus, nonlethal;
+	/* magic.c */
+	int32_t comp;		/* MG_V | MG_S | MG_M | MG_F | MG_DF */
+	int32_t cond;		/* effect condition: condition index + 1 */
+	int32_t dur, dur_lvl;	/* duration: rounds + rounds per level */
+	int32_t minutes;	/* casting time 4 (minutes): how many */
+	int32_t kind;		/* MK_*: spell, ability or item */
+	int32_t conb;		/* effect con_boost: Constitution bonus */
 };
 
 struct cdef {
@@ -134,6 +146,14 @@ struct cdef {
 	int32_t mount;		/* 5.15: 0 none, 1 combat-trained, 2 frightened */
 	int32_t ride;		/* Ride check modifier */
 	int32_t saddle;		/* a mount with a military saddle */
+	int32_t darkvision;	/* sees in darkness (5.2) */
+	int32_t hide, spot;	/* skill modifiers (5.2) */
+	int32_t escape;		/* Escape Artist modifier (4.4) */
+	/* magic.c */
+	int32_t level;		/* character level (3.5, 3.7); 0: by hd */
+	int32_t lacks;		/* MG_M, MG_F, MG_DF it does not carry */
+	int32_t spont, meta;	/* spontaneous caster; metamagic MM_* */
+	int32_t rebuke;		/* channels negative energy (5.16) */
 	int32_t acp;		/* armour check penalty (quick mount) */
 };
 
@@ -161,9 +181,34 @@ struct cr {
 	int32_t casting, cast_target;	/* a 1-round spell: slot + 1 */
 	int32_t pend_act, pend_round;	/* a started full-round action */
 	int32_t shp;		/* the shield's hit points */
+	int32_t gwith;		/* the other grapple participants (bits) */
 	int32_t mounted;	/* rides this mount + 1, 0: on foot (5.15) */
 	int32_t ride_sp, ride_n;	/* the mount's speed and space side */
 	int32_t kept;		/* knocked out, it stayed in the saddle */
+	/* conceal.c: Hide and Spot (5.2), coup de grace in the dark (5.12),
+	 * squeezing (4.4). */
+	int32_t hiding, hide_total;	/* a Hide check stands */
+	int32_t spotted;	/* creatures that located it (bits) */
+	int32_t hmoved;		/* it moved during its latest turn */
+	int32_t cdg_x, cdg_y, cdg_round;	/* found a square, round + 1 */
+	int32_t squeeze;	/* squeezing: 1 half width, 2 narrower */
+	/* magic.c: timed conditions, pools, charges, turning, recovery */
+	int32_t cend[NCOND];	/* MG_END code, 0: no end */
+	int32_t fear_src;	/* panicked: the source + 1 */
+	int32_t pen_str, pen_dex;	/* ability penalties now applied */
+	int32_t tp_amt[4], tp_end[4], tp_src[4];	/* temporary HP pools */
+	int32_t conb, conb_hp, conb_end;	/* a Constitution boost */
+	int32_t held, held_round;	/* a held touch charge: slot + 1 */
+	int32_t cast_left, cast_meta;	/* rounds of casting left; MM_* */
+	int32_t rebuked_by, cmd_by;	/* cowering rebuked; commanded: + 1 */
+	int32_t rebuked_end, bolster_hd, bolster_end;
+	int32_t turn_chk;	/* the turner's last turning check */
+	int32_t no62;		/* 6.2 defaults disabled */
+	int32_t assisted, rec;	/* recovery (3.4): tended; MR_* stage */
+	int32_t rdy_kind;	/* readied action: RK_* */
+	int32_t rdy_x, rdy_y;	/* readied move: the square */
+	int32_t ordered, orig_side;	/* commanded undead: order; side */
+	int32_t cornered;	/* fleeing: nowhere farther to go */
 };
 
 /* A paused action (waiting for attacks of opportunity or a prompt). */
@@ -213,6 +258,13 @@ struct st {
 	int32_t knees;		/* guided with the knees: 1 done, 2 failed */
 	int32_t ctl;		/* frightened mount: 1 controlled, 2 failed */
 	int32_t m_att;		/* the mount made its attack */
+	int32_t dark_map;	/* the map has darkness or opaque fog */
+	int32_t atk_sqx, atk_sqy;	/* the square of an attack on one */
+	/* magic.c */
+	int32_t no62;		/* setup: condition_defaults false */
+	int32_t hours;		/* hours passed after the fight (3.4) */
+	int32_t resting;	/* the recovery phase */
+	int32_t last_hit;	/* the last touch spell hit */
 };
 
 #endif

@@ -7,12 +7,15 @@
  * geom.c.  See refd-encounter(7).
  */
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "conceal.h"
 #include "content.h"
 #include "geom.h"
 #include "mount.h"
+#include "magic.h"
 #include "move.h"
 #include "rules.h"
 
@@ -22,8 +25,16 @@ const struct refd_host *enc_host;
 static const char *const cn[NCOND] = {
 	"kneeling", "blinded", "dazzled", "deafened", "entangled", "shaken",
 	"frightened", "cowering", "stunned", "paralysed", "dazed", "fatigued",
-	"exhausted", "nauseated", "sickened", "squeezing", "higher_ground"
+	"exhausted", "nauseated", "sickened", "squeezing", "higher_ground",
+	"panicked", "gagged", "silenced", "bound"
 };
+
+const char *enc_cond_name(int i);
+const char *
+enc_cond_name(int i)
+{
+	return i >= 0 && i < NCOND ? cn[i] : "?";
+}
 
 static int
 e_init(refd_ctx *ctx, const struct refd_host *host, void **pdata)
@@ -64,7 +75,8 @@ static const struct {
 	    { "defensive", "bool" } },
 	    "the next attack of a full attack (the first commits the turn)" },
 	{ { { "target", "creature name" }, { "to", "[x, y], optional" },
-	    { "kind", "attack | bull_rush" } },
+	    { "kind", "attack | bull_rush" },
+	    { "overrun", "creature name: a foe in the line, overrun" } },
 	    "charge: straight line, one attack at +2, -2 AC" },
 	{ { { "to", "[x, y]" } }, "run in a straight line (full round)" },
 	{ { { "to", "[x, y]" }, { "path", "[[x, y], ...], optional" } },
@@ -81,15 +93,19 @@ static const struct {
 	{ { { "target", "creature name" }, { "item", "weapon|armor|shield" },
 	    { "full", "bool: in a full attack" } }, "sunder a held weapon" },
 	{ { { "target", "creature name" }, { "full", "bool: in a full attack" } },
-	    "start a grapple" },
-	{ { { NULL, NULL } }, "grappling: damage the opponent" },
-	{ { { NULL, NULL } }, "grappling: escape" },
+	    "start a grapple, or join one (no AoO, automatic grab)" },
+	{ { { "target", "the opponent (optional with one)" } },
+	    "grappling: damage the opponent" },
+	{ { { "to", "[x, y], optional: where to land" } },
+	    "grappling: escape (beat every opponent), or break a pin" },
 	{ { { "target", "creature name" } },
 	    "feint: Bluff against Sense Motive + BAB" },
 	{ { { "ally", "creature name" }, { "target", "creature name" },
 	    { "mode", "attack | ac" } }, "aid another" },
-	{ { { "target", "creature name" }, { "start", "bool" } },
-	    "coup de grace on an adjacent helpless creature" },
+	{ { { "target", "creature name" }, { "square", "[x, y] instead" },
+	    { "start", "bool" } },
+	    "coup de grace on an adjacent helpless creature (on a square: "
+	    "two turns, one to find it, one to strike)" },
 	{ { { "target", "creature name" } },
 	    "Heal check DC 15 to stabilize a dying creature" },
 	{ { { NULL, NULL } }, "end the turn" },
@@ -118,16 +134,28 @@ static const struct {
 	    "prompt: avoid the overrun (true) or block it (false)" },
 	{ { { "target", "creature name, or none to decline" } },
 	    "prompt: Cleave, one more melee attack after dropping a foe" },
-	{ { { NULL, NULL } }, "grappling: pin the opponent for a round" },
-	{ { { NULL, NULL } }, "free action: release a pinned opponent" },
+	{ { { "target", "the opponent (optional with one)" } },
+	    "grappling: pin the opponent for a round" },
+	{ { { "target", "the pinned opponent (optional)" } },
+	    "free action: release a pinned opponent and leave the grapple" },
 	{ { { "target", "creature name" }, { "point", "[x, y] intersection" } },
 	    "throw a splash weapon at a creature or a grid intersection" },
-	{ { { NULL, NULL } }, "draw the sheathed weapon(s): a move action, "
-	    "free after a move with BAB +1" },
+	{ { { "target", "grappling: the opponent (optional with one)" } },
+	    "draw the sheathed weapon(s): a move action, free after a move "
+	    "with BAB +1; grappling, a light weapon with a won check" },
 	{ { { NULL, NULL } }, "sheathe the held weapon(s): a move action" },
 	{ { { NULL, NULL } }, "standard action: turn undead within 12 squares" },
 	{ { { "spell", "the potion's spell" } },
 	    "standard action: drink a potion (provokes)" },
+	{ { { "to", "[x, y]" }, { "path", "[[x, y], ...]" } },
+	    "grappling, standard action: beat every other participant's "
+	    "grapple check and move up to half speed, dragging them along" },
+	{ { { "target", "the grapple opponent" } },
+	    "grappling, standard action: win a grapple check and attack the "
+	    "opponent with the light weapon in its hand, at -4" },
+	{ { { "target", "the pinned ally" } },
+	    "grappling, standard action: win a grapple check against the "
+	    "pinner and free the ally from the pin" },
 	{ { { "target", "the mount's name" }, { "fast", "bool: Ride DC 20" } },
 	    "move action: mount an adjacent mount of your side (quick: a free "
 	    "action on a Ride check DC 20, else a move action)" },
@@ -142,6 +170,33 @@ static const struct {
 	{ { { "target", "creature name" } }, "the rider's combat-trained mount "
 	    "attacks with its natural weapon (its standard action: after at "
 	    "most one move)" },
+	{ { { NULL, NULL } }, "move action: Hide, with cover or concealment "
+	    "against every enemy in sight" },
+	{ { { NULL, NULL } }, "move action: Spot, opposed by the Hide of each "
+	    "enemy you cannot see (locates the invisible, unmasks the "
+	    "hiding)" },
+	{ { { "spell", "the scroll's or wand's spell" },
+	    { "target", "creature name" }, { "defensive", "bool (scroll)" } },
+	    "read a scroll (as casting) or use a wand (standard, no AoO)" },
+	{ { { "spell", "the ability" }, { "target", "creature name" },
+	    { "defensive", "bool (spell-like)" } },
+	    "use a spell-like (provokes), supernatural or extraordinary "
+	    "ability" },
+	{ { { "target", "creature name" } },
+	    "deliver the held touch spell: free in the casting round, else "
+	    "a standard action" },
+	{ { { NULL, NULL } }, "standard action: rebuke undead (negative "
+	    "energy): they cower, or are commanded" },
+	{ { { NULL, NULL } }, "standard action: a rebuking check that frees "
+	    "undead turned by a lower check" },
+	{ { { NULL, NULL } }, "standard action: bolster undead against "
+	    "turning for 10 rounds" },
+	{ { { "target", "a commanded undead" }, { "release", "bool" } },
+	    "standard action: order a commanded undead to act on its next "
+	    "turn (or release it)" },
+	{ { { "hours", "1..720" }, { "tend", "bool: a healer tends the "
+	    "wounded" } },
+	    "after the fight: let hours pass (recovery, natural healing)" },
 };
 
 static int
@@ -166,6 +221,10 @@ e_describe(refd_ctx *ctx, void *pdata)
 	opt(w, "range_penalty", "int", "per range increment (default 2)");
 	opt(w, "flat_footed_start", "bool",
 	    "everyone starts flat-footed (default true)");
+	opt(w, "condition_defaults", "bool",
+	    "the section 6.2 condition defaults (default true)");
+	opt(w, "recovery", "bool",
+	    "after the fight, rest commands pass hours (default false)");
 	refd_mpw_end(w);
 	refd_mpw_kmap(w, "commands");
 	for (i = 0; i < C_NCMD; i++) {
@@ -385,8 +444,11 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 	memcpy(s->fog, md.fog, sizeof(s->fog));
 	memcpy(s->eh, md.eh, sizeof(s->eh));
 	memcpy(s->ev, md.ev, sizeof(s->ev));
+	s->dark_map = cc_dark_map(s);
 	s->max_rounds = (int32_t)refd_mpv_get_int(root, "max_rounds", 10);
 	s->range_pen = (int32_t)refd_mpv_get_int(root, "range_penalty", 2);
+	s->no62 = !refd_mpv_get_bool(root, "condition_defaults", 1);
+	s->resting = refd_mpv_get_bool(root, "recovery", 0) ? 1 : 0;
 	if (s->max_rounds < 1 || s->max_rounds > 1000 || s->range_pen < 0 ||
 	    s->range_pen > 10)
 		return bad_setup(ctx, s, d, "setup: max_rounds must be "
@@ -504,6 +566,14 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 						return bad_setup(ctx, s, d,
 						    "setup: conditions: unknown "
 						    "condition");
+					if (s->no62 && ((1 << z) &
+					    (COND_DAZED | COND_FATIGUED |
+					    COND_EXHAUSTED | COND_NAUSEATED |
+					    COND_SICKENED | COND_PANICKED)))
+						return bad_setup(ctx, s, d,
+						    "setup: conditions: a section "
+						    "6.2 condition without "
+						    "condition_defaults");
 					c->cond |= 1 << z;
 				}
 			} else if (strcmp(key, "rides") == 0) {
@@ -563,7 +633,7 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			c->d.str -= 6;
 			c->d.dex -= 6;
 		}
-		if (c->cond & COND_DEAFENED)
+		if ((c->cond & COND_DEAFENED) && !s->no62)
 			c->d.init -= 4;
 		if (c->d.str < 1)
 			c->d.str = 1;
@@ -630,6 +700,7 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			}
 	}
 	refd_mp_free(d);
+	mg_setup(s);
 	for (i = 0; i < s->nc; i++)
 		s->shown[i] = state_idx(&s->c[i]);	/* as set up: known */
 	/* Surprise round when some but not all are aware (1.3). */
@@ -648,7 +719,7 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 		}
 		mask &= ~mt_mask(s);	/* mounts act with their riders */
 		for (i = 0; i < s->nc; i++)
-			if (s->c[i].d.invisible) {
+			if (!seat_sees(s, REFD_SEAT_PUBLIC, i)) {
 				uint8_t pos[2];
 				char zone[40];
 
@@ -729,6 +800,9 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 	refd_mpw_kint(w, "round", s->round);
 	refd_mpw_kbool(w, "surprise", s->surprise);
 	refd_mpw_kbool(w, "over", s->over != 0);
+	if (s->resting >= 2)
+		refd_mpw_kint(w, "hours", s->hours);
+	refd_mpw_kbool(w, "recovery", s->resting == 2);
 	refd_mpw_kstr(w, "active", s->c[active(s)].d.name);
 	refd_mpw_kstr(w, "prompt", pkn[s->pk]);
 	if (s->pk != PK_NONE)
@@ -760,6 +834,7 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 				refd_mpw_end(w);
 			}
 	refd_mpw_end(w);
+	cc_view_map(s, w);
 	refd_mpw_end(w);
 	refd_mpw_karray(w, "creatures");
 	for (i = 0; i < s->nc; i++) {
@@ -788,6 +863,7 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_kbool(w, "charging", c->charged);
 		if (c->mounted)
 			refd_mpw_kstr(w, "riding", s->c[c->mounted - 1].d.name);
+		mg_view(s, i, own, w);
 		{
 			int z;
 
@@ -816,7 +892,8 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 
 				refd_mpw_kmap(w, "spells");
 				for (k = 0; k < MAXSP; k++)
-					if (c->d.sp[k].name[0] != '\0')
+					if (c->d.sp[k].name[0] != '\0' &&
+					    c->d.sp[k].kind == MK_SPELL)
 						refd_mpw_kint(w,
 						    c->d.sp[k].name,
 						    c->d.uses[k]);
@@ -837,8 +914,8 @@ e_result(refd_ctx *ctx, const void *state)
 	refd_mpw *w;
 	int rc;
 
-	if (!s->over)
-		return 0;
+	if (!s->over || s->resting == 2)
+		return 0;	/* the recovery phase goes on (3.4) */
 	w = refd_mpw_create();
 	refd_mpw_map(w);
 	refd_mpw_karray(w, "winners");
@@ -852,12 +929,26 @@ e_result(refd_ctx *ctx, const void *state)
 	return rc == REFD_OK ? 1 : rc;
 }
 
+/*
+ * The state's bytes in three parts: everything before the creatures,
+ * the nc creatures in play, everything after the creature array.  The
+ * unused creature slots are zero and left out (most of the struct).
+ */
+#define ST_HEAD offsetof(struct st, c)
+#define ST_TAIL offsetof(struct st, order)
+
 static int
 e_serialize(refd_ctx *ctx, const void *state)
 {
+	const struct st *s = state;
+	const uint8_t *b = state;
 	refd_mpw *w = refd_mpw_create();
 
-	refd_mpw_bin(w, state, sizeof(struct st));
+	refd_mpw_array(w);
+	refd_mpw_bin(w, b, ST_HEAD);
+	refd_mpw_bin(w, b + ST_HEAD, sizeof(struct cr) * (size_t)s->nc);
+	refd_mpw_bin(w, b + ST_TAIL, sizeof(struct st) - ST_TAIL);
+	refd_mpw_end(w);
 	return put(ctx, w);
 }
 
@@ -907,7 +998,7 @@ sane(const struct st *s)
 		    c->mounted < 0 || c->mounted > s->nc || c->ride_n < 0 ||
 		    c->ride_n > 3 || c->mounted == i + 1 ||
 		    c->d.w[0].sd < 1 || c->d.w[0].incr < 0 ||
-		    (c->d.w[0].ranged && c->d.w[0].incr < 1))
+		    (c->d.w[0].ranged && c->d.w[0].incr < 1) || !mg_sane(s, c))
 			return 0;
 	}
 	return 1;
@@ -918,14 +1009,19 @@ e_restore(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *b,
     size_t len, void **out)
 {
 	refd_mpdoc *d = refd_mp_parse(b, len);
-	const uint8_t *bin;
-	size_t n;
+	refd_mpv root = refd_mp_root(d);
+	const uint8_t *head, *crs, *tail;
+	size_t nh, ncr, nt;
 	struct st *s;
 
 	(void)pdata;
 	(void)content;
-	if (d == NULL || refd_mpv_bin(refd_mp_root(d), &bin, &n) != 0 ||
-	    n != sizeof(struct st)) {
+	if (d == NULL || refd_mpv_len(root) != 3 ||
+	    refd_mpv_bin(refd_mpv_at(root, 0), &head, &nh) != 0 ||
+	    refd_mpv_bin(refd_mpv_at(root, 1), &crs, &ncr) != 0 ||
+	    refd_mpv_bin(refd_mpv_at(root, 2), &tail, &nt) != 0 ||
+	    nh != ST_HEAD || nt != sizeof(struct st) - ST_TAIL ||
+	    ncr > sizeof(struct cr) * MAXC || ncr % sizeof(struct cr) != 0) {
 		refd_mp_free(d);
 		return H->reject(ctx, REFD_EARG, NULL, "state is damaged");
 	}
@@ -934,9 +1030,12 @@ e_restore(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *b,
 		refd_mp_free(d);
 		return REFD_ENOMEM;
 	}
-	memcpy(s, bin, sizeof(*s));
+	memset(s, 0, sizeof(*s));
+	memcpy(s, head, nh);
+	memcpy(s->c, crs, ncr);
+	memcpy((uint8_t *)s + ST_TAIL, tail, nt);
 	refd_mp_free(d);
-	if (!sane(s)) {
+	if ((size_t)s->nc * sizeof(struct cr) != ncr || !sane(s)) {
 		H->free(ctx, s);
 		return H->reject(ctx, REFD_EARG, NULL, "state is damaged");
 	}

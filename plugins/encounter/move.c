@@ -220,7 +220,12 @@ reach_map(const struct st *s, int a, int allow, int par0,
 	const struct cr *A = &s->c[a];
 	static const int dirs[8][2] = { { 1, 0 }, { 0, 1 }, { -1, 0 },
 		{ 0, -1 }, { 1, 1 }, { -1, 1 }, { -1, -1 }, { 1, -1 } };
-	int c, x, y, p, d, nx, ny, np, cost, nd;
+	int c, x, y, p, d, nx, ny, np, cost, nd, top = 0;
+	/* Every step costs at least 1: nothing beyond allow squares. */
+	int x0 = A->x - allow < 0 ? 0 : A->x - allow;
+	int y0 = A->y - allow < 0 ? 0 : A->y - allow;
+	int x1 = A->x + allow >= s->w ? s->w - 1 : A->x + allow;
+	int y1 = A->y + allow >= s->h ? s->h - 1 : A->y + allow;
 
 	for (y = 0; y < s->h; y++)
 		for (x = 0; x < s->w; x++)
@@ -229,9 +234,10 @@ reach_map(const struct st *s, int a, int allow, int par0,
 				prev[y][x][p] = -1;
 			}
 	dist[A->y][A->x][par0] = 0;
-	for (c = 0; c <= allow; c++)
-		for (y = 0; y < s->h; y++)
-			for (x = 0; x < s->w; x++)
+	/* Cost by cost, up to the dearest square reached so far. */
+	for (c = 0; c <= allow && c <= top; c++)
+		for (y = y0; y <= y1; y++)
+			for (x = x0; x <= x1; x++)
 				for (p = 0; p < 2; p++) {
 					if (dist[y][x][p] != c)
 						continue;
@@ -252,6 +258,8 @@ reach_map(const struct st *s, int a, int allow, int par0,
 						    dist[ny][nx][np] <= nd)
 							continue;
 						dist[ny][nx][np] = (int16_t)nd;
+						if (nd > top)
+							top = nd;
 						prev[ny][nx][np] = (int16_t)
 						    ((y * MAXM + x) * 2 + p);
 					}

@@ -7,9 +7,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "conceal.h"
 #include "geom.h"
+#include "maneuver.h"
 #include "mount.h"
 #include "rules.h"
+#include "magic.h"
 
 int
 mod(int score)
@@ -63,43 +66,43 @@ helpless(const struct cr *c)
 }
 
 /* Able and free to act: not stunned, dazed, cowering or paralysed. */
-/* v perceives c (5.2): c is visible, or v sees invisible things. */
+/* v sees c despite invisibility: c is not invisible, or v sees
+ * invisible things (5.2). */
 int
-perceives(const struct st *s, int v, int c)
+sees_invis(const struct st *s, int v, int c)
 {
 	if (v < 0 || v == c || !s->c[c].d.invisible)
 		return 1;
 	return s->c[v].d.see_invis && !(s->c[v].cond & COND_BLINDED);
 }
 
+/* v perceives c (5.2): not invisible to v, not hidden from v by
+ * darkness, opaque fog or a Hide check (conceal.c). */
+int
+perceives(const struct st *s, int v, int c)
+{
+	if (v < 0 || v == c)
+		return 1;
+	return sees_invis(s, v, c) && !cc_unseen(s, v, c);
+}
+
 /* The seat (or the spectators) may be shown where c is (8.4). */
 int
 seat_sees(const struct st *s, int seat, int c)
 {
-	int v;
-
-	if (!s->c[c].d.invisible || s->c[c].side == seat)
-		return 1;
-	if (seat == REFD_SEAT_PUBLIC)
-		return 0;
-	for (v = 0; v < s->nc; v++)
-		if (s->c[v].side == seat && able(&s->c[v]) &&
-		    perceives(s, v, c))
-			return 1;
-	return 0;
+	return cc_seat_sees(s, seat, c);
 }
 
 int
 save_pen(const struct cr *c)
 {
-	return (c->cond & (COND_SHAKEN | COND_FRIGHTENED | COND_SICKENED)) ?
-	    2 : 0;
+	return mg_save_pen(c);
 }
 
 int
 acts(const struct cr *c)
 {
-	return able(c) && !(c->cond & COND_NOACT) && !c->turned_by;
+	return able(c) && !mg_no_act(c) && !c->turned_by;
 }
 
 /* Restricted activity (R001-05): surprise round, disabled, staggered. */
@@ -134,7 +137,8 @@ speed_of(const struct cr *c)
 		if (i == 5)
 			sp = sp - sp / 3;
 	}
-	if (c->cond & (COND_ENTANGLED | COND_EXHAUSTED | COND_BLINDED))
+	if ((c->cond & (COND_ENTANGLED | COND_EXHAUSTED | COND_BLINDED)) &&
+	    !c->no62)
 		sp /= 2;	/* 6.2 */
 	return sp;
 }
@@ -277,7 +281,10 @@ f_sq(const void *u, int x, int y)
 		return (fl & SQ_WALL) != 0;
 	case 4:
 		return (fl & SQ_IMPROVED) != 0;
+	case 5:
+		return cc_sq_opaque(s, f->a, x, y);
 	case 1:
+	case 6:
 		if (fl & (SQ_WALL | SQ_IMPROVED))
 			return 1;
 		return (fl & SQ_OBST) && low_counts(s, f->a, f->t, x, y, x, y);
@@ -297,12 +304,16 @@ f_edge(const void *u, int x, int y, int h)
 
 	if (x < 0 || y < 0 || x > s->w || y > s->h || f->mode == 3)
 		return 0;
+	if (f->mode == 5)
+		return cc_edge_opaque(s, x, y, h);
 	fl = h ? s->eh[y][x] : s->ev[y][x];
+	fl &= E_WALL | E_LOW;	/* opaque edges only block sight */
 	if (f->mode == 4)
 		return 0;
 	if (f->mode == 0 || (fl & E_WALL))
 		return (fl & E_WALL) != 0;
-	if (fl && f->mode == 1)	/* the two squares bordering the edge */
+	/* A low edge: the two squares bordering it. */
+	if (fl && (f->mode == 1 || f->mode == 6))
 		return low_counts(s, f->a, f->t, h ? x : x - 1, h ? y - 1 : y,
 		    x, y);
 	return fl != 0;
@@ -315,6 +326,9 @@ f_soft(const void *u, int x, int y)
 	int o;
 
 	if (f->mode != 1)
+		return 0;
+	/* Creatures sharing the target's space (a grapple) give none. */
+	if (in_space(&f->s->c[f->a], x, y) || in_space(&f->s->c[f->t], x, y))
 		return 0;
 	o = occupant(f->s, x, y, -1);
 	return o >= 0 && o != f->a && o != f->t && !mt_pair(f->s, o, f->a) &&
@@ -367,6 +381,21 @@ all_blocked(const struct fctx *f)
 					}
 			}
 	return 1;
+}
+
+/* Every corner choice of a against t meets a feature of the given mode
+ * (5.1.1, 5.2): 5 blocks a's sight, 6 hard cover, 4 improved cover. */
+int
+feat_blocked(const struct st *s, int a, int t, int mode)
+{
+	struct fctx f;
+
+	f.s = s;
+	f.a = a;
+	f.t = t;
+	f.mode = mode;
+	f.level = 0;
+	return all_blocked(&f);
 }
 
 /* Line of effect (D001-31): some corner pair joined without Φ_block. */
@@ -440,12 +469,20 @@ cover_vs(const struct st *s, int a, int t, int melee)
 int
 conceal_vs(const struct st *s, int a, int t, int melee)
 {
+	if (!perceives(s, a, t) || ((s->c[a].cond & COND_BLINDED) &&
+	    !s->c[a].no62))
+		return 50;	/* total concealment (5.2; blinded: 6.2) */
+	return conceal_terrain(s, a, t, melee);
+}
+
+/* The same from fog and the creature's own concealment only. */
+int
+conceal_terrain(const struct st *s, int a, int t, int melee)
+{
 	const struct cr *A = &s->c[a], *T = &s->c[t];
 	struct fctx f;
 	int best = T->d.conceal, lv, x, y, n = space_n(T), i, j, m;
 
-	if (!perceives(s, a, t))
-		return 50;	/* total concealment (5.2) */
 	f.s = s;
 	f.a = a;
 	f.t = t;
@@ -522,9 +559,9 @@ loses_dex(const struct st *s, int d, int a)
 		return 1;
 	if (a >= 0 && s->c[a].feint_vs == d)
 		return 1;
-	if (a >= 0 && !perceives(s, d, a))
-		return 1;	/* an unseen attacker (5.2) */
-	if (D->grap && a != D->grap - 1)
+	if (a >= 0 && !sees_invis(s, d, a))
+		return 1;	/* an invisible attacker (5.2) */
+	if (D->grap && !man_in_grapple(s, d, a))
 		return 1;
 	return 0;
 }
@@ -562,6 +599,8 @@ ac_vs(const struct st *s, int d, int a, int flags)
 		ac += (flags & A_RANGED) ? 2 : -2;
 	if (D->cond & COND_NODEX)
 		ac -= 2;
+	if (D->rebuked_by)
+		ac -= 2;	/* rebuked undead cower: +2 to hit (5.16) */
 	if (D->cond & COND_SQUEEZING)
 		ac -= 4;
 	if (D->charged)
@@ -623,7 +662,7 @@ atk_bonus(const struct st *s, int a, int d, const struct weapon *w,
 		b -= 4;
 	if ((A->cond & COND_HIGHER) && !(flags & A_RANGED))
 		b += 1;
-	if (!perceives(s, d, a) && !(s->c[d].cond & COND_BLINDED))
+	if (!sees_invis(s, d, a) && !(s->c[d].cond & COND_BLINDED))
 		b += 2;	/* invisible attacker */
 	if (flags & A_NONLETHAL)
 		b -= 4;
@@ -908,12 +947,7 @@ deal(refd_ctx *ctx, struct st *s, int d, int dmg, int nonlethal,
 	const char *before = state_name(D);
 	int rc, r;
 
-	if (D->temp > 0) {
-		int use = dmg < D->temp ? dmg : D->temp;	/* 3.6 */
-
-		D->temp -= use;
-		dmg -= use;
-	}
+	dmg = mg_absorb(D, dmg);	/* temporary HP pools (3.6) */
 	if (nonlethal) {
 		D->nl += dmg;
 	} else {
@@ -961,14 +995,15 @@ deal(refd_ctx *ctx, struct st *s, int d, int dmg, int nonlethal,
 
 		if ((rc = roll(ctx, 20, "concentration", &v)) != REFD_OK)
 			return rc;
-		ok = v + D->d.concentration >= dc && able(D);
+		ok = v + D->d.concentration - mg_save_pen(D) >= dc && able(D);
 		w = refd_mpw_create();
 		refd_mpw_map(w);
 		refd_mpw_kstr(w, "type", "concentration");
 		refd_mpw_kstr(w, "who", D->d.name);
 		refd_mpw_kstr(w, "why", "hurt while casting");
 		refd_mpw_kint(w, "roll", v);
-		refd_mpw_kint(w, "total", v + D->d.concentration);
+		refd_mpw_kint(w, "total", v + D->d.concentration -
+		    mg_save_pen(D));
 		refd_mpw_kint(w, "dc", dc);
 		refd_mpw_kbool(w, "success", ok);
 		refd_mpw_end(w);
@@ -977,12 +1012,8 @@ deal(refd_ctx *ctx, struct st *s, int d, int dmg, int nonlethal,
 		if (!ok)
 			D->casting = 0;
 	}
-	if (!able(D) && D->grap) {
-		s->c[D->grap - 1].grap = 0;
-		s->c[D->grap - 1].pinned_by = 0;
-		D->grap = 0;
-		D->pinned_by = 0;
-	}
+	if (!able(D) && D->grap)
+		man_grapple_leave(s, d);
 	if (!able(D))
 		D->delaying = 0;
 	return mt_falls(ctx, s);	/* a rider or mount dropped (5.15) */
@@ -1002,6 +1033,7 @@ attack(refd_ctx *ctx, struct st *s, int a, int d, const struct weapon *w,
 	refd_mpw *ev;
 
 	memset(r, 0, sizeof(*r));
+	cc_reveal(s, a);	/* attacking ends hiding */
 	r->bonus = atk_bonus(s, a, d, w, flags, pen);
 	r->ac = ac_vs(s, d, a, flags);
 	cover = cover_vs(s, a, d, melee);
@@ -1040,12 +1072,16 @@ attack(refd_ctx *ctx, struct st *s, int a, int d, const struct weapon *w,
 		r->total = r->nat + r->bonus;
 		r->hit = r->nat != 1 && (r->nat == 20 || r->total >= r->ac);
 		conc = conceal_vs(s, a, d, melee);
-		if (r->hit && conc > 0) {
+		/* On a chosen square the d100 is always drawn, so the draws
+		 * do not tell whether someone was there (8.4). */
+		if ((r->hit && conc > 0) || (flags & A_SQUARE)) {
 			if ((rc = roll(ctx, 100, "miss chance", &v)) != REFD_OK)
 				return rc;
-			r->concealed = v;
-			if (v <= conc)
-				r->hit = 0;
+			if (r->hit && conc > 0) {
+				r->concealed = v;
+				if (v <= conc)
+					r->hit = 0;
+			}
 		}
 		threat = r->hit && r->nat >= w->threat && !D->d.crit_immune &&
 		    !(flags & A_NODMG);
@@ -1065,7 +1101,8 @@ attack(refd_ctx *ctx, struct st *s, int a, int d, const struct weapon *w,
 	r->nonlethal = nl;
 	if (r->hit && !(flags & A_NODMG)) {
 		/* Multipliers add (2.6): 1 + the sum of (m - 1). */
-		mult = (r->crit ? w->mult : 1) + mt_lance(s, a, w, flags);
+		mult = (r->crit ? w->mult : 1) + mt_lance(s, a, w, flags) +
+		    ((flags & A_SET) ? 1 : 0);	/* set against a charge */
 		for (i = 0; i < mult; i++) {
 			int part = str_dmg(A, w, (flags & A_OFF) != 0) + w->enh;
 
@@ -1080,6 +1117,8 @@ attack(refd_ctx *ctx, struct st *s, int a, int d, const struct weapon *w,
 			}
 			sum += part;
 		}
+		if (w->nostr)
+			sum = mg_amount(A, sum);	/* an empowered spell */
 		if (sneak)
 			for (j = 0; j < A->d.sneak; j++) {
 				if ((rc = roll(ctx, 6, "sneak attack", &v)) !=
@@ -1097,6 +1136,12 @@ attack(refd_ctx *ctx, struct st *s, int a, int d, const struct weapon *w,
 	refd_mpw_kstr(ev, "attacker", A->d.name);
 	refd_mpw_kstr(ev, "target", D->d.name);
 	refd_mpw_kstr(ev, "weapon", w->name);
+	if (flags & A_SQUARE) {
+		refd_mpw_karray(ev, "square");
+		refd_mpw_int(ev, s->atk_sqx);
+		refd_mpw_int(ev, s->atk_sqy);
+		refd_mpw_end(ev);
+	}
 	if (flags & A_AOO)
 		refd_mpw_kbool(ev, "aoo", 1);
 	if (flags & A_TOUCH)
@@ -1105,11 +1150,13 @@ attack(refd_ctx *ctx, struct st *s, int a, int d, const struct weapon *w,
 		refd_mpw_kbool(ev, "coup_de_grace", 1);
 	else {
 		refd_mpw_kint(ev, "roll", r->nat);
-		refd_mpw_kint(ev, "bonus", r->bonus);
-		refd_mpw_kint(ev, "total", r->total);
+		if (!(flags & A_SQUARE)) {	/* they depend on the target */
+			refd_mpw_kint(ev, "bonus", r->bonus);
+			refd_mpw_kint(ev, "total", r->total);
+		}
 	}
 	refd_mpw_kint(ev, "ac", r->ac);
-	if (cover)
+	if (cover && !(flags & A_SQUARE))
 		refd_mpw_kbool(ev, "cover", 1);
 	if (r->concealed)
 		refd_mpw_kint(ev, "miss_chance_roll", r->concealed);
@@ -1129,8 +1176,12 @@ attack(refd_ctx *ctx, struct st *s, int a, int d, const struct weapon *w,
 	refd_mpw_end(ev);
 	if ((rc = emitw(ctx, s, ev)) != REFD_OK)
 		return rc;
-	if (r->dmg > 0)
-		return deal(ctx, s, d, r->dmg, nl, nl ? 0 : r->dmg);
+	if (r->dmg > 0 && (rc = deal(ctx, s, d, r->dmg, nl, nl ? 0 :
+	    r->dmg)) != REFD_OK)
+		return rc;
+	if (r->hit && A->held && (w->unarmed || w->natural) && !w->nostr &&
+	    !(flags & A_NODMG) && !D->dead)
+		return mg_discharge(ctx, s, a, d);	/* 7.2 */
 	return REFD_OK;
 }
 

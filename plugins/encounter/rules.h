@@ -34,7 +34,9 @@ enum {
 	A_DEFENSIVE = 1 << 7,
 	A_CDG = 1 << 8,
 	A_NODMG = 1 << 9,	/* a touch attack that only grabs or trips */
-	A_GRAP = 1 << 10	/* attacking the grapple opponent */
+	A_GRAP = 1 << 10,	/* attacking the grapple opponent */
+	A_SQUARE = 1 << 11,	/* an attack on a chosen square (5.2) */
+	A_SET = 1 << 12		/* set against a charge: double damage */
 };
 
 struct atk {
@@ -50,6 +52,7 @@ int helpless(const struct cr *c);
 int acts(const struct cr *c);
 int save_pen(const struct cr *c);
 int perceives(const struct st *s, int v, int c);
+int sees_invis(const struct st *s, int v, int c);
 int seat_sees(const struct st *s, int seat, int c);
 int restricted(const struct st *s, const struct cr *c);
 int speed_of(const struct cr *c);
@@ -63,6 +66,8 @@ int occupant(const struct st *s, int x, int y, int except);
 int has_loe(const struct st *s, int a, int t);
 int cover_vs(const struct st *s, int a, int t, int melee);
 int conceal_vs(const struct st *s, int a, int t, int melee);
+int conceal_terrain(const struct st *s, int a, int t, int melee);
+int feat_blocked(const struct st *s, int a, int t, int mode);
 int flanked(const struct st *s, int a, int d);
 int loses_dex(const struct st *s, int d, int a);
 int ac_vs(const struct st *s, int d, int a, int flags);

@@ -91,6 +91,7 @@ static const struct {
 	{ "death strike", 0, A2_DEATHSTRIKE },
 	{ "arrow catching shield", 0, A2_ARROWSHIELD },
 	{ "hurling charge", 0, A2_HURL }, { "pushback", 0, A2_PUSHBACK },
+	{ "pull", 0, A2_PULL }, { "slide", 0, A2_SLIDE },
 	{ "precise shot", AB_PRECISE, 0 }, { "cleave", AB_CLEAVE, 0 },
 	{ "incorporeal", AB_INCORP, 0 }, { "fearless", AB_FEARLESS, 0 },
 	{ "independent", AB_INDEP, 0 }, { "wild", AB_WILD, 0 },
@@ -232,6 +233,24 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 	INTX("leap", 0, 50, 0, &c->leap);
 	INTX("slow_effect_dc", 0, 40, 0, &c->slow_dc);
 	INTX("burrow", 0, 20, 0, &c->burrow);
+	INTX("lucky", 0, 9, 0, &c->lucky);
+	{
+		refd_mpv sa = refd_mpv_get(v, "simultaneous_attack");
+		size_t q;
+
+		for (q = 0; q < refd_mpv_len(sa); q++) {
+			const char *kd = refd_mpv_cstr(refd_mpv_at(sa, q), "");
+			int b = strcmp(kd, "melee") == 0 ? 1 :
+			    strcmp(kd, "ranged") == 0 ? 2 :
+			    strcmp(kd, "spell") == 0 ? 4 : 0;
+
+			if (b == 0)
+				return bad(ctx, "cards", id,
+				    "simultaneous_attack", "a list of melee, "
+				    "ranged, spell");
+			c->simul |= b;
+		}
+	}
 	{
 		refd_mpv tr = refd_mpv_get(v, "trample");
 
@@ -446,6 +465,10 @@ load_card(refd_ctx *ctx, struct content *ct, const char *id, refd_mpv v,
 		p->any = refd_mpv_get_bool(s, "any", 0);
 		p->ability = refd_mpv_get_bool(s, "ability", 0);
 		p->gaze = refd_mpv_get_bool(s, "gaze", 0);
+		p->sw = refd_mpv_get_bool(s, "switch", 0);
+		p->swift = refd_mpv_get_bool(s, "swift", 0);
+		if (p->swift)
+			p->ability = 1;
 		if (p->gaze)
 			p->ability = 1;
 		p->summon = -1;
@@ -553,10 +576,13 @@ load_map(refd_ctx *ctx, const char *id, refd_mpv v, struct map *m)
 	m->tiled = refd_mpv_get_bool(v, "tiled", 0);
 	ex = refd_mpv_get(v, "exits");
 	zs = refd_mpv_get(v, "zones");
-	if (refd_mpv_len(ex) != 2 || refd_mpv_len(zs) != 2)
+	m->nzones = (int32_t)refd_mpv_len(zs);
+	if (refd_mpv_len(ex) != refd_mpv_len(zs) || m->nzones < 2 ||
+	    m->nzones > SK_MAXSEATS)
 		return bad(ctx, "maps", id, "exits/zones",
-		    "expected one list per seat (2)");
-	for (seat = 0; seat < 2; seat++) {
+		    "expected one list per start zone (2 to 4, as many exits "
+		    "as zones)");
+	for (seat = 0; seat < m->nzones; seat++) {
 		refd_mpv e = refd_mpv_at(ex, (size_t)seat);
 		refd_mpv z = refd_mpv_at(zs, (size_t)seat);
 		int64_t r[4];
@@ -572,6 +598,7 @@ load_map(refd_ctx *ctx, const char *id, refd_mpv v, struct map *m)
 				return bad(ctx, "maps", id, "exits",
 				    "an exit is not a border square [x, y]");
 			m->exit[ay * m->w + ax] = (uint8_t)(seat + 1);
+			m->nexits[seat]++;
 		}
 		for (i = 0; i < 4; i++)
 			if (refd_mpv_int(refd_mpv_at(z, i), &r[i]) != 0)
@@ -583,6 +610,9 @@ load_map(refd_ctx *ctx, const char *id, refd_mpv v, struct map *m)
 		for (y = (int)r[1]; y <= r[3]; y++)
 			for (x = (int)r[0]; x <= r[2]; x++)
 				m->zone[y * m->w + x] = (uint8_t)(seat + 1);
+		if (m->tiled && m->nexits[seat] != 5 && m->nexits[seat] != 3)
+			return bad(ctx, "maps", id, "exits", "a tiled map's "
+			    "start zone has 5 exits (corner) or 3 (side)");
 	}
 	return REFD_OK;
 }
@@ -914,10 +944,10 @@ sk_create(struct cx *x, const uint8_t *setup, size_t len, uint32_t nseats,
 		return H->reject(x->ctx, REFD_ESETUP, NULL,
 		    "setup must be a map");
 	}
-	if (nseats != 2) {
+	if (nseats < 2 || nseats > SK_MAXSEATS) {
 		refd_mp_free(d);
 		return H->reject(x->ctx, REFD_ESETUP, NULL,
-		    "this ruleset plays with 2 seats");
+		    "this ruleset plays with 2 to 4 seats");
 	}
 	mt = H->alloc(x->ctx, sizeof(*mt));
 	if (mt == NULL) {
@@ -928,8 +958,10 @@ sk_create(struct cx *x, const uint8_t *setup, size_t len, uint32_t nseats,
 	mt->c = c;
 	s = &mt->s;
 	s->magic = SK_STATE_MAGIC;
-	s->nseats = 2;
+	s->nseats = (int32_t)nseats;
 	s->winner = -1;
+	s->flip_owner = -1;
+	s->blame = -1;
 	s->cur = -1;
 	s->dec_unit = -1;
 	mapid = refd_mpv_get_str(root, "map", c->m[0].id);
@@ -943,14 +975,39 @@ sk_create(struct cx *x, const uint8_t *setup, size_t len, uint32_t nseats,
 		return setup_err(x, s, msg);
 	}
 	s->map = i;
+	if (refd_mpv_get_int(root, "seats", nseats) != (int64_t)nseats ||
+	    c->m[i].nzones != (int32_t)nseats) {
+		snprintf(msg, sizeof(msg), "map '%s' has %d start zones: it "
+		    "seats %d players, not %u", c->m[i].id, (int)c->m[i].nzones,
+		    (int)c->m[i].nzones, (unsigned)nseats);
+		refd_mp_free(d);
+		return setup_err(x, s, msg);
+	}
+	/* §1.2, §1.9: seats play clockwise in zone order; a team game of 4
+	 * seats alternates the teams (0 and 2 against 1 and 3), teammates
+	 * on the same long side: the zones are listed clockwise from the
+	 * north-west corner, so seat 2 takes the north-east zone and seat 1
+	 * the south-east. */
+	{
+		int tm = refd_mpv_get_bool(root, "teams", 0), q;
+
+		if (tm && nseats != 4) {
+			refd_mp_free(d);
+			return setup_err(x, s, "teams: a team skirmish has 4 "
+			    "seats (2 teams of 2)");
+		}
+		for (q = 0; q < (int)nseats; q++) {
+			s->team[q] = tm ? q % 2 : q;
+			s->zmap[q] = tm ? (q == 1 ? 2 : q == 2 ? 1 : q) : q;
+		}
+	}
 	s->points = (int32_t)refd_mpv_get_int(root, "points", 100);
 	s->round_limit = (int32_t)refd_mpv_get_int(root, "round_limit", 30);
 	s->stalemate = (int32_t)refd_mpv_get_int(root, "stalemate_rounds", 10);
 	{
 		refd_mpv ty = refd_mpv_get(root, "tyrannical_morale");
 
-		s->tyrannical[1] = 0;
-		for (k = 0; k < 2 && k < refd_mpv_len(ty); k++) {
+		for (k = 0; k < nseats && k < refd_mpv_len(ty); k++) {
 			int b = 0;
 
 			refd_mpv_bool(refd_mpv_at(ty, k), &b);
@@ -1006,7 +1063,7 @@ sk_create(struct cx *x, const uint8_t *setup, size_t len, uint32_t nseats,
 	 * 1 (scenario tests and ready-made skirmishes). */
 	if (refd_mpv_type(us) != REFD_MP_ARRAY || refd_mpv_len(us) > SK_MAXU) {
 		refd_mp_free(d);
-		return setup_err(x, s, "units: expected a list of up to 32");
+		return setup_err(x, s, "units: expected a list of up to 64");
 	}
 	for (k = 0; k < refd_mpv_len(us); k++) {
 		refd_mpv v = refd_mpv_at(us, k);
@@ -1017,11 +1074,12 @@ sk_create(struct cx *x, const uint8_t *setup, size_t len, uint32_t nseats,
 		int64_t uy = refd_mpv_get_int(v, "y", -1);
 		const struct map *m = &c->m[s->map];
 
-		if (ci < 0 || seat < 0 || seat > 1 || ux < 0 || uy < 0 ||
+		if (ci < 0 || seat < 0 || seat >= nseats || ux < 0 || uy < 0 ||
 		    ux + c->c[ci].size > m->w || uy + c->c[ci].size > m->h) {
 			refd_mp_free(d);
 			snprintf(msg, sizeof(msg), "units[%d]: needs a known "
-			    "card, seat 0..1 and x, y on the grid", (int)k);
+			    "card, seat 0..%u and x, y on the grid", (int)k,
+			    (unsigned)nseats - 1);
 			return setup_err(x, s, msg);
 		}
 		u->card = ci;
@@ -1061,9 +1119,18 @@ sk_create(struct cx *x, const uint8_t *setup, size_t len, uint32_t nseats,
 	}
 	s->first = (int32_t)refd_mpv_get_int(root, "first", -1);
 	refd_mp_free(d);
-	if (s->first < -1 || s->first > 1)
-		return setup_err(x, s, "first must be 0 or 1");
-	s->submitted[0] = s->submitted[1] = 1;
+	if (s->first < -1 || s->first >= (int32_t)nseats)
+		return setup_err(x, s, "first must be a seat");
+	for (i = 0; i < (int)nseats; i++) {
+		int j;
+
+		for (j = 0; j < s->nu && s->u[j].seat != i; j++)
+			;
+		if (j == s->nu)
+			return setup_err(x, s, "units: every seat needs a "
+			    "creature");
+		s->submitted[i] = 1;
+	}
 	s->revealed = 1;
 	*out = mt;
 	sk_begin_game(x, s);

@@ -48,7 +48,7 @@ step_slow(const struct cx *x, const struct state *s, int u, int fx, int fy,
 				continue;
 			if (mode == MV_CHARGE && !fly && !inc)
 				return -1;
-			if (s->u[o].seat != s->u[u].seat && !helpless(s, o) &&
+			if (foe(s, o, u) && !helpless(s, o) &&
 			    !fly && !(inc && !has(x, s, o, AB_INCORP)) &&
 			    !(mode == MV_NORMAL && u == s->cur &&
 			    CARD(x, s, u)->trample > 0 &&
@@ -162,7 +162,7 @@ do_step(struct cx *x, struct state *s, int u, int tx, int ty, int *parity)
 			for (j = 0; j < sz && o < 0; j++) {
 				int k = occupant(x, s, tx + i, ty + j, u);
 
-				if (k >= 0 && s->u[k].seat != s->u[u].seat &&
+				if (k >= 0 && foe(s, k, u) &&
 				    u == s->cur && CARD(x, s, u)->trample > 0 &&
 				    !helpless(s, k))
 					o = k;
@@ -213,7 +213,7 @@ nearest_ranged(const struct cx *x, const struct state *s, int u, int enemies,
 		int d;
 
 		if (i == u || !s->u[i].on ||
-		    (enemies != (s->u[i].seat != s->u[u].seat)))
+		    (enemies != (foe(s, i, u))))
 			continue;
 		if (!sees(x, s, u, i))
 			continue;
@@ -278,12 +278,13 @@ smite_applies(const struct cx *x, const struct state *s, int a, int d)
 	return A->smite_vs == 0 || (align(x, s, d) & A->smite_vs) != 0;
 }
 
-/* Glossary, Pushback / §R000-94: may d be pushed by a to anchor (tx, ty)?
- * One square, farther from a, no wall, statue, pit or creature, no corner
- * cut. */
+/* Glossary push / pull / slide (R000-94): may d be moved by a to anchor
+ * (tx, ty)?  One square, farther from a (mode 0, push), closer to it (1,
+ * pull) or in any direction (2, slide); no wall, statue, pit or creature,
+ * no corner cut.  Forced movement provokes no attack of opportunity. */
 int
 push_ok(const struct cx *x, const struct state *s, int a, int d, int tx,
-    int ty)
+    int ty, int mode)
 {
 	struct grid g;
 	struct grid_space sa = SP(x, s, a), sd = SP(x, s, d), sn = sd;
@@ -303,23 +304,33 @@ push_ok(const struct cx *x, const struct state *s, int a, int d, int tx,
 		return 0;
 	sn.x = tx;
 	sn.y = ty;
-	return grid_space_dist(&sa, &sn) > grid_space_dist(&sa, &sd);
+	if (mode == 2)
+		return 1;
+	return mode == 0 ? grid_space_dist(&sa, &sn) >
+	    grid_space_dist(&sa, &sd) : grid_space_dist(&sa, &sn) <
+	    grid_space_dist(&sa, &sd);
 }
 
+/* After a damaging hit: Pushback pushes a smaller creature; the stand-in
+ * Pull and Slide abilities move one no larger than the attacker.  A
+ * decision of the attacker's owner (push, pull, slide or decline). */
 static void
-push_offer(struct cx *x, struct state *s, int a, int d)
+push_offer(struct cx *x, struct state *s, int a, int d, int mode)
 {
 	int dx, dy;
 
 	if (s->dec != DEC_NONE || s->stage == ST_OVER || !s->u[d].on ||
-	    s->u[d].routed || CARD(x, s, d)->size >= CARD(x, s, a)->size)
+	    s->u[d].routed || CARD(x, s, d)->size > CARD(x, s, a)->size ||
+	    (mode == 0 && CARD(x, s, d)->size == CARD(x, s, a)->size))
 		return;
 	for (dx = -1; dx <= 1; dx++)
 		for (dy = -1; dy <= 1; dy++)
-			if (push_ok(x, s, a, d, s->u[d].x + dx, s->u[d].y + dy)) {
+			if (push_ok(x, s, a, d, s->u[d].x + dx, s->u[d].y + dy,
+			    mode)) {
 				s->dec = DEC_PUSH;
 				s->dec_unit = a;
 				s->dec_target = d;
+				s->dec_mode = mode;
 				return;
 			}
 }
@@ -336,7 +347,7 @@ flanked(const struct cx *x, const struct state *s, int a, int d)
 	for (h = 0; h < s->nu; h++) {
 		struct grid_space sa, sh, sd;
 
-		if (h == a || s->u[h].seat != s->u[a].seat ||
+		if (h == a || foe(s, h, a) ||
 		    !threatens(x, s, h, d))
 			continue;
 		sa = SP(x, s, a);
@@ -355,7 +366,7 @@ in_melee(const struct cx *x, const struct state *s, int a, int d)
 	int h;
 
 	for (h = 0; h < s->nu; h++) {
-		if (h == a || s->u[h].seat != s->u[a].seat || !s->u[h].on)
+		if (h == a || foe(s, h, a) || !s->u[h].on)
 			continue;
 		if (functional(s, d) && adjacent(x, s, d, h))
 			return 1;
@@ -411,7 +422,7 @@ cleave_offer(struct cx *x, struct state *s, int a, int line)
 	    !functional(s, a) || s->stage == ST_OVER)
 		return;
 	for (e = 0; e < s->nu; e++)
-		if (s->u[e].on && s->u[e].seat != s->u[a].seat &&
+		if (s->u[e].on && foe(s, e, a) &&
 		    adjacent(x, s, a, e))
 			break;
 	if (e == s->nu)
@@ -476,7 +487,7 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 		int k;
 
 		for (k = 0; k < s->nu; k++)
-			if (k != d && s->u[k].on && s->u[k].seat == s->u[d].seat &&
+			if (k != d && s->u[k].on && !foe(s, k, d) &&
 			    (CARD(x, s, k)->abil2 & A2_PHALANX) &&
 			    adjacent(x, s, k, d)) {
 				ac += 2;
@@ -507,6 +518,7 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 			hit = crit = 1;
 		else
 			hit = roll + bonus >= ac;
+		s->rr_miss = !hit;
 	}
 	/* Conceal (A33: also against a helpless defender). */
 	if (hit) {
@@ -628,7 +640,7 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 			w = sk_ev("death_attack");
 			refd_mpw_kint(w, "unit", d);
 			sk_emit(x, w);
-			eliminate(x, s, d, "destroyed");
+			eliminate(x, s, d, "destroyed", s->u[a].seat);
 		}
 		if (!ranged && A->con_drain > 0 && s->u[d].on &&
 		    !has(x, s, d, AB_NONLIVING) &&
@@ -652,7 +664,11 @@ attack(struct cx *x, struct state *s, int a, int d, int ranged, int line,
 		if (s->u[d].gone && !ranged)
 			cleave_offer(x, s, a, line);
 		else if (!ranged && (A->abil2 & A2_PUSHBACK))
-			push_offer(x, s, a, d);
+			push_offer(x, s, a, d, 0);
+		else if (A->abil2 & A2_PULL)
+			push_offer(x, s, a, d, 1);
+		else if (!ranged && (A->abil2 & A2_SLIDE))
+			push_offer(x, s, a, d, 2);
 	}
 }
 
@@ -778,7 +794,7 @@ rush_cost(const struct cx *x, const struct state *s, int u, int t, int *best)
 	for (e = 0; best != NULL && e < s->nu; e++) {
 		int c;
 
-		if (!s->u[e].on || s->u[e].seat == s->u[u].seat ||
+		if (!s->u[e].on || !foe(s, e, u) ||
 		    !sees(x, s, u, e))
 			continue;
 		c = near_cost(x, s, dist, u, e);
@@ -839,7 +855,7 @@ charge_check(const struct cx *x, const struct state *s, int u, int t, int dx,
 	int lim = 2 * s->speed;
 	struct grid g;
 
-	if (!s->u[t].on || s->u[t].seat == s->u[u].seat) {
+	if (!s->u[t].on || !foe(s, t, u)) {
 		snprintf(msg, len, "a charge targets an enemy on the grid");
 		return -1;
 	}
@@ -856,7 +872,7 @@ charge_check(const struct cx *x, const struct state *s, int u, int t, int dx,
 	for (e = 0; e < s->nu; e++) {
 		int c;
 
-		if (!s->u[e].on || s->u[e].seat == s->u[u].seat ||
+		if (!s->u[e].on || !foe(s, e, u) ||
 		    !sees(x, s, u, e))
 			continue;
 		c = near_cost(x, s, dist, u, e);
@@ -958,7 +974,8 @@ at_exit_sq(const struct cx *x, const struct state *s, int u, int ax, int ay)
 			int qx = ax + i, qy = ay + j;
 
 			if (qx < m->w && qy < m->h &&
-			    m->exit[qy * m->w + qx] == s->u[u].seat + 1)
+			    m->exit[qy * m->w + qx] ==
+			    s->zmap[s->u[u].seat] + 1)
 				return 1;
 		}
 	return 0;
@@ -976,7 +993,7 @@ exit_dist(const struct cx *x, const struct state *s, int u, int ax, int ay)
 	a.s = CARD(x, s, u)->size;
 	e.s = 1;
 	for (i = 0; i < m->w * m->h; i++)
-		if (m->exit[i] == s->u[u].seat + 1) {
+		if (m->exit[i] == s->zmap[s->u[u].seat] + 1) {
 			int d;
 
 			e.x = i % m->w;
@@ -1078,12 +1095,13 @@ aoo_queue(const struct cx *x, const struct state *s, struct prog *p, int tx,
 		return;		/* burrowing movement provokes none */
 	sk_grid(x, s, &g);
 	first = s->cur >= 0 ? s->u[s->cur].seat : s->u[m].seat;
-	for (k = 0; k < 2; k++)
+	/* R000-44: clockwise from the active player */
+	for (k = 0; k < s->nseats; k++)
 		for (t = 0; t < s->nu; t++) {
 			int sz = CARD(x, s, m)->size, i, j, vac = 0;
 			struct grid_space st = SP(x, s, t);
 
-			if (s->u[t].seat != (first + k) % 2 ||
+			if (s->u[t].seat != (first + k) % s->nseats ||
 			    !aoo_ok(x, s, t, m))
 				continue;
 			/* the step vacates a square adjacent to t */
@@ -1133,7 +1151,8 @@ finish(struct cx *x, struct state *s, struct prog *done)
 	} else if (p.kind == PK_ROUT) {
 		if (p.target == 1 && p.budget >= 1 &&
 		    at_exit_sq(x, s, p.unit, s->u[p.unit].x, s->u[p.unit].y)) {
-			eliminate(x, s, p.unit, "fled");
+			eliminate(x, s, p.unit, "fled",
+			    s->u[p.unit].rout_seat);
 		} else {
 			w = sk_ev("rout_stop");
 			refd_mpw_kint(w, "unit", p.unit);
@@ -1243,7 +1262,7 @@ sk_run(struct cx *x, struct state *s)
 			p->budget -= 1;
 			p->idx = p->npath;
 			p->target = 2;
-			eliminate(x, s, u, "fled");
+			eliminate(x, s, u, "fled", s->u[u].rout_seat);
 		} else {
 			p->budget -= do_step(x, s, u, tx, ty, &s->u[u].parity);
 			p->idx++;
@@ -1275,37 +1294,78 @@ unactivated(const struct cx *x, const struct state *s, int seat)
 	return n;
 }
 
+/* §2.4 (R000-14): every seat in the roll rolls d20 + bonus; the best total
+ * wins, ties go to the higher bonus, still tied seats reroll (alone). */
 int
 sk_roll_off(struct cx *x, struct state *s, const int32_t *bonus,
     const char *why)
 {
-	int r[2], seat, win;
+	int r[SK_MAXSEATS], in = (1 << s->nseats) - 1, seat, win, best, bb, n;
 	refd_mpw *w;
 
-	(void)s;
 	for (;;) {
-		for (seat = 0; seat < 2; seat++)
-			r[seat] = sk_roll(x, why);
-		if (r[0] + bonus[0] != r[1] + bonus[1])
-			win = r[0] + bonus[0] > r[1] + bonus[1] ? 0 : 1;
-		else if (bonus[0] != bonus[1])
-			win = bonus[0] > bonus[1] ? 0 : 1;
-		else
-			win = -1;
+		best = -1000;
+		for (seat = 0; seat < s->nseats; seat++)
+			if (in >> seat & 1) {
+				r[seat] = sk_roll(x, why);
+				if (r[seat] + bonus[seat] > best)
+					best = r[seat] + bonus[seat];
+			}
+		bb = -1000;
+		for (seat = 0; seat < s->nseats; seat++)
+			if (in >> seat & 1 && r[seat] + bonus[seat] == best &&
+			    bonus[seat] > bb)
+				bb = bonus[seat];
+		win = -1;
+		n = 0;
 		w = sk_ev(why);
+		if (s->nseats > 2) {
+			refd_mpw_karray(w, "seats");
+			for (seat = 0; seat < s->nseats; seat++)
+				if (in >> seat & 1)
+					refd_mpw_int(w, seat);
+			refd_mpw_end(w);
+		}
 		refd_mpw_karray(w, "rolls");
-		refd_mpw_int(w, r[0]);
-		refd_mpw_int(w, r[1]);
+		for (seat = 0; seat < s->nseats; seat++)
+			if (in >> seat & 1)
+				refd_mpw_int(w, r[seat]);
 		refd_mpw_end(w);
 		refd_mpw_karray(w, "totals");
-		refd_mpw_int(w, r[0] + bonus[0]);
-		refd_mpw_int(w, r[1] + bonus[1]);
+		for (seat = 0; seat < s->nseats; seat++)
+			if (in >> seat & 1)
+				refd_mpw_int(w, r[seat] + bonus[seat]);
 		refd_mpw_end(w);
+		for (seat = 0; seat < s->nseats; seat++)
+			if (!(in >> seat & 1) || r[seat] + bonus[seat] != best ||
+			    bonus[seat] != bb)
+				in &= ~(1 << seat);
+			else {
+				win = seat;
+				n++;
+			}
+		if (n > 1)
+			win = -1;
 		refd_mpw_kint(w, "winner", win);
 		sk_emit(x, w);
 		if (win >= 0 || x->rc != REFD_OK)
 			return win < 0 ? 0 : win;
 	}
+}
+
+/* The next seat clockwise after seat with an unactivated creature, or
+ * -1 (§2.3: a seat with none left is skipped). */
+static int
+next_seat(const struct cx *x, const struct state *s, int seat)
+{
+	int k, q;
+
+	for (k = 1; k <= s->nseats; k++) {
+		q = (seat + k) % s->nseats;
+		if (unactivated(x, s, q) > 0)
+			return q;
+	}
+	return -1;
 }
 
 static void
@@ -1315,8 +1375,8 @@ begin_phases(struct cx *x, struct state *s, int first)
 
 	s->first = first;
 	s->phase_seat = first;
-	if (unactivated(x, s, first) == 0)
-		s->phase_seat = 1 - first;
+	if (unactivated(x, s, first) == 0 && next_seat(x, s, first) >= 0)
+		s->phase_seat = next_seat(x, s, first);
 	s->phase_left = 2;
 	s->stage = ST_ACTIVATE;
 	w = sk_ev("first_player");
@@ -1328,7 +1388,7 @@ begin_phases(struct cx *x, struct state *s, int first)
 void
 sk_start_round(struct cx *x, struct state *s)
 {
-	int32_t b[2];
+	int32_t b[SK_MAXSEATS];
 	int i;
 	refd_mpw *w;
 
@@ -1343,8 +1403,8 @@ sk_start_round(struct cx *x, struct state *s)
 		begin_phases(x, s, s->first);
 		return;
 	}
-	b[0] = init_bonus(x, s, 0, 0);
-	b[1] = init_bonus(x, s, 1, 0);
+	for (i = 0; i < s->nseats; i++)
+		b[i] = init_bonus(x, s, i, 0);
 	s->chooser = sk_roll_off(x, s, b, "initiative");
 	s->stage = ST_FIRST;
 }
@@ -1381,14 +1441,17 @@ end_round(struct cx *x, struct state *s)
 static void
 next_activation(struct cx *x, struct state *s)
 {
-	if (unactivated(x, s, 0) == 0 && unactivated(x, s, 1) == 0) {
+	int q = next_seat(x, s, s->phase_seat);
+
+	if (q < 0) {
 		end_round(x, s);
 		return;
 	}
 	s->stage = ST_ACTIVATE;
+	/* §2.3: phases pass clockwise; a seat with nothing left is skipped
+	 * (alone, it activates its leftovers in a row) */
 	if (s->phase_left <= 0 || unactivated(x, s, s->phase_seat) == 0) {
-		if (unactivated(x, s, 1 - s->phase_seat) > 0)
-			s->phase_seat = 1 - s->phase_seat;
+		s->phase_seat = q;
 		s->phase_left = 2;
 	}
 }
@@ -1429,8 +1492,9 @@ end_turn(struct cx *x, struct state *s)
 	refd_mpw *w;
 
 	if (u >= 0 && s->flipped == u) {
-		s->u[u].seat = 1 - s->u[u].seat;
+		s->u[u].seat = s->flip_owner;
 		s->flipped = -1;
+		s->flip_owner = -1;
 	}
 	if (u >= 0 && s->u[u].on && s->u[u].confused &&
 	    save(x, s, u, s->u[u].confused_dc, "confusion")) {
@@ -1485,6 +1549,7 @@ start_turn(struct cx *x, struct state *s, int u)
 	s->cur = u;
 	s->moved = s->moved2 = s->steps = s->parity = s->natk = 0;
 	s->atk_first = s->lines_used = s->atk_kind = s->single = 0;
+	s->kinds = s->swift_used = 0;
 	s->charged = s->cast = s->auto_end = s->stun_turn = 0;
 	s->rush = s->rush_x = s->rush_y = s->rush_charge = 0;
 	s->compel = 0;
@@ -1516,8 +1581,25 @@ start_turn(struct cx *x, struct state *s, int u)
 		    r <= 15 ? "does nothing" : "acts normally");
 		sk_emit(x, w);
 		if (r <= 5) {
+			int k;
+
+			/* A-x: with several opponents, the first one
+			 * clockwise from the owner with creatures in play */
 			s->flipped = u;
-			p->seat = 1 - p->seat;
+			s->flip_owner = p->seat;
+			for (k = 1; k < s->nseats; k++) {
+				int q = (p->seat + k) % s->nseats, j;
+
+				if (!foe_seat(s, q, p->seat))
+					continue;
+				for (j = 0; j < s->nu; j++)
+					if (s->u[j].on && s->u[j].seat == q)
+						break;
+				if (j < s->nu)
+					break;
+			}
+			p->seat = (p->seat + (k < s->nseats ? k : 1)) %
+			    s->nseats;
 			s->oocmd = 1;
 			s->speed = CARD(x, s, u)->speed < 2 ?
 			    CARD(x, s, u)->speed : 2;
@@ -1530,7 +1612,7 @@ start_turn(struct cx *x, struct state *s, int u)
 
 		/* Slow Effect: adjacent enemies save or attack once */
 		for (k = 0; k < s->nu && !s->slowed1; k++)
-			if (s->u[k].on && s->u[k].seat != p->seat &&
+			if (s->u[k].on && foe_seat(s, s->u[k].seat, p->seat) &&
 			    CARD(x, s, k)->slow_dc > 0 && adjacent(x, s, k, u) &&
 			    !save(x, s, u, CARD(x, s, k)->slow_dc, "slow effect"))
 				s->slowed1 = 1;
@@ -1541,7 +1623,9 @@ start_turn(struct cx *x, struct state *s, int u)
 		refd_mpw_kint(w, "unit", u);
 		refd_mpw_kint(w, "damage", 5);
 		sk_emit(x, w);
+		s->blame = p->poisoned <= s->nseats ? p->poisoned - 1 : -1;
 		damage(x, s, u, 5, -1);
+		s->blame = -1;
 		if (!p->on || s->stage == ST_OVER) {
 			sk_run(x, s);
 			return;
@@ -1579,7 +1663,7 @@ start_turn(struct cx *x, struct state *s, int u)
 		int e, best, can = 0;
 
 		for (e = 0; e < s->nu && !can; e++) {
-			if (!s->u[e].on || s->u[e].seat == p->seat)
+			if (!s->u[e].on || !foe_seat(s, s->u[e].seat, p->seat))
 				continue;
 			if (adjacent(x, s, u, e))
 				can = 1;
@@ -1592,7 +1676,7 @@ start_turn(struct cx *x, struct state *s, int u)
 		for (e = 0; e < s->nu && !can; e++) {
 			int c;
 
-			if (!s->u[e].on || s->u[e].seat == p->seat ||
+			if (!s->u[e].on || !foe_seat(s, s->u[e].seat, p->seat) ||
 			    !sees(x, s, u, e))
 				continue;
 			c = rush_cost(x, s, u, e, &best);
@@ -1660,7 +1744,7 @@ spell_targets(const struct cx *x, const struct state *s, int u, int k, int t,
 	a = SP(x, s, u);
 	b = SP(x, s, t);
 	d = grid_space_dist(&a, &b);
-	n = nearest_ranged(x, s, u, s->u[t].seat != s->u[u].seat,
+	n = nearest_ranged(x, s, u, foe(s, t, u),
 	    sp->range == SR_RANGE6 ? 6 : 0);
 	if (sp->range == SR_RANGE6 && d > 6) {
 		snprintf(msg, len, "out of range (6 squares)");
@@ -1669,7 +1753,7 @@ spell_targets(const struct cx *x, const struct state *s, int u, int k, int t,
 	if (d != n && !sp->any) {
 		snprintf(msg, len, "%s is not the nearest %s in sight "
 		    "(distance %d, nearest %d)", CARD(x, s, t)->name,
-		    s->u[t].seat != s->u[u].seat ? "enemy" : "ally", d, n);
+		    foe(s, t, u) ? "enemy" : "ally", d, n);
 		return -1;
 	}
 	return 0;
@@ -1715,7 +1799,7 @@ cone_ok(const struct cx *x, const struct state *s, int u, int k, int ox,
 			struct grid_space a, b;
 
 			if (t == u || !s->u[t].on ||
-			    (cat != (s->u[t].seat != s->u[u].seat)) ||
+			    (cat != (foe(s, t, u))) ||
 			    !sees(x, s, u, t))
 				continue;
 			a = SP(x, s, u);
@@ -1736,11 +1820,11 @@ spell_hit(struct cx *x, struct state *s, int u, const struct spell *sp, int t)
 	int dmg = sp->dmg, ok;
 	refd_mpw *w;
 
-	if (s->u[t].seat != s->u[u].seat)
+	if (foe(s, t, u))
 		s->aggr = 1;
 	/* §4.4.6: spell resistance, waived for the caster's own side. */
 	if ((CARD(x, s, t)->sr || has(x, s, t, AB_SRALL)) &&
-	    !sp->ignores_sr && !sp->ability && (s->u[t].seat != s->u[u].seat ||
+	    !sp->ignores_sr && !sp->ability && (foe(s, t, u) ||
 	    has(x, s, t, AB_SRALL))) {
 		int r = sk_roll(x, "spell resistance");
 
@@ -1882,6 +1966,126 @@ area_ok(const struct cx *x, const struct state *s, int u, const int32_t *a,
 	return 0;
 }
 
+/* R000-71: a use box, or the Sorcerer box (the lowest free level that
+ * pays), or Psionic power points. */
+void
+spend_spell(struct cx *x, struct state *s, int u, int k)
+{
+	const struct card *C = CARD(x, s, u);
+	const struct spell *sp = &C->sp[k];
+	int lv;
+
+	s->u[u].spent[k]++;
+	if (C->pp > 0 && sp->pp > 0)
+		s->u[u].pp_spent += sp->pp;
+	else
+		for (lv = sp->level > 0 ? sp->level : 1; lv < 10; lv++)
+			if (C->sorc[lv] > s->u[u].sorc_spent[lv]) {
+				s->u[u].sorc_spent[lv]++;
+				break;
+			}
+}
+
+/* Squares of a size-sz space at (ax, ay) free for a creature moving in,
+ * but for the creatures o1 and o2 (the two switching places). */
+static int
+space_free(const struct cx *x, const struct state *s, int ax, int ay, int sz,
+    int o1, int o2)
+{
+	struct grid g;
+	int i, j, k;
+
+	sk_grid(x, s, &g);
+	for (i = 0; i < sz; i++)
+		for (j = 0; j < sz; j++) {
+			if (grid_at(&g, ax + i, ay + j) &
+			    (GRID_WALL | GRID_STATUE | GRID_PIT))
+				return 0;
+			k = occupant(x, s, ax + i, ay + j, o1);
+			if (k >= 0 && k != o2)
+				return 0;
+		}
+	return 1;
+}
+
+/* Does the space (ax, ay, as) contain the space (bx, by, bs)? */
+static int
+covers(int ax, int ay, int as, int bx, int by, int bs)
+{
+	return bx >= ax && by >= ay && bx + bs <= ax + as && by + bs <= ay + as;
+}
+
+/* Glossary, switch positions (R000-94): u moves to anchor (ax, ay), t to
+ * (bx, by).  Same size: a plain swap.  Different sizes: the larger's new
+ * space covers the smaller's old one and the smaller's new space lies
+ * inside the larger's old one; both on free squares (the active player
+ * picks among the legal placements). */
+int
+switch_ok(const struct cx *x, const struct state *s, int u, int t, int ax,
+    int ay, int bx, int by)
+{
+	int su = CARD(x, s, u)->size, st = CARD(x, s, t)->size;
+	int ux = s->u[u].x, uy = s->u[u].y, tx = s->u[t].x, ty = s->u[t].y;
+
+	if (t == u || !s->u[t].on)
+		return 0;
+	if (su == st) {
+		if (ax != tx || ay != ty || bx != ux || by != uy)
+			return 0;
+	} else if (su > st) {
+		if (!covers(ax, ay, su, tx, ty, st) ||
+		    !covers(ux, uy, su, bx, by, st))
+			return 0;
+	} else if (!covers(bx, by, st, ux, uy, su) ||
+	    !covers(tx, ty, st, ax, ay, su)) {
+		return 0;
+	}
+	/* the two new spaces never overlap */
+	if (ax < bx + st && bx < ax + su && ay < by + st && by < ay + su)
+		return 0;
+	return space_free(x, s, ax, ay, su, u, t) &&
+	    space_free(x, s, bx, by, st, t, u);
+}
+
+/* a: spell, target, x, y, tx, ty.  An enemy target resists with a save
+ * against the DC (if any): then nobody moves.  No attack of
+ * opportunity. */
+void
+switch_places(struct cx *x, struct state *s, int u, const int32_t *a)
+{
+	const struct spell *sp = &CARD(x, s, u)->sp[a[0]];
+	int t = a[1];
+	refd_mpw *w;
+
+	spend_spell(x, s, u, a[0]);
+	w = sk_ev("cast");
+	refd_mpw_kint(w, "unit", u);
+	refd_mpw_kstr(w, "spell", sp->name);
+	refd_mpw_kint(w, "target", t);
+	sk_emit(x, w);
+	if (foe(s, t, u)) {
+		s->aggr = 1;
+		if (sp->dc > 0 && save(x, s, t, sp->dc, sp->name)) {
+			w = sk_ev("switch_resisted");
+			refd_mpw_kint(w, "unit", t);
+			sk_emit(x, w);
+			return;
+		}
+	}
+	s->u[u].x = a[2];
+	s->u[u].y = a[3];
+	s->u[t].x = a[4];
+	s->u[t].y = a[5];
+	w = sk_ev("switched");
+	refd_mpw_kint(w, "unit", u);
+	refd_mpw_kint(w, "x", a[2]);
+	refd_mpw_kint(w, "y", a[3]);
+	refd_mpw_kint(w, "target", t);
+	refd_mpw_kint(w, "tx", a[4]);
+	refd_mpw_kint(w, "ty", a[5]);
+	sk_emit(x, w);
+}
+
 void
 cast_spell(struct cx *x, struct state *s, int u, const int32_t *a)
 {
@@ -1890,22 +2094,7 @@ cast_spell(struct cx *x, struct state *s, int u, const int32_t *a)
 	refd_mpw *w;
 	int i, n = 0, list[SK_MAXU];
 
-	s->u[u].spent[k]++;
-	{
-		/* R000-71: Sorcerer boxes (the lowest free level that pays),
-		 * Psionic power points */
-		const struct card *C = CARD(x, s, u);
-		int lv;
-
-		if (C->pp > 0 && sp->pp > 0)
-			s->u[u].pp_spent += sp->pp;
-		else
-			for (lv = sp->level > 0 ? sp->level : 1; lv < 10; lv++)
-				if (C->sorc[lv] > s->u[u].sorc_spent[lv]) {
-					s->u[u].sorc_spent[lv]++;
-					break;
-				}
-	}
+	spend_spell(x, s, u, k);
 	w = sk_ev("cast");
 	refd_mpw_kint(w, "unit", u);
 	refd_mpw_kstr(w, "spell", sp->name);
@@ -1943,6 +2132,7 @@ cast_spell(struct cx *x, struct state *s, int u, const int32_t *a)
 		refd_mpw_kint(w, "target", t);
 		list[n++] = t;
 	}
+	sim_order(s, list, n);
 	refd_mpw_karray(w, "affected");
 	for (i = 0; i < n; i++)
 		refd_mpw_int(w, list[i]);
@@ -1998,7 +2188,7 @@ whirlwind(struct cx *x, struct state *s, int u)
 	int list[SK_MAXU], n = 0, k;
 
 	for (k = 0; k < s->nu; k++)
-		if (s->u[k].on && s->u[k].seat != s->u[u].seat &&
+		if (s->u[k].on && foe(s, k, u) &&
 		    adjacent(x, s, u, k))
 			list[n++] = k;
 	for (k = 0; k < n && s->stage != ST_OVER && s->u[u].on &&
@@ -2041,7 +2231,7 @@ turn_undead(struct cx *x, struct state *s, int u, int t)
 	refd_mpw_kint(w, "unit", u);
 	refd_mpw_kint(w, "target", t);
 	sk_emit(x, w);
-	if (s->u[t].seat != s->u[u].seat)
+	if (foe(s, t, u))
 		s->aggr = 1;
 	if (!s->u[t].routed && morale(x, s, t, "turn undead") <= 0)
 		rout(x, s, t, u);

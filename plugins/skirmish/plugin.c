@@ -16,7 +16,7 @@ static const char *const cmdname[C_NTYPES] = { "", "submit", "setup_first",
 	"cast", "cast_cone", "end", "aoo", "decline", "cleave", "rush", "smite", "wake", "cast_area", "cast_line",
 	"place_tile", "sidestep", "whirlwind", "turn_undead", "leap",
 	"stunning_attack", "burrow", "death_attack", "hurling_charge",
-	"summon", "push", "death_strike" };
+	"summon", "push", "death_strike", "pull", "slide", "switch", "reroll" };
 static const char *const argname[C_NTYPES][6] = {
 	{ NULL }, { NULL }, { "seat" }, { "x", "y" }, { "seat" }, { "unit" },
 	{ "x", "y" }, { "target", "line" }, { "target", "line" },
@@ -28,7 +28,8 @@ static const char *const argname[C_NTYPES][6] = {
 	{ "tile", "x", "y", "rot" }, { "x", "y" }, { NULL }, { "target" },
 	{ "target" }, { "target", "line" }, { NULL }, { "target", "line" },
 	{ "target", "x", "y", "line" }, { "spell", "x", "y" }, { "x", "y" },
-	{ "target", "line" }
+	{ "target", "line" }, { "x", "y" }, { "x", "y" },
+	{ "spell", "target", "x", "y", "tx", "ty" }, { NULL }
 };
 
 static int
@@ -178,9 +179,14 @@ sk_pending(const struct state *s)
 	switch (s->stage) {
 	case ST_OVER:
 		return 0;
-	case ST_SUBMIT:
-		return (uint64_t)(!s->submitted[0]) |
-		    ((uint64_t)(!s->submitted[1]) << 1);
+	case ST_SUBMIT: {
+		uint64_t m = 0;
+		int q;
+
+		for (q = 0; q < s->nseats; q++)
+			m |= (uint64_t)(!s->submitted[q]) << q;
+		return m;
+	}
 	default:
 		break;
 	}
@@ -242,6 +248,43 @@ can_step(const struct cx *x, const struct state *s, int seat)
 	return 0;
 }
 
+/* The kind bit of an attack command: 1 melee, 2 ranged, 4 spell. */
+static int
+kind_of(int type)
+{
+	switch (type) {
+	case C_SHOOT:
+		return 2;
+	case C_CAST:
+	case C_CAST_CONE:
+	case C_CAST_AREA:
+	case C_CAST_LINE:
+	case C_SWITCH:
+		return 4;
+	case C_MELEE:
+	case C_SMITE:
+	case C_STUNATK:
+	case C_DEATHATK:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Glossary, Simultaneous Attack (R000-98): a creature that does not move
+ * may use every kind its card combines in one turn, one after another
+ * (each kind once: a full attack, one spell). */
+static int
+simul_ok(const struct cx *x, const struct state *s, int type)
+{
+	int k = kind_of(type), sim = CARD(x, s, s->cur)->simul;
+
+	return k != 0 && (sim & k) && (sim & s->kinds) == s->kinds &&
+	    !(k == 4 && (s->kinds & 4)) &&
+	    s->steps == 0 && s->moved == 0 && s->moved2 == 0 && !s->rush &&
+	    !s->charged && !s->sidestepped;
+}
+
 static int
 turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
     struct why *y)
@@ -278,6 +321,21 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 	    c->type == C_RUSH))
 		NO(REFD_EILLEGAL, "R000-79", "%s is entangled: no movement "
 		    "this turn", C->name);
+	if (c->type == C_CAST && c->a[0] >= 0 && c->a[0] < C->nspell &&
+	    C->sp[c->a[0]].swift) {
+		/* §4.5 (R000-95): a swift action, once in its own turn at any
+		 * time, not an action: it replaces nothing */
+		if (s->swift_used)
+			NO(REFD_EILLEGAL, "R000-95", "%s already took its swift "
+			    "action this turn", C->name);
+		if (s->u[u].spent[c->a[0]] >= C->sp[c->a[0]].uses)
+			NO(REFD_ERESOURCE, "R000-71", "%s has no use of %s left",
+			    C->name, C->sp[c->a[0]].name);
+		if (spell_targets(x, s, u, c->a[0], c->a[1], msg,
+		    sizeof(msg)) != 0)
+			NO(REFD_ENOTARGET, "R000-72", "%s", msg);
+		return 0;
+	}
 	if (s->charged) {
 		int t2 = c->a[0], l2 = c->a[1];
 
@@ -306,6 +364,9 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		if (s->natk > 0 && s->moved > 0 && !(C->abil2 & A2_SPRING))
 			NO(REFD_EILLEGAL, "R000-27", "%s moved and then "
 			    "attacked: no more movement this turn", C->name);
+		if ((s->kinds & (s->kinds - 1)) != 0)
+			NO(REFD_EILLEGAL, "R000-98", "%s made a Simultaneous "
+			    "Attack: no movement this turn", C->name);
 		if (c->type == C_SIDESTEP) {
 			if (!(C->abil2 & A2_SIDESTEP) || s->steps > 0 ||
 			    s->rush || (s->natk > 0 && !s->atk_first) ||
@@ -412,8 +473,9 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 	case C_CAST_CONE:
 	case C_CAST_AREA:
 	case C_CAST_LINE:
+	case C_SWITCH:
 	attackish:
-		if (s->cast)
+		if (s->cast && !simul_ok(x, s, c->type))
 			NO(REFD_EILLEGAL, "R000-71", "%s already cast its spell "
 			    "instead of attacking", C->name);
 		if (s->rush && c->type != C_MELEE && c->type != C_SMITE &&
@@ -459,7 +521,7 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 			int t2 = c->a[0], best, ct;
 
 			if (!unit_ok(s, t2) || !s->u[t2].on ||
-			    s->u[t2].seat == s->u[u].seat || !sees(x, s, u, t2))
+			    !foe(s, t2, u) || !sees(x, s, u, t2))
 				NO(REFD_ENOTARGET, "R000-21", "a rush goes toward "
 				    "an enemy %s can see", C->name);
 			ct = rush_cost(x, s, u, t2, &best);
@@ -567,11 +629,12 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		return 0;
 	}
 	if (c->type == C_CAST || c->type == C_CAST_CONE ||
-	    c->type == C_CAST_AREA || c->type == C_CAST_LINE) {
+	    c->type == C_CAST_AREA || c->type == C_CAST_LINE ||
+	    c->type == C_SWITCH) {
 		const struct spell *sp;
 		int want;
 
-		if (s->natk > 0)
+		if (s->natk > 0 && !simul_ok(x, s, c->type))
 			NO(REFD_EILLEGAL, "R000-71", "a spell replaces the "
 			    "attack: %s already attacked", C->name);
 		if (c->a[0] < 0 || c->a[0] >= C->nspell)
@@ -597,7 +660,8 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		} else if (s->u[u].spent[c->a[0]] >= sp->uses)
 			NO(REFD_ERESOURCE, "R000-71", "%s has no use of %s left",
 			    C->name, sp->name);
-		want = sp->range == SR_CONE ? C_CAST_CONE : sp->range == SR_LINE ?
+		want = sp->sw ? C_SWITCH : sp->range == SR_CONE ? C_CAST_CONE :
+		    sp->range == SR_LINE ?
 		    C_CAST_LINE : sp->range == SR_RADIUS2 ||
 		    sp->range == SR_RADIUS4 ? C_CAST_AREA : C_CAST;
 		if (c->type != want)
@@ -609,10 +673,20 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		if (sp->range != SR_TOUCH && !sp->ability && threatened(x, s, u))
 			NO(REFD_EILLEGAL, "R000-41", "%s is threatened: only "
 			    "touch spells", C->name);
-		if (c->type == C_CAST) {
+		if (c->type == C_CAST || c->type == C_SWITCH) {
 			if (spell_targets(x, s, u, c->a[0], c->a[1], msg,
 			    sizeof(msg)) != 0)
 				NO(REFD_ENOTARGET, "R000-72", "%s", msg);
+			if (c->type == C_SWITCH && !switch_ok(x, s, u, c->a[1],
+			    c->a[2], c->a[3], c->a[4], c->a[5]))
+				NO(REFD_EILLEGAL, "R000-94", "%s: %s to (%d,%d) "
+				    "and %s to (%d,%d) is no legal switch of "
+				    "positions (same size: swap; else the larger "
+				    "covers the smaller's space, the smaller "
+				    "lands inside the larger's, on free squares)",
+				    sp->name, C->name, (int)c->a[2],
+				    (int)c->a[3], CARD(x, s, c->a[1])->name,
+				    (int)c->a[4], (int)c->a[5]);
 		} else if (c->type != C_CAST_CONE) {
 			if (area_ok(x, s, u, c->a, c->type == C_CAST_LINE, msg,
 			    sizeof(msg)) != 0)
@@ -627,7 +701,7 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 	if (!unit_ok(s, t) || !s->u[t].on)
 		NO(REFD_ENOTARGET, "R000-45", "no creature %d on the grid",
 		    (int)t);
-	if (s->u[t].seat == s->u[u].seat)
+	if (!foe(s, t, u))
 		NO(REFD_ENOTARGET, "R000-45", "%s is an ally: never attack "
 		    "allies", CARD(x, s, t)->name);
 	if (c->type == C_MELEE || c->type == C_CHARGE || c->type == C_SMITE ||
@@ -639,8 +713,8 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		if (line < 0 || line >= C->nmelee)
 			NO(REFD_EBADCMD, "R000-27", "%s has melee lines 0..%d",
 			    C->name, (int)C->nmelee - 1);
-		if (s->natk > 0 && (s->atk_kind != 0 ||
-		    (s->lines_used >> line & 1)))
+		if (s->natk > 0 && ((s->atk_kind != 0 &&
+		    !simul_ok(x, s, c->type)) || (s->lines_used >> line & 1)))
 			NO(REFD_EILLEGAL, "R000-28", "a full attack uses each "
 			    "listed attack once, all of the same kind");
 		if ((c->type == C_SMITE || c->type == C_STUNATK ||
@@ -681,7 +755,8 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 	if (c->a[1] < 0 || c->a[1] >= C->nranged)
 		NO(REFD_EBADCMD, "R000-52", "%s has %s", C->name,
 		    C->nranged ? "fewer ranged attacks" : "no ranged attack");
-	if (s->natk > 0 && (s->atk_kind != 1 || (s->lines_used >> c->a[1] & 1)))
+	if (s->natk > 0 && ((s->atk_kind != 1 && !simul_ok(x, s, C_SHOOT)) ||
+	    (s->lines_used >> (c->a[1] + 8) & 1)))
 		NO(REFD_EILLEGAL, "R000-28", "a full attack uses each listed "
 		    "attack once, all of the same kind");
 	if (threatened(x, s, u))
@@ -705,7 +780,7 @@ turn_check(const struct cx *x, const struct state *s, const struct cmd *c,
 		for (e = 0; e < s->nu; e++) {
 			struct grid_space a = SP(x, s, u), b = SP(x, s, e);
 
-			if (s->u[e].on && s->u[e].seat != s->u[u].seat &&
+			if (s->u[e].on && foe(s, e, u) &&
 			    sees(x, s, u, e) && grid_space_dist(&a, &b) == n)
 				break;
 		}
@@ -746,32 +821,43 @@ check(const struct cx *x, const struct state *s, int seat,
 			int e = c->a[0];
 
 			if (!unit_ok(s, e) || !s->u[e].on ||
-			    s->u[e].seat == s->u[t].seat || !adjacent(x, s, t, e) ||
+			    !foe(s, e, t) || !adjacent(x, s, t, e) ||
 			    c->a[1] < 0 || c->a[1] >= CARD(x, s, t)->nmelee)
 				NO(REFD_ENOTARGET, "R000-59", "Death Strike: one "
 				    "melee attack on an adjacent enemy");
 			return 0;
 		}
-		if (s->dec == DEC_PUSH && c->type == C_PUSH) {
-			if (!push_ok(x, s, t, s->dec_target, c->a[0], c->a[1]))
-				NO(REFD_ENOPATH, "R000-94", "Pushback: one square "
-				    "farther away, onto free squares");
+		if (s->dec == DEC_PUSH && c->type == (s->dec_mode == 0 ?
+		    C_PUSH : s->dec_mode == 1 ? C_PULL : C_SLIDE)) {
+			if (!push_ok(x, s, t, s->dec_target, c->a[0], c->a[1],
+			    s->dec_mode))
+				NO(REFD_ENOPATH, "R000-94", "%s: one square %s, "
+				    "onto free squares, no wall crossed",
+				    s->dec_mode == 0 ? "Pushback" : s->dec_mode
+				    == 1 ? "Pull" : "Slide", s->dec_mode == 0 ?
+				    "farther away" : s->dec_mode == 1 ? "closer" :
+				    "in any direction");
 			return 0;
 		}
+		if (s->dec == DEC_REROLL && c->type == C_REROLL)
+			return 0;
 		if (s->dec == DEC_CLEAVE && c->type == C_CLEAVE) {
 			int e = c->a[0];
 
 			if (!unit_ok(s, e) || !s->u[e].on ||
-			    s->u[e].seat == s->u[t].seat || !adjacent(x, s, t, e))
+			    !foe(s, e, t) || !adjacent(x, s, t, e))
 				NO(REFD_ENOTARGET, "R000-98", "Cleave: the extra "
 				    "attack goes to another adjacent enemy");
 			return 0;
 		}
 		NO(REFD_EPHASE, s->dec == DEC_AOO ? "R000-42" : "R000-98",
 		    "%s must first decide on %s with unit %d (aoo, cleave, "
-		    "push or decline)", seat == 0 ? "seat 0" : "seat 1",
+		    "push, pull, slide, reroll or decline)", seat == 0 ? "seat 0" :
+		    seat == 1 ? "seat 1" : seat == 2 ? "seat 2" : "seat 3",
 		    s->dec == DEC_AOO ? "an attack of opportunity" :
-		    s->dec == DEC_PUSH ? "a Pushback" : "a Cleave attack",
+		    s->dec == DEC_PUSH ? "a forced move" : s->dec == DEC_REROLL ?
+		    "a reroll" : s->dec == DEC_DSTRIKE ? "a Death Strike" :
+		    "a Cleave attack",
 		    (int)t);
 	}
 	switch (s->stage) {
@@ -807,22 +893,29 @@ check(const struct cx *x, const struct state *s, int seat,
 		if (s->tiled) {
 			int i2, j2, px, py, rot;
 
-			if (c->nt != 4 || x->c->t[c->tiles[0]].feature ||
-			    !x->c->t[c->tiles[1]].feature ||
-			    !x->c->t[c->tiles[2]].feature ||
-			    !x->c->t[c->tiles[3]].feature)
-				NO(REFD_EBUILD, "R000-06", "bring 4 tiles: 1 "
-				    "assembly tile then 3 terrain-feature tiles");
-			for (i2 = 0; i2 < 4; i2++)
+			int nt = s->nseats > 2 ? 3 : 4;
+
+			for (i2 = 1; i2 < c->nt; i2++)
+				if (!x->c->t[c->tiles[i2]].feature)
+					break;
+			if (c->nt != nt || x->c->t[c->tiles[0]].feature ||
+			    i2 < c->nt)
+				NO(REFD_EBUILD, "R000-06", "bring %d tiles: 1 "
+				    "assembly tile then %d terrain-feature tiles",
+				    nt, nt - 1);
+			for (i2 = 0; i2 < nt; i2++)
 				for (j2 = 0; j2 < i2; j2++)
 					if (c->tiles[i2] == c->tiles[j2])
 						NO(REFD_EBUILD, "R000-06", "your "
 						    "4 tiles must all differ");
-			if (assembly_fit(x->c, MAP(x, s), seat, c->tiles[0],
+			if (assembly_fit(x->c, MAP(x, s), s->zmap[seat],
+			    c->tiles[0],
 			    &px, &py, &rot) != 0)
 				NO(REFD_EBUILD, "R000-09", "%s cannot lie with its "
-				    "5 exits on your start zone's exits",
-				    x->c->t[c->tiles[0]].id);
+				    "exits on your start zone's %d exits (and no "
+				    "other exit on the grid edge)",
+				    x->c->t[c->tiles[0]].id,
+				    (int)MAP(x, s)->nexits[s->zmap[seat]]);
 		}
 		return 0;
 	case ST_TILES:
@@ -839,8 +932,9 @@ check(const struct cx *x, const struct state *s, int seat,
 			NO(REFD_EPHASE, s->stage == ST_FIRST ? "R000-13" :
 			    "R000-08", "choose who goes first (%s)",
 			    s->stage == ST_FIRST ? "first" : "setup_first");
-		if (c->a[0] < 0 || c->a[0] > 1)
-			NO(REFD_EBADCMD, "R000-13", "seat is 0 or 1");
+		if (c->a[0] < 0 || c->a[0] >= s->nseats)
+			NO(REFD_EBADCMD, "R000-13", "seat is 0..%d",
+			    (int)s->nseats - 1);
 		return 0;
 	case ST_DEPLOY:
 		if (c->type != C_DEPLOY)
@@ -894,7 +988,7 @@ check(const struct cx *x, const struct state *s, int seat,
 		    c->type != C_TURN && c->type != C_LEAP &&
 		    c->type != C_STUNATK && c->type != C_BURROW &&
 		    c->type != C_DEATHATK && c->type != C_HURL &&
-		    c->type != C_SUMMON)
+		    c->type != C_SUMMON && c->type != C_SWITCH)
 			NO(REFD_EPHASE, "R000-26", "a turn takes move, melee, "
 			    "shoot, charge, cast, cast_cone or end");
 		return turn_check(x, s, c, y);
@@ -906,6 +1000,13 @@ check(const struct cx *x, const struct state *s, int seat,
 /* ---------------------------------------------------------------- */
 /* Execution */
 
+/* Tiles a seat brings: 1 assembly + 3 features, 2 with 3+ seats. */
+static int
+ntiles(const struct state *s)
+{
+	return s->nseats > 2 ? 3 : 4;
+}
+
 static void
 commit_sub(struct cx *x, struct state *s, int seat)
 {
@@ -915,11 +1016,11 @@ commit_sub(struct cx *x, struct state *s, int seat)
 
 	for (i = 0; i < s->nsub[seat]; i++)
 		b[i] = (uint8_t)s->sub[seat][i];
-	for (i = 0; s->tiled && i < 4; i++)
+	for (i = 0; s->tiled && i < ntiles(s); i++)
 		b[s->nsub[seat] + i] = (uint8_t)(0x80 | s->tsub[seat][i]);
 	snprintf(zone, sizeof(zone), "warband.%d", seat);
 	rc = H->commit(x->ctx, zone, seat, b, (size_t)s->nsub[seat] +
-	    (s->tiled ? 4 : 0));
+	    (s->tiled ? ntiles(s) : 0));
 	if (rc != REFD_OK && x->rc == REFD_OK)
 		x->rc = rc;
 }
@@ -927,14 +1028,14 @@ commit_sub(struct cx *x, struct state *s, int seat)
 void
 sk_reveal(struct cx *x, struct state *s)
 {
-	int32_t b[2];
+	int32_t b[SK_MAXSEATS];
 	int seat, i;
 	refd_mpw *w;
 
 	s->revealed = 1;
 	w = sk_ev("revealed");
 	refd_mpw_karray(w, "warbands");
-	for (seat = 0; seat < 2; seat++) {
+	for (seat = 0; seat < s->nseats; seat++) {
 		refd_mpw_array(w);
 		s->wbfac[seat] = 0xf;
 		for (i = 0; i < s->nsub[seat]; i++)
@@ -983,7 +1084,7 @@ sk_reveal(struct cx *x, struct state *s)
 			    s->u[i].partner < 0)))
 				s->u[i].partner = j;
 	}
-	for (seat = 0; seat < 2; seat++) {
+	for (seat = 0; seat < s->nseats; seat++) {
 		int cheap = -1;
 
 		if (!s->c0sub[seat])
@@ -999,23 +1100,27 @@ sk_reveal(struct cx *x, struct state *s)
 		if (cheap >= 0)
 			s->u[cheap].cmd0 = 1;
 	}
-	if (s->rtp)
-		s->wbfac[0] = s->wbfac[1] = 0;
-	b[0] = init_bonus(x, s, 0, 1);
-	b[1] = init_bonus(x, s, 1, 1);
+	for (seat = 0; seat < s->nseats && s->rtp; seat++)
+		s->wbfac[seat] = 0;
+	for (seat = 0; seat < s->nseats; seat++)
+		b[seat] = init_bonus(x, s, seat, 1);
 	s->chooser = sk_roll_off(x, s, b, "terrain_initiative");
 	s->stage = ST_SETUPCHOICE;
 	if (s->tiled) {
-		/* A23: a tile both seats brought stays with the terrain-
-		 * initiative winner; the other takes the first free tile of
-		 * the same kind. */
-		int lo = 1 - s->chooser, k, j, q;
+		/* A23: a tile several seats brought stays with the first of
+		 * them clockwise from the terrain-initiative winner; the
+		 * others take the first free tile of the same kind. */
+		int nt = ntiles(s), r, lo, k, j, q, o, px, py, rot;
 
-		for (k = 0; k < 4; k++) {
-			for (j = 0; j < 4; j++)
-				if (s->tsub[lo][k] == s->tsub[s->chooser][j])
-					break;
-			if (j == 4)
+		for (r = 1; r < s->nseats; r++)
+		for (lo = (s->chooser + r) % s->nseats, k = 0; k < nt; k++) {
+			int dup = 0;
+
+			for (o = 0; o < r; o++)
+				for (j = 0; j < nt; j++)
+					dup |= s->tsub[lo][k] == s->tsub[(s->chooser +
+					    o) % s->nseats][j];
+			if (!dup)
 				continue;
 			for (q = 0; q < x->c->ntiles; q++) {
 				int used = 0;
@@ -1023,14 +1128,15 @@ sk_reveal(struct cx *x, struct state *s)
 				if (x->c->t[q].feature !=
 				    x->c->t[s->tsub[lo][k]].feature)
 					continue;
-				for (j = 0; j < 4; j++)
-					used |= s->tsub[0][j] == q ||
-					    s->tsub[1][j] == q;
-				if (!used)
+				for (o = 0; o < s->nseats; o++)
+					for (j = 0; j < nt; j++)
+						used |= s->tsub[o][j] == q;
+				if (!used && (k > 0 || assembly_fit(x->c,
+				    MAP(x, s), s->zmap[lo], q, &px, &py,
+				    &rot) == 0))
 					break;
 			}
-			if (q == x->c->ntiles || (k == 0 && assembly_fit(x->c,
-			    MAP(x, s), lo, q, &i, &j, &seat) != 0))
+			if (q == x->c->ntiles)
 				continue;
 			w = sk_ev("tile_substituted");
 			refd_mpw_kint(w, "seat", lo);
@@ -1061,7 +1167,9 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		w = sk_ev("submitted");
 		refd_mpw_kint(w, "seat", seat);
 		sk_emit(x, w);
-		if (s->submitted[0] && s->submitted[1])
+		for (i = 0; i < s->nseats && s->submitted[i]; i++)
+			;
+		if (i == s->nseats)
 			sk_reveal(x, s);
 		return;
 	case C_SETUPFIRST:
@@ -1089,8 +1197,12 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		refd_mpw_kint(w, "y", c->a[1]);
 		sk_emit(x, w);
 		if (next_deploy(s, seat) < 0) {
-			if (next_deploy(s, 1 - seat) >= 0)
-				s->deploy_seat = 1 - seat;
+			/* §2.1 step 5: the next seat clockwise */
+			for (i = 1; i < s->nseats; i++)
+				if (next_deploy(s, (seat + i) % s->nseats) >= 0)
+					break;
+			if (i < s->nseats)
+				s->deploy_seat = (seat + i) % s->nseats;
 			else {
 				s->first = -1;
 				sk_begin_game(x, s);
@@ -1162,7 +1274,7 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 
 			for (k = 0; k < s->nu; k++)
 				if (k != tgt && s->u[k].on &&
-				    s->u[k].seat == s->u[tgt].seat &&
+				    !foe(s, k, tgt) &&
 				    (CARD(x, s, k)->abil2 & A2_ARROWSHIELD) &&
 				    adjacent(x, s, k, tgt)) {
 					w = sk_ev("arrow_caught");
@@ -1178,14 +1290,34 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 			s->atk_first = 1;
 		s->natk++;
 		s->atk_kind = c->type == C_SHOOT;
-		s->lines_used |= 1 << line;
+		s->lines_used |= 1 << (line + (c->type == C_SHOOT ? 8 : 0));
+		s->kinds |= kind_of(c->type);
 		if (c->type == C_LEAP)
 			s->cast = 1;	/* replaces the attacks */
-		attack(x, s, u, tgt, c->type == C_SHOOT, line,
-		    ((s->rush && s->moved > CARD(x, s, u)->speed) ||
-		    s->charged ? 1 : 0) | (c->type == C_SMITE ? 2 : 0) |
-		    (c->type == C_LEAP ? 4 : 0) | (c->type == C_STUNATK ? 8 : 0) |
-		    (c->type == C_DEATHATK ? 16 : 0), 0);
+		{
+			int fl = ((s->rush && s->moved > CARD(x, s, u)->speed) ||
+			    s->charged ? 1 : 0) | (c->type == C_SMITE ? 2 : 0) |
+			    (c->type == C_LEAP ? 4 : 0) |
+			    (c->type == C_STUNATK ? 8 : 0) |
+			    (c->type == C_DEATHATK ? 16 : 0);
+
+			s->rr_miss = 0;
+			attack(x, s, u, tgt, c->type == C_SHOOT, line, fl, 0);
+			/* §4.5 (R000-95): a missed attack roll of a plain
+			 * attack may be rerolled (the stand-in Lucky), the
+			 * second result standing */
+			if (fl == 0 && s->rr_miss && s->dec == DEC_NONE &&
+			    s->stage != ST_OVER && s->u[u].on &&
+			    s->u[tgt].on && CARD(x, s, u)->lucky >
+			    s->u[u].luck_spent) {
+				s->dec = DEC_REROLL;
+				s->dec_unit = u;
+				s->dec_target = tgt;
+				s->dec_line = line;
+				s->dec_mode = c->type == C_SHOOT;
+			}
+			s->rr_miss = 0;
+		}
 		if (c->type == C_SHOOT && s->stage != ST_OVER)
 			gaze_back(x, s, u, tgt);
 	}
@@ -1259,11 +1391,25 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 	case C_CAST_CONE:
 	case C_CAST_AREA:
 	case C_CAST_LINE:
-		if (s->moved == 0)
+	case C_SWITCH:
+		if (c->type == C_CAST && CARD(x, s, u)->sp[c->a[0]].swift) {
+			s->swift_used = 1;
+			cast_spell(x, s, u, c->a);
+			sk_run(x, s);
+			return;
+		}
+		if (s->moved == 0 && s->natk == 0)
 			s->atk_first = 1;
-		s->natk = 1;
+		if (s->natk == 0)
+			s->natk = 1;
 		s->cast = 1;
 		s->atk_kind = 2;
+		s->kinds |= 4;
+		if (c->type == C_SWITCH) {
+			switch_places(x, s, u, c->a);
+			sk_run(x, s);
+			return;
+		}
 		cast_spell(x, s, u, c->a);
 		if (c->type == C_CAST &&
 		    CARD(x, s, u)->sp[c->a[0]].range != SR_TOUCH &&
@@ -1333,7 +1479,7 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		s->dec = DEC_NONE;
 		s->dec_unit = -1;
 		if (ds) {
-			eliminate(x, s, a, "destroyed");
+			eliminate(x, s, a, "destroyed", s->dec_target);
 			if (CARD(x, s, a)->db_dmg > 0 && s->stage != ST_OVER)
 				death_burst(x, s, a);
 		}
@@ -1342,6 +1488,8 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 	}
 	case C_STRIKE: {
 		int a = s->dec_unit;
+
+		int by = s->dec_target;
 
 		s->dec = DEC_NONE;
 		s->dec_unit = -1;
@@ -1352,21 +1500,24 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 			s->dec_unit = -1;
 		}
 		if (s->u[a].on && s->stage != ST_OVER) {
-			eliminate(x, s, a, "destroyed");
+			eliminate(x, s, a, "destroyed", by);
 			if (CARD(x, s, a)->db_dmg > 0 && s->stage != ST_OVER)
 				death_burst(x, s, a);
 		}
 		sk_run(x, s);
 		return;
 	}
-	case C_PUSH: {
+	case C_PUSH:
+	case C_PULL:
+	case C_SLIDE: {
 		int d = s->dec_target;
 
 		s->dec = DEC_NONE;
 		s->dec_unit = -1;
 		s->u[d].x = c->a[0];
 		s->u[d].y = c->a[1];
-		w = sk_ev("pushed");
+		w = sk_ev(c->type == C_PUSH ? "pushed" : c->type == C_PULL ?
+		    "pulled" : "slid");
 		refd_mpw_kint(w, "unit", d);
 		refd_mpw_kint(w, "x", c->a[0]);
 		refd_mpw_kint(w, "y", c->a[1]);
@@ -1380,6 +1531,22 @@ exec(struct cx *x, struct state *s, int seat, const struct cmd *c)
 		s->dec = DEC_NONE;
 		s->dec_unit = -1;
 		attack(x, s, a, c->a[0], 0, s->dec_line, 0, 0);
+		sk_run(x, s);
+		return;
+	}
+	case C_REROLL: {
+		int a = s->dec_unit;
+
+		s->dec = DEC_NONE;
+		s->dec_unit = -1;
+		s->u[a].luck_spent++;
+		w = sk_ev("reroll");
+		refd_mpw_kint(w, "unit", a);
+		refd_mpw_kint(w, "left", CARD(x, s, a)->lucky -
+		    s->u[a].luck_spent);
+		sk_emit(x, w);
+		attack(x, s, a, s->dec_target, s->dec_mode, s->dec_line, 0, 0);
+		s->rr_miss = 0;
 		sk_run(x, s);
 		return;
 	}
@@ -1475,8 +1642,24 @@ sk_label(struct cx *x, const struct state *s, const struct cmd *c, char *buf,
 		    (int)c->a[0], (int)c->a[1]);
 		break;
 	case C_PUSH:
-		snprintf(buf, len, "Pushback to (%d,%d)", (int)c->a[0],
-		    (int)c->a[1]);
+	case C_PULL:
+	case C_SLIDE:
+		snprintf(buf, len, "%s %s #%d to (%d,%d)", c->type == C_PUSH ?
+		    "Pushback:" : c->type == C_PULL ? "Pull:" : "Slide:",
+		    CARD(x, s, s->dec_target)->name, (int)s->dec_target,
+		    (int)c->a[0], (int)c->a[1]);
+		break;
+	case C_REROLL:
+		snprintf(buf, len, "Lucky: reroll the missed attack roll (the "
+		    "second result stands)");
+		break;
+	case C_SWITCH:
+		snprintf(buf, len, "%s: switch places with %s #%d (to (%d,%d), "
+		    "it to (%d,%d))", CARD(x, s, u)->sp[c->a[0]].name,
+		    c->a[1] >= 0 && c->a[1] < s->nu ? CARD(x, s, c->a[1])->name :
+		    "",
+		    (int)c->a[1], (int)c->a[2], (int)c->a[3], (int)c->a[4],
+		    (int)c->a[5]);
 		break;
 	case C_RUSH:
 		snprintf(buf, len, "%s rushes toward %s #%d", un, tn,
@@ -1585,7 +1768,7 @@ legal_turn(struct lst *l)
 				offer(l, &c);
 			}
 	for (t = 0; t < s->nu; t++) {
-		if (!s->u[t].on || s->u[t].seat == s->u[u].seat)
+		if (!s->u[t].on || !foe(s, t, u))
 			continue;
 		for (k = 0; k < C->nmelee; k++) {
 			set(&c, C_MELEE, t, k, 0, 0);
@@ -1622,7 +1805,7 @@ legal_turn(struct lst *l)
 			struct grid_space a = SP(x, s, u), b;
 			int sz = C->size, tz;
 
-			if (!s->u[t].on || s->u[t].seat == s->u[u].seat)
+			if (!s->u[t].on || !foe(s, t, u))
 				continue;
 			b = SP(x, s, t);
 			if (grid_space_dist(&a, &b) > 2 * s->speed + 1 ||
@@ -1692,6 +1875,34 @@ legal_turn(struct lst *l)
 					set(&c, C_SUMMON, k, sx, sy, 0);
 					offer(l, &c);
 				}
+			continue;
+		}
+		if (C->sp[k].sw) {
+			/* switch positions: every placement of the two */
+			for (t = 0; t < s->nu; t++) {
+				int tz = CARD(x, s, t)->size, uz = C->size;
+				int ax, ay, bx, by, lo = tz < uz ? tz : uz;
+				int hi = tz < uz ? uz : tz;
+
+				if (t == u || !s->u[t].on)
+					continue;
+				for (ax = s->u[t].x - hi + lo;
+				    ax <= s->u[t].x + hi - lo; ax++)
+				for (ay = s->u[t].y - hi + lo;
+				    ay <= s->u[t].y + hi - lo; ay++)
+				for (bx = s->u[u].x - hi + lo;
+				    bx <= s->u[u].x + hi - lo; bx++)
+				for (by = s->u[u].y - hi + lo;
+				    by <= s->u[u].y + hi - lo; by++) {
+					if (!switch_ok(x, s, u, t, ax, ay, bx,
+					    by))
+						continue;
+					set(&c, C_SWITCH, k, t, ax, ay);
+					c.a[4] = bx;
+					c.a[5] = by;
+					offer(l, &c);
+				}
+			}
 			continue;
 		}
 		if (C->sp[k].range >= SR_RADIUS2 &&
@@ -1769,9 +1980,13 @@ legal_list(struct lst *l)
 					set(&c, C_STRIKE, i, k, 0, 0);
 					offer(l, &c);
 				}
-		else if (s->dec == DEC_PUSH)
+		else if (s->dec == DEC_REROLL) {
+			set(&c, C_REROLL, 0, 0, 0, 0);
+			offer(l, &c);
+		} else if (s->dec == DEC_PUSH)
 			for (i = 0; i < 9; i++) {
-				set(&c, C_PUSH, s->u[s->dec_target].x + i % 3 - 1,
+				set(&c, s->dec_mode == 0 ? C_PUSH : s->dec_mode == 1 ?
+				    C_PULL : C_SLIDE, s->u[s->dec_target].x + i % 3 - 1,
 				    s->u[s->dec_target].y + i / 3 - 1, 0, 0);
 				offer(l, &c);
 			}
@@ -1793,7 +2008,7 @@ legal_list(struct lst *l)
 				memcpy(c.cards, x->c->wb[i].card,
 				    sizeof(c.cards));
 				if (s->tiled) {
-					c.nt = 4;
+					c.nt = ntiles(s);
 					memcpy(c.tiles, x->c->set[k],
 					    sizeof(c.tiles));
 				}
@@ -1818,7 +2033,7 @@ legal_list(struct lst *l)
 		refd_mpw_end(l->w);
 		if (s->tiled) {
 			refd_mpw_karray(l->w, "tiles");
-			for (k = 0; k < 4; k++) {
+			for (k = 0; k < ntiles(s); k++) {
 				refd_mpw_map(l->w);
 				refd_mpw_karray(l->w, "one_of");
 				for (i = 0; i < x->c->ntiles; i++)
@@ -1835,7 +2050,7 @@ legal_list(struct lst *l)
 		return;
 	case ST_SETUPCHOICE:
 	case ST_FIRST:
-		for (i = 0; i < 2; i++) {
+		for (i = 0; i < s->nseats; i++) {
 			set(&c, s->stage == ST_FIRST ? C_FIRST : C_SETUPFIRST, i,
 			    0, 0, 0);
 			offer(l, &c);
@@ -1922,7 +2137,7 @@ op_describe(refd_ctx *ctx, void *pdata)
 {
 	refd_mpw *w = refd_mpw_create();
 	static const char *a_cards[][2] = { { "cards", "[str]: card ids" } };
-	static const char *a_seat[][2] = { { "seat", "int 0..1" } };
+	static const char *a_seat[][2] = { { "seat", "int 0..3" } };
 	static const char *a_xy[][2] = { { "x", "int" }, { "y", "int" } };
 	static const char *a_unit[][2] = { { "unit", "int: unit id" } };
 	static const char *a_tl[][2] = { { "target", "int: unit id" },
@@ -1949,13 +2164,16 @@ op_describe(refd_ctx *ctx, void *pdata)
 	static const char *a_ul[][2] = { { "unit", "int: the threatener" },
 		{ "line", "int: melee line" } };
 	static const char *a_t[][2] = { { "target", "int: unit id" } };
+	static const char *a_sw[][2] = { { "spell", "int: spell index" },
+		{ "target", "int: unit id" }, { "x", "int" }, { "y", "int" },
+		{ "tx", "int" }, { "ty", "int" } };
 
 	(void)pdata;
 	refd_mpw_map(w);
 	refd_mpw_kstr(w, "summary", "d20 warband skirmish on a square grid");
 	refd_mpw_karray(w, "seats");
 	refd_mpw_int(w, 2);
-	refd_mpw_int(w, 2);
+	refd_mpw_int(w, SK_MAXSEATS);
 	refd_mpw_end(w);
 	refd_mpw_kmap(w, "options");
 	doc_opt(w, "map", "str", "crossroads", 0, "map id from maps.json");
@@ -1972,6 +2190,10 @@ op_describe(refd_ctx *ctx, void *pdata)
 	    "fixture: seat taking round 1's first phase (no initiative roll)");
 	doc_opt(w, "terrain", "[[x, y, str]]", "none", 0,
 	    "fixture: terrain overrides");
+	doc_opt(w, "seats", "int", NULL, 2, "players (2..4); the map needs "
+	    "as many start zones");
+	doc_opt(w, "teams", "bool", "false", 0, "4 seats: 2 teams (seats 0 "
+	    "and 2 against 1 and 3), teammates on the same long side");
 	refd_mpw_end(w);
 	refd_mpw_kmap(w, "commands");
 	doc_cmd(w, "submit", a_cards, 1, "sealed warband list (R000-07)");
@@ -2003,6 +2225,14 @@ op_describe(refd_ctx *ctx, void *pdata)
 	    "attack before the creature is destroyed");
 	doc_cmd(w, "push", a_xy, 2, "Pushback: push the damaged smaller "
 	    "creature to (x, y), one square farther away");
+	doc_cmd(w, "reroll", NULL, 0, "Lucky: reroll the missed attack roll, "
+	    "keeping the second result");
+	doc_cmd(w, "pull", a_xy, 2, "Pull: pull the damaged creature to "
+	    "(x, y), one square closer");
+	doc_cmd(w, "slide", a_xy, 2, "Slide: slide the damaged creature to "
+	    "(x, y), one square in any direction");
+	doc_cmd(w, "switch", a_sw, 6, "switch-positions ability: the caster "
+	    "moves to (x, y), the target to (tx, ty)");
 	doc_cmd(w, "smite", a_tl, 2, "melee attack declaring Smite (a use is "
 	    "spent even on a miss)");
 	doc_cmd(w, "hurling_charge", a_ch, 4, "a charge with a ranged attack "
@@ -2080,7 +2310,7 @@ op_apply(refd_ctx *ctx, void *state, uint32_t seat, const uint8_t *b,
 	struct why y;
 	int rc;
 
-	if (seat > 1)
+	if (seat >= (uint32_t)((struct match *)state)->s.nseats)
 		return H->reject(ctx, REFD_ESEAT, NULL, "no such seat");
 	if (s->stage == ST_OVER)
 		return H->reject(ctx, REFD_EFINISHED, NULL,
@@ -2117,7 +2347,7 @@ op_legal(refd_ctx *ctx, const void *state, uint32_t seat)
 	l.seat = (int)seat;
 	l.w = refd_mpw_create();
 	refd_mpw_array(l.w);
-	if (seat <= 1)
+	if (seat < (uint32_t)m->s.nseats)
 		legal_list(&l);
 	refd_mpw_end(l.w);
 	return put(ctx, l.w);
@@ -2181,14 +2411,19 @@ op_view(refd_ctx *ctx, const void *state, int32_t seat)
 	refd_mpw_kint(w, "phase_seat", s->phase_seat);
 	refd_mpw_kint(w, "phase_left", s->phase_left);
 	refd_mpw_karray(w, "vp");
-	refd_mpw_int(w, s->vp[0]);
-	refd_mpw_int(w, s->vp[1]);
+	for (i = 0; i < s->nseats; i++)
+		refd_mpw_int(w, s->vp[i]);
 	refd_mpw_end(w);
 	refd_mpw_karray(w, "submitted");
-	refd_mpw_bool(w, s->submitted[0]);
-	refd_mpw_bool(w, s->submitted[1]);
+	for (i = 0; i < s->nseats; i++)
+		refd_mpw_bool(w, s->submitted[i]);
 	refd_mpw_end(w);
-	if (!s->revealed && (seat == 0 || seat == 1) && s->submitted[seat]) {
+	refd_mpw_karray(w, "teams");
+	for (i = 0; i < s->nseats; i++)
+		refd_mpw_int(w, s->team[i]);
+	refd_mpw_end(w);
+	if (!s->revealed && seat >= 0 && seat < s->nseats &&
+	    s->submitted[seat]) {
 		refd_mpw_karray(w, "my_warband");
 		for (i = 0; i < s->nsub[seat]; i++)
 			refd_mpw_str(w, m->c->c[s->sub[seat][i]].id);
@@ -2262,7 +2497,9 @@ op_view(refd_ctx *ctx, const void *state, int32_t seat)
 	if (s->dec != DEC_NONE) {
 		refd_mpw_kmap(w, "decision");
 		refd_mpw_kstr(w, "kind", s->dec == DEC_AOO ? "aoo" :
-		    s->dec == DEC_PUSH ? "push" : s->dec == DEC_DSTRIKE ?
+		    s->dec == DEC_PUSH ? (s->dec_mode == 0 ? "push" :
+		    s->dec_mode == 1 ? "pull" : "slide") : s->dec == DEC_REROLL ?
+		    "reroll" : s->dec == DEC_DSTRIKE ?
 		    "death_strike" : "cleave");
 		if (s->dec == DEC_PUSH)
 			refd_mpw_kint(w, "target", s->dec_target);
@@ -2283,22 +2520,23 @@ op_result(refd_ctx *ctx, const void *state)
 	const struct match *m = state;
 	const struct state *s = &m->s;
 	static const char *const rs[] = { "", "all enemies eliminated",
-		"quick assault", "stalemate", "round limit" };
+		"quick assault", "stalemate", "round limit", "victory points" };
 	refd_mpw *w;
-	int rc;
+	int rc, i;
 
 	if (s->stage != ST_OVER)
 		return 0;
 	w = refd_mpw_create();
 	refd_mpw_map(w);
 	refd_mpw_karray(w, "winners");
-	if (s->winner >= 0)
-		refd_mpw_int(w, s->winner);
+	for (i = 0; i < s->nseats && s->winner >= 0; i++)
+		if (s->team[i] == s->team[s->winner])
+			refd_mpw_int(w, i);
 	refd_mpw_end(w);
-	refd_mpw_kstr(w, "reason", rs[s->reason > 4 ? 0 : s->reason]);
+	refd_mpw_kstr(w, "reason", rs[s->reason > 5 ? 0 : s->reason]);
 	refd_mpw_karray(w, "vp");
-	refd_mpw_int(w, s->vp[0]);
-	refd_mpw_int(w, s->vp[1]);
+	for (i = 0; i < s->nseats; i++)
+		refd_mpw_int(w, s->vp[i]);
 	refd_mpw_end(w);
 	refd_mpw_kint(w, "rounds", s->round);
 	refd_mpw_end(w);
@@ -2342,6 +2580,7 @@ op_restore(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *b,
 	refd_mp_free(d);
 	m->c = content;
 	if (m->s.magic != SK_STATE_MAGIC || m->s.nu < 0 || m->s.nu > SK_MAXU ||
+	    m->s.nseats < 2 || m->s.nseats > SK_MAXSEATS ||
 	    m->s.map < 0 || m->s.map >= m->c->nmaps || m->s.nprog < 0 ||
 	    m->s.nprog > SK_MAXPROG) {
 		H->free(ctx, m);
@@ -2368,7 +2607,8 @@ op_redeal(refd_ctx *ctx, void *state, uint32_t seat)
 	uint32_t k;
 	int rc;
 
-	if (seat > 1 || s->revealed || !s->submitted[seat] || c->nwb == 0)
+	if (seat >= (uint32_t)s->nseats || s->revealed || !s->submitted[seat] ||
+	    c->nwb == 0)
 		return REFD_OK;
 	rc = H->uniform(ctx, (uint32_t)c->nwb, "redeal", &k);
 	if (rc != REFD_OK)
@@ -2398,6 +2638,6 @@ static const struct refd_plugin_ops ops = {
 };
 
 REFD_PLUGIN_DEFINE_CAPS("skirmish", "0.1.0",
-    "d20 warband skirmish on a square grid", 2, 2,
+    "d20 warband skirmish on a square grid", 2, SK_MAXSEATS,
     REFD_PF_HIDDEN | REFD_PF_SEALED_SETUP | REFD_PF_ROLLBACK,
     REFD_CAP_DRAWS | REFD_CAP_EVENTS | REFD_CAP_COMMIT, &ops);

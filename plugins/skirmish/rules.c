@@ -136,7 +136,7 @@ sees(const struct cx *x, const struct state *s, int a, int b)
 	if (!grid_los(&g, &sa, &sb))
 		return 0;
 	/* Hide: cover by walls or statues from a non-adjacent enemy. */
-	if (has(x, s, b, AB_HIDE) && s->u[a].seat != s->u[b].seat &&
+	if (has(x, s, b, AB_HIDE) && foe(s, a, b) &&
 	    !has(x, s, a, AB_BLINDSIGHT) && !grid_adjacent(&g, &sa, &sb)) {
 		uint8_t prov[SK_MAXW * SK_MAXH];
 		int i;
@@ -174,7 +174,7 @@ melee_cover(const struct cx *x, const struct state *s, int att, int def)
 int
 threatens(const struct cx *x, const struct state *s, int t, int m)
 {
-	if (t == m || s->u[t].seat == s->u[m].seat || !functional(s, t) ||
+	if (t == m || !foe(s, t, m) || !functional(s, t) ||
 	    !s->u[m].on)
 		return 0;
 	if (!adjacent(x, s, t, m))
@@ -276,7 +276,7 @@ singer_near(const struct cx *x, const struct state *s, int u, int ab)
 
 	for (k = 0; k < s->nu; k++) {
 		if (!s->u[k].on || s->u[k].routed ||
-		    s->u[k].seat == s->u[u].seat || !has(x, s, k, ab))
+		    !foe(s, k, u) || !has(x, s, k, ab))
 			continue;
 		sk2 = SP(x, s, k);
 		if (grid_space_dist(&su, &sk2) <= 6)
@@ -436,10 +436,12 @@ cmd_effect(const struct cx *x, const struct state *s, int u, int stat)
 			v = effect_of(x, s, c, stat, 0);
 			if (v <= best)
 				continue;
-		} else {
+		} else if (foe(s, c, u)) {
 			v = effect_of(x, s, c, stat, 1);
 			if (v >= worst)
 				continue;
+		} else {
+			continue;	/* a teammate's commander */
 		}
 		sc = SP(x, s, c);
 		d = grid_wall_path(&g, &su, &sc, 6);
@@ -470,14 +472,43 @@ init_bonus(const struct cx *x, const struct state *s, int seat, int any)
 /* ---------------------------------------------------------------- */
 /* Elimination, victory */
 
+/* The seat owning unit i (a confused creature an opponent controls this
+ * turn still belongs to its owner). */
+static int
+owner(const struct state *s, int i)
+{
+	return s->flipped == i ? s->flip_owner : s->u[i].seat;
+}
+
 static int
 alive(const struct state *s, int seat)
 {
 	int i, n = 0;
 
 	for (i = 0; i < s->nu; i++)
-		n += (s->flipped == i ? 1 - s->u[i].seat : s->u[i].seat) ==
-		    seat && !s->u[i].gone;
+		n += owner(s, i) == seat && !s->u[i].gone;
+	return n;
+}
+
+static int
+team_alive(const struct state *s, int team)
+{
+	int q, n = 0;
+
+	for (q = 0; q < s->nseats; q++)
+		if (s->team[q] == team)
+			n += alive(s, q);
+	return n;
+}
+
+static int
+team_vp(const struct state *s, int team)
+{
+	int q, n = 0;
+
+	for (q = 0; q < s->nseats; q++)
+		if (s->team[q] == team)
+			n += s->vp[q];
 	return n;
 }
 
@@ -485,8 +516,9 @@ void
 game_over(struct cx *x, struct state *s, int winner, int reason)
 {
 	static const char *const rs[] = { "", "all enemies eliminated",
-		"quick assault", "stalemate", "round limit" };
+		"quick assault", "stalemate", "round limit", "victory points" };
 	refd_mpw *w;
+	int q;
 
 	s->stage = ST_OVER;
 	s->winner = winner;
@@ -496,88 +528,167 @@ game_over(struct cx *x, struct state *s, int winner, int reason)
 	s->dec_unit = -1;
 	w = sk_ev("game_over");
 	refd_mpw_kint(w, "winner", winner);
+	refd_mpw_karray(w, "winners");
+	for (q = 0; q < s->nseats && winner >= 0; q++)
+		if (s->team[q] == s->team[winner])
+			refd_mpw_int(w, q);
+	refd_mpw_end(w);
 	refd_mpw_kstr(w, "reason", rs[reason]);
 	refd_mpw_karray(w, "vp");
-	refd_mpw_int(w, s->vp[0]);
-	refd_mpw_int(w, s->vp[1]);
+	for (q = 0; q < s->nseats; q++)
+		refd_mpw_int(w, s->vp[q]);
 	refd_mpw_end(w);
 	sk_emit(x, w);
 }
 
-/* §6.3 tie-breaks after VP: the creature closest to the centre, then its
- * cost; still tied: a draw. */
-int
-tiebreak(const struct cx *x, const struct state *s)
+/* Among the teams in cand (bits), those with the best key; *n: how many. */
+static int
+best_teams(int cand, const int *key, int high, int *n)
 {
-	const struct map *m = MAP(x, s);
-	int best[2], cost[2], seat, i;
-	struct grid_space cen;
+	int t, best = 0, out = 0, any = 0;
 
-	if (s->vp[0] != s->vp[1])
-		return s->vp[0] > s->vp[1] ? 0 : 1;
-	cen.x = (m->w - 1) / 2;
-	cen.y = (m->h - 1) / 2;
-	cen.s = 1;
-	for (seat = 0; seat < 2; seat++) {
-		best[seat] = 1 << 20;
-		cost[seat] = 0;
-		for (i = 0; i < s->nu; i++) {
-			struct grid_space a, c2 = cen;
-			int d, dx, dy;
-
-			if (s->u[i].seat != seat || !s->u[i].on)
-				continue;
-			a = SP(x, s, i);
-			d = 1 << 20;
-			/* centre squares: 1, 2 or 4 of them */
-			for (dx = 0; dx <= (m->w % 2 == 0); dx++)
-				for (dy = 0; dy <= (m->h % 2 == 0); dy++) {
-					int e;
-
-					c2.x = cen.x + dx;
-					c2.y = cen.y + dy;
-					e = grid_space_dist(&a, &c2);
-					if (e < d)
-						d = e;
-				}
-			if (d < best[seat] || (d == best[seat] &&
-			    CARD(x, s, i)->cost > cost[seat])) {
-				best[seat] = d;
-				cost[seat] = CARD(x, s, i)->cost;
-			}
+	for (t = 0; t < SK_MAXSEATS; t++)
+		if (cand >> t & 1 && (!any || (high ? key[t] > best :
+		    key[t] < best))) {
+			best = key[t];
+			any = 1;
 		}
-	}
-	if (best[0] != best[1])
-		return best[0] < best[1] ? 0 : 1;
-	if (cost[0] != cost[1])
-		return cost[0] > cost[1] ? 0 : 1;
+	*n = 0;
+	for (t = 0; t < SK_MAXSEATS; t++)
+		if (cand >> t & 1 && key[t] == best) {
+			out |= 1 << t;
+			(*n)++;
+		}
+	return out;
+}
+
+/* The first seat of the one team in mask (n == 1), or -1: a draw. */
+static int
+team_seat(const struct state *s, int mask, int n)
+{
+	int q;
+
+	if (n != 1)
+		return -1;
+	for (q = 0; q < s->nseats; q++)
+		if (mask >> s->team[q] & 1)
+			return q;
 	return -1;
 }
 
+/* §6.3 tie-breaks among the teams in cand: VP, then the creature closest
+ * to the centre, then its cost; still tied: a draw (-1). */
+static int
+tiebreak_among(const struct cx *x, const struct state *s, int cand)
+{
+	const struct map *m = MAP(x, s);
+	int best[SK_MAXSEATS], cost[SK_MAXSEATS], vp[SK_MAXSEATS], t, i, n;
+	struct grid_space cen;
+
+	for (t = 0; t < SK_MAXSEATS; t++) {
+		vp[t] = team_vp(s, t);
+		best[t] = 1 << 20;
+		cost[t] = 0;
+	}
+	cand = best_teams(cand, vp, 1, &n);
+	if (n <= 1)
+		return team_seat(s, cand, n);
+	cen.x = (m->w - 1) / 2;
+	cen.y = (m->h - 1) / 2;
+	cen.s = 1;
+	for (i = 0; i < s->nu; i++) {
+		struct grid_space a, c2 = cen;
+		int d, dx, dy;
+
+		t = s->team[owner(s, i)];
+		if (!s->u[i].on)
+			continue;
+		a = SP(x, s, i);
+		d = 1 << 20;
+		/* centre squares: 1, 2 or 4 of them */
+		for (dx = 0; dx <= (m->w % 2 == 0); dx++)
+			for (dy = 0; dy <= (m->h % 2 == 0); dy++) {
+				int e;
+
+				c2.x = cen.x + dx;
+				c2.y = cen.y + dy;
+				e = grid_space_dist(&a, &c2);
+				if (e < d)
+					d = e;
+			}
+		if (d < best[t] || (d == best[t] &&
+		    CARD(x, s, i)->cost > cost[t])) {
+			best[t] = d;
+			cost[t] = CARD(x, s, i)->cost;
+		}
+	}
+	cand = best_teams(cand, best, 0, &n);
+	if (n <= 1)
+		return team_seat(s, cand, n);
+	cand = best_teams(cand, cost, 1, &n);
+	return team_seat(s, cand, n);
+}
+
+static int
+all_teams(const struct state *s)
+{
+	int q, m = 0;
+
+	for (q = 0; q < s->nseats; q++)
+		m |= 1 << s->team[q];
+	return m;
+}
+
+int
+tiebreak(const struct cx *x, const struct state *s)
+{
+	return tiebreak_among(x, s, all_teams(s));
+}
+
+/* §6.1, §6.2, §6.4 (R000-88, R000-89): the last team with creatures wins
+ * (none left: VP, else a draw); with 3 or more seats a player reaching
+ * the warband size in VP wins (for his team); Quick Assault: 70 % of it,
+ * or every opponent down to one creature. */
 void
 check_victory(struct cx *x, struct state *s)
 {
-	int a0, a1, seat, qa;
+	int t, q, left = 0, nleft = 0, qa, n;
 
 	if (s->stage == ST_OVER || s->stage < ST_FIRST)
 		return;
-	a0 = alive(s, 0);
-	a1 = alive(s, 1);
-	if (a0 == 0 || a1 == 0) {
-		if (a0 == 0 && a1 == 0)
-			game_over(x, s, s->vp[0] == s->vp[1] ? -1 :
-			    (s->vp[0] > s->vp[1] ? 0 : 1), RS_ELIM);
-		else
-			game_over(x, s, a0 == 0 ? 1 : 0, RS_ELIM);
+	for (t = 0; t < SK_MAXSEATS; t++)
+		if (all_teams(s) >> t & 1 && team_alive(s, t) > 0) {
+			left |= 1 << t;
+			nleft++;
+		}
+	if (nleft == 0) {
+		int vp[SK_MAXSEATS], m;
+
+		for (t = 0; t < SK_MAXSEATS; t++)
+			vp[t] = team_vp(s, t);
+		m = best_teams(all_teams(s), vp, 1, &n);
+		game_over(x, s, team_seat(s, m, n), RS_ELIM);
 		return;
 	}
-	if (s->variant == 1) {
-		qa = s->points * 70 / 100;
-		for (seat = 0; seat < 2; seat++)
-			if (s->vp[seat] >= qa || alive(s, 1 - seat) <= 1) {
-				game_over(x, s, seat, RS_QA);
-				return;
-			}
+	if (nleft == 1) {
+		game_over(x, s, team_seat(s, left, 1), RS_ELIM);
+		return;
+	}
+	qa = s->variant == 1 ? s->points * 70 / 100 : s->points;
+	for (q = 0; q < s->nseats; q++) {
+		int k, low = 1;
+
+		for (k = 0; k < s->nseats; k++)
+			if (foe_seat(s, q, k) && alive(s, k) > 1)
+				low = 0;
+		if ((s->variant == 1 || s->nseats > 2) && s->vp[q] >= qa) {
+			game_over(x, s, q, s->variant == 1 ? RS_QA : RS_VP);
+			return;
+		}
+		if (s->variant == 1 && low) {
+			game_over(x, s, q, RS_QA);
+			return;
+		}
 	}
 }
 
@@ -601,12 +712,14 @@ cowardly(struct cx *x, struct state *s, int seat)
 	for (k = 0; k < s->nu; k++) {
 		struct grid_space sk2, sa;
 
-		if (s->u[k].seat != seat || !s->u[k].on || s->u[k].routed ||
+		if (foe_seat(s, s->u[k].seat, seat) || !s->u[k].on ||
+		    s->u[k].routed ||
 		    !has(x, s, k, AB_COWARDLY))
 			continue;
 		sk2 = SP(x, s, k);
 		for (a = 0; a < s->nu; a++) {
-			if (a == k || s->u[a].seat != seat || !functional(s, a))
+			if (a == k || foe_seat(s, s->u[a].seat, seat) ||
+			    !functional(s, a))
 				continue;
 			sa = SP(x, s, a);
 			if (grid_space_dist(&sk2, &sa) <= 6)
@@ -617,10 +730,57 @@ cowardly(struct cx *x, struct state *s, int seat)
 	}
 }
 
-/* Remove u from play: destroyed or fled.  VP to the opponent (2 seats:
- * whoever caused it, or shared among the one opponent, §3.12). */
+/* §3.12, §6.1 (R000-87, R000-97): the VP of an eliminated creature go to
+ * the seat responsible (by) when it is an opponent; otherwise (no enemy
+ * involved) they are split among the opponents still in play, each share
+ * rounded down (2 seats: all to the one opponent). */
+static void
+score(struct cx *x, struct state *s, int u, int by, refd_mpw *w)
+{
+	struct unit *p = &s->u[u];
+	int pts = p->minion || p->summoner1 ? 0 :
+	    CARD(x, s, u)->cost + (p->cmd0 ? 5 : 0);
+	int q, n = 0, in = 0, share;
+
+	(void)x;
+	if (by >= 0 && foe_seat(s, by, p->seat)) {
+		s->vp[by] += pts;
+		refd_mpw_kint(w, "vp_to", by);
+		refd_mpw_kint(w, "vp", pts);
+		return;
+	}
+	for (q = 0; q < s->nseats; q++)
+		in |= foe_seat(s, q, p->seat) && alive(s, q) > 0 ? 1 << q : 0;
+	if (in == 0)
+		for (q = 0; q < s->nseats; q++)
+			in |= foe_seat(s, q, p->seat) ? 1 << q : 0;
+	for (q = 0; q < s->nseats; q++)
+		n += in >> q & 1;
+	share = n > 0 ? pts / n : 0;
+	for (q = 0; q < s->nseats; q++)
+		if (in >> q & 1)
+			s->vp[q] += share;
+	if (n == 1) {
+		for (q = 0; !(in >> q & 1); q++)
+			;
+		refd_mpw_kint(w, "vp_to", q);
+		refd_mpw_kint(w, "vp", pts);
+		return;
+	}
+	refd_mpw_kint(w, "vp_to", -1);
+	refd_mpw_kint(w, "vp", pts);
+	refd_mpw_karray(w, "vp_split");
+	for (q = 0; q < s->nseats; q++)
+		if (in >> q & 1)
+			refd_mpw_int(w, q);
+	refd_mpw_end(w);
+	refd_mpw_kint(w, "vp_each", share);
+}
+
+/* Remove u from play: destroyed or fled; by: the seat responsible, or
+ * -1 (no enemy involved). */
 void
-eliminate(struct cx *x, struct state *s, int u, const char *how)
+eliminate(struct cx *x, struct state *s, int u, const char *how, int by)
 {
 	struct unit *p = &s->u[u];
 	refd_mpw *w;
@@ -630,21 +790,21 @@ eliminate(struct cx *x, struct state *s, int u, const char *how)
 	if (s->flipped == u) {
 		/* §4.3: eliminated while an opponent controls it: that
 		 * opponent scores it (the owner gets it back first) */
-		p->seat = 1 - p->seat;
+		by = p->seat;
+		p->seat = s->flip_owner;
 		s->flipped = -1;
+		s->flip_owner = -1;
 	}
-	/* §3.12: minions give no VP; the commander-0 creature 5 more */
-	if (!p->minion && !p->summoner1)
-		s->vp[1 - p->seat] += CARD(x, s, u)->cost + (p->cmd0 ? 5 : 0);
+	if (by < 0 && s->blame >= 0)
+		by = s->blame;	/* poison: the poisoner's seat */
 	abort_progs(s, u);
 	if (u == s->cur)
 		s->auto_end = 1;
 	w = sk_ev(how);
 	refd_mpw_kint(w, "unit", u);
 	refd_mpw_kstr(w, "name", CARD(x, s, u)->name);
-	refd_mpw_kint(w, "vp_to", 1 - p->seat);
-	refd_mpw_kint(w, "vp", p->minion || p->summoner1 ? 0 :
-	    CARD(x, s, u)->cost + (p->cmd0 ? 5 : 0));
+	/* §3.12: minions give no VP; the commander-0 creature 5 more */
+	score(x, s, u, by, w);
 	sk_emit(x, w);
 	check_victory(x, s);
 	if (strcmp(how, "destroyed") == 0 && s->stage != ST_OVER)
@@ -655,11 +815,12 @@ eliminate(struct cx *x, struct state *s, int u, const char *how)
 		/* Requires: the requiring creature follows its partner */
 		for (k = 0; k < s->nu && s->stage != ST_OVER; k++)
 			if (s->u[k].partner == u && s->u[k].on)
-				eliminate(x, s, k, "eliminated_with_partner");
+				eliminate(x, s, k, "eliminated_with_partner",
+				    by);
 		/* a summoned creature goes with its summoner */
 		for (k = 0; k < s->nu && s->stage != ST_OVER; k++)
 			if (s->u[k].summoner1 == u + 1 && s->u[k].on)
-				eliminate(x, s, k, "unsummoned");
+				eliminate(x, s, k, "unsummoned", by);
 	}
 }
 
@@ -798,6 +959,25 @@ damage(struct cx *x, struct state *s, int u, int amount, int src)
 	damage2(x, s, u, amount, src, 0);
 }
 
+/* §4.5 (R000-95): creatures an effect reaches at once resolve seat by
+ * seat, clockwise from the seat whose creature is taking its turn; a
+ * seat's own creatures in unit order (a stable sort). */
+void
+sim_order(const struct state *s, int *list, int n)
+{
+	int first = s->cur >= 0 ? s->u[s->cur].seat : s->phase_seat;
+	int i, j, k;
+
+	for (i = 1; i < n; i++) {
+		k = list[i];
+		for (j = i; j > 0 && (s->u[list[j - 1]].seat - first +
+		    s->nseats) % s->nseats > (s->u[k].seat - first +
+		    s->nseats) % s->nseats; j--)
+			list[j] = list[j - 1];
+		list[j] = k;
+	}
+}
+
 /* Glossary, Death Burst (A34): every creature (any side) within the radius
  * of the dying creature's space, or adjacent without a radius, takes the
  * damage; a save halves it. */
@@ -821,6 +1001,7 @@ death_burst(struct cx *x, struct state *s, int u)
 		    grid_adjacent(&g, &su, &sk2))
 			list[n++] = k;
 	}
+	sim_order(s, list, n);
 	w = sk_ev("death_burst");
 	refd_mpw_kint(w, "unit", u);
 	refd_mpw_karray(w, "affected");
@@ -855,7 +1036,7 @@ damage2(struct cx *x, struct state *s, int u, int amount, int src, int defer)
 	if (amount <= 0 || !p->on ||
 	    (s->dec == DEC_DSTRIKE && s->dec_unit == u))
 		return;
-	if (src >= 0 && s->u[src].seat != p->seat)
+	if (src >= 0 && foe_seat(s, s->u[src].seat, p->seat))
 		s->aggr = 1;
 	p->hp -= amount;
 	if (p->asleep) {
@@ -871,13 +1052,15 @@ damage2(struct cx *x, struct state *s, int u, int amount, int src, int defer)
 		/* Death Strike: one last melee attack, decided by its owner */
 		for (k = 0; (c->abil2 & A2_DEATHSTRIKE) && s->dec == DEC_NONE &&
 		    k < s->nu; k++)
-			if (s->u[k].on && s->u[k].seat != p->seat &&
+			if (s->u[k].on && foe_seat(s, s->u[k].seat, p->seat) &&
 			    adjacent(x, s, u, k)) {
 				s->dec = DEC_DSTRIKE;
 				s->dec_unit = u;
+				s->dec_target = src >= 0 ? s->u[src].seat : -1;
 				return;
 			}
-		eliminate(x, s, u, "destroyed");
+		eliminate(x, s, u, "destroyed", src >= 0 ? s->u[src].seat :
+		    -1);
 		if (c->db_dmg > 0)
 			death_burst(x, s, u);
 		return;
@@ -903,7 +1086,8 @@ half_check(struct cx *x, struct state *s, int u, int src)
 		if (r == 0)
 			rout(x, s, u, src);
 		else if (r < 0)
-			eliminate(x, s, u, "destroyed");
+			eliminate(x, s, u, "destroyed", src >= 0 ?
+			    s->u[src].seat : -1);
 	}
 }
 
@@ -934,14 +1118,17 @@ condition(struct cx *x, struct state *s, int t, int cond, int dc, int src)
 		break;
 	default: break;
 	}
-	if (src >= 0 && s->u[src].seat != p->seat)
+	if (src >= 0 && foe_seat(s, s->u[src].seat, p->seat))
 		s->aggr = 1;
 	if (imm || save(x, s, t, dc, cn[cond]))
 		return;
 	switch (cond) {
 	case CO_STUN: p->stunned = 1; break;
 	case CO_PARALYZE: p->paralyzed = 1; p->paralyzed_dc = dc; break;
-	case CO_POISON: p->poisoned = 1; break;
+	case CO_POISON:
+		/* the poisoner's seat + 1: its owner scores the kill */
+		p->poisoned = src >= 0 ? s->u[src].seat + 1 : SK_MAXSEATS + 1;
+		break;
 	case CO_SLEEP: p->asleep = 1; break;
 	case CO_FRIGHTEN: p->frightened = 1; break;
 	case CO_ENTANGLE: p->entangled = 1; p->entangled_dc = dc; break;

@@ -8,6 +8,20 @@
 
 #include "sk.h"
 
+/* §1.9: enemies are the creatures of another team (each seat is its own
+ * team unless the setup pairs them). */
+static inline int
+foe_seat(const struct state *s, int a, int b)
+{
+	return s->team[a] != s->team[b];
+}
+
+static inline int
+foe(const struct state *s, int u, int v)
+{
+	return foe_seat(s, s->u[u].seat, s->u[v].seat);
+}
+
 const struct map *MAP(const struct cx *x, const struct state *s);
 struct grid_space SP(const struct cx *x, const struct state *s, int u);
 int helpless(const struct state *s, int u);
@@ -28,7 +42,8 @@ int stenched(const struct cx *x, const struct state *s, int u);
 int cmd_effect(const struct cx *x, const struct state *s, int u, int stat);
 int init_bonus(const struct cx *x, const struct state *s, int seat, int any);
 void check_victory(struct cx *x, struct state *s);
-void eliminate(struct cx *x, struct state *s, int u, const char *how);
+void eliminate(struct cx *x, struct state *s, int u, const char *how,
+    int by);
 int save(struct cx *x, struct state *s, int u, int dc, const char *why);
 int morale(struct cx *x, struct state *s, int u, const char *why);
 void rout(struct cx *x, struct state *s, int u, int cause);
@@ -42,6 +57,7 @@ void game_over(struct cx *x, struct state *s, int winner, int reason);
 void condition(struct cx *x, struct state *s, int t, int cond, int dc,
     int src);
 void push_rout(struct cx *x, struct state *s, int u);
+void sim_order(const struct state *s, int *list, int n);
 
 /* play.c */
 enum mvmode { MV_NORMAL, MV_CHARGE, MV_ROUT };
@@ -69,7 +85,11 @@ int turn_target_ok(const struct cx *x, const struct state *s, int u, int t);
 void turn_undead(struct cx *x, struct state *s, int u, int t);
 void gaze_back(struct cx *x, struct state *s, int a, int t);
 int push_ok(const struct cx *x, const struct state *s, int a, int d, int tx,
-    int ty);
+    int ty, int mode);
+int switch_ok(const struct cx *x, const struct state *s, int u, int t, int ax,
+    int ay, int bx, int by);
+void switch_places(struct cx *x, struct state *s, int u, const int32_t *a);
+void spend_spell(struct cx *x, struct state *s, int u, int k);
 void end_turn(struct cx *x, struct state *s);
 void start_turn(struct cx *x, struct state *s, int u);
 int spell_targets(const struct cx *x, const struct state *s, int u, int k,

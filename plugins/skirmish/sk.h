@@ -18,7 +18,7 @@
 #define SK_MAXWB 48
 #define SK_MAXLINES 4
 #define SK_MAXSPELLS 4
-#define SK_MAXU 32
+#define SK_MAXU 64
 #define SK_WBMAX 12
 #define SK_MAXPROG 12
 #define SK_MAXPATH 48
@@ -26,7 +26,8 @@
 #define SK_MAXH 32
 #define SK_NAMELEN 32
 #define SK_MAXTERR 16
-#define SK_STATE_MAGIC 0x534b3031	/* "SK01" */
+#define SK_MAXSEATS 4
+#define SK_STATE_MAGIC 0x534b3032	/* "SK02" */
 
 enum energy { EN_NONE, EN_ACID, EN_COLD, EN_ELEC, EN_FIRE, EN_SONIC };
 
@@ -81,7 +82,9 @@ enum abil2 {
 	A2_DEATHSTRIKE = 1 << 11,
 	A2_ARROWSHIELD = 1 << 12,
 	A2_HURL = 1 << 13,
-	A2_PUSHBACK = 1 << 14
+	A2_PUSHBACK = 1 << 14,
+	A2_PULL = 1 << 15,	/* stand-in: a hit pulls one square closer */
+	A2_SLIDE = 1 << 16	/* stand-in: a melee hit slides one square */
 };
 
 enum srange { SR_SELF, SR_TOUCH, SR_RANGE6, SR_SIGHT, SR_CONE, SR_YOURWB,
@@ -107,6 +110,8 @@ struct spell {
 	char summon_id[SK_NAMELEN];
 	int32_t cond;		/* save (dc) or this condition */
 	int32_t any;		/* the "any" keyword */
+	int32_t sw;		/* switches the caster and the target */
+	int32_t swift;		/* a swift action: once a turn, no action */
 };
 
 struct card {
@@ -127,6 +132,9 @@ struct card {
 	int32_t db_radius, db_dmg, db_energy, db_dc;	/* Death Burst */
 	int32_t nspell;
 	struct spell sp[SK_MAXSPELLS];
+	int32_t lucky;		/* stand-in: rerolls of a missed attack */
+	int32_t simul;		/* Simultaneous Attack: kinds (1 melee, 2
+				 * ranged, 4 spell) used in one turn */
 };
 
 /* Square data beyond grid flags: exits and deployment zones (seat + 1). */
@@ -137,6 +145,8 @@ struct map {
 	uint8_t exit[SK_MAXW * SK_MAXH];
 	uint8_t zone[SK_MAXW * SK_MAXH];
 	int32_t tiled;		/* terrain comes from placed tiles (§2.1) */
+	int32_t nzones;		/* start zones, one per seat (2..4) */
+	int32_t nexits[SK_MAXSEATS];	/* exit squares per zone (5 or 3) */
 };
 
 #define SK_MAXTILES 24
@@ -188,6 +198,7 @@ struct unit {
 	int32_t sorc_spent[10], pp_spent, stun_spent;
 	int32_t summoner1;	/* summoner + 1; 0: not summoned */
 	int32_t parity;		/* unused outside turns */
+	int32_t luck_spent;	/* rerolls used */
 };
 
 enum prog_kind { PK_STEP = 1, PK_CHARGE, PK_ROUT };
@@ -208,21 +219,26 @@ enum stage {
 	ST_TURN, ST_OVER, ST_TILES
 };
 
-enum decision { DEC_NONE, DEC_AOO, DEC_CLEAVE, DEC_DSTRIKE, DEC_PUSH };
+enum decision { DEC_NONE, DEC_AOO, DEC_CLEAVE, DEC_DSTRIKE, DEC_PUSH,
+	DEC_REROLL };
 
 struct state {
 	int32_t magic, map, nseats, stage;
 	int32_t winner;		/* -1 draw, else seat (when ST_OVER) */
 	int32_t reason;
 	int32_t variant, points, round_limit, stalemate;
-	int32_t tyrannical[2];	/* seat uses Tyrannical Morale (setup) */
-	int32_t wbfac[2];	/* warband faction mask (0: by card) */
-	int32_t rtp, c0sub[2];	/* Ready-to-Play; commander-0 choice */
+	int32_t tyrannical[SK_MAXSEATS];	/* Tyrannical Morale (setup) */
+	int32_t wbfac[SK_MAXSEATS];	/* warband faction mask (0: by card) */
+	int32_t rtp, c0sub[SK_MAXSEATS];	/* Ready-to-Play; commander 0 */
 	int32_t round, first, chooser, phase_seat, phase_left, turnid;
-	int32_t submitted[2], revealed;
-	int32_t nsub[2], sub[2][SK_WBMAX];
+	int32_t submitted[SK_MAXSEATS], revealed;
+	int32_t nsub[SK_MAXSEATS], sub[SK_MAXSEATS][SK_WBMAX];
 	int32_t deploy_seat, setup_first;
-	int32_t vp[2];
+	int32_t vp[SK_MAXSEATS];
+	int32_t team[SK_MAXSEATS];	/* §1.9 team skirmish: team per seat */
+	int32_t zmap[SK_MAXSEATS];	/* the map's start zone of each seat */
+	int32_t flip_owner;	/* owner of the confused unit flipped */
+	int32_t blame;		/* seat blamed for poison damage, or -1 */
 	int32_t quiet, aggr;
 	int32_t nterr, terr[SK_MAXTERR][3];
 	int32_t nu;
@@ -236,13 +252,18 @@ struct state {
 	int32_t rend_t, rend_hits, sidestepped, slowed1, stun_turn2;
 	int32_t flipped;	/* confused unit an opponent controls this turn */
 	int32_t burrowing, trampled;	/* trampled: enemy + 1 this turn */
+	int32_t kinds;		/* attack kinds used this turn (1, 2, 4) */
+	int32_t swift_used;	/* the turn's swift action is spent */
+	int32_t rr_ok, rr_miss;	/* within one command: a reroll may follow
+				 * a missed attack roll; it missed */
 	/* a reaction owed */
 	int32_t dec, dec_unit, dec_line, dec_target;
+	int32_t dec_mode;	/* DEC_PUSH: 0 push, 1 pull, 2 slide */
 	int32_t nprog;
 	struct prog pr[SK_MAXPROG];
 	/* tiles (§2.1 steps 3-4) */
-	int32_t tiled, tsub[2][4], nplaced, placed[8][5], place_seat;
-	int32_t tleft[2], wm_tile, wm_unit;
+	int32_t tiled, tsub[SK_MAXSEATS][4], nplaced, placed[16][5];
+	int32_t place_seat, tleft[SK_MAXSEATS], wm_tile, wm_unit;
 	uint8_t tflag[SK_MAXW * SK_MAXH];
 	uint8_t tzone[SK_MAXW * SK_MAXH];
 	uint8_t tile_at[SK_MAXW * SK_MAXH];	/* placed index + 1 */
@@ -259,7 +280,7 @@ struct match {
 enum cond { CO_NONE, CO_STUN, CO_PARALYZE, CO_POISON, CO_SLEEP,
 	CO_FRIGHTEN, CO_ENTANGLE, CO_SKIP, CO_INCITE, CO_INHIBIT, CO_CONFUSE };
 
-enum reason { RS_NONE, RS_ELIM, RS_QA, RS_STALEMATE, RS_ROUNDS };
+enum reason { RS_NONE, RS_ELIM, RS_QA, RS_STALEMATE, RS_ROUNDS, RS_VP };
 
 /* Per-call context: the host ctx, the content, the first error. */
 struct cx {
@@ -303,7 +324,7 @@ enum cmdtype {
 	C_MELEE, C_SHOOT, C_CHARGE, C_CAST, C_CAST_CONE, C_END, C_AOO,
 	C_DECLINE, C_CLEAVE, C_RUSH, C_SMITE, C_WAKE, C_CAST_AREA, C_CAST_LINE, C_PLACE, C_SIDESTEP, C_WHIRLWIND,
 	C_TURN, C_LEAP, C_STUNATK, C_BURROW, C_DEATHATK, C_HURL, C_SUMMON,
-	C_PUSH, C_STRIKE, C_NTYPES
+	C_PUSH, C_STRIKE, C_PULL, C_SLIDE, C_SWITCH, C_REROLL, C_NTYPES
 };
 
 struct cmd {

@@ -119,7 +119,7 @@ put_tile(struct cx *x, struct state *s, int seat, int tile, int px, int py,
 			s->tflag[q] = t->f[cell(t, rot, i, j)];
 			s->tile_at[q] = (uint8_t)(k + 1);
 			if (!t->feature)
-				s->tzone[q] = (uint8_t)(seat + 1);
+				s->tzone[q] = (uint8_t)(s->zmap[seat] + 1);
 		}
 	s->placed[k][0] = tile;
 	s->placed[k][1] = px;
@@ -137,10 +137,12 @@ put_tile(struct cx *x, struct state *s, int seat, int tile, int px, int py,
 	sk_emit(x, ev);
 }
 
-/* §2.1 step 3: where the assembly tile's 5 exits coincide with the start
- * zone's exits; 0 and (px, py, rot) when it fits. */
+/* §2.1 step 3 (R000-09): where the assembly tile's exit squares on the
+ * grid edge are exactly the start zone's exits: all 5 in a corner zone, 3
+ * in a side zone of a 3-player game (the others lie inside the grid);
+ * 0 and (px, py, rot) when it fits.  zone: the map's zone index. */
 int
-assembly_fit(const struct content *c, const struct map *m, int seat, int tile,
+assembly_fit(const struct content *c, const struct map *m, int zone, int tile,
     int *ppx, int *ppy, int *prot)
 {
 	const struct tile *t = &c->t[tile];
@@ -155,13 +157,18 @@ assembly_fit(const struct content *c, const struct map *m, int seat, int tile,
 				for (j = 0; j < h && ok; j++)
 					for (i = 0; i < w && ok; i++) {
 						int e = t->ex[cell(t, rot, i, j)];
-						int q = (py + j) * m->w + px + i;
+						int gx = px + i, gy = py + j;
+						int q = gy * m->w + gx;
 
-						if (e && m->exit[q] != seat + 1)
+						if (!e || (gx != 0 && gy != 0 &&
+						    gx != m->w - 1 &&
+						    gy != m->h - 1))
+							continue;
+						if (m->exit[q] != zone + 1)
 							ok = 0;
-						n += e;
+						n++;
 					}
-				if (ok && n == 5) {
+				if (ok && n == m->nexits[zone]) {
 					*ppx = px;
 					*ppy = py;
 					*prot = rot;
@@ -199,8 +206,8 @@ next_placer(struct cx *x, struct state *s, int from)
 {
 	int k, seat;
 
-	for (k = 0; k < 2; k++) {
-		seat = (from + k) % 2;
+	for (k = 0; k < s->nseats; k++) {
+		seat = (from + k) % s->nseats;
 		if (s->tleft[seat] && has_spot(x, s, seat)) {
 			s->place_seat = seat;
 			s->stage = ST_TILES;
@@ -225,12 +232,13 @@ tiles_begin(struct cx *x, struct state *s)
 {
 	int k, seat, px, py, rot;
 
-	for (k = 0; k < 2; k++) {
-		seat = (s->setup_first + k) % 2;
-		if (assembly_fit(x->c, MAP(x, s), seat, s->tsub[seat][0], &px,
-		    &py, &rot) == 0)
+	for (k = 0; k < s->nseats; k++) {
+		seat = (s->setup_first + k) % s->nseats;
+		if (assembly_fit(x->c, MAP(x, s), s->zmap[seat],
+		    s->tsub[seat][0], &px, &py, &rot) == 0)
 			put_tile(x, s, seat, s->tsub[seat][0], px, py, rot);
-		s->tleft[seat] = 2 | 4 | 8;
+		/* R000-06: 3 feature tiles each, 2 with 3 or 4 seats */
+		s->tleft[seat] = s->nseats > 2 ? 2 | 4 : 2 | 4 | 8;
 	}
 	next_placer(x, s, s->setup_first);
 }
@@ -241,7 +249,7 @@ tiles_place(struct cx *x, struct state *s, int seat, int ti, int px, int py,
 {
 	put_tile(x, s, seat, s->tsub[seat][ti], px, py, rot);
 	s->tleft[seat] &= ~(1 << ti);
-	next_placer(x, s, 1 - seat);
+	next_placer(x, s, (seat + 1) % s->nseats);
 }
 
 /* The feature tile (placed index) a creature's space lies entirely on, or
@@ -305,7 +313,7 @@ deploy_ok(const struct cx *x, const struct state *s, int u, int ax, int ay)
 	for (i = 0; i < sz; i++)
 		for (j = 0; j < sz; j++)
 			if (zone_at(x, s, (ay + j) * m->w + ax + i) !=
-			    s->u[u].seat + 1)
+			    s->zmap[s->u[u].seat] + 1)
 				zone = 0;
 	if (zone)
 		return 1;
@@ -321,7 +329,7 @@ deploy_ok(const struct cx *x, const struct state *s, int u, int ax, int ay)
 void
 prep_deploy(struct cx *x, struct state *s)
 {
-	int u, k, n = 0, list[8], ax, ay, okk = 0;
+	int u, k, n = 0, list[16], ax, ay, okk = 0;
 	uint32_t r;
 	const struct map *m = MAP(x, s);
 	refd_mpw *w;

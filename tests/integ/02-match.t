@@ -176,6 +176,24 @@ is($ev2->{events}[0]{seq}, $seq + 1, 'with its seq');
 err_is($c->req('events', match => $id, seat => 1, token => $t0), 'ETOKEN',
     'events with another seat\'s token');
 err_is($c->req('events', match => $id, since => -1), 'EARG', 'negative since');
+ok(!$ev->{more} && $ev->{until} == $ev->{seq}, 'unpaged: complete through seq');
+# paging: limit 1 gives one whole seq per page, until and more chain them
+{
+	my ($since, $pages, $whole, @got) = (0, 0, 1);
+	while (1) {
+		my $pg = $c->ok('events', match => $id, since => $since, limit => 1);
+		my %seqs = map { $_->{seq} => 1 } @{ $pg->{events} };
+		$whole = 0 if keys(%seqs) != 1 || ($pg->{more} &&
+		    $pg->{events}[-1]{seq} != $pg->{until});
+		push @got, @{ $pg->{events} };
+		$pages++;
+		$since = $pg->{until};
+		last if !$pg->{more} || $pages > 1000;
+	}
+	ok($whole, "limit 1: $pages pages, each one whole seq");
+	is_deeply(\@got, $ev->{events}, 'the pages together are the unpaged list');
+}
+err_is($c->req('events', match => $id, limit => 0), 'EARG', 'limit 0');
 
 # export refused while hidden information is live
 err_is($c->req('export', match => $id), 'EUNFINISHED',

@@ -51,6 +51,58 @@ count_files(const char *d)
 	return n;
 }
 
+/* Events of seat (-1: spectators) one page of limit at a time: each page
+ * whole seqs, continued from until, together the unpaged list. */
+static void
+pages(struct match *m, int32_t seat, const char *tok, uint64_t limit,
+    size_t max_bytes)
+{
+	struct ev_page pg = { limit, max_bytes }, all = { 0, 0 };
+	struct match_err e;
+	struct buf b, full;
+	uint64_t since = 0, until = 0;
+	int more = 0, np = 0, whole = 1, n = 0, nfull = 0, rc;
+	const char *p;
+	long prev = -1;
+
+	buf_init(&b);
+	buf_init(&full);
+	rc = match_events_since(m, 0, seat, tok, &all, &full, &until, &more,
+	    &e);
+	for (p = json_of(&full); (p = strstr(p, "{\"seq\":")) != NULL; p++)
+		nfull++;
+	do {
+		long first = -1, last = -1, v;
+
+		buf_reset(&b);
+		if (match_events_since(m, since, seat, tok, &pg, &b, &until,
+		    &more, &e) != 0)
+			break;
+		for (p = json_of(&b); (p = strstr(p, "{\"seq\":")) != NULL;
+		    p++) {
+			v = strtol(p + 7, NULL, 10);
+			if (first < 0)
+				first = v;
+			last = v;
+			n++;
+		}
+		/* No seq is split across two pages. */
+		if (first < 0 || first == prev || (more && (long)until != last) ||
+		    first <= (long)since)
+			whole = 0;
+		prev = last;
+		since = until;
+		np++;
+	} while (more && np < 100000);
+	ok(rc == 0 && whole && !more && until == match_seq(m),
+	    "seat %d, limit %d, %d bytes: %d pages of whole seqs, the last says no more",
+	    (int)seat, (int)limit, (int)max_bytes, np);
+	is_int(n, nfull, "seat %d, limit %d: the %d events of the unpaged list",
+	    (int)seat, (int)limit, nfull);
+	buf_release(&b);
+	buf_release(&full);
+}
+
 int
 main(void)
 {
@@ -67,7 +119,9 @@ main(void)
 	char t[MATCH_TOKEN_LEN + 1], err[1024], id[MATCH_ID_LEN + 1];
 	char id2[MATCH_ID_LEN + 1], log[4200], path[4200];
 	char *dir = temp_dir();
-	uint64_t seq, seats;
+	uint64_t seq, seats, until;
+	int more;
+	const struct ev_page all = { 0, 0 };
 	off_t sz;
 	struct stat st;
 	int s, i;
@@ -150,18 +204,21 @@ main(void)
 
 	/* Events: public for spectators, private ones for their seat. */
 	buf_reset(&b);
-	is_int(match_events_since(m, 0, REFD_SEAT_PUBLIC, NULL, &b, &e), 0,
+	is_int(match_events_since(m, 0, REFD_SEAT_PUBLIC, NULL, &all, &b,
+	    &until, &more, &e), 0,
 	    "public events");
 	ok(strstr(json_of(&b), "\"type\":\"start\"") != NULL &&
 	    strstr(json_of(&b), "dealt") == NULL, "spectators see the start, "
 	    "not the deal: %s", json_of(&b));
 	buf_reset(&b);
-	is_int(match_events_since(m, 0, 1, tok[1], &b, &e), 0, "seat 1 events");
+	is_int(match_events_since(m, 0, 1, tok[1], &all, &b, &until,
+	    &more, &e), 0, "seat 1 events");
 	ok(strstr(json_of(&b), "{\"seq\":3,\"i\":1,\"seat\":1,\"type\":"
 	    "\"dealt\"") != NULL && strstr(json_of(&b), "\"seat\":0,\"type\":"
 	    "\"dealt\"") == NULL, "seat 1 sees its own deal only: %s",
 	    json_of(&b));
-	is_int(match_events_since(m, 0, 1, tok[0], &b, &e), REFD_ETOKEN,
+	is_int(match_events_since(m, 0, 1, tok[0], &all, &b, &until,
+	    &more, &e), REFD_ETOKEN,
 	    "seat 0's token does not open seat 1's events");
 	{
 		const struct buf *pub;
@@ -253,6 +310,10 @@ main(void)
 	    sizeof(ATTACK), &ar, &e), REFD_ETOKEN, "tokens still checked");
 	ok(play(ms, m, tok, "q", 200) > 0 && match_finished(m),
 	    "the old tokens play the match to the end");
+	pages(m, REFD_SEAT_PUBLIC, NULL, 1, 0);
+	pages(m, 0, tok[0], 1, 0);
+	pages(m, 1, tok[1], 3, 0);
+	pages(m, 1, tok[1], 0, 200);
 	ok(run(out, sizeof(out), "'%s/bin/refctl' verify -q '%s'", build_dir,
 	    log) == 0, "its log verifies: the dice stream went on unchanged "
 	    "across the restart");
@@ -386,7 +447,8 @@ main(void)
 	    "%s", json_of(&b));
 	buf_reset(&b);
 	if (x != NULL)
-		match_events_since(x, 0, 0, tok[0], &b, &e);
+		match_events_since(x, 0, 0, tok[0], &all, &b, &until,
+		    &more, &e);
 	ok(strstr(json_of(&b), "\"type\":\"dealt\"") != NULL &&
 	    strstr(json_of(&b), "\"type\":\"end\"") != NULL,
 	    "its events come from the log, private ones to their seat");
