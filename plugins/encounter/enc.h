@@ -163,6 +163,7 @@ struct cdef {
 	int32_t fills;		/* fills its space: no passing (4.7) */
 	/* maneuver.c */
 	int32_t locked;		/* its weapon is locked in a gauntlet (5.8) */
+	int32_t acp;		/* armour check penalty (quick mount) */
 };
 
 struct cr {
