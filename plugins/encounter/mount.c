@@ -578,7 +578,7 @@ mt_cast(struct st *s, int a, const struct cmd *c)
 }
 
 /* Mounted attack modifiers (2.3): ranged -4 / -8 while the mount
- * double-moves / runs; +1 higher ground in melee against an unmounted
+ * moves twice / runs; +1 higher ground in melee against an unmounted
  * foe of size Medium or smaller. */
 int
 mt_atk(const struct st *s, int a, int d, int flags)
