@@ -11,6 +11,7 @@
 #include "cmd.h"
 #include "conceal.h"
 #include "maneuver.h"
+#include "enc2.h"
 #include "geom.h"
 #include "mount.h"
 #include "move.h"
@@ -196,15 +197,19 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 		c->item = 2;
 	else if (strcmp(t, "potion") == 0)
 		c->item = 3;
+	else if (strcmp(t, "worn") == 0)
+		c->item = ITEM_WORN;
 	else
 		bad = 1;
 	bad |= mg_parse(r, c);
+	bad |= e2_parse(r, c);
 	refd_mp_free(d);
 	if (bad)
 		return rej(w, REFD_EBADCMD, "R001-70",
 		    "malformed argument: squares are [x, y] integer pairs, "
 		    "kind is attack|bull_rush, mode attack|ac, item "
-		    "weapon|armor|shield|potion");
+		    "weapon|armor|shield|potion|worn (worn: disarm only), "
+		    "silence: pin only");
 	return REFD_OK;
 }
 
@@ -998,7 +1003,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 	case C_GRAPPLE:
 	case C_FEINT:
 	case C_CDG:
-		if (A->grap)
+		if (A->grap && !e2_pinner_grab(s, a, c))
 			return rej(y, REFD_EILLEGAL, "R001-56",
 			    "%s is grappling", A->d.name);
 		if (c->t == C_CDG) {
@@ -1058,6 +1063,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		case C_DISARM:
 			if (c->item == 3)	/* grab a carried potion */
 				return man_potion_check(s, a, c, y);
+			if (c->item == ITEM_WORN)	/* a worn item */
+				return e2_worn_check(s, a, c, y);
 			if (T->d.w[0].unarmed || T->d.w[0].natural)
 				return rej(y, REFD_EILLEGAL, "R001-51",
 				    "%s holds no weapon", T->d.name);
@@ -2105,7 +2112,7 @@ unarmed_damage(refd_ctx *ctx, struct st *s, int a, int t, int lethal)
 	int rc, v, j, sum = mod(s->c[a].d.str);
 	refd_mpw *w;
 
-	unarmed_weapon(&u, s->c[a].d.size);
+	e2_unarmed(&s->c[a], &u);
 	for (j = 0; j < u.nd; j++) {
 		if ((rc = roll(ctx, (uint32_t)u.sd, "damage", &v)) != REFD_OK)
 			return rc;
@@ -2793,6 +2800,8 @@ finish_act(refd_ctx *ctx, struct st *s)
 
 		if ((k->flags & 15) == 3)	/* a potion (5.8, 5.9) */
 			return man_potion_finish(ctx, s);
+		if ((k->flags & 15) == ITEM_WORN)	/* a worn item */
+			return e2_worn_finish(ctx, s);
 
 		if (act == C_DISARM && k->hurt > 0) {
 			if ((rc = ev_simple(ctx, "disarm_fails", s, a, t)) !=
@@ -2903,7 +2912,8 @@ finish_act(refd_ctx *ctx, struct st *s)
 			return rc;
 		if (win) {
 			man_grapple_join(s, a, t);
-			if ((rc = unarmed_damage(ctx, s, a, t, 0)) != REFD_OK ||
+			if ((rc = unarmed_damage(ctx, s, a, t, e2_monk(A))) !=
+			    REFD_OK ||
 			    (rc = mg_contact(ctx, s, a, t)) != REFD_OK)
 				return rc;
 			return man_enter_start(ctx, s, a, t);
@@ -3554,8 +3564,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			return REFD_OK;
 		return finish_act(ctx, s);
 	case C_DISARM:
-		return begin_act(ctx, s, C_DISARM, a, t, c->item == 3 ?
-		    3 | c->si << 4 : 0, maneuver_budget(s, A, c),
+		return begin_act(ctx, s, C_DISARM, a, t, c->item >= 3 ?
+		    c->item | c->si << 4 : 0, maneuver_budget(s, A, c),
 		    (A->d.feats & F_IDIS) ? 0 : 2);
 	case C_SUNDER:
 		return begin_act(ctx, s, C_SUNDER, a, t, c->item == 3 ?
@@ -3953,6 +3963,7 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 		refd_mpw_kstr(w, "item", "potion");
 		refd_mpw_kstr(w, "spell", c->spell);
 	}
+	e2_put(w, c);
 	if (c->ovr >= 0)
 		refd_mpw_kstr(w, "overrun", nm(s, c->ovr));
 	mg_put(w, c);
@@ -4183,6 +4194,13 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 					    "Damage %s lethally (-4)", nm(s, t));
 					try_cmd(s, seat, w, &c, label);
 				}
+				if (gopt[i] == C_PIN) {
+					c.full = 0;
+					c.silence = 1;
+					snprintf(label, sizeof(label),
+					    "Pin %s and silence it", nm(s, t));
+					try_cmd(s, seat, w, &c, label);
+				}
 			}
 		blank(&c, C_ESCAPE);
 		c.full = 1;
@@ -4371,6 +4389,8 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 				}
 				c.item = 0;
 				c.spell[0] = '\0';
+				if (per[i] == C_DISARM)
+					e2_legal(s, seat, w, &c, t, try_cmd);
 			}
 			if (per[i] == C_READY) {
 				c.trig = 1;

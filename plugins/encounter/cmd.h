@@ -47,6 +47,7 @@ struct cmd {
 	int release;		/* command: release the undead */
 	int ract;		/* ready: RK_* action */
 	int artist;		/* escape: Escape Artist, a standard action */
+	int silence;		/* pin: stop the pinned creature speaking */
 };
 
 extern const char *const cmd_name[C_NCMD];

@@ -10,6 +10,7 @@
 #include "cmd.h"
 #include "geom.h"
 #include "magic.h"
+#include "enc2.h"
 #include "maneuver.h"
 #include "move.h"
 
@@ -797,7 +798,8 @@ mg_cast_check(const struct st *s, int a, const struct cmd *c,
 		return REFD_OK;	/* no components */
 	if (kind == MK_SCROLL)
 		comp &= MG_V | MG_S;	/* the scroll holds the rest */
-	if ((comp & MG_V) && (A->cond & (COND_GAGGED | COND_SILENCED)))
+	if ((comp & MG_V) && ((A->cond & (COND_GAGGED | COND_SILENCED)) ||
+	    e2_hushed(A)))
 		return rej(y, REFD_EILLEGAL, "R001-62",
 		    "%s cannot speak: '%s' has a verbal component",
 		    A->d.name, sp->name);
