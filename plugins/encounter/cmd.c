@@ -31,7 +31,8 @@ const char *const cmd_name[C_NCMD] = {
 	"hide", "spot",
 	"use_item", "use_ability", "touch", "rebuke", "dispel_turning",
 	"bolster", "command", "rest",
-	"pick_up", "drop", "shield", "hold", "load"
+	"pick_up", "drop", "shield", "hold", "load",
+	"retrieve_component"
 };
 
 int
@@ -1305,6 +1306,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 	case C_SHIELD:
 	case C_LOAD:
 		return man_item_check(s, a, c, y);
+	case C_RETRIEVE:
+		return e2_retrieve_check(s, a, y);
 	case C_DRAW:
 		if (A->stow[0].nd == 0 && A->stow[1].nd == 0)
 			return rej(y, REFD_EILLEGAL, "R001-77",
@@ -3693,6 +3696,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 	case C_SHIELD:
 	case C_LOAD:
 		return man_item_exec(ctx, s, a, c);
+	case C_RETRIEVE:
+		return e2_retrieve_exec(ctx, s, a);
 	case C_DRAW:
 	case C_SHEATHE: {
 		if (c->t == C_DRAW && A->grap)
@@ -4236,6 +4241,8 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 	try_cmd(s, seat, w, &c, "Drop the weapon");
 	blank(&c, C_LOAD);
 	try_cmd(s, seat, w, &c, "Load the crossbow");
+	blank(&c, C_RETRIEVE);
+	try_cmd(s, seat, w, &c, "Retrieve a spell component (full round)");
 	for (i = 0; i < 2; i++) {
 		blank(&c, C_SHIELD);
 		c.take = i;

@@ -25,6 +25,7 @@
 
 #include "content.h"
 #include "enc2.h"
+#include "magic.h"
 #include "maneuver.h"
 #include "rules.h"
 
@@ -315,4 +316,67 @@ int
 e2_hushed(const struct cr *c)
 {
 	return c->pinned_by && c->hushed == c->pinned_by;
+}
+
+/* ---- components while grappling (5.13) ---- */
+
+#define NEEDS_HAND (MG_M | MG_F | MG_DF)
+
+int
+e2_grapple_comp(const struct cr *A, int comp, const char *spell,
+    struct why *y)
+{
+	if (A->grap && (comp & NEEDS_HAND) && !A->comp_ready)
+		return rej(y, REFD_EILLEGAL, "R001-56",
+		    "grappling, %s must first retrieve the material component "
+		    "or focus of '%s' (retrieve_component, a full-round "
+		    "action)", A->d.name, spell);
+	return REFD_OK;
+}
+
+int
+e2_retrieve_check(const struct st *s, int a, struct why *y)
+{
+	const struct cr *A = &s->c[a];
+	int i;
+
+	if (!A->grap)
+		return rej(y, REFD_EILLEGAL, "R001-56",
+		    "%s is not grappling: its components are at hand",
+		    A->d.name);
+	if (A->pinned_by)
+		return rej(y, REFD_EILLEGAL, "R001-56",
+		    "%s is pinned: it can only try to escape", A->d.name);
+	for (i = 0; i < s->nc; i++)
+		if (s->c[i].pinned_by == a + 1)
+			return rej(y, REFD_EILLEGAL, "R001-56",
+			    "%s is pinning %s: it cannot retrieve a "
+			    "component", A->d.name, s->c[i].d.name);
+	if (A->comp_ready)
+		return rej(y, REFD_EILLEGAL, "R001-56",
+		    "%s already holds its components", A->d.name);
+	for (i = 0; i < MAXSP; i++)
+		if (A->d.uses[i] > 0 && A->d.sp[i].kind == MK_SPELL &&
+		    (A->d.sp[i].comp & NEEDS_HAND & ~A->d.lacks))
+			break;
+	if (i == MAXSP)
+		return rej(y, REFD_EILLEGAL, "R001-56",
+		    "%s has no spell left needing a material component or a "
+		    "focus it carries", A->d.name);
+	if (!can_full(s, A))
+		return rej(y, REFD_ERESOURCE, "R001-04",
+		    "retrieving a component takes the whole turn");
+	return REFD_OK;
+}
+
+int
+e2_retrieve_exec(refd_ctx *ctx, struct st *s, int a)
+{
+	int rc;
+
+	s->full = 1;
+	s->c[a].comp_ready = 1;
+	if ((rc = ev_simple(ctx, "retrieve_component", s, a, -1)) != REFD_OK)
+		return rc;
+	return settle(ctx, s);
 }

@@ -41,6 +41,14 @@ int e2_monk(const struct cr *c);
  * monk_unarmed dice, lethal. */
 void e2_fix(struct cdef *d);
 
+/* Components in a grapple (5.13): a spell with a material component or
+ * a focus needs them retrieved first (retrieve_component, a full-round
+ * action, no check); they stay in hand until it leaves the grapple. */
+int e2_grapple_comp(const struct cr *A, int comp, const char *spell,
+    struct why *y);
+int e2_retrieve_check(const struct st *s, int a, struct why *y);
+int e2_retrieve_exec(refd_ctx *ctx, struct st *s, int a);
+
 /* The pinned creature cannot speak: its pinner silenced it (5.13). */
 int e2_hushed(const struct cr *c);
 

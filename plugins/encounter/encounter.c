@@ -226,6 +226,8 @@ static const struct {
 	    "prompt: a grapple opponent holds on to an escaping creature" },
 	{ { { NULL, NULL } }, "load the shot crossbow: a move action (light) "
 	    "or a full-round action (heavy); provokes" },
+	{ { { NULL, NULL } }, "grappling: retrieve a spell component or "
+	    "focus (a full-round action, no check); it stays in hand" },
 };
 
 static int

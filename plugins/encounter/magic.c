@@ -793,6 +793,10 @@ mg_cast_check(const struct st *s, int a, const struct cmd *c,
 		return rej(y, REFD_EBADCMD, "R001-64",
 		    "a held charge is cast without a target: deliver it "
 		    "with \"touch\"");
+	if (A->grap && kind == MK_SCROLL)
+		return rej(y, REFD_EILLEGAL, "R001-56",
+		    "grappling, %s cannot read a scroll (a spell-completion "
+		    "item)", A->d.name);
 	if (kind == MK_SPELL_LIKE || kind == MK_SUPERNATURAL ||
 	    kind == MK_EXTRAORDINARY || kind == MK_WAND)
 		return REFD_OK;	/* no components */
@@ -824,7 +828,7 @@ mg_cast_check(const struct st *s, int a, const struct cmd *c,
 		    (comp & A->d.lacks & MG_M) ? "material components" :
 		    ((comp & A->d.lacks & MG_F) ? "focus" : "divine focus"),
 		    sp->name);
-	return REFD_OK;
+	return e2_grapple_comp(A, comp, sp->name, y);
 }
 
 /* A verbal component is spoken (deafened failure, 6.1). */

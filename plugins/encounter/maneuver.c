@@ -214,6 +214,10 @@ man_grapple_join(struct st *s, int a, int t)
 {
 	int g = (s->c[t].grap ? s->c[t].gwith : 0) | (1 << t), i;
 
+	/* Entering a grapple, components are back in the pouch. */
+	s->c[a].comp_ready = 0;
+	if (!s->c[t].grap)
+		s->c[t].comp_ready = 0;
 	for (i = 0; i < s->nc; i++)
 		if ((g >> i) & 1)
 			s->c[i].gwith |= 1 << a;
