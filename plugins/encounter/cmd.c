@@ -1346,9 +1346,12 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_ERESOURCE, "R001-04",
 			    "%s has no standard action left this turn",
 			    A->d.name);
-		if (A->grap)
+		/* Activating a magic item in a grapple: its normal action,
+		 * no check (5.13); a pinned creature is held immobile. */
+		if (A->pinned_by)
 			return rej(y, REFD_EILLEGAL, "R001-56",
-			    "%s is grappling", A->d.name);
+			    "%s is pinned: it can only try to escape",
+			    A->d.name);
 		return REFD_OK;
 	case C_TURN:
 		if (A->d.turn_level < 1 || A->d.turn_uses < 1)
