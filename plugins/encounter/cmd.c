@@ -4195,18 +4195,13 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 				    "%s %s as an attack of a full attack",
 				    glab[i], nm(s, t));
 				try_cmd(s, seat, w, &c, label);
-				if (gopt[i] == C_GDMG) {
+				if (gopt[i] == C_GDMG || gopt[i] == C_PIN) {
 					c.full = 0;
-					c.lethal = 1;
-					snprintf(label, sizeof(label),
-					    "Damage %s lethally (-4)", nm(s, t));
-					try_cmd(s, seat, w, &c, label);
-				}
-				if (gopt[i] == C_PIN) {
-					c.full = 0;
-					c.silence = 1;
-					snprintf(label, sizeof(label),
-					    "Pin %s and silence it", nm(s, t));
+					c.lethal = gopt[i] == C_GDMG;
+					c.silence = gopt[i] == C_PIN;
+					snprintf(label, sizeof(label), "%s %s%s",
+					    glab[i], nm(s, t), c.lethal ?
+					    " lethally (-4)" : " and silence it");
 					try_cmd(s, seat, w, &c, label);
 				}
 			}
