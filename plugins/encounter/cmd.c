@@ -11,6 +11,7 @@
 #include "cmd.h"
 #include "conceal.h"
 #include "maneuver.h"
+#include "enc2.h"
 #include "geom.h"
 #include "mount.h"
 #include "move.h"
@@ -30,7 +31,8 @@ const char *const cmd_name[C_NCMD] = {
 	"hide", "spot",
 	"use_item", "use_ability", "touch", "rebuke", "dispel_turning",
 	"bolster", "command", "rest",
-	"pick_up", "drop", "shield", "hold", "load"
+	"pick_up", "drop", "shield", "hold", "load",
+	"retrieve_component"
 };
 
 int
@@ -196,15 +198,19 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 		c->item = 2;
 	else if (strcmp(t, "potion") == 0)
 		c->item = 3;
+	else if (strcmp(t, "worn") == 0)
+		c->item = ITEM_WORN;
 	else
 		bad = 1;
 	bad |= mg_parse(r, c);
+	bad |= e2_parse(r, c);
 	refd_mp_free(d);
 	if (bad)
 		return rej(w, REFD_EBADCMD, "R001-70",
 		    "malformed argument: squares are [x, y] integer pairs, "
 		    "kind is attack|bull_rush, mode attack|ac, item "
-		    "weapon|armor|shield|potion");
+		    "weapon|armor|shield|potion|worn (worn: disarm only), "
+		    "silence: pin only");
 	return REFD_OK;
 }
 
@@ -999,7 +1005,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 	case C_GRAPPLE:
 	case C_FEINT:
 	case C_CDG:
-		if (A->grap)
+		if (A->grap && !e2_pinner_grab(s, a, c))
 			return rej(y, REFD_EILLEGAL, "R001-56",
 			    "%s is grappling", A->d.name);
 		if (c->t == C_CDG) {
@@ -1059,6 +1065,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		case C_DISARM:
 			if (c->item == 3)	/* grab a carried potion */
 				return man_potion_check(s, a, c, y);
+			if (c->item == ITEM_WORN)	/* a worn item */
+				return e2_worn_check(s, a, c, y);
 			if (T->d.w[0].unarmed || T->d.w[0].natural)
 				return rej(y, REFD_EILLEGAL, "R001-51",
 				    "%s holds no weapon", T->d.name);
@@ -1299,6 +1307,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 	case C_SHIELD:
 	case C_LOAD:
 		return man_item_check(s, a, c, y);
+	case C_RETRIEVE:
+		return e2_retrieve_check(s, a, y);
 	case C_DRAW:
 		if (A->stow[0].nd == 0 && A->stow[1].nd == 0)
 			return rej(y, REFD_EILLEGAL, "R001-77",
@@ -1337,9 +1347,12 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_ERESOURCE, "R001-04",
 			    "%s has no standard action left this turn",
 			    A->d.name);
-		if (A->grap)
+		/* Activating a magic item in a grapple: its normal action,
+		 * no check (5.13); a pinned creature is held immobile. */
+		if (A->pinned_by)
 			return rej(y, REFD_EILLEGAL, "R001-56",
-			    "%s is grappling", A->d.name);
+			    "%s is pinned: it can only try to escape",
+			    A->d.name);
 		return REFD_OK;
 	case C_TURN:
 		if (A->d.turn_level < 1 || A->d.turn_uses < 1)
@@ -2117,7 +2130,7 @@ unarmed_damage(refd_ctx *ctx, struct st *s, int a, int t, int lethal)
 	int rc, v, j, sum = mod(s->c[a].d.str);
 	refd_mpw *w;
 
-	unarmed_weapon(&u, s->c[a].d.size);
+	e2_unarmed(&s->c[a], &u);
 	for (j = 0; j < u.nd; j++) {
 		if ((rc = roll(ctx, (uint32_t)u.sd, "damage", &v)) != REFD_OK)
 			return rc;
@@ -2809,6 +2822,8 @@ finish_act(refd_ctx *ctx, struct st *s)
 
 		if ((k->flags & 15) == 3)	/* a potion (5.8, 5.9) */
 			return man_potion_finish(ctx, s);
+		if ((k->flags & 15) == ITEM_WORN)	/* a worn item */
+			return e2_worn_finish(ctx, s);
 
 		if (act == C_DISARM && k->hurt > 0) {
 			if ((rc = ev_simple(ctx, "disarm_fails", s, a, t)) !=
@@ -2919,7 +2934,8 @@ finish_act(refd_ctx *ctx, struct st *s)
 			return rc;
 		if (win) {
 			man_grapple_join(s, a, t);
-			if ((rc = unarmed_damage(ctx, s, a, t, 0)) != REFD_OK ||
+			if ((rc = unarmed_damage(ctx, s, a, t, e2_monk(A))) !=
+			    REFD_OK ||
 			    (rc = mg_contact(ctx, s, a, t)) != REFD_OK)
 				return rc;
 			return man_enter_start(ctx, s, a, t);
@@ -3573,8 +3589,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			return REFD_OK;
 		return finish_act(ctx, s);
 	case C_DISARM:
-		return begin_act(ctx, s, C_DISARM, a, t, c->item == 3 ?
-		    3 | c->si << 4 : 0, maneuver_budget(s, A, c),
+		return begin_act(ctx, s, C_DISARM, a, t, c->item >= 3 ?
+		    c->item | c->si << 4 : 0, maneuver_budget(s, A, c),
 		    (A->d.feats & F_IDIS) ? 0 : 2);
 	case C_SUNDER:
 		return begin_act(ctx, s, C_SUNDER, a, t, c->item == 3 ?
@@ -3702,6 +3718,8 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 	case C_SHIELD:
 	case C_LOAD:
 		return man_item_exec(ctx, s, a, c);
+	case C_RETRIEVE:
+		return e2_retrieve_exec(ctx, s, a);
 	case C_DRAW:
 	case C_SHEATHE: {
 		if (c->t == C_DRAW && A->grap)
@@ -3972,6 +3990,7 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 		refd_mpw_kstr(w, "item", "potion");
 		refd_mpw_kstr(w, "spell", c->spell);
 	}
+	e2_put(w, c);
 	if (c->ovr >= 0)
 		refd_mpw_kstr(w, "overrun", nm(s, c->ovr));
 	mg_put(w, c);
@@ -4196,11 +4215,13 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 				    "%s %s as an attack of a full attack",
 				    glab[i], nm(s, t));
 				try_cmd(s, seat, w, &c, label);
-				if (gopt[i] == C_GDMG) {
+				if (gopt[i] == C_GDMG || gopt[i] == C_PIN) {
 					c.full = 0;
-					c.lethal = 1;
-					snprintf(label, sizeof(label),
-					    "Damage %s lethally (-4)", nm(s, t));
+					c.lethal = gopt[i] == C_GDMG;
+					c.silence = gopt[i] == C_PIN;
+					snprintf(label, sizeof(label), "%s %s%s",
+					    glab[i], nm(s, t), c.lethal ?
+					    " lethally (-4)" : " and silence it");
 					try_cmd(s, seat, w, &c, label);
 				}
 			}
@@ -4238,6 +4259,8 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 	try_cmd(s, seat, w, &c, "Drop the weapon");
 	blank(&c, C_LOAD);
 	try_cmd(s, seat, w, &c, "Load the crossbow");
+	blank(&c, C_RETRIEVE);
+	try_cmd(s, seat, w, &c, "Retrieve a spell component (full round)");
 	for (i = 0; i < 2; i++) {
 		blank(&c, C_SHIELD);
 		c.take = i;
@@ -4391,6 +4414,8 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 				}
 				c.item = 0;
 				c.spell[0] = '\0';
+				if (per[i] == C_DISARM)
+					e2_legal(s, seat, w, &c, t, try_cmd);
 			}
 			if (per[i] == C_READY) {
 				c.trig = 1;

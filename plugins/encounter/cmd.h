@@ -23,7 +23,8 @@ enum {
 	C_HIDE, C_SPOT,
 	C_USE_ITEM, C_USE_ABIL, C_TOUCH, C_REBUKE, C_DISPEL_TURN, C_BOLSTER,
 	C_COMMAND, C_REST,
-	C_PICKUP, C_DROP, C_SHIELD, C_HOLD, C_LOAD, C_NCMD
+	C_PICKUP, C_DROP, C_SHIELD, C_HOLD, C_LOAD,
+	C_RETRIEVE, C_NCMD
 };
 
 struct cmd {
@@ -47,6 +48,7 @@ struct cmd {
 	int release;		/* command: release the undead */
 	int ract;		/* ready: RK_* action */
 	int artist;		/* escape: Escape Artist, a standard action */
+	int silence;		/* pin: stop the pinned creature speaking */
 };
 
 extern const char *const cmd_name[C_NCMD];

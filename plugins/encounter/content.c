@@ -8,6 +8,7 @@
 
 #include "content.h"
 #include "magic.h"
+#include "enc2.h"
 
 static int
 fail(char *err, size_t len, const char *file, const char *item,
@@ -438,6 +439,9 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 		char why[120];
 		int rc = mg_cfield(c, d, k, x, why, sizeof(why));
 
+		if (rc > 0)
+			rc = e2_cfield(d, k, x, why, sizeof(why));
+
 		if (rc < 0)
 			return fail(err, elen, file, item, k, why);
 		return rc;
@@ -468,6 +472,7 @@ parse_cdef(const struct content *c, refd_mpv v, const char *name,
 		if (rc > 0)
 			return fail(err, elen, F, name, k, "unknown field");
 	}
+	e2_fix(d);
 	return 0;
 }
 

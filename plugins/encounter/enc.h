@@ -126,6 +126,15 @@ struct spell {
 	int32_t conb;		/* effect con_boost: Constitution bonus */
 };
 
+/* An item worn on the body (5.8), enc2.c. */
+#define MAXWORN 3
+struct worn {
+	char name[NAMEL];
+	int32_t attach;		/* 1 loosely attached, 2 firmly attached */
+	int32_t deflect, resist;	/* its AC deflection, save bonus */
+	int32_t on;		/* 1 worn, 0 carried (taken from its wearer) */
+};
+
 struct cdef {
 	char name[NAMEL];
 	int32_t size;		/* -2 tiny, -1 small, 0 medium, 1 large, 2 huge */
@@ -164,6 +173,9 @@ struct cdef {
 	/* maneuver.c */
 	int32_t locked;		/* its weapon is locked in a gauntlet (5.8) */
 	int32_t acp;		/* armour check penalty (quick mount) */
+	/* enc2.c */
+	struct worn worn[MAXWORN];	/* worn or taken items (5.8) */
+	int32_t monk_nd, monk_sd;	/* a monk's lethal unarmed damage */
 };
 
 struct cr {
@@ -221,6 +233,9 @@ struct cr {
 	int32_t rdy_slot;	/* readied spell: its slot */
 	int32_t shield_off;	/* a loosed shield's AC bonus, 0: none */
 	int32_t unloaded;	/* its crossbow was shot and not reloaded */
+	/* enc2.c */
+	int32_t hushed;		/* silenced by this pinner + 1 (5.13) */
+	int32_t comp_ready;	/* retrieved its components in the grapple */
 };
 
 /* A paused action (waiting for attacks of opportunity or a prompt). */

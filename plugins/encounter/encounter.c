@@ -17,6 +17,7 @@
 #include "geom.h"
 #include "mount.h"
 #include "magic.h"
+#include "enc2.h"
 #include "move.h"
 #include "rules.h"
 
@@ -90,9 +91,11 @@ static const struct {
 	    "trip (replaces an attack)" },
 	{ { { "target", "creature name" } }, "bull rush an adjacent foe" },
 	{ { { "target", "creature name" }, { "full", "bool: in a full attack" },
-	    { "item", "weapon (default) | potion" },
+	    { "item", "weapon (default) | potion | worn (and \"name\": the "
+	    "worn item)" },
 	    { "spell", "item potion: the potion's spell" } },
-	    "disarm (replaces an attack), or grab a carried potion" },
+	    "disarm (replaces an attack), or grab a carried potion or a "
+	    "worn item" },
 	{ { { "target", "creature name" },
 	    { "item", "weapon|armor|shield|potion" },
 	    { "full", "bool: in a full attack" },
@@ -148,7 +151,8 @@ static const struct {
 	{ { { "target", "creature name, or none to decline" } },
 	    "prompt: Cleave, one more melee attack after dropping a foe" },
 	{ { { "target", "the opponent (optional with one)" },
-	    { "full", "bool: as an attack of a full attack" } },
+	    { "full", "bool: as an attack of a full attack" },
+	    { "silence", "bool: it cannot speak while pinned" } },
 	    "grappling: pin the opponent for a round" },
 	{ { { "target", "the pinned opponent (optional)" } },
 	    "free action: release a pinned opponent and leave the grapple" },
@@ -225,6 +229,8 @@ static const struct {
 	    "prompt: a grapple opponent holds on to an escaping creature" },
 	{ { { NULL, NULL } }, "load the shot crossbow: a move action (light) "
 	    "or a full-round action (heavy); provokes" },
+	{ { { NULL, NULL } }, "grappling: retrieve a spell component or "
+	    "focus (a full-round action, no check); it stays in hand" },
 };
 
 static int
@@ -650,6 +656,7 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			    "\"side\" and \"at\"", name);
 			return bad_setup(ctx, s, d, err);
 		}
+		e2_fix(&c->d);
 		/* Conditions that change abilities (6.1, 6.2). */
 		if (c->cond & COND_ENTANGLED)
 			c->d.dex -= 4;
@@ -937,6 +944,7 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 						    c->d.potion[k].name,
 						    c->d.potions[k]);
 				refd_mpw_end(w);
+				e2_view(w, c);
 				refd_mpw_kmap(w, "spells");
 				for (k = 0; k < MAXSP; k++)
 					if (c->d.sp[k].name[0] != '\0' &&

@@ -10,6 +10,7 @@
 #include "cmd.h"
 #include "geom.h"
 #include "magic.h"
+#include "enc2.h"
 #include "maneuver.h"
 #include "move.h"
 
@@ -792,12 +793,17 @@ mg_cast_check(const struct st *s, int a, const struct cmd *c,
 		return rej(y, REFD_EBADCMD, "R001-64",
 		    "a held charge is cast without a target: deliver it "
 		    "with \"touch\"");
+	if (A->grap && kind == MK_SCROLL)
+		return rej(y, REFD_EILLEGAL, "R001-56",
+		    "grappling, %s cannot read a scroll (a spell-completion "
+		    "item)", A->d.name);
 	if (kind == MK_SPELL_LIKE || kind == MK_SUPERNATURAL ||
 	    kind == MK_EXTRAORDINARY || kind == MK_WAND)
 		return REFD_OK;	/* no components */
 	if (kind == MK_SCROLL)
 		comp &= MG_V | MG_S;	/* the scroll holds the rest */
-	if ((comp & MG_V) && (A->cond & (COND_GAGGED | COND_SILENCED)))
+	if ((comp & MG_V) && ((A->cond & (COND_GAGGED | COND_SILENCED)) ||
+	    e2_hushed(A)))
 		return rej(y, REFD_EILLEGAL, "R001-62",
 		    "%s cannot speak: '%s' has a verbal component",
 		    A->d.name, sp->name);
@@ -822,7 +828,7 @@ mg_cast_check(const struct st *s, int a, const struct cmd *c,
 		    (comp & A->d.lacks & MG_M) ? "material components" :
 		    ((comp & A->d.lacks & MG_F) ? "focus" : "divine focus"),
 		    sp->name);
-	return REFD_OK;
+	return e2_grapple_comp(A, comp, sp->name, y);
 }
 
 /* A verbal component is spoken (deafened failure, 6.1). */

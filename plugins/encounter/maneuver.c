@@ -19,6 +19,7 @@
 
 #include "geom.h"
 #include "maneuver.h"
+#include "enc2.h"
 #include "mount.h"
 #include "move.h"
 
@@ -213,6 +214,10 @@ man_grapple_join(struct st *s, int a, int t)
 {
 	int g = (s->c[t].grap ? s->c[t].gwith : 0) | (1 << t), i;
 
+	/* Entering a grapple, components are back in the pouch. */
+	s->c[a].comp_ready = 0;
+	if (!s->c[t].grap)
+		s->c[t].comp_ready = 0;
 	for (i = 0; i < s->nc; i++)
 		if ((g >> i) & 1)
 			s->c[i].gwith |= 1 << a;
@@ -629,11 +634,13 @@ man_grapple_exec(refd_ctx *ctx, struct st *s, int a, struct cmd *c)
 	case C_GDMG:
 	case C_PIN:
 		/* Lethal damage at -4 on the check (5.13). */
-		if ((rc = gcheck(ctx, s, a, t, -pen - (c->lethal ? 4 : 0),
-		    cmd_name[c->t], &win)) != REFD_OK)
+		if ((rc = gcheck(ctx, s, a, t, -pen - (c->lethal &&
+		    !e2_monk(A) ? 4 : 0), cmd_name[c->t], &win)) != REFD_OK)
 			return rc;
-		if (win && c->t == C_PIN)
+		if (win && c->t == C_PIN) {
 			s->c[t].pinned_by = a + 1;
+			s->c[t].hushed = c->silence ? a + 1 : 0;
+		}
 		else if (win && (rc = unarmed_damage(ctx, s, a, t,
 		    c->lethal)) != REFD_OK)
 			return rc;

@@ -13,6 +13,7 @@
 #include "mount.h"
 #include "rules.h"
 #include "magic.h"
+#include "enc2.h"
 
 int
 mod(int score)
@@ -96,7 +97,7 @@ seat_sees(const struct st *s, int seat, int c)
 int
 save_pen(const struct cr *c)
 {
-	return mg_save_pen(c);
+	return mg_save_pen(c) - e2_resist(c);	/* saves only */
 }
 
 int
@@ -590,7 +591,7 @@ ac_vs(const struct st *s, int d, int a, int flags)
 			dexm = 0;
 		dodge = 0;
 	}
-	ac = 10 + sizemod(D->d.size) + D->d.deflect + dexm + dodge;
+	ac = 10 + sizemod(D->d.size) + e2_deflect(D) + dexm + dodge;
 	if (!(flags & A_TOUCH))
 		ac += D->d.armor + D->d.shield + D->d.natural;
 	if ((helpless(D) || (D->pinned_by && a != D->pinned_by - 1)) &&
