@@ -1222,8 +1222,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		if (s->overrun)
 			return rej(y, REFD_EILLEGAL, "R001-57",
 			    "one overrun attempt per round");
-		if (!can_std(s, A) || s->mv >= 1 || s->fa ||
-		    restricted(s, A))
+		if ((!A->mounted && (!can_std(s, A) || s->mv >= 1 ||
+		    s->fa)) || restricted(s, A))	/* mounted: the mount's */
 			return rej(y, REFD_ERESOURCE, "R001-57",
 			    "an overrun needs a move action and a standard "
 			    "action");
@@ -1245,8 +1245,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_ERANGE, "R001-57",
 			    "%s must be adjacent (or give the move's \"to\" "
 			    "or \"path\")", T->d.name);
-		if ((rc = size_gap_ok(s, a, t, "overrun", "R001-57", y)) !=
-		    REFD_OK)
+		if ((rc = size_gap_ok(s, mt_body(s, a), t, "overrun",
+		    "R001-57", y)) != REFD_OK)
 			return rc;
 		if (c->npath > 0 || c->has_to)
 			return man_overrun_path_ok(s, a, c, y);
@@ -2564,7 +2564,8 @@ overrun_block(refd_ctx *ctx, struct st *s, int avoid)
 {
 	struct cont *k = &s->k;
 	int a = k->who, t = man_ovr_defender(s), rc, ra, rd, win, ma, md;
-	struct cr *A = &s->c[a], *T = &s->c[t];
+	int b = mt_body(s, a);	/* a mounted overrun: the mount's check */
+	struct cr *A = &s->c[a], *T = &s->c[t], *B = &s->c[b];
 	int inmove = k->kind == K_MOVE;	/* during a longer move */
 	int charging = inmove && k->mode == MV_CHARGE;
 
@@ -2573,7 +2574,9 @@ overrun_block(refd_ctx *ctx, struct st *s, int avoid)
 	if (!able(A))
 		return inmove ? run_move(ctx, s) : settle(ctx, s);
 	if (avoid) {
-		if (!charging)
+		if (!charging && A->mounted)
+			s->m_att = 0;	/* D001-41, the mount's action */
+		else if (!charging)
 			s->std = 0;	/* D001-41: an avoided overrun is no action */
 		if ((rc = ev_simple(ctx, "overrun_avoided", s, t, a)) !=
 		    REFD_OK)
@@ -2586,17 +2589,19 @@ overrun_block(refd_ctx *ctx, struct st *s, int avoid)
 			return rc;
 		return settle(ctx, s);
 	}
-	ma = mod(A->d.str) + 4 * A->d.size + (charging ? 2 : 0) -
-	    mg_save_pen(A);
+	ma = mod(B->d.str) + 4 * B->d.size + (charging ? 2 : 0) -
+	    mg_save_pen(B);
 	md = (able(T) ? better_sd(T) : -5) + 4 * T->d.size + stability(T) -
 	    mg_save_pen(T);
 	if ((rc = opposed(ctx, ma, md, "overrun", &ra, &rd, &win)) != REFD_OK)
 		return rc;
-	if ((rc = ev_check(ctx, "overrun", s, a, t, ra, ra + ma, rd, rd + md,
+	if ((rc = ev_check(ctx, "overrun", s, b, t, ra, ra + ma, rd, rd + md,
 	    win)) != REFD_OK)
 		return rc;
 	if (win) {
 		T->prone = 1;
+		if ((rc = mt_hoof(ctx, s, a, t)) != REFD_OK)	/* Trample */
+			return rc;
 		if (inmove) {
 			k->margin = 3;
 			return run_move(ctx, s);
@@ -2607,14 +2612,14 @@ overrun_block(refd_ctx *ctx, struct st *s, int avoid)
 	}
 	/* The defender may knock the attacker down: Str vs Str-or-Dex. */
 	ma = mod(T->d.str) + 4 * T->d.size - mg_save_pen(T);
-	md = better_sd(A) + 4 * A->d.size - mg_save_pen(A);
+	md = better_sd(B) + 4 * B->d.size - mg_save_pen(B);
 	if ((rc = opposed(ctx, ma, md, "overrun", &ra, &rd, &win)) != REFD_OK)
 		return rc;
-	if ((rc = ev_check(ctx, "overrun_knockdown", s, t, a, ra, ra + ma,
+	if ((rc = ev_check(ctx, "overrun_knockdown", s, t, b, ra, ra + ma,
 	    rd, rd + md, win)) != REFD_OK)
 		return rc;
 	if (win)
-		A->prone = 1;
+		B->prone = 1;	/* a knocked-down mount throws its rider */
 	if (inmove) {
 		k->margin = 4;	/* its movement ends before the defender */
 		return run_move(ctx, s);
@@ -2666,7 +2671,7 @@ finish_act(refd_ctx *ctx, struct st *s)
 		}
 		break;
 	case C_OVERRUN:
-		if (!able(T) || (A->d.feats & F_IOVR)) {
+		if (!able(T) || (A->d.feats & F_IOVR) || mt_trample(s, a)) {
 			k->kind = K_ACT;
 			return overrun_block(ctx, s, 0);
 		}
@@ -3413,38 +3418,24 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		return start_move(ctx, s, a, c, MV_WITHDRAW, 0);
 	case C_RUN:
 		if (A->mounted) {
-			mt_run(s, a);	/* the mount runs (5.15) */
+			int ok;	/* the mount runs, on its endurance (5.15) */
+
+			mt_run(s, a);
+			if ((rc = mt_endurance(ctx, s, A->mounted - 1, &ok)) !=
+			    REFD_OK)
+				return rc;
+			if (!ok)
+				return settle(ctx, s);
 			return start_move(ctx, s, a, c, MV_RUN, 0);
 		}
 		s->full = 1;
-		A->run_rounds = A->run_last == s->round - 1 ?
-		    A->run_rounds + 1 : 1;
-		A->run_last = s->round;
-		if (A->run_rounds > A->d.con) {
-			/* Beyond Con rounds: Con check DC 10, +1 a round. */
-			int v, dc = 10 + (A->run_rounds - A->d.con - 1), ok;
-			refd_mpw *ev;
+		{
+			int ok;	/* endurance (4.7) */
 
-			if ((rc = roll(ctx, 20, "endurance", &v)) != REFD_OK)
+			if ((rc = mt_endurance(ctx, s, a, &ok)) != REFD_OK)
 				return rc;
-			ok = v + mod(A->d.con) >= dc;
-			ev = refd_mpw_create();
-			refd_mpw_map(ev);
-			refd_mpw_kstr(ev, "type", "endurance");
-			refd_mpw_kstr(ev, "who", A->d.name);
-			refd_mpw_kint(ev, "roll", v);
-			refd_mpw_kint(ev, "total", v + mod(A->d.con));
-			refd_mpw_kint(ev, "dc", dc);
-			refd_mpw_kbool(ev, "success", ok);
-			refd_mpw_end(ev);
-			if ((rc = emitw(ctx, s, ev)) != REFD_OK)
-				return rc;
-			if (!ok) {
-				/* It stops and must rest ten rounds. */
-				A->winded = s->round + 10;
-				A->run_rounds = 0;
+			if (!ok)
 				return settle(ctx, s);
-			}
 		}
 		A->ran = 1;
 		return start_move(ctx, s, a, c, MV_RUN, 0);
@@ -3660,10 +3651,14 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			/* Overrun inside a move: the move action's path
 			 * passes through the defender (5.14). */
 			s->overrun = 1;
-			s->mv++;
-			s->moveact = 1;
-			use_std(s, A);
-			s->attacks++;
+			if (A->mounted) {
+				s->m_mv = s->m_att = 1;	/* the mount's */
+			} else {
+				s->mv++;
+				s->moveact = 1;
+				use_std(s, A);
+				s->attacks++;
+			}
 			c->kind = C_OVERRUN;
 			return start_move(ctx, s, a, c, MV_MOVE, 0);
 		}

@@ -818,7 +818,7 @@ man_overrun_move(refd_ctx *ctx, struct st *s, int *rc)
 	if (!able(A) || A->prone)
 		return 2;
 	k->margin = 2;
-	if (!able(T) || (A->d.feats & F_IOVR)) {
+	if (!able(T) || (A->d.feats & F_IOVR) || mt_trample(s, a)) {
 		*rc = overrun_block(ctx, s, 0);
 		return 1;
 	}
@@ -862,10 +862,10 @@ man_charge_overrun_ok(const struct st *s, int seat, int a, struct cmd *c,
 		return rej(y, REFD_EILLEGAL, "R001-56",
 		    "%s is held in a grapple and cannot be overrun",
 		    O->d.name);
-	if (O->d.size - A->d.size > 1)
+	if (O->d.size - s->c[mt_body(s, a)].d.size > 1)
 		return rej(y, REFD_EILLEGAL, "R001-57",
 		    "%s is more than one size larger than %s", O->d.name,
-		    A->d.name);
+		    s->c[mt_body(s, a)].d.name);
 	O->dead = 1;
 	c->ovr_hidden = 1;
 	rc = cmd_check(s, seat, c, y);
