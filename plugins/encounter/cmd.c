@@ -3420,12 +3420,14 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		if (A->mounted) {
 			int ok;	/* the mount runs, on its endurance (5.15) */
 
-			mt_run(s, a);
 			if ((rc = mt_endurance(ctx, s, A->mounted - 1, &ok)) !=
 			    REFD_OK)
 				return rc;
-			if (!ok)
+			if (!ok) {
+				s->m_mv = 2;	/* it stops: its turn is spent */
 				return settle(ctx, s);
+			}
+			mt_run(s, a);
 			return start_move(ctx, s, a, c, MV_RUN, 0);
 		}
 		s->full = 1;
