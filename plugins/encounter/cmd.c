@@ -862,9 +862,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		if (!has_loe(s, a, t) || !perceives(s, a, t))
 			return rej(y, REFD_ENOTARGET, "R001-42",
 			    "%s cannot see %s", A->d.name, T->d.name);
-		if (c->kind == C_BULL &&
-		    (rc = size_gap_ok(s, a, t, "bull rush", "R001-49", y)) !=
-		    REFD_OK)
+		if (c->kind == C_BULL && (rc = size_gap_ok(s, mt_body(s, a),
+		    t, "bull rush", "R001-49", y)) != REFD_OK)
 			return rc;
 		if (c->kind == C_BULL && T->grap)
 			return rej(y, REFD_EILLEGAL, "R001-56",
@@ -894,8 +893,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 				    c->x, c->y);
 			c->npath = n;
 		}
-		if (c->kind == C_BULL && g_dist(T->x - c->x, T->y - c->y) > 1 &&
-		    space_n(T) == 1)
+		if (c->kind == C_BULL && space_n(T) == 1 &&
+		    mt_gap(s, a, c->x, c->y, t) > 1)
 			return rej(y, REFD_ENOPATH, "R001-49",
 			    "a bull rush needs the charge to end adjacent");
 		return REFD_OK;
@@ -1055,7 +1054,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 				return rej(y, REFD_EILLEGAL, "R001-56",
 				    "%s is held in a grapple: it cannot be "
 				    "pushed out of it", T->d.name);
-			return size_gap_ok(s, a, t, "bull rush", "R001-49", y);
+			return size_gap_ok(s, mt_body(s, a), t, "bull rush",
+			    "R001-49", y);
 		case C_DISARM:
 			if (c->item == 3)	/* grab a carried potion */
 				return man_potion_check(s, a, c, y);
@@ -2776,15 +2776,16 @@ finish_act(refd_ctx *ctx, struct st *s)
 		return REFD_OK;
 	}
 	case C_BULL: {
-		int ma = mod(A->d.str) + 4 * A->d.size +
-		    ((k->flags & A_CHARGE) ? 2 : 0) - mg_save_pen(A);
+		int b = mt_body(s, a);	/* mounted: the mount pushes */
+		int ma = mod(s->c[b].d.str) + 4 * s->c[b].d.size +
+		    ((k->flags & A_CHARGE) ? 2 : 0) - mg_save_pen(&s->c[b]);
 		int md = mod(T->d.str) + 4 * T->d.size + stability(T) -
 		    mg_save_pen(T);
 
 		if ((rc = opposed(ctx, ma, md, "bull rush", &ra, &rd, &win)) !=
 		    REFD_OK)
 			return rc;
-		if ((rc = ev_check(ctx, "bull_rush", s, a, t, ra, ra + ma, rd,
+		if ((rc = ev_check(ctx, "bull_rush", s, b, t, ra, ra + ma, rd,
 		    rd + md, win)) != REFD_OK)
 			return rc;
 		if (!win)

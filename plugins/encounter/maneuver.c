@@ -46,7 +46,14 @@ man_push_start(refd_ctx *ctx, struct st *s, int a, int t, int pushes,
 	const struct cr *A = &s->c[a], *T = &s->c[t];
 	int dx = (2 * T->x + space_n(T)) - (2 * A->x + space_n(A));
 	int dy = (2 * T->y + space_n(T)) - (2 * A->y + space_n(A));
+	int ax = dx < 0 ? -dx : dx, ay = dy < 0 ? -dy : dy;
 
+	/* The closest of the 8 directions (D001-34): a component under
+	 * tan 22.5 degrees of the other, (a + b)^2 < 2 b^2, is dropped. */
+	if ((ax + ay) * (ax + ay) < 2 * ax * ax)
+		dy = 0;
+	else if ((ax + ay) * (ax + ay) < 2 * ay * ay)
+		dx = 0;
 	memset(k, 0, sizeof(*k));
 	k->kind = K_PUSH;
 	k->who = a;
@@ -79,6 +86,7 @@ man_push_run(refd_ctx *ctx, struct st *s)
 			    k->py[1])) {
 				A->x = k->px[1];
 				A->y = k->py[1];
+				mt_follow(s, a);	/* its mount with it */
 				s->sq_moved++;
 				k->margin++;
 			} else {
@@ -95,7 +103,8 @@ man_push_run(refd_ctx *ctx, struct st *s)
 			k->checked = 1;
 			k->ally = t;
 			/* Leaving its square provokes, not from the rusher. */
-			if (aoo_queue(s, t, -1, (1 << a) | k->rdone) > 0)
+			if (aoo_queue(s, t, -1, (1 << a) |
+			    (1 << mt_body(s, a)) | k->rdone) > 0)
 				return REFD_OK;
 		}
 		/* checked == 1: the pushed creature moves if still up. */
@@ -105,6 +114,10 @@ man_push_run(refd_ctx *ctx, struct st *s)
 		T->y += dy;
 		k->pi++;
 		k->checked = 0;
+		/* The follower steps one square the same way (into the
+		 * vacated square when both fill one square). */
+		ox = A->x + dx;
+		oy = A->y + dy;
 		if (!k->flags || !able(A) || A->prone ||
 		    !real_free(s, a, ox, oy)) {
 			k->flags = 0;
@@ -115,7 +128,8 @@ man_push_run(refd_ctx *ctx, struct st *s)
 		k->px[1] = ox;
 		k->py[1] = oy;
 		/* The follower provokes, never from the pushed one. */
-		if (aoo_queue(s, a, -1, (1 << t) | s->aoo_taken) > 0)
+		if (aoo_queue(s, a, -1, (1 << t) | (1 << mt_body(s, t)) |
+		    s->aoo_taken) > 0)
 			return REFD_OK;
 	}
 	k->kind = K_NONE;

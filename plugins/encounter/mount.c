@@ -386,9 +386,6 @@ mt_check(const struct st *s, int a, struct cmd *c, struct why *y, int *done)
 			return rej(y, REFD_EILLEGAL, "R001-58",
 			    "shoot or cast after the mount's %s, not before",
 			    cmd_name[c->t]);
-		if (c->t == C_CHARGE && c->kind == C_BULL)
-			return rej(y, REFD_EILLEGAL, "R001-58",
-			    "a mounted bull rush charge is not supported");
 		break;
 	case C_MOVE:
 		if (s->m_run || s->m_mv + s->m_att >= 2)
@@ -833,4 +830,16 @@ mt_endurance(refd_ctx *ctx, struct st *s, int r, int *ok)
 		A->run_rounds = 0;
 	}
 	return REFD_OK;
+}
+
+/* Squares between a's space with its corner at (x, y) and t's space
+ * (1: adjacent), for a mover of any size. */
+int
+mt_gap(const struct st *s, int a, int x, int y, int t)
+{
+	struct cr A = s->c[a];
+
+	A.x = x;
+	A.y = y;
+	return cdist(&A, &s->c[t]);
 }

@@ -38,5 +38,6 @@ int mt_body(const struct st *s, int a);
 int mt_trample(const struct st *s, int a);
 int mt_hoof(refd_ctx *ctx, struct st *s, int a, int t);
 int mt_endurance(refd_ctx *ctx, struct st *s, int r, int *ok);
+int mt_gap(const struct st *s, int a, int x, int y, int t);
 
 #endif
