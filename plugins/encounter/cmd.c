@@ -863,7 +863,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_ENOTARGET, "R001-42",
 			    "%s cannot see %s", A->d.name, T->d.name);
 		if (c->kind == C_BULL && (rc = size_gap_ok(s, mt_body(s, a),
-		    t, "bull rush", "R001-49", y)) != REFD_OK)
+		    mt_body(s, t), "bull rush", "R001-49", y)) != REFD_OK)
 			return rc;
 		if (c->kind == C_BULL && T->grap)
 			return rej(y, REFD_EILLEGAL, "R001-56",
@@ -1054,8 +1054,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 				return rej(y, REFD_EILLEGAL, "R001-56",
 				    "%s is held in a grapple: it cannot be "
 				    "pushed out of it", T->d.name);
-			return size_gap_ok(s, mt_body(s, a), t, "bull rush",
-			    "R001-49", y);
+			return size_gap_ok(s, mt_body(s, a), mt_body(s, t),
+			    "bull rush", "R001-49", y);
 		case C_DISARM:
 			if (c->item == 3)	/* grab a carried potion */
 				return man_potion_check(s, a, c, y);
@@ -1245,8 +1245,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_ERANGE, "R001-57",
 			    "%s must be adjacent (or give the move's \"to\" "
 			    "or \"path\")", T->d.name);
-		if ((rc = size_gap_ok(s, mt_body(s, a), t, "overrun",
-		    "R001-57", y)) != REFD_OK)
+		if ((rc = size_gap_ok(s, mt_body(s, a), mt_body(s, t),
+		    "overrun", "R001-57", y)) != REFD_OK)
 			return rc;
 		if (c->npath > 0 || c->has_to)
 			return man_overrun_path_ok(s, a, c, y);
@@ -2589,6 +2589,8 @@ overrun_block(refd_ctx *ctx, struct st *s, int avoid)
 			return rc;
 		return settle(ctx, s);
 	}
+	t = mt_body(s, t);	/* a mounted defender: its mount blocks */
+	T = &s->c[t];
 	ma = mod(B->d.str) + 4 * B->d.size + (charging ? 2 : 0) -
 	    mg_save_pen(B);
 	md = (able(T) ? better_sd(T) : -5) + 4 * T->d.size + stability(T) -
@@ -2779,13 +2781,14 @@ finish_act(refd_ctx *ctx, struct st *s)
 		int b = mt_body(s, a);	/* mounted: the mount pushes */
 		int ma = mod(s->c[b].d.str) + 4 * s->c[b].d.size +
 		    ((k->flags & A_CHARGE) ? 2 : 0) - mg_save_pen(&s->c[b]);
-		int md = mod(T->d.str) + 4 * T->d.size + stability(T) -
-		    mg_save_pen(T);
+		int tb = mt_body(s, t);	/* a mounted pair: its mount */
+		int md = mod(s->c[tb].d.str) + 4 * s->c[tb].d.size +
+		    stability(&s->c[tb]) - mg_save_pen(&s->c[tb]);
 
 		if ((rc = opposed(ctx, ma, md, "bull rush", &ra, &rd, &win)) !=
 		    REFD_OK)
 			return rc;
-		if ((rc = ev_check(ctx, "bull_rush", s, b, t, ra, ra + ma, rd,
+		if ((rc = ev_check(ctx, "bull_rush", s, b, tb, ra, ra + ma, rd,
 		    rd + md, win)) != REFD_OK)
 			return rc;
 		if (!win)

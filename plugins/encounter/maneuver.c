@@ -780,7 +780,9 @@ int
 man_overrun_path_ok(const struct st *s, int a, struct cmd *c, struct why *y)
 {
 	struct cr *T = (struct cr *)&s->c[c->target];	/* restored below */
-	int rc, dead = T->dead;
+	int rc, dead = T->dead, p = mt_partner(s, c->target);
+	struct cr *P = p >= 0 ? (struct cr *)&s->c[p] : T;
+	int pdead = P->dead;
 
 	if (c->npath == 0) {
 		c->npath = man_ovr_line(s, a, c->target, c->x, c->y, c->px,
@@ -791,8 +793,9 @@ man_overrun_path_ok(const struct st *s, int a, struct cmd *c, struct why *y)
 			    "through %s", c->x, c->y, T->d.name);
 	}
 	/* The defender's square is passed through, if the overrun works. */
-	T->dead = 1;
+	T->dead = P->dead = 1;	/* a rider's mount shares its space */
 	rc = check_path(s, a, c, speed_of(&s->c[a]), y);
+	P->dead = pdead;
 	T->dead = dead;
 	if (rc != REFD_OK)
 		return rc;
@@ -863,7 +866,9 @@ man_charge_overrun_ok(const struct st *s, int seat, int a, struct cmd *c,
 {
 	const struct cr *A = &s->c[a];
 	struct cr *O = (struct cr *)&s->c[c->ovr];	/* restored below */
-	int rc, dead = O->dead;
+	int rc, dead = O->dead, p = mt_partner(s, c->ovr);
+	struct cr *P = p >= 0 ? (struct cr *)&s->c[p] : O;
+	int pdead = P->dead;
 
 	if (s->overrun)
 		return rej(y, REFD_EILLEGAL, "R001-57",
@@ -876,13 +881,14 @@ man_charge_overrun_ok(const struct st *s, int seat, int a, struct cmd *c,
 		return rej(y, REFD_EILLEGAL, "R001-56",
 		    "%s is held in a grapple and cannot be overrun",
 		    O->d.name);
-	if (O->d.size - s->c[mt_body(s, a)].d.size > 1)
+	if (s->c[mt_body(s, c->ovr)].d.size - s->c[mt_body(s, a)].d.size > 1)
 		return rej(y, REFD_EILLEGAL, "R001-57",
 		    "%s is more than one size larger than %s", O->d.name,
 		    s->c[mt_body(s, a)].d.name);
-	O->dead = 1;
+	O->dead = P->dead = 1;	/* a rider's mount shares its space */
 	c->ovr_hidden = 1;
 	rc = cmd_check(s, seat, c, y);
+	P->dead = pdead;
 	O->dead = dead;
 	c->ovr_hidden = 0;
 	if (rc != REFD_OK)
