@@ -868,9 +868,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		if (!has_loe(s, a, t) || !perceives(s, a, t))
 			return rej(y, REFD_ENOTARGET, "R001-42",
 			    "%s cannot see %s", A->d.name, T->d.name);
-		if (c->kind == C_BULL &&
-		    (rc = size_gap_ok(s, a, t, "bull rush", "R001-49", y)) !=
-		    REFD_OK)
+		if (c->kind == C_BULL && (rc = size_gap_ok(s, mt_body(s, a),
+		    mt_body(s, t), "bull rush", "R001-49", y)) != REFD_OK)
 			return rc;
 		if (c->kind == C_BULL && T->grap)
 			return rej(y, REFD_EILLEGAL, "R001-56",
@@ -900,8 +899,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 				    c->x, c->y);
 			c->npath = n;
 		}
-		if (c->kind == C_BULL && g_dist(T->x - c->x, T->y - c->y) > 1 &&
-		    space_n(T) == 1)
+		if (c->kind == C_BULL && space_n(T) == 1 &&
+		    mt_gap(s, a, c->x, c->y, t) > 1)
 			return rej(y, REFD_ENOPATH, "R001-49",
 			    "a bull rush needs the charge to end adjacent");
 		return REFD_OK;
@@ -1061,7 +1060,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 				return rej(y, REFD_EILLEGAL, "R001-56",
 				    "%s is held in a grapple: it cannot be "
 				    "pushed out of it", T->d.name);
-			return size_gap_ok(s, a, t, "bull rush", "R001-49", y);
+			return size_gap_ok(s, mt_body(s, a), mt_body(s, t),
+			    "bull rush", "R001-49", y);
 		case C_DISARM:
 			if (c->item == 3)	/* grab a carried potion */
 				return man_potion_check(s, a, c, y);
@@ -1230,8 +1230,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 		if (s->overrun)
 			return rej(y, REFD_EILLEGAL, "R001-57",
 			    "one overrun attempt per round");
-		if (!can_std(s, A) || s->mv >= 1 || s->fa ||
-		    restricted(s, A))
+		if ((!A->mounted && (!can_std(s, A) || s->mv >= 1 ||
+		    s->fa)) || restricted(s, A))	/* mounted: the mount's */
 			return rej(y, REFD_ERESOURCE, "R001-57",
 			    "an overrun needs a move action and a standard "
 			    "action");
@@ -1253,8 +1253,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			return rej(y, REFD_ERANGE, "R001-57",
 			    "%s must be adjacent (or give the move's \"to\" "
 			    "or \"path\")", T->d.name);
-		if ((rc = size_gap_ok(s, a, t, "overrun", "R001-57", y)) !=
-		    REFD_OK)
+		if ((rc = size_gap_ok(s, mt_body(s, a), mt_body(s, t),
+		    "overrun", "R001-57", y)) != REFD_OK)
 			return rc;
 		if (c->npath > 0 || c->has_to)
 			return man_overrun_path_ok(s, a, c, y);
@@ -2577,7 +2577,8 @@ overrun_block(refd_ctx *ctx, struct st *s, int avoid)
 {
 	struct cont *k = &s->k;
 	int a = k->who, t = man_ovr_defender(s), rc, ra, rd, win, ma, md;
-	struct cr *A = &s->c[a], *T = &s->c[t];
+	int b = mt_body(s, a);	/* a mounted overrun: the mount's check */
+	struct cr *A = &s->c[a], *T = &s->c[t], *B = &s->c[b];
 	int inmove = k->kind == K_MOVE;	/* during a longer move */
 	int charging = inmove && k->mode == MV_CHARGE;
 
@@ -2586,7 +2587,9 @@ overrun_block(refd_ctx *ctx, struct st *s, int avoid)
 	if (!able(A))
 		return inmove ? run_move(ctx, s) : settle(ctx, s);
 	if (avoid) {
-		if (!charging)
+		if (!charging && A->mounted)
+			s->m_att = 0;	/* D001-41, the mount's action */
+		else if (!charging)
 			s->std = 0;	/* D001-41: an avoided overrun is no action */
 		if ((rc = ev_simple(ctx, "overrun_avoided", s, t, a)) !=
 		    REFD_OK)
@@ -2599,17 +2602,21 @@ overrun_block(refd_ctx *ctx, struct st *s, int avoid)
 			return rc;
 		return settle(ctx, s);
 	}
-	ma = mod(A->d.str) + 4 * A->d.size + (charging ? 2 : 0) -
-	    mg_save_pen(A);
+	t = mt_body(s, t);	/* a mounted defender: its mount blocks */
+	T = &s->c[t];
+	ma = mod(B->d.str) + 4 * B->d.size + (charging ? 2 : 0) -
+	    mg_save_pen(B);
 	md = (able(T) ? better_sd(T) : -5) + 4 * T->d.size + stability(T) -
 	    mg_save_pen(T);
 	if ((rc = opposed(ctx, ma, md, "overrun", &ra, &rd, &win)) != REFD_OK)
 		return rc;
-	if ((rc = ev_check(ctx, "overrun", s, a, t, ra, ra + ma, rd, rd + md,
+	if ((rc = ev_check(ctx, "overrun", s, b, t, ra, ra + ma, rd, rd + md,
 	    win)) != REFD_OK)
 		return rc;
 	if (win) {
 		T->prone = 1;
+		if ((rc = mt_hoof(ctx, s, a, t)) != REFD_OK)	/* Trample */
+			return rc;
 		if (inmove) {
 			k->margin = 3;
 			return run_move(ctx, s);
@@ -2620,14 +2627,14 @@ overrun_block(refd_ctx *ctx, struct st *s, int avoid)
 	}
 	/* The defender may knock the attacker down: Str vs Str-or-Dex. */
 	ma = mod(T->d.str) + 4 * T->d.size - mg_save_pen(T);
-	md = better_sd(A) + 4 * A->d.size - mg_save_pen(A);
+	md = better_sd(B) + 4 * B->d.size - mg_save_pen(B);
 	if ((rc = opposed(ctx, ma, md, "overrun", &ra, &rd, &win)) != REFD_OK)
 		return rc;
-	if ((rc = ev_check(ctx, "overrun_knockdown", s, t, a, ra, ra + ma,
+	if ((rc = ev_check(ctx, "overrun_knockdown", s, t, b, ra, ra + ma,
 	    rd, rd + md, win)) != REFD_OK)
 		return rc;
 	if (win)
-		A->prone = 1;
+		B->prone = 1;	/* a knocked-down mount throws its rider */
 	if (inmove) {
 		k->margin = 4;	/* its movement ends before the defender */
 		return run_move(ctx, s);
@@ -2679,7 +2686,7 @@ finish_act(refd_ctx *ctx, struct st *s)
 		}
 		break;
 	case C_OVERRUN:
-		if (!able(T) || (A->d.feats & F_IOVR)) {
+		if (!able(T) || (A->d.feats & F_IOVR) || mt_trample(s, a)) {
 			k->kind = K_ACT;
 			return overrun_block(ctx, s, 0);
 		}
@@ -2784,15 +2791,17 @@ finish_act(refd_ctx *ctx, struct st *s)
 		return REFD_OK;
 	}
 	case C_BULL: {
-		int ma = mod(A->d.str) + 4 * A->d.size +
-		    ((k->flags & A_CHARGE) ? 2 : 0) - mg_save_pen(A);
-		int md = mod(T->d.str) + 4 * T->d.size + stability(T) -
-		    mg_save_pen(T);
+		int b = mt_body(s, a);	/* mounted: the mount pushes */
+		int ma = mod(s->c[b].d.str) + 4 * s->c[b].d.size +
+		    ((k->flags & A_CHARGE) ? 2 : 0) - mg_save_pen(&s->c[b]);
+		int tb = mt_body(s, t);	/* a mounted pair: its mount */
+		int md = mod(s->c[tb].d.str) + 4 * s->c[tb].d.size +
+		    stability(&s->c[tb]) - mg_save_pen(&s->c[tb]);
 
 		if ((rc = opposed(ctx, ma, md, "bull rush", &ra, &rd, &win)) !=
 		    REFD_OK)
 			return rc;
-		if ((rc = ev_check(ctx, "bull_rush", s, a, t, ra, ra + ma, rd,
+		if ((rc = ev_check(ctx, "bull_rush", s, b, tb, ra, ra + ma, rd,
 		    rd + md, win)) != REFD_OK)
 			return rc;
 		if (!win)
@@ -3429,38 +3438,26 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		return start_move(ctx, s, a, c, MV_WITHDRAW, 0);
 	case C_RUN:
 		if (A->mounted) {
-			mt_run(s, a);	/* the mount runs (5.15) */
+			int ok;	/* the mount runs, on its endurance (5.15) */
+
+			if ((rc = mt_endurance(ctx, s, A->mounted - 1, &ok)) !=
+			    REFD_OK)
+				return rc;
+			if (!ok) {
+				s->m_mv = 2;	/* it stops: its turn is spent */
+				return settle(ctx, s);
+			}
+			mt_run(s, a);
 			return start_move(ctx, s, a, c, MV_RUN, 0);
 		}
 		s->full = 1;
-		A->run_rounds = A->run_last == s->round - 1 ?
-		    A->run_rounds + 1 : 1;
-		A->run_last = s->round;
-		if (A->run_rounds > A->d.con) {
-			/* Beyond Con rounds: Con check DC 10, +1 a round. */
-			int v, dc = 10 + (A->run_rounds - A->d.con - 1), ok;
-			refd_mpw *ev;
+		{
+			int ok;	/* endurance (4.7) */
 
-			if ((rc = roll(ctx, 20, "endurance", &v)) != REFD_OK)
+			if ((rc = mt_endurance(ctx, s, a, &ok)) != REFD_OK)
 				return rc;
-			ok = v + mod(A->d.con) >= dc;
-			ev = refd_mpw_create();
-			refd_mpw_map(ev);
-			refd_mpw_kstr(ev, "type", "endurance");
-			refd_mpw_kstr(ev, "who", A->d.name);
-			refd_mpw_kint(ev, "roll", v);
-			refd_mpw_kint(ev, "total", v + mod(A->d.con));
-			refd_mpw_kint(ev, "dc", dc);
-			refd_mpw_kbool(ev, "success", ok);
-			refd_mpw_end(ev);
-			if ((rc = emitw(ctx, s, ev)) != REFD_OK)
-				return rc;
-			if (!ok) {
-				/* It stops and must rest ten rounds. */
-				A->winded = s->round + 10;
-				A->run_rounds = 0;
+			if (!ok)
 				return settle(ctx, s);
-			}
 		}
 		A->ran = 1;
 		return start_move(ctx, s, a, c, MV_RUN, 0);
@@ -3676,10 +3673,14 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			/* Overrun inside a move: the move action's path
 			 * passes through the defender (5.14). */
 			s->overrun = 1;
-			s->mv++;
-			s->moveact = 1;
-			use_std(s, A);
-			s->attacks++;
+			if (A->mounted) {
+				s->m_mv = s->m_att = 1;	/* the mount's */
+			} else {
+				s->mv++;
+				s->moveact = 1;
+				use_std(s, A);
+				s->attacks++;
+			}
 			c->kind = C_OVERRUN;
 			return start_move(ctx, s, a, c, MV_MOVE, 0);
 		}

@@ -191,7 +191,7 @@ static const char *const featname[NFEATS] = {
 	"combat_reflexes", "improved_unarmed_strike", "improved_trip",
 	"improved_bull_rush", "improved_disarm", "improved_sunder",
 	"improved_feint", "precise_shot", "two_weapon_fighting", "run",
-	"uncanny_dodge", "improved_overrun", "cleave", "great_cleave"
+	"uncanny_dodge", "improved_overrun", "cleave", "great_cleave", "trample"
 };
 
 const char *

@@ -40,9 +40,10 @@ enum {
 	F_UD = 1 << 10,		/* uncanny dodge */
 	F_IOVR = 1 << 11,	/* Improved Overrun */
 	F_CLEAVE = 1 << 12,
-	F_GCLEAVE = 1 << 13	/* Great Cleave */
+	F_GCLEAVE = 1 << 13,	/* Great Cleave */
+	F_TRAMPLE = 1 << 14	/* Trample (a rider's feat, 5.14) */
 };
-#define NFEATS 14
+#define NFEATS 15
 
 /* Conditions (section 6), set by the setup for the whole fight. */
 enum {

@@ -47,7 +47,14 @@ man_push_start(refd_ctx *ctx, struct st *s, int a, int t, int pushes,
 	const struct cr *A = &s->c[a], *T = &s->c[t];
 	int dx = (2 * T->x + space_n(T)) - (2 * A->x + space_n(A));
 	int dy = (2 * T->y + space_n(T)) - (2 * A->y + space_n(A));
+	int ax = dx < 0 ? -dx : dx, ay = dy < 0 ? -dy : dy;
 
+	/* The closest of the 8 directions (D001-34): a component under
+	 * tan 22.5 degrees of the other, (a + b)^2 < 2 b^2, is dropped. */
+	if ((ax + ay) * (ax + ay) < 2 * ax * ax)
+		dy = 0;
+	else if ((ax + ay) * (ax + ay) < 2 * ay * ay)
+		dx = 0;
 	memset(k, 0, sizeof(*k));
 	k->kind = K_PUSH;
 	k->who = a;
@@ -80,6 +87,7 @@ man_push_run(refd_ctx *ctx, struct st *s)
 			    k->py[1])) {
 				A->x = k->px[1];
 				A->y = k->py[1];
+				mt_follow(s, a);	/* its mount with it */
 				s->sq_moved++;
 				k->margin++;
 			} else {
@@ -96,7 +104,8 @@ man_push_run(refd_ctx *ctx, struct st *s)
 			k->checked = 1;
 			k->ally = t;
 			/* Leaving its square provokes, not from the rusher. */
-			if (aoo_queue(s, t, -1, (1 << a) | k->rdone) > 0)
+			if (aoo_queue(s, t, -1, (1 << a) |
+			    (1 << mt_body(s, a)) | k->rdone) > 0)
 				return REFD_OK;
 		}
 		/* checked == 1: the pushed creature moves if still up. */
@@ -106,6 +115,10 @@ man_push_run(refd_ctx *ctx, struct st *s)
 		T->y += dy;
 		k->pi++;
 		k->checked = 0;
+		/* The follower steps one square the same way (into the
+		 * vacated square when both fill one square). */
+		ox = A->x + dx;
+		oy = A->y + dy;
 		if (!k->flags || !able(A) || A->prone ||
 		    !real_free(s, a, ox, oy)) {
 			k->flags = 0;
@@ -116,7 +129,8 @@ man_push_run(refd_ctx *ctx, struct st *s)
 		k->px[1] = ox;
 		k->py[1] = oy;
 		/* The follower provokes, never from the pushed one. */
-		if (aoo_queue(s, a, -1, (1 << t) | s->aoo_taken) > 0)
+		if (aoo_queue(s, a, -1, (1 << t) | (1 << mt_body(s, t)) |
+		    s->aoo_taken) > 0)
 			return REFD_OK;
 	}
 	k->kind = K_NONE;
@@ -773,7 +787,9 @@ int
 man_overrun_path_ok(const struct st *s, int a, struct cmd *c, struct why *y)
 {
 	struct cr *T = (struct cr *)&s->c[c->target];	/* restored below */
-	int rc, dead = T->dead;
+	int rc, dead = T->dead, p = mt_partner(s, c->target);
+	struct cr *P = p >= 0 ? (struct cr *)&s->c[p] : T;
+	int pdead = P->dead;
 
 	if (c->npath == 0) {
 		c->npath = man_ovr_line(s, a, c->target, c->x, c->y, c->px,
@@ -784,8 +800,9 @@ man_overrun_path_ok(const struct st *s, int a, struct cmd *c, struct why *y)
 			    "through %s", c->x, c->y, T->d.name);
 	}
 	/* The defender's square is passed through, if the overrun works. */
-	T->dead = 1;
+	T->dead = P->dead = 1;	/* a rider's mount shares its space */
 	rc = check_path(s, a, c, speed_of(&s->c[a]), y);
+	P->dead = pdead;
 	T->dead = dead;
 	if (rc != REFD_OK)
 		return rc;
@@ -825,7 +842,7 @@ man_overrun_move(refd_ctx *ctx, struct st *s, int *rc)
 	if (!able(A) || A->prone)
 		return 2;
 	k->margin = 2;
-	if (!able(T) || (A->d.feats & F_IOVR)) {
+	if (!able(T) || (A->d.feats & F_IOVR) || mt_trample(s, a)) {
 		*rc = overrun_block(ctx, s, 0);
 		return 1;
 	}
@@ -856,7 +873,9 @@ man_charge_overrun_ok(const struct st *s, int seat, int a, struct cmd *c,
 {
 	const struct cr *A = &s->c[a];
 	struct cr *O = (struct cr *)&s->c[c->ovr];	/* restored below */
-	int rc, dead = O->dead;
+	int rc, dead = O->dead, p = mt_partner(s, c->ovr);
+	struct cr *P = p >= 0 ? (struct cr *)&s->c[p] : O;
+	int pdead = P->dead;
 
 	if (s->overrun)
 		return rej(y, REFD_EILLEGAL, "R001-57",
@@ -869,13 +888,14 @@ man_charge_overrun_ok(const struct st *s, int seat, int a, struct cmd *c,
 		return rej(y, REFD_EILLEGAL, "R001-56",
 		    "%s is held in a grapple and cannot be overrun",
 		    O->d.name);
-	if (O->d.size - A->d.size > 1)
+	if (s->c[mt_body(s, c->ovr)].d.size - s->c[mt_body(s, a)].d.size > 1)
 		return rej(y, REFD_EILLEGAL, "R001-57",
 		    "%s is more than one size larger than %s", O->d.name,
-		    A->d.name);
-	O->dead = 1;
+		    s->c[mt_body(s, a)].d.name);
+	O->dead = P->dead = 1;	/* a rider's mount shares its space */
 	c->ovr_hidden = 1;
 	rc = cmd_check(s, seat, c, y);
+	P->dead = pdead;
 	O->dead = dead;
 	c->ovr_hidden = 0;
 	if (rc != REFD_OK)

@@ -360,11 +360,33 @@ mt_check(const struct st *s, int a, struct cmd *c, struct why *y, int *done)
 	switch (c->t) {
 	case C_CRAWL:
 	case C_MINMOVE:
-	case C_OVERRUN:
 	case C_PRONE:
 		return rej(y, REFD_EILLEGAL, "R001-58",
 		    "%s is mounted: no %s (move the mount, or dismount first)",
 		    A->d.name, cmd_name[c->t]);
+	case C_OVERRUN:
+		if (s->m_mv || s->m_att || s->m_run)
+			return rej(y, REFD_ERESOURCE, "R001-57",
+			    "%s's overrun takes its move action and its standard "
+			    "action: it already acted this turn", M->d.name);
+		break;
+	case C_RUN:
+		if (M->winded >= s->round)
+			return rej(y, REFD_EILLEGAL, "R001-43",
+			    "%s is winded and must rest until round %d",
+			    M->d.name, M->winded + 1);
+		/* FALLTHROUGH */
+	case C_WITHDRAW:
+	case C_CHARGE:
+		if (s->m_mv > 0 || s->m_att)
+			return rej(y, REFD_ERESOURCE, "R001-58",
+			    "%s already acted this turn: a %s takes its whole "
+			    "turn", M->d.name, cmd_name[c->t]);
+		if (s->m_shot || s->cast)
+			return rej(y, REFD_EILLEGAL, "R001-58",
+			    "shoot or cast after the mount's %s, not before",
+			    cmd_name[c->t]);
+		break;
 	case C_MOVE:
 		if (s->m_run || s->m_mv + s->m_att >= 2)
 			return rej(y, REFD_ERESOURCE, "R001-58",
@@ -379,21 +401,6 @@ mt_check(const struct st *s, int a, struct cmd *c, struct why *y, int *done)
 			    "%s shot while %s moved once: a second move would "
 			    "have made the shot -4 (move first, then shoot)",
 			    A->d.name, M->d.name);
-		break;
-	case C_WITHDRAW:
-	case C_RUN:
-	case C_CHARGE:
-		if (s->m_mv > 0 || s->m_att)
-			return rej(y, REFD_ERESOURCE, "R001-58",
-			    "%s already acted this turn: a %s takes its whole "
-			    "turn", M->d.name, cmd_name[c->t]);
-		if (s->m_shot || s->cast)
-			return rej(y, REFD_EILLEGAL, "R001-58",
-			    "shoot or cast after the mount's %s, not before",
-			    cmd_name[c->t]);
-		if (c->t == C_CHARGE && c->kind == C_BULL)
-			return rej(y, REFD_EILLEGAL, "R001-58",
-			    "a mounted bull rush charge is not supported");
 		break;
 	case C_FULL:
 		if (!A->d.w[0].ranged && s->sq_moved > 1)
@@ -751,4 +758,88 @@ mt_round(refd_ctx *ctx, struct st *s)
 			return rc;
 	}
 	return REFD_OK;
+}
+
+/* The body that moves, pushes and is pushed for a: its mount when it
+ * rides (a mounted overrun: the mount's Str and size, 5.14). */
+int
+mt_body(const struct st *s, int a)
+{
+	return s->c[a].mounted ? s->c[a].mounted - 1 : a;
+}
+
+/* A mounted overrun with Trample: the defender cannot avoid (5.14). */
+int
+mt_trample(const struct st *s, int a)
+{
+	return s->c[a].mounted && (s->c[a].d.feats & F_TRAMPLE);
+}
+
+/* Trample: a successful mounted overrun gives the mount one hoof (its
+ * natural weapon) attack on the knocked-down defender (5.14). */
+int
+mt_hoof(refd_ctx *ctx, struct st *s, int a, int t)
+{
+	struct weapon w;
+	struct atk r;
+	int m;
+
+	if (!mt_trample(s, a) || s->c[t].dead)
+		return REFD_OK;
+	m = s->c[a].mounted - 1;
+	if (!able(&s->c[m]))
+		return REFD_OK;
+	melee_weapon(&s->c[m], &w);
+	return attack(ctx, s, m, t, &w, 0, 0, 0, &r);
+}
+
+/*
+ * Running endurance (4.7) of the runner r (a mount running under its
+ * rider too): Con-score rounds freely, then a Con check DC 10, +1 per
+ * further round; on a failure *ok is 0: it stops and rests 10 rounds.
+ */
+int
+mt_endurance(refd_ctx *ctx, struct st *s, int r, int *ok)
+{
+	struct cr *A = &s->c[r];
+	int rc, v, dc;
+	refd_mpw *ev;
+
+	*ok = 1;
+	A->run_rounds = A->run_last == s->round - 1 ? A->run_rounds + 1 : 1;
+	A->run_last = s->round;
+	if (A->run_rounds <= A->d.con)
+		return REFD_OK;
+	dc = 10 + (A->run_rounds - A->d.con - 1);
+	if ((rc = roll(ctx, 20, "endurance", &v)) != REFD_OK)
+		return rc;
+	*ok = v + mod(A->d.con) >= dc;
+	ev = refd_mpw_create();
+	refd_mpw_map(ev);
+	refd_mpw_kstr(ev, "type", "endurance");
+	refd_mpw_kstr(ev, "who", A->d.name);
+	refd_mpw_kint(ev, "roll", v);
+	refd_mpw_kint(ev, "total", v + mod(A->d.con));
+	refd_mpw_kint(ev, "dc", dc);
+	refd_mpw_kbool(ev, "success", *ok);
+	refd_mpw_end(ev);
+	if ((rc = emitw(ctx, s, ev)) != REFD_OK)
+		return rc;
+	if (!*ok) {
+		A->winded = s->round + 10;	/* it must rest ten rounds */
+		A->run_rounds = 0;
+	}
+	return REFD_OK;
+}
+
+/* Squares between a's space with its corner at (x, y) and t's space
+ * (1: adjacent), for a mover of any size. */
+int
+mt_gap(const struct st *s, int a, int x, int y, int t)
+{
+	struct cr A = s->c[a];
+
+	A.x = x;
+	A.y = y;
+	return cdist(&A, &s->c[t]);
 }

@@ -34,5 +34,10 @@ int mt_lance(const struct st *s, int a, const struct weapon *w, int flags);
 int mt_trip_md(const struct st *s, int t, int md);
 int mt_falls(refd_ctx *ctx, struct st *s);
 int mt_round(refd_ctx *ctx, struct st *s);
+int mt_body(const struct st *s, int a);
+int mt_trample(const struct st *s, int a);
+int mt_hoof(refd_ctx *ctx, struct st *s, int a, int t);
+int mt_endurance(refd_ctx *ctx, struct st *s, int r, int *ok);
+int mt_gap(const struct st *s, int a, int x, int y, int t);
 
 #endif
