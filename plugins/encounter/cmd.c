@@ -684,7 +684,8 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			    "can see within reach", nm(s, s->q[0]),
 			    nm(s, c->target));
 		if (s->pk == PK_AOO && c->target >= 0 && c->target != s->k.who &&
-		    !mt_pair(s, c->target, s->k.who))
+		    (!mt_pair(s, c->target, s->k.who) || (s->k.kind == K_ACT &&
+		    s->k.act == C_BULL)))
 			return rej(y, REFD_ENOTARGET, "R001-58",
 			    "the attack of opportunity strikes %s or the mount "
 			    "it rides", nm(s, s->k.who));
@@ -1565,6 +1566,31 @@ ev_over(refd_ctx *ctx, struct st *s, const char *reason)
 
 /* ---- turn order (1.2, 1.9) ---- */
 
+/* A dying creature's roll (3.3): d100 1-10 stable, else it loses 1 HP. */
+int
+dying_roll(refd_ctx *ctx, struct st *s, int i)
+{
+	struct cr *c = &s->c[i];
+	refd_mpw *w;
+	int rc, r;
+
+	if ((rc = roll(ctx, 100, "dying", &r)) != REFD_OK)
+		return rc;
+	if (r <= 10)
+		c->stable = 1;
+	else if (--c->hp <= -10)
+		c->dead = 1;
+	w = refd_mpw_create();
+	refd_mpw_map(w);
+	refd_mpw_kstr(w, "type", "dying");
+	refd_mpw_kstr(w, "who", c->d.name);
+	refd_mpw_kint(w, "roll", r);
+	refd_mpw_kstr(w, "state", state_name(c));
+	refd_mpw_end(w);
+	s->shown[i] = state_idx(c);
+	return emitw(ctx, s, w);
+}
+
 /*
  * Turn `n` of the order begins, after the boundary where delaying
  * creatures may act (check_delay).  Skips creatures that cannot act,
@@ -1607,6 +1633,8 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 					return rc;
 			} else {
 				s->round++;
+				if ((rc = mt_round(ctx, s)) != REFD_OK)
+					return rc;	/* dying mounts */
 			}
 			n = 0;
 			if (s->round > s->max_rounds) {
@@ -1674,24 +1702,8 @@ turn_begin(refd_ctx *ctx, struct st *s, int n, int check_delay)
 			if ((rc = emitw(ctx, s, w)) != REFD_OK)
 				return rc;
 			if (c->hp < 0 && !c->stable && s->round > c->dying_round) {
-				int r;
-
-				if ((rc = roll(ctx, 100, "dying", &r)) !=
+				if ((rc = dying_roll(ctx, s, s->order[n])) !=
 				    REFD_OK)
-					return rc;
-				if (r <= 10)
-					c->stable = 1;
-				else if (--c->hp <= -10)
-					c->dead = 1;
-				w = refd_mpw_create();
-				refd_mpw_map(w);
-				refd_mpw_kstr(w, "type", "dying");
-				refd_mpw_kstr(w, "who", c->d.name);
-				refd_mpw_kint(w, "roll", r);
-				refd_mpw_kstr(w, "state", state_name(c));
-				refd_mpw_end(w);
-				s->shown[s->order[n]] = state_idx(c);
-				if ((rc = emitw(ctx, s, w)) != REFD_OK)
 					return rc;
 				check_over(s);
 			}
@@ -2737,6 +2749,10 @@ finish_act(refd_ctx *ctx, struct st *s)
 		if ((rc = ev_simple(ctx, "stand_up", s, a, -1)) != REFD_OK)
 			return rc;
 		break;
+	case C_CONTROL:
+		if (A->mounted && (rc = mt_control(ctx, s, a)) != REFD_OK)
+			return rc;
+		break;
 	case C_TRIP: {
 		int ma, md;
 
@@ -3461,7 +3477,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 		if (c->ovr >= 0)
 			s->overrun = 1;	/* an overrun on the way (5.14) */
 		return start_move(ctx, s, a, c, MV_CHARGE,
-		    (s->full ? 2 : 1) * speed_of(A));
+		    (s->full || A->mounted ? 2 : 1) * speed_of(A));
 	case C_STEP:
 		s->step5 = 1;
 		if (!real_free(s, a, c->x, c->y)) {
@@ -3491,6 +3507,9 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 	case C_STAND:
 		spend_move(s);
 		return begin_act(ctx, s, C_STAND, a, -1, 0, 0, 1);
+	case C_CONTROL:
+		s->mv++;	/* a move action that provokes (1.7, 5.15) */
+		return begin_act(ctx, s, C_CONTROL, a, -1, 0, 0, 1);
 	case C_ATTACK:
 	case C_FULL: {
 		const struct weapon *w = c->off && !A->d.w[0].dbl ? &A->d.w[1] :
@@ -4070,7 +4089,8 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			    "%s makes an attack of opportunity on %s",
 			    nm(s, s->q[s->qi]), nm(s, man_aoo_victim(s)));
 			put_cmd(s, w, &c, label);
-			if (s->c[s->k.who].mounted) {
+			if (s->c[s->k.who].mounted && !(s->k.kind == K_ACT &&
+			    s->k.act == C_BULL)) {
 				c.target = s->c[s->k.who].mounted - 1;
 				snprintf(label, sizeof(label), "%s makes an attack "
 				    "of opportunity on %s's mount %s",

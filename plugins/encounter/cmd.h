@@ -69,6 +69,9 @@ int active(const struct st *s);
 int can_move(const struct st *s, const struct cr *c);
 int rej(struct why *w, int code, const char *rule, const char *fmt, ...);
 int settle(refd_ctx *ctx, struct st *s);
+int dying_roll(refd_ctx *ctx, struct st *s, int i);
+int ev_simple(refd_ctx *ctx, const char *type, const struct st *s, int who,
+    int target);
 int emit_at(refd_ctx *ctx, const struct st *s, int who, refd_mpw *w);
 int concentrate(refd_ctx *ctx, struct st *s, int a, int dc, const char *why,
     int *ok);

@@ -499,7 +499,7 @@ cc_view_map(const struct st *s, refd_mpw *w)
 /*
  * How creature a squeezes with its footprint at (x, y): 0 not at all,
  * 1 into a space at least half its width (narrow squares for Small and
- * Medium, a crevice for Tiny): each square costs double, -4 attack and
+ * Medium, a crevice for Tiny): each square costs twice, -4 attack and
  * AC; 2 narrower than half its width (a crevice for Small and Medium,
  * any narrow or crevice square for Large and bigger): Escape Artist to
  * get in, no attacks, -4 AC and no Dex bonus.

@@ -300,6 +300,7 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 		{ "hide", offsetof(struct cdef, hide), -20, 60 },
 		{ "spot", offsetof(struct cdef, spot), -20, 60 },
 		{ "escape_artist", offsetof(struct cdef, escape), -20, 60 },
+		{ "armor_check_penalty", offsetof(struct cdef, acp), 0, 20 },
 	};
 	static const struct {
 		const char *key;

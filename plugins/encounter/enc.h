@@ -98,7 +98,7 @@ struct weapon {
 	int32_t nostr, plus;	/* spells: no Strength, flat damage */
 	int32_t splash;		/* splash weapon: splash damage */
 	int32_t dbl;		/* two-headed weapon */
-	int32_t lance;		/* double damage on a mounted charge (5.15) */
+	int32_t lance;		/* twice the damage on a mounted charge (5.15) */
 	int32_t load;		/* crossbow: 1 a move action, 2 full round */
 	int32_t gauntlet;	/* a spiked gauntlet: cannot be disarmed */
 };
@@ -172,6 +172,7 @@ struct cdef {
 	int32_t fills;		/* fills its space: no passing (4.7) */
 	/* maneuver.c */
 	int32_t locked;		/* its weapon is locked in a gauntlet (5.8) */
+	int32_t acp;		/* armour check penalty (quick mount) */
 	/* enc2.c */
 	struct worn worn[MAXWORN];	/* worn or taken items (5.8) */
 	int32_t monk_nd, monk_sd;	/* a monk's lethal unarmed damage */

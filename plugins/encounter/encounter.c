@@ -121,7 +121,8 @@ static const struct {
 	{ { { "target", "creature name" } },
 	    "Heal check DC 15 to stabilize a dying creature" },
 	{ { { NULL, NULL } }, "end the turn" },
-	{ { { "take", "bool" } }, "prompt: make the attack of opportunity" },
+	{ { { "take", "bool" }, { "target", "the provoker's mount, optional" } },
+	    "prompt: make the attack of opportunity" },
 	{ { { "take", "bool" } }, "prompt: counter-trip or counter-disarm" },
 	{ { { "take", "bool" } }, "prompt: follow the bull-rushed creature" },
 	{ { { NULL, NULL } }, "prompt: a delaying creature acts now" },
@@ -140,7 +141,8 @@ static const struct {
 	    { "defensive", "bool: cast defensively" }, { "start", "bool" } },
 	    "cast a spell (provokes unless cast defensively); also "
 	    "metamagic: extend | empower | still | silent, and hold: bool "
-	    "(no target) to hold a touch charge" },
+	    "(no target) to hold a touch charge; mounted, \"mount_moves\": "
+	    "true casts between the mount's two moves" },
 	{ { { "target", "creature name" } },
 	    "overrun an adjacent foe: move through its space to the square "
 	    "beyond (a move and a standard action)" },
@@ -182,8 +184,9 @@ static const struct {
 	    "free action on a Ride check DC 20, else a move action)" },
 	{ { { NULL, NULL } }, "free action: Ride DC 5 to guide the mount with "
 	    "the knees, both hands free this turn" },
-	{ { { NULL, NULL } }, "move action: Ride DC 20 to control a frightened "
-	    "mount at the start of the turn (failure: the whole turn)" },
+	{ { { NULL, NULL } }, "move action (provokes): Ride DC 20 to control a "
+	    "frightened mount at the start of the turn (failure: the whole "
+	    "turn)" },
 	{ { { "target", "creature name" } }, "the rider's combat-trained mount "
 	    "attacks with its natural weapon (its standard action: after at "
 	    "most one move)" },
@@ -1038,6 +1041,10 @@ sane(const struct st *s)
 			return 0;
 	for (i = 0; i < s->nq; i++)
 		if (s->q[i] < 0 || s->q[i] >= s->nc)
+			return 0;
+	for (i = 0; i < s->nc; i++)	/* a rider sits on a mount (5.15) */
+		if (s->c[i].mounted > 0 && s->c[i].mounted <= s->nc &&
+		    !s->c[s->c[i].mounted - 1].d.mount)
 			return 0;
 	for (i = 0; i < s->nc; i++) {
 		const struct cr *c = &s->c[i];

@@ -890,7 +890,7 @@ man_charge_overrun_ok(const struct st *s, int seat, int a, struct cmd *c,
  * shields (1.6, 1.7, 5.8, 5.9) ---- */
 
 /* An item's hit points for its wielder's size: the table gives a Medium
- * item's; halve per size below, double per size above (5.9). */
+ * item's; halve per size below, twice per size above (5.9). */
 int
 man_item_hp(int hp, int size)
 {

@@ -86,18 +86,27 @@ unlink_rider(struct st *s, int r)
 }
 
 /* The rider's turn begins: the mount's turn too (its charge, run and
- * attacks of opportunity last until then). */
+ * attacks of opportunity last until then, and it is no longer
+ * flat-footed).  A riderless mount's last charge or run ends at the
+ * next turn. */
 void
 mt_turn(struct st *s, int a)
 {
-	int m = s->c[a].mounted - 1;
+	int m;
 
 	s->m_mv = s->m_run = s->m_fam = s->m_shot = 0;
 	s->m_cast = s->m_castdc = s->knees = s->ctl = s->m_att = 0;
-	if (m >= 0) {
-		s->c[m].charged = s->c[m].ran = 0;
-		s->c[m].fdef = s->c[m].tdef = 0;
-		s->c[m].aoo_used = 0;
+	for (m = 0; m < s->nc; m++) {
+		struct cr *M = &s->c[m];
+
+		if (!M->d.mount || (s->c[a].mounted != m + 1 &&
+		    mt_partner(s, m) >= 0))
+			continue;
+		M->charged = M->ran = M->fdef = M->tdef = 0;
+		if (s->c[a].mounted == m + 1) {
+			M->aoo_used = 0;
+			M->flat = 0;
+		}
 	}
 }
 
@@ -124,11 +133,13 @@ mt_setup(struct st *s, char rides[MAXC][NAMEL], char *err, size_t elen)
 		M = &s->c[m];
 		if (!M->d.mount || R->d.mount || M->side != R->side ||
 		    M->d.size <= R->d.size || mt_partner(s, m) >= 0 ||
-		    R->prone || M->prone || !able(R) || !able(M)) {
+		    R->prone || M->prone || !able(R) || !able(M) ||
+		    R->d.invisible || M->d.invisible) {
 			snprintf(err, elen, "setup: creature '%s': rides: '%s' "
 			    "must be a mount (creature field mount) of its side, "
 			    "larger than its rider, with no other rider, and both "
-			    "standing and conscious", R->d.name, M->d.name);
+			    "visible, standing and conscious", R->d.name,
+			    M->d.name);
 			return -1;
 		}
 		if (R->x != M->x || R->y != M->y) {
@@ -153,17 +164,19 @@ mt_setup(struct st *s, char rides[MAXC][NAMEL], char *err, size_t elen)
 }
 
 /* Nearest square where r, on foot, may stand next to (or in the former
- * space of) mount m: by distance, then row, then column. */
+ * space of) mount m: by distance, then row, then column; real: free of
+ * every creature (else of those r perceives, for a check). */
 static int
-spot(struct st *s, int r, int m, int *px, int *py)
+spot(const struct st *s, int r, int m, int real, int *px, int *py)
 {
-	struct cr *M = &s->c[m];
+	const struct cr *M = &s->c[m];
 	int x, y, d, bd = 1 << 20;
 
 	for (y = 0; y < s->h; y++)
 		for (x = 0; x < s->w; x++) {
 			d = g_space_dist(M->x, M->y, space_n(M), x, y, 1);
-			if (d < bd && free_at(s, r, x, y)) {
+			if (d < bd && (real ? real_free(s, r, x, y) :
+			    free_at(s, r, x, y))) {
 				bd = d;
 				*px = x;
 				*py = y;
@@ -176,19 +189,21 @@ static int
 ride_check(refd_ctx *ctx, struct st *s, int a, int dc, const char *why,
     int *ok)
 {
-	int rc, r;
+	int rc, r, m = s->c[a].d.ride;
 	refd_mpw *w;
 
+	if (dc == 20 && strncmp(why, "quick", 5) == 0)
+		m -= s->c[a].d.acp;	/* the armour check penalty applies */
 	if ((rc = roll(ctx, 20, "ride", &r)) != REFD_OK)
 		return rc;
-	*ok = r + s->c[a].d.ride >= dc;
+	*ok = r + m >= dc;
 	w = refd_mpw_create();
 	refd_mpw_map(w);
 	refd_mpw_kstr(w, "type", "ride");
 	refd_mpw_kstr(w, "who", s->c[a].d.name);
 	refd_mpw_kstr(w, "why", why);
 	refd_mpw_kint(w, "roll", r);
-	refd_mpw_kint(w, "total", r + s->c[a].d.ride);
+	refd_mpw_kint(w, "total", r + m);
 	refd_mpw_kint(w, "dc", dc);
 	refd_mpw_kbool(w, "success", *ok);
 	refd_mpw_end(w);
@@ -218,7 +233,7 @@ dismount_square(const struct st *s, int a, struct cmd *c, struct why *y)
 		ok = c->x >= 0 && c->y >= 0 && c->x < s->w && c->y < s->h &&
 		    d == 1 && free_at(s, a, c->x, c->y);
 	} else {
-		ok = spot(m, a, mi, &c->x, &c->y);
+		ok = spot(s, a, mi, 0, &c->x, &c->y);
 	}
 	A->mounted = keep[0];
 	A->ride_n = keep[1];
@@ -253,10 +268,12 @@ mt_check(const struct st *s, int a, struct cmd *c, struct why *y, int *done)
 			    "name the mount as \"target\"");
 		T = &s->c[t];
 		if (!T->d.mount || T->side != A->side || !able(T) || T->prone ||
-		    mt_partner(s, t) >= 0 || T->d.size <= A->d.size)
+		    mt_partner(s, t) >= 0 || T->d.size <= A->d.size ||
+		    A->d.invisible || T->d.invisible)
 			return rej(y, REFD_EILLEGAL, "R001-58",
-			    "%s cannot mount %s: a free, standing mount of its "
-			    "side, larger than the rider", A->d.name, T->d.name);
+			    "%s cannot mount %s: a free, standing, visible mount "
+			    "of its side, larger than the rider", A->d.name,
+			    T->d.name);
 		if (A->prone || A->grap || s->fa)
 			return rej(y, REFD_EILLEGAL, "R001-58",
 			    "%s cannot mount now (prone, grappling or in a full "
@@ -460,6 +477,8 @@ mt_exec(refd_ctx *ctx, struct st *s, struct cmd *c, int *done)
 		}
 		m = A->mounted - 1;
 		unlink_rider(s, a);
+		if (!real_free(s, a, c->x, c->y))	/* an unseen creature */
+			(void)spot(s, a, m, 1, &c->x, &c->y);
 		A->x = c->x;
 		A->y = c->y;
 		return (rc = ev_mount(ctx, s, "dismount", a, m)) != REFD_OK ?
@@ -482,19 +501,26 @@ mt_exec(refd_ctx *ctx, struct st *s, struct cmd *c, int *done)
 			return rc;
 		s->knees = ok ? 1 : 2;
 		return settle(ctx, s);
-	case C_CONTROL:
-		if ((rc = ride_check(ctx, s, a, 20, "control the frightened "
-		    "mount", &ok)) != REFD_OK)
-			return rc;
-		s->mv++;
-		s->ctl = ok ? 1 : 2;
-		if (!ok)
-			s->full = 1;	/* the move became the whole turn */
-		return settle(ctx, s);
 	default:
 		*done = 0;
 		return REFD_OK;
 	}
+}
+
+/* After the attacks of opportunity it provokes (1.7): Ride DC 20 to
+ * control a frightened mount; failure takes the whole turn. */
+int
+mt_control(refd_ctx *ctx, struct st *s, int a)
+{
+	int rc, ok;
+
+	if ((rc = ride_check(ctx, s, a, 20, "control the frightened mount",
+	    &ok)) != REFD_OK)
+		return rc;
+	s->ctl = ok ? 1 : 2;
+	if (!ok)
+		s->full = 1;	/* the move became the whole turn */
+	return REFD_OK;
 }
 
 /* The mount charges (its whole turn); rider and mount take -2 AC. */
@@ -552,7 +578,7 @@ mt_cast(struct st *s, int a, const struct cmd *c)
 }
 
 /* Mounted attack modifiers (2.3): ranged -4 / -8 while the mount
- * double-moves / runs; +1 higher ground in melee against an unmounted
+ * moves twice / runs; +1 higher ground in melee against an unmounted
  * foe of size Medium or smaller. */
 int
 mt_atk(const struct st *s, int a, int d, int flags)
@@ -626,7 +652,7 @@ fall_off(refd_ctx *ctx, struct st *s, int r, int m, const char *why,
 		s->k.n = s->k.pi + 1;	/* the mount's movement ends */
 		s->k.mode = MV_MOVE;
 	}
-	if (spot(s, r, m, &x, &y)) {
+	if (spot(s, r, m, 1, &x, &y)) {
 		R->x = x;
 		R->y = y;
 	}
@@ -696,6 +722,32 @@ mt_falls(refd_ctx *ctx, struct st *s)
 		}
 		if ((rc = fall_off(ctx, s, r, m, "knocked out", v, 1)) !=
 		    REFD_OK)
+			return rc;
+	}
+	return REFD_OK;
+}
+
+/* A mount has no turn: at the start of each round a fallen one gets up
+ * (it threw its rider when it fell), and a dying one rolls after the
+ * round it fell in (3.3), d100 1-10 stable, else it loses 1 HP. */
+int
+mt_round(refd_ctx *ctx, struct st *s)
+{
+	int m, rc;
+
+	for (m = 0; m < s->nc; m++) {
+		struct cr *M = &s->c[m];
+
+		if (M->d.mount && M->prone && acts(M) && !helpless(M)) {
+			M->prone = 0;
+			if ((rc = ev_simple(ctx, "stand_up", s, m, -1)) !=
+			    REFD_OK)
+				return rc;
+		}
+		if (!M->d.mount || M->dead || M->hp >= 0 || M->stable ||
+		    s->round <= M->dying_round)
+			continue;
+		if ((rc = dying_roll(ctx, s, m)) != REFD_OK)
 			return rc;
 	}
 	return REFD_OK;

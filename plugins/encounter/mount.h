@@ -24,6 +24,7 @@ int mt_check(const struct st *s, int a, struct cmd *c, struct why *y,
 int mt_path_ok(const struct st *s, int a, const struct cmd *c,
     struct why *y);
 int mt_exec(refd_ctx *ctx, struct st *s, struct cmd *c, int *done);
+int mt_control(refd_ctx *ctx, struct st *s, int a);
 void mt_charge(struct st *s, int a);
 void mt_run(struct st *s, int a);
 void mt_attacked(struct st *s, int a, int full, const struct weapon *w);
@@ -32,5 +33,6 @@ int mt_atk(const struct st *s, int a, int d, int flags);
 int mt_lance(const struct st *s, int a, const struct weapon *w, int flags);
 int mt_trip_md(const struct st *s, int t, int md);
 int mt_falls(refd_ctx *ctx, struct st *s);
+int mt_round(refd_ctx *ctx, struct st *s);
 
 #endif

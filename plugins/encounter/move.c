@@ -211,7 +211,7 @@ step_cost(const struct st *s, int a, int x, int y, int nx, int ny, int par,
 		if (A->d.fly)
 			k = 0;	/* flyers ignore all but blocking obstacles */
 		if (cc_squeeze_at(s, a, nx, ny) > 0)
-			k++;	/* squeezing: each square costs double (4.4) */
+			k++;	/* squeezing: each square costs twice (4.4) */
 	}
 	*npar = par;
 	if (dx == 0 || dy == 0)
