@@ -668,7 +668,10 @@ atk_bonus(const struct st *s, int a, int d, const struct weapon *w,
 		b += 1;
 	if (!sees_invis(s, d, a) && !(s->c[d].cond & COND_BLINDED))
 		b += 2;	/* invisible attacker */
-	if (flags & A_NONLETHAL)
+	/* Nonlethal by choice: -4, not for an unarmed strike that deals it
+	 * anyway nor for a monk's (2.10). */
+	if ((flags & A_NONLETHAL) && !(w->unarmed && (w->nonlethal ||
+	    e2_monk(A))))
 		b -= 4;
 	if (flags & A_GRAP)
 		b -= 4;	/* 5.13 */
