@@ -11,7 +11,7 @@
 #include "cmd.h"
 #include "conceal.h"
 #include "maneuver.h"
-#include "enc2.h"
+#include "gear.h"
 #include "geom.h"
 #include "mount.h"
 #include "move.h"
@@ -203,7 +203,7 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 	else
 		bad = 1;
 	bad |= mg_parse(r, c);
-	bad |= e2_parse(r, c);
+	bad |= gr_parse(r, c);
 	refd_mp_free(d);
 	if (bad)
 		return rej(w, REFD_EBADCMD, "R001-70",
@@ -1004,7 +1004,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 	case C_GRAPPLE:
 	case C_FEINT:
 	case C_CDG:
-		if (A->grap && !e2_pinner_grab(s, a, c))
+		if (A->grap && !gr_pinner_grab(s, a, c))
 			return rej(y, REFD_EILLEGAL, "R001-56",
 			    "%s is grappling", A->d.name);
 		if (c->t == C_CDG) {
@@ -1066,7 +1066,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			if (c->item == 3)	/* grab a carried potion */
 				return man_potion_check(s, a, c, y);
 			if (c->item == ITEM_WORN)	/* a worn item */
-				return e2_worn_check(s, a, c, y);
+				return gr_worn_check(s, a, c, y);
 			if (T->d.w[0].unarmed || T->d.w[0].natural)
 				return rej(y, REFD_EILLEGAL, "R001-51",
 				    "%s holds no weapon", T->d.name);
@@ -1308,7 +1308,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 	case C_LOAD:
 		return man_item_check(s, a, c, y);
 	case C_RETRIEVE:
-		return e2_retrieve_check(s, a, y);
+		return gr_retrieve_check(s, a, y);
 	case C_DRAW:
 		if (A->stow[0].nd == 0 && A->stow[1].nd == 0)
 			return rej(y, REFD_EILLEGAL, "R001-77",
@@ -2130,7 +2130,7 @@ unarmed_damage(refd_ctx *ctx, struct st *s, int a, int t, int lethal)
 	int rc, v, j, sum = mod(s->c[a].d.str);
 	refd_mpw *w;
 
-	e2_unarmed(&s->c[a], &u);
+	gr_unarmed(&s->c[a], &u);
 	for (j = 0; j < u.nd; j++) {
 		if ((rc = roll(ctx, (uint32_t)u.sd, "damage", &v)) != REFD_OK)
 			return rc;
@@ -2832,7 +2832,7 @@ finish_act(refd_ctx *ctx, struct st *s)
 		if ((k->flags & 15) == 3)	/* a potion (5.8, 5.9) */
 			return man_potion_finish(ctx, s);
 		if ((k->flags & 15) == ITEM_WORN)	/* a worn item */
-			return e2_worn_finish(ctx, s);
+			return gr_worn_finish(ctx, s);
 
 		if (act == C_DISARM && k->hurt > 0) {
 			if ((rc = ev_simple(ctx, "disarm_fails", s, a, t)) !=
@@ -2943,7 +2943,7 @@ finish_act(refd_ctx *ctx, struct st *s)
 			return rc;
 		if (win) {
 			man_grapple_join(s, a, t);
-			if ((rc = unarmed_damage(ctx, s, a, t, e2_monk(A))) !=
+			if ((rc = unarmed_damage(ctx, s, a, t, gr_monk(A))) !=
 			    REFD_OK ||
 			    (rc = mg_contact(ctx, s, a, t)) != REFD_OK)
 				return rc;
@@ -3720,7 +3720,7 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 	case C_LOAD:
 		return man_item_exec(ctx, s, a, c);
 	case C_RETRIEVE:
-		return e2_retrieve_exec(ctx, s, a);
+		return gr_retrieve_exec(ctx, s, a);
 	case C_DRAW:
 	case C_SHEATHE: {
 		if (c->t == C_DRAW && A->grap)
@@ -3991,7 +3991,7 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 		refd_mpw_kstr(w, "item", "potion");
 		refd_mpw_kstr(w, "spell", c->spell);
 	}
-	e2_put(w, c);
+	gr_put(w, c);
 	if (c->ovr >= 0)
 		refd_mpw_kstr(w, "overrun", nm(s, c->ovr));
 	mg_put(w, c);
@@ -4416,7 +4416,7 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 				c.item = 0;
 				c.spell[0] = '\0';
 				if (per[i] == C_DISARM)
-					e2_legal(s, seat, w, &c, t, try_cmd);
+					gr_legal(s, seat, w, &c, t, try_cmd);
 			}
 			if (per[i] == C_READY) {
 				c.trig = 1;

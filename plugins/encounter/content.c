@@ -8,7 +8,7 @@
 
 #include "content.h"
 #include "magic.h"
-#include "enc2.h"
+#include "gear.h"
 
 static int
 fail(char *err, size_t len, const char *file, const char *item,
@@ -440,7 +440,7 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 		int rc = mg_cfield(c, d, k, x, why, sizeof(why));
 
 		if (rc > 0)
-			rc = e2_cfield(d, k, x, why, sizeof(why));
+			rc = gr_cfield(d, k, x, why, sizeof(why));
 
 		if (rc < 0)
 			return fail(err, elen, file, item, k, why);
@@ -472,7 +472,7 @@ parse_cdef(const struct content *c, refd_mpv v, const char *name,
 		if (rc > 0)
 			return fail(err, elen, F, name, k, "unknown field");
 	}
-	e2_fix(d);
+	gr_fix(d);
 	return 0;
 }
 

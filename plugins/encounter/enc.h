@@ -127,7 +127,7 @@ struct spell {
 	int32_t conb;		/* effect con_boost: Constitution bonus */
 };
 
-/* An item worn on the body (5.8), enc2.c. */
+/* An item worn on the body (5.8), gear.c. */
 #define MAXWORN 3
 struct worn {
 	char name[NAMEL];
@@ -174,7 +174,7 @@ struct cdef {
 	/* maneuver.c */
 	int32_t locked;		/* its weapon is locked in a gauntlet (5.8) */
 	int32_t acp;		/* armour check penalty (quick mount) */
-	/* enc2.c */
+	/* gear.c */
 	struct worn worn[MAXWORN];	/* worn or taken items (5.8) */
 	int32_t monk_nd, monk_sd;	/* a monk's lethal unarmed damage */
 };
@@ -234,7 +234,7 @@ struct cr {
 	int32_t rdy_slot;	/* readied spell: its slot */
 	int32_t shield_off;	/* a loosed shield's AC bonus, 0: none */
 	int32_t unloaded;	/* its crossbow was shot and not reloaded */
-	/* enc2.c */
+	/* gear.c */
 	int32_t hushed;		/* silenced by this pinner + 1 (5.13) */
 	int32_t comp_ready;	/* retrieved its components in the grapple */
 };

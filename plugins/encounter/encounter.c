@@ -17,7 +17,7 @@
 #include "geom.h"
 #include "mount.h"
 #include "magic.h"
-#include "enc2.h"
+#include "gear.h"
 #include "move.h"
 #include "rules.h"
 
@@ -656,7 +656,7 @@ e_create(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *setup,
 			    "\"side\" and \"at\"", name);
 			return bad_setup(ctx, s, d, err);
 		}
-		e2_fix(&c->d);
+		gr_fix(&c->d);
 		/* Conditions that change abilities (6.1, 6.2). */
 		if (c->cond & COND_ENTANGLED)
 			c->d.dex -= 4;
@@ -944,7 +944,7 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 						    c->d.potion[k].name,
 						    c->d.potions[k]);
 				refd_mpw_end(w);
-				e2_view(w, c);
+				gr_view(w, c);
 				refd_mpw_kmap(w, "spells");
 				for (k = 0; k < MAXSP; k++)
 					if (c->d.sp[k].name[0] != '\0' &&

@@ -10,7 +10,7 @@
 #include "cmd.h"
 #include "geom.h"
 #include "magic.h"
-#include "enc2.h"
+#include "gear.h"
 #include "maneuver.h"
 #include "move.h"
 
@@ -803,7 +803,7 @@ mg_cast_check(const struct st *s, int a, const struct cmd *c,
 	if (kind == MK_SCROLL)
 		comp &= MG_V | MG_S;	/* the scroll holds the rest */
 	if ((comp & MG_V) && ((A->cond & (COND_GAGGED | COND_SILENCED)) ||
-	    e2_hushed(A)))
+	    gr_hushed(A)))
 		return rej(y, REFD_EILLEGAL, "R001-62",
 		    "%s cannot speak: '%s' has a verbal component",
 		    A->d.name, sp->name);
@@ -828,7 +828,7 @@ mg_cast_check(const struct st *s, int a, const struct cmd *c,
 		    (comp & A->d.lacks & MG_M) ? "material components" :
 		    ((comp & A->d.lacks & MG_F) ? "focus" : "divine focus"),
 		    sp->name);
-	return e2_grapple_comp(A, comp, sp->name, y);
+	return gr_grapple_comp(A, comp, sp->name, y);
 }
 
 /* A verbal component is spoken (deafened failure, 6.1). */

@@ -19,7 +19,7 @@
 
 #include "geom.h"
 #include "maneuver.h"
-#include "enc2.h"
+#include "gear.h"
 #include "mount.h"
 #include "move.h"
 
@@ -649,7 +649,7 @@ man_grapple_exec(refd_ctx *ctx, struct st *s, int a, struct cmd *c)
 	case C_PIN:
 		/* Lethal damage at -4 on the check (5.13). */
 		if ((rc = gcheck(ctx, s, a, t, -pen - (c->lethal &&
-		    !e2_monk(A) ? 4 : 0), cmd_name[c->t], &win)) != REFD_OK)
+		    !gr_monk(A) ? 4 : 0), cmd_name[c->t], &win)) != REFD_OK)
 			return rc;
 		if (win && c->t == C_PIN) {
 			s->c[t].pinned_by = a + 1;

@@ -13,7 +13,7 @@
 #include "mount.h"
 #include "rules.h"
 #include "magic.h"
-#include "enc2.h"
+#include "gear.h"
 
 int
 mod(int score)
@@ -97,7 +97,7 @@ seat_sees(const struct st *s, int seat, int c)
 int
 save_pen(const struct cr *c)
 {
-	return mg_save_pen(c) - e2_resist(c);	/* saves only */
+	return mg_save_pen(c) - gr_resist(c);	/* saves only */
 }
 
 int
@@ -591,7 +591,7 @@ ac_vs(const struct st *s, int d, int a, int flags)
 			dexm = 0;
 		dodge = 0;
 	}
-	ac = 10 + sizemod(D->d.size) + e2_deflect(D) + dexm + dodge;
+	ac = 10 + sizemod(D->d.size) + gr_deflect(D) + dexm + dodge;
 	if (!(flags & A_TOUCH))
 		ac += D->d.armor + D->d.shield + D->d.natural;
 	if ((helpless(D) || (D->pinned_by && a != D->pinned_by - 1)) &&
@@ -671,7 +671,7 @@ atk_bonus(const struct st *s, int a, int d, const struct weapon *w,
 	/* Nonlethal by choice: -4, not for an unarmed strike that deals it
 	 * anyway nor for a monk's (2.10). */
 	if ((flags & A_NONLETHAL) && !(w->unarmed && (w->nonlethal ||
-	    e2_monk(A))))
+	    gr_monk(A))))
 		b -= 4;
 	if (flags & A_GRAP)
 		b -= 4;	/* 5.13 */

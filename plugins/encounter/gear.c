@@ -1,5 +1,5 @@
 /*
- * enc2.c - worn items and a few grapple details (spec 5.8, 5.13).
+ * gear.c - worn items and a few grapple details (spec 5.8, 5.13).
  *
  * Worn items (5.8 "grabbing other items"): a creature may wear up to
  * MAXWORN items, each loosely attached (a cloak, goggles: +4 to the
@@ -24,13 +24,13 @@
 #include <string.h>
 
 #include "content.h"
-#include "enc2.h"
+#include "gear.h"
 #include "magic.h"
 #include "maneuver.h"
 #include "rules.h"
 
 int
-e2_cfield(struct cdef *d, const char *k, refd_mpv x, char *why, size_t n)
+gr_cfield(struct cdef *d, const char *k, refd_mpv x, char *why, size_t n)
 {
 	size_t i;
 
@@ -105,7 +105,7 @@ e2_cfield(struct cdef *d, const char *k, refd_mpv x, char *why, size_t n)
 }
 
 int
-e2_deflect(const struct cr *c)
+gr_deflect(const struct cr *c)
 {
 	int i, b = c->d.deflect;
 
@@ -116,7 +116,7 @@ e2_deflect(const struct cr *c)
 }
 
 int
-e2_resist(const struct cr *c)
+gr_resist(const struct cr *c)
 {
 	int i, b = 0;
 
@@ -127,7 +127,7 @@ e2_resist(const struct cr *c)
 }
 
 int
-e2_parse(refd_mpv r, struct cmd *c)
+gr_parse(refd_mpv r, struct cmd *c)
 {
 	c->silence = refd_mpv_get_bool(r, "silence", 0);
 	if (c->item == ITEM_WORN)
@@ -139,7 +139,7 @@ e2_parse(refd_mpv r, struct cmd *c)
 
 /* A pinner grabs from the creature it pins while grappling (5.13). */
 int
-e2_pinner_grab(const struct st *s, int a, const struct cmd *c)
+gr_pinner_grab(const struct st *s, int a, const struct cmd *c)
 {
 	return c->t == C_DISARM && c->item == ITEM_WORN && c->target >= 0 &&
 	    c->target < s->nc && s->c[c->target].pinned_by == a + 1;
@@ -157,7 +157,7 @@ free_slot(const struct cr *c)
 }
 
 int
-e2_worn_check(const struct st *s, int a, struct cmd *c, struct why *y)
+gr_worn_check(const struct st *s, int a, struct cmd *c, struct why *y)
 {
 	const struct cr *A = &s->c[a], *T = &s->c[c->target];
 	int i;
@@ -185,7 +185,7 @@ e2_worn_check(const struct st *s, int a, struct cmd *c, struct why *y)
 }
 
 int
-e2_worn_finish(refd_ctx *ctx, struct st *s)
+gr_worn_finish(refd_ctx *ctx, struct st *s)
 {
 	struct cont *k = &s->k;
 	int a = k->who, t = k->target, si = (k->flags >> 4) & 3, rc, j;
@@ -233,7 +233,7 @@ e2_worn_finish(refd_ctx *ctx, struct st *s)
 }
 
 void
-e2_put(refd_mpw *w, const struct cmd *c)
+gr_put(refd_mpw *w, const struct cmd *c)
 {
 	if (c->t == C_DISARM && c->item == ITEM_WORN) {
 		refd_mpw_kstr(w, "item", "worn");
@@ -244,7 +244,7 @@ e2_put(refd_mpw *w, const struct cmd *c)
 }
 
 void
-e2_view(refd_mpw *w, const struct cr *c)
+gr_view(refd_mpw *w, const struct cr *c)
 {
 	int i;
 
@@ -257,7 +257,7 @@ e2_view(refd_mpw *w, const struct cr *c)
 }
 
 void
-e2_legal(const struct st *s, int seat, refd_mpw *w, struct cmd *c, int t,
+gr_legal(const struct st *s, int seat, refd_mpw *w, struct cmd *c, int t,
     void (*try)(const struct st *, int, refd_mpw *, struct cmd *,
     const char *))
 {
@@ -286,7 +286,7 @@ e2_legal(const struct st *s, int seat, refd_mpw *w, struct cmd *c, int t,
 }
 
 void
-e2_unarmed(const struct cr *c, struct weapon *u)
+gr_unarmed(const struct cr *c, struct weapon *u)
 {
 	unarmed_weapon(u, c->d.size);
 	if (c->d.monk_nd > 0) {
@@ -297,7 +297,7 @@ e2_unarmed(const struct cr *c, struct weapon *u)
 }
 
 void
-e2_fix(struct cdef *d)
+gr_fix(struct cdef *d)
 {
 	if (d->monk_nd > 0 && d->w[0].unarmed) {
 		d->w[0].nd = d->monk_nd;
@@ -307,13 +307,13 @@ e2_fix(struct cdef *d)
 }
 
 int
-e2_monk(const struct cr *c)
+gr_monk(const struct cr *c)
 {
 	return c->d.monk_nd > 0;
 }
 
 int
-e2_hushed(const struct cr *c)
+gr_hushed(const struct cr *c)
 {
 	return c->pinned_by && c->hushed == c->pinned_by;
 }
@@ -323,7 +323,7 @@ e2_hushed(const struct cr *c)
 #define NEEDS_HAND (MG_M | MG_F | MG_DF)
 
 int
-e2_grapple_comp(const struct cr *A, int comp, const char *spell,
+gr_grapple_comp(const struct cr *A, int comp, const char *spell,
     struct why *y)
 {
 	if (A->grap && (comp & NEEDS_HAND) && !A->comp_ready)
@@ -335,7 +335,7 @@ e2_grapple_comp(const struct cr *A, int comp, const char *spell,
 }
 
 int
-e2_retrieve_check(const struct st *s, int a, struct why *y)
+gr_retrieve_check(const struct st *s, int a, struct why *y)
 {
 	const struct cr *A = &s->c[a];
 	int i;
@@ -370,7 +370,7 @@ e2_retrieve_check(const struct st *s, int a, struct why *y)
 }
 
 int
-e2_retrieve_exec(refd_ctx *ctx, struct st *s, int a)
+gr_retrieve_exec(refd_ctx *ctx, struct st *s, int a)
 {
 	int rc;
 
