@@ -4063,6 +4063,25 @@ list_moves(const struct st *s, int seat, refd_mpw *w, int t)
 		}
 }
 
+/* A yes/no prompt: take true, then false.  Each label is a format that
+ * may name the prompted creature, then the one it answers (or neither). */
+static void
+put_take(const struct st *s, refd_mpw *w, int t, const char *yes,
+    const char *no)
+{
+	struct cmd c;
+	char label[128];
+	const char *who = nm(s, s->q[s->qi]), *whom = nm(s, s->k.who);
+
+	blank(&c, t);
+	c.take = 1;
+	snprintf(label, sizeof(label), yes, who, whom);
+	put_cmd(s, w, &c, label);
+	c.take = 0;
+	snprintf(label, sizeof(label), no, who, whom);
+	put_cmd(s, w, &c, label);
+}
+
 int
 cmd_legal(const struct st *s, int seat, refd_mpw *w)
 {
@@ -4104,19 +4123,13 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			put_cmd(s, w, &c, "Decline the attack of opportunity");
 			break;
 		case PK_COUNTER:
-			blank(&c, C_COUNTER);
-			c.take = 1;
-			put_cmd(s, w, &c, s->k.act == C_TRIP ?
-			    "Try to trip back" : "Try to disarm back");
-			c.take = 0;
-			put_cmd(s, w, &c, "Do not counter");
+			put_take(s, w, C_COUNTER, s->k.act == C_TRIP ?
+			    "Try to trip back" : "Try to disarm back",
+			    "Do not counter");
 			break;
 		case PK_FOLLOW:
-			blank(&c, C_FOLLOW);
-			c.take = 1;
-			put_cmd(s, w, &c, "Follow the pushed creature");
-			c.take = 0;
-			put_cmd(s, w, &c, "Stay in place (push 1 square)");
+			put_take(s, w, C_FOLLOW, "Follow the pushed creature",
+			    "Stay in place (push 1 square)");
 			break;
 		case PK_CLEAVE:
 			blank(&c, C_CLEAVE);
@@ -4130,36 +4143,16 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 				}
 			break;
 		case PK_HOLD:
-			blank(&c, C_HOLD);
-			c.take = 1;
-			snprintf(label, sizeof(label), "%s holds on to %s",
-			    nm(s, s->q[s->qi]), nm(s, s->k.who));
-			put_cmd(s, w, &c, label);
-			c.take = 0;
-			snprintf(label, sizeof(label), "%s lets %s go",
-			    nm(s, s->q[s->qi]), nm(s, s->k.who));
-			put_cmd(s, w, &c, label);
+			put_take(s, w, C_HOLD, "%s holds on to %s",
+			    "%s lets %s go");
 			break;
 		case PK_AVOID:
-			blank(&c, C_AVOID);
-			c.take = 1;
-			snprintf(label, sizeof(label), "%s lets %s pass",
-			    nm(s, s->q[s->qi]), nm(s, s->k.who));
-			put_cmd(s, w, &c, label);
-			c.take = 0;
-			snprintf(label, sizeof(label), "%s blocks %s",
-			    nm(s, s->q[s->qi]), nm(s, s->k.who));
-			put_cmd(s, w, &c, label);
+			put_take(s, w, C_AVOID, "%s lets %s pass",
+			    "%s blocks %s");
 			break;
 		case PK_READY:
-			blank(&c, C_FIRE);
-			c.take = 1;
-			snprintf(label, sizeof(label),
-			    "%s fires its readied attack at %s",
-			    nm(s, s->q[s->qi]), nm(s, s->k.who));
-			put_cmd(s, w, &c, label);
-			c.take = 0;
-			put_cmd(s, w, &c, "Hold the readied attack");
+			put_take(s, w, C_FIRE, "%s fires its readied attack at %s",
+			    "Hold the readied attack");
 			break;
 		default:
 			blank(&c, C_ACT);
