@@ -2557,6 +2557,7 @@ pass_through(refd_ctx *ctx, struct st *s, int a)
 		return ev_simple(ctx, "bumped", s, a, -1);
 	A->x = s->k.px[1];
 	A->y = s->k.py[1];
+	mt_follow(s, a);
 	s->sq_moved += 2;
 	w = refd_mpw_create();
 	refd_mpw_map(w);
@@ -3685,10 +3686,14 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 			return start_move(ctx, s, a, c, MV_MOVE, 0);
 		}
 		s->overrun = 1;
-		s->mv++;
-		s->moved = 1;
-		use_std(s, A);
-		s->attacks++;
+		if (A->mounted) {
+			s->m_mv = s->m_att = 1;	/* a 1-square mount's */
+		} else {
+			s->mv++;
+			s->moved = 1;
+			use_std(s, A);
+			s->attacks++;
+		}
 		memset(&s->k, 0, sizeof(s->k));
 		s->k.kind = K_ACT;
 		s->k.act = C_OVERRUN;
