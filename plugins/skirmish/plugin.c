@@ -3,6 +3,7 @@
  * execute, legal lists), views and state bytes.
  */
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "rules.h"
@@ -2602,14 +2603,26 @@ op_result(refd_ctx *ctx, const void *state)
 	return rc == REFD_OK ? 1 : rc;
 }
 
-/* The state is flat int32_t: its bytes are its serialization. */
+/*
+ * The state is flat int32_t: its bytes are its serialization, in three
+ * parts: before the units, the nu units in play, after the unit array
+ * (the unused unit slots are zero and left out).
+ */
+#define SK_HEAD offsetof(struct state, u)
+#define SK_TAIL offsetof(struct state, cur)
+
 static int
 op_serialize(refd_ctx *ctx, const void *state)
 {
 	const struct match *m = state;
+	const uint8_t *b = (const uint8_t *)&m->s;
 	refd_mpw *w = refd_mpw_create();
 
-	refd_mpw_bin(w, (const uint8_t *)&m->s, sizeof(m->s));
+	refd_mpw_array(w);
+	refd_mpw_bin(w, b, SK_HEAD);
+	refd_mpw_bin(w, b + SK_HEAD, sizeof(struct unit) * (size_t)m->s.nu);
+	refd_mpw_bin(w, b + SK_TAIL, sizeof(struct state) - SK_TAIL);
+	refd_mpw_end(w);
 	return put(ctx, w);
 }
 
@@ -2618,13 +2631,19 @@ op_restore(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *b,
     size_t len, void **out)
 {
 	refd_mpdoc *d = refd_mp_parse(b, len);
-	const uint8_t *p;
-	size_t n;
+	refd_mpv root = refd_mp_root(d);
+	const uint8_t *head, *units, *tail;
+	size_t nh, nun, nt;
 	struct match *m;
 
 	(void)pdata;
-	if (d == NULL || refd_mpv_bin(refd_mp_root(d), &p, &n) != 0 ||
-	    n != sizeof(struct state)) {
+	if (d == NULL || refd_mpv_len(root) != 3 ||
+	    refd_mpv_bin(refd_mpv_at(root, 0), &head, &nh) != 0 ||
+	    refd_mpv_bin(refd_mpv_at(root, 1), &units, &nun) != 0 ||
+	    refd_mpv_bin(refd_mpv_at(root, 2), &tail, &nt) != 0 ||
+	    nh != SK_HEAD || nt != sizeof(struct state) - SK_TAIL ||
+	    nun > sizeof(struct unit) * SK_MAXU ||
+	    nun % sizeof(struct unit) != 0) {
 		refd_mp_free(d);
 		return H->reject(ctx, REFD_EARG, NULL, "state is damaged");
 	}
@@ -2634,10 +2653,13 @@ op_restore(refd_ctx *ctx, void *pdata, const void *content, const uint8_t *b,
 		return REFD_ENOMEM;
 	}
 	memset(m, 0, sizeof(*m));
-	memcpy(&m->s, p, n);
+	memcpy(&m->s, head, nh);
+	memcpy(m->s.u, units, nun);
+	memcpy((uint8_t *)&m->s + SK_TAIL, tail, nt);
 	refd_mp_free(d);
 	m->c = content;
-	if (m->s.magic != SK_STATE_MAGIC || m->s.nu < 0 || m->s.nu > SK_MAXU ||
+	if ((size_t)m->s.nu * sizeof(struct unit) != nun ||
+	    m->s.magic != SK_STATE_MAGIC || m->s.nu < 0 || m->s.nu > SK_MAXU ||
 	    m->s.nseats < 2 || m->s.nseats > SK_MAXSEATS ||
 	    m->s.map < 0 || m->s.map >= m->c->nmaps || m->s.nprog < 0 ||
 	    m->s.nprog > SK_MAXPROG) {
