@@ -979,6 +979,17 @@ play_one(const char *what, const struct args *a, int64_t seed,
 	return 0;
 }
 
+/* A ruleset's first ready-made scenario (an item of the rulesets op),
+ * or NULL. */
+static const char *
+first_scenario(refd_mpv one)
+{
+	refd_mpv sc = refd_mpv_get(one, "scenarios");
+
+	return refd_mpv_len(sc) > 0 ? refd_mpv_cstr(refd_mpv_at(sc, 0), NULL) :
+	    NULL;
+}
+
 static int
 cmd_play(const struct args *a)
 {
@@ -1007,13 +1018,11 @@ cmd_play(const struct args *a)
 				return EXIT_TRANSPORT;
 			for (i = 0; r.ok && i < refd_mpv_len(r.result); i++) {
 				refd_mpv one = refd_mpv_at(r.result, i);
-				refd_mpv sc = refd_mpv_get(one, "scenarios");
 
 				if (strcmp(refd_mpv_get_str(one, "name", ""),
-				    what) == 0 && refd_mpv_len(sc) > 0)
+				    what) == 0 && first_scenario(one) != NULL)
 					snprintf(first, sizeof(first), "%s",
-					    refd_mpv_cstr(refd_mpv_at(sc, 0),
-					    ""));
+					    first_scenario(one));
 			}
 			reply_free(&r);
 			if (first[0] != '\0') {
@@ -1038,9 +1047,7 @@ cmd_play(const struct args *a)
 	for (i = 0; i < refd_mpv_len(rs); i++) {
 		refd_mpv one = refd_mpv_at(rs, i);
 		const char *name = refd_mpv_get_str(one, "name", "?");
-		refd_mpv sc = refd_mpv_get(one, "scenarios");
-		const char *scen = refd_mpv_len(sc) > 0 ?
-		    refd_mpv_cstr(refd_mpv_at(sc, 0), NULL) : NULL;
+		const char *scen = first_scenario(one);
 		int one_rc;
 
 		printf("== %s%s%s\n", name, scen ? ", scenario " : "",

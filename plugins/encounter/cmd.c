@@ -80,6 +80,20 @@ getxy(refd_mpv v, int *x, int *y)
 	return 0;
 }
 
+/* The creature a command names under key, if it names one: 0, or a
+ * refusal when no creature has that name. */
+static int
+named(const struct st *s, refd_mpv r, const char *key, int *out,
+    struct why *w)
+{
+	refd_mpv v = refd_mpv_get(r, key);
+
+	if (refd_mpv_ok(v) && (*out = find(s, refd_mpv_cstr(v, ""))) < 0)
+		return rej(w, REFD_ENOTARGET, "R001-70",
+		    "no creature named '%.40s'", refd_mpv_cstr(v, "?"));
+	return 0;
+}
+
 int
 cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
     struct why *w)
@@ -107,24 +121,9 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 		return w->code;
 	}
 	c->t = i;
-	v = refd_mpv_get(r, "target");
-	if (refd_mpv_ok(v) && (c->target = find(s, refd_mpv_cstr(v, ""))) < 0) {
-		rej(w, REFD_ENOTARGET, "R001-70", "no creature named '%.40s'",
-		    refd_mpv_cstr(v, "?"));
-		refd_mp_free(d);
-		return w->code;
-	}
-	v = refd_mpv_get(r, "ally");
-	if (refd_mpv_ok(v) && (c->ally = find(s, refd_mpv_cstr(v, ""))) < 0) {
-		rej(w, REFD_ENOTARGET, "R001-70", "no creature named '%.40s'",
-		    refd_mpv_cstr(v, "?"));
-		refd_mp_free(d);
-		return w->code;
-	}
-	v = refd_mpv_get(r, "overrun");
-	if (refd_mpv_ok(v) && (c->ovr = find(s, refd_mpv_cstr(v, ""))) < 0) {
-		rej(w, REFD_ENOTARGET, "R001-70", "no creature named '%.40s'",
-		    refd_mpv_cstr(v, "?"));
+	if (named(s, r, "target", &c->target, w) != 0 ||
+	    named(s, r, "ally", &c->ally, w) != 0 ||
+	    named(s, r, "overrun", &c->ovr, w) != 0) {
 		refd_mp_free(d);
 		return w->code;
 	}
