@@ -13,6 +13,7 @@
  */
 #include <sys/stat.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -37,8 +39,17 @@
 #define REFD_DATADIR "/usr/local/share/refd"
 #endif
 
+/* The exit-code contract, the same in refctl(1) and refd-evlog(5). */
+#define VX_OK		0	/* verified and finished */
+#define VX_BAD		1	/* tampered, diverging or refused by a policy */
+#define VX_USAGE	2
+#define VX_INCOMPLETE	3	/* unfinished, or cut short */
+#define VX_ENV		4	/* plugin, content, key or file missing */
+
 struct vctx {
 	const char *logpath;
+	int allow_scripted;
+	const char *req_plugin;	/* NAME=VERSION[:HASH] */
 	const char *plugin_path;
 	const char *content_dir;
 	int have_pk;
@@ -66,7 +77,22 @@ vfail(struct vctx *v, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	printf("FAILED\n");
-	return 1;
+	return VX_BAD;
+}
+
+/* A failure of the environment, not of the log: exit 4. */
+static int __attribute__((format(printf, 2, 3)))
+venv(struct vctx *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "refctl verify: log '%s': ", v->logpath);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	printf("NOT CHECKED\n");
+	return VX_ENV;
 }
 
 static void __attribute__((format(printf, 2, 3)))
@@ -248,13 +274,17 @@ load(struct vctx *v)
 	size_t i;
 	int rc;
 
+	if (access(v->logpath, R_OK) != 0)
+		return venv(v, "cannot read: %s", strerror(errno));
 	rc = evlog_scan_file(v->logpath, &v->s, err, sizeof(err));
 	if (rc != REFD_OK)
 		return vfail(v, "%s", err);
-	if (v->s.tail == EVLOG_TORN)
-		return vfail(v, "truncated or torn at the end: %s; the log is "
-		    "incomplete (%zu bytes after the last good record)",
+	if (v->s.tail == EVLOG_TORN) {
+		vfail(v, "cut short after record %zu: %s (%zu bytes after "
+		    "it are not a whole record)", v->s.n > 0 ? v->s.n - 1 : 0,
 		    v->s.why, v->s.size - v->s.good_end);
+		return VX_INCOMPLETE;
+	}
 	if (v->s.tail == EVLOG_DAMAGED)
 		return vfail(v, "%s", v->s.why);
 	if (v->s.n == 0)
@@ -491,6 +521,168 @@ replay_pass(struct vctx *v, const uint8_t *seed, int replay)
 	return 0;
 }
 
+/* --require-plugin NAME=VERSION[:HASH] against the header. */
+static int
+plugin_policy(struct vctx *v, const struct evlog_rec *h)
+{
+	char want[256], hash[2 * EVLOG_HASH_LEN + 1], *ver, *hx;
+
+	if (v->req_plugin == NULL)
+		return 0;
+	snprintf(want, sizeof(want), "%s", v->req_plugin);
+	if ((ver = strchr(want, '=')) == NULL)
+		return vfail(v, "--require-plugin '%s': expected "
+		    "NAME=VERSION[:HASH]", v->req_plugin);
+	*ver++ = '\0';
+	if ((hx = strchr(ver, ':')) != NULL)
+		*hx++ = '\0';
+	hex_encode(h->plugin_hash, EVLOG_HASH_LEN, hash);
+	if (strcmp(want, h->ruleset) != 0 || strcmp(ver,
+	    h->ruleset_version) != 0)
+		return vfail(v, "record 0 (header): plugin: required %s %s, "
+		    "the log was played with %s %s", want, ver, h->ruleset,
+		    h->ruleset_version);
+	if (hx != NULL && (strlen(hx) < 8 || strncasecmp(hx, hash,
+	    strlen(hx)) != 0))
+		return vfail(v, "record 0 (header): plugin build: required "
+		    "hash %s, the log was played with build %s", hx, hash);
+	return 0;
+}
+
+/* The result map refd writes for a resign, an abort or a limit. */
+static int
+host_result(uint32_t nseats, int started, int32_t loser, const char *reason,
+    struct buf *out)
+{
+	refd_mpw *w = refd_mpw_create();
+	uint32_t i;
+	int rc = 0;
+
+	if (w == NULL)
+		return -1;
+	refd_mpw_map(w);
+	refd_mpw_karray(w, "winners");
+	if (loser >= 0 && started)
+		for (i = 0; i < nseats; i++)
+			if ((int32_t)i != loser)
+				refd_mpw_int(w, i);
+	refd_mpw_end(w);
+	refd_mpw_kstr(w, "reason", reason);
+	refd_mpw_end(w);
+	if (refd_mpw_error(w) || buf_add(out, refd_mpw_data(w),
+	    refd_mpw_len(w)) != 0)
+		rc = -1;
+	refd_mpw_destroy(w);
+	return rc;
+}
+
+/*
+ * The final record's end reason, result and end event against what the
+ * replay gives: a game over ends with "result" and the plugin's result,
+ * a game not over only by resign, abort or limit with refd's own map.
+ */
+static int
+final_check(struct vctx *v, const struct evlog_rec *fin)
+{
+	const struct evlog_rec *h = &v->r[0];
+	char name[160], why[16], reason[256], *a = NULL, *b = NULL;
+	struct call c;
+	struct buf want;
+	refd_mpw *ev = NULL;
+	int rc, over = 0, bad = 0;
+
+	recname(fin, v->nr - 1, name, sizeof(name));
+	call_init(&c);
+	buf_init(&want);
+	snprintf(reason, sizeof(reason), "%s", fin->reason);
+	if (v->g != NULL) {
+		rc = game_result(v->g, &c);
+		if (rc < 0) {
+			bad = vfail(v, "%s: replay: the plugin's result fails: "
+			    "%s", name, c.fault[0] ? c.fault : c.reject_msg);
+			goto out;
+		}
+		over = rc == 1;
+	}
+	if (over) {
+		snprintf(why, sizeof(why), "result");
+		if (c.out.len == 0 || refd_mp_check(c.out.data, c.out.len,
+		    0) != 0) {
+			buf_reset(&c.out);
+			buf_addstr(&c.out, "\x81\xa6reason\xa9game over");
+		}
+		buf_add(&want, c.out.data, c.out.len);
+	} else if (strcmp(fin->why, "result") == 0) {
+		bad = vfail(v, "%s: why: the log says 'result', the replay "
+		    "says the game is not over", name);
+		goto out;
+	} else {
+		snprintf(why, sizeof(why), "%s", fin->why);
+		if (strcmp(why, "resign") == 0) {
+			if (fin->seat < 0 || (uint32_t)fin->seat >= h->nseats) {
+				bad = vfail(v, "%s: seat: no seat %d resigns",
+				    name, (int)fin->seat);
+				goto out;
+			}
+			snprintf(reason, sizeof(reason), "seat %d resigned",
+			    (int)fin->seat);
+		} else if (strcmp(why, "limit") == 0) {
+			snprintf(reason, sizeof(reason), "the log reached "
+			    "max-log-bytes");
+		} else if (strcmp(why, "abort") != 0) {
+			bad = vfail(v, "%s: why: '%s' is no end reason", name,
+			    why);
+			goto out;
+		}
+		if (host_result(h->nseats, v->g != NULL, strcmp(why,
+		    "resign") == 0 ? fin->seat : -1, reason, &want) != 0) {
+			bad = vfail(v, "out of memory");
+			goto out;
+		}
+		if (strcmp(why, "resign") == 0)
+			reason[0] = '\0';
+	}
+	if (strcmp(why, fin->why) != 0) {
+		bad = vfail(v, "%s: why: the log says '%s', the replay says "
+		    "'%s' (the game is over after the last command)", name,
+		    fin->why, why);
+		goto out;
+	}
+	if (want.len != fin->result_len || memcmp(want.data, fin->result,
+	    want.len) != 0) {
+		a = mp_bytes_to_json_text(fin->result, fin->result_len,
+		    JSON_COMPACT);
+		b = mp_bytes_to_json_text(want.data, want.len, JSON_COMPACT);
+		bad = vfail(v, "%s: result: the log says %s, the replay says "
+		    "%s", name, a != NULL ? a : "(malformed)", b != NULL ? b :
+		    "?");
+		goto out;
+	}
+	if ((ev = refd_mpw_create()) == NULL) {
+		bad = vfail(v, "out of memory");
+		goto out;
+	}
+	evlog_end_event(ev, why, fin->seat, reason, want.data, want.len);
+	if (fin->nev != 1 || fin->ev[0].seat != REFD_SEAT_PUBLIC ||
+	    fin->ev[0].len != refd_mpw_len(ev) || memcmp(fin->ev[0].bytes,
+	    refd_mpw_data(ev), fin->ev[0].len) != 0) {
+		a = fin->nev > 0 ? mp_bytes_to_json_text(fin->ev[0].bytes,
+		    fin->ev[0].len, JSON_COMPACT) : NULL;
+		b = mp_bytes_to_json_text(refd_mpw_data(ev), refd_mpw_len(ev),
+		    JSON_COMPACT);
+		bad = vfail(v, "%s: end event: the log says %s, the replay "
+		    "says %s", name, a != NULL ? a : "(none)", b != NULL ? b :
+		    "?");
+	}
+out:
+	free(a);
+	free(b);
+	refd_mpw_destroy(ev);
+	buf_release(&want);
+	call_release(&c);
+	return bad;
+}
+
 static int
 verify(struct vctx *v)
 {
@@ -502,8 +694,8 @@ verify(struct vctx *v)
 	uint64_t seq = 0;
 	int rc, mismatch = 0;
 
-	if (load(v) != 0)
-		return 1;
+	if ((rc = load(v)) != 0)
+		return rc;
 	h = &v->r[0];
 	if (h->kind != EVK_HEADER || h->n != 0 ||
 	    memcmp(h->prev, zero, sizeof(zero)) != 0)
@@ -518,6 +710,12 @@ verify(struct vctx *v)
 	say(v, "framing: %zu records, every frame hash holds", v->nr);
 	if (structure(v, &seq) != 0)
 		return 1;
+	if (h->scripted && !v->allow_scripted)
+		return vfail(v, "record 0 (header): the dice are scripted (set "
+		    "by whoever created the match, not drawn fairly); give "
+		    "--allow-scripted to accept such a log");
+	if ((rc = plugin_policy(v, h)) != 0)
+		return rc;
 	say(v, "chain: intact from the header to record %zu", v->nr - 1);
 
 	hex_encode(h->pubkey, EVLOG_PK_LEN, a);
@@ -551,17 +749,24 @@ verify(struct vctx *v)
 		find_plugin(h->ruleset, v->plugin_path, plugin, sizeof(plugin));
 		find_content(h->ruleset, plugin, v->content_dir, content,
 		    sizeof(content));
+		if (!is_file(plugin))
+			return venv(v, "cannot replay: plugin '%s' is missing; "
+			    "give it with --plugin FILE.so", plugin);
 		rc = plugin_open(plugin, &v->pl, err, sizeof(err));
 		if (rc != REFD_OK)
-			return vfail(v, "cannot replay: %s; give the plugin "
+			return venv(v, "cannot replay: %s; give the plugin "
 			    "with --plugin FILE.so", err);
 		if (strcmp(v->pl->name, h->ruleset) != 0)
-			return vfail(v, "cannot replay: plugin '%s' is ruleset "
+			return venv(v, "cannot replay: plugin '%s' is ruleset "
 			    "'%s', the log is of ruleset '%s'", plugin,
 			    v->pl->name, h->ruleset);
 		rc = plugin_load_content(v->pl, content, err, sizeof(err));
+		if (rc != REFD_OK && !is_dir(content))
+			return venv(v, "cannot replay: ruleset content "
+			    "directory '%s' is missing; give it with --content "
+			    "DIR", content);
 		if (rc != REFD_OK)
-			return vfail(v, "cannot replay: ruleset content: %s; "
+			return venv(v, "cannot replay: ruleset content: %s; "
 			    "give it with --content DIR", err);
 		if (memcmp(v->pl->file_hash, h->plugin_hash,
 		    EVLOG_HASH_LEN) != 0) {
@@ -589,6 +794,8 @@ verify(struct vctx *v)
 	}
 	if (replay_pass(v, seed, fin != NULL) != 0)
 		return 1;
+	if (fin != NULL && final_check(v, fin) != 0)
+		return 1;
 	hex_encode(h->pubkey, EVLOG_PK_LEN, a);
 	say(v, "signatures: %zu valid for key %s%s", v->nsig, a,
 	    v->have_pk ? " (the key you gave)" : "");
@@ -600,11 +807,12 @@ verify(struct vctx *v)
 		    "the dice and the hidden zones cannot be verified before "
 		    "the server seed is revealed in the final record", seq);
 		printf("INCOMPLETE\n");
-		return 2;
+		return VX_INCOMPLETE;
 	}
 	say(v, "replay: %zu commands, %zu draws, %zu events; every draw, "
 	    "event, commitment and state hash matches", v->ncmd, v->ndraws,
 	    v->nevents);
+	say(v, "final: the end reason and the result are the replay's");
 	{
 		char *j = mp_bytes_to_json_text(fin->result, fin->result_len,
 		    JSON_COMPACT);
@@ -613,9 +821,10 @@ verify(struct vctx *v)
 		free(j);
 	}
 	if (mismatch) {
-		printf("VERIFIED, but with a different plugin build or content "
-		    "than the header names (see the warnings)\n");
-		return 0;
+		printf("NOT CHECKED: the replay agrees, but with a different "
+		    "plugin build or content than the header names (see the "
+		    "warnings)\n");
+		return VX_ENV;
 	}
 	printf(h->scripted ? "VERIFIED (scripted dice: not a ranked match)\n" :
 	    "VERIFIED\n");
@@ -625,21 +834,77 @@ verify(struct vctx *v)
 static void
 verify_usage(FILE *f)
 {
-	fprintf(f, "usage: refctl verify LOG [--plugin FILE.so] [--content DIR] "
-	    "[--pubkey HEX | --pubkey-file FILE] [-q]\n");
+	fprintf(f, "usage: refctl verify [--plugin FILE.so] [--content DIR] "
+	    "[--pubkey HEX | --pubkey-file FILE] [--allow-scripted] "
+	    "[--require-plugin NAME=VERSION[:HASH]] [-q] LOG|DIR...\n");
+}
+
+/* Which exit status wins in a batch: 1, then 4, then 3, then 0. */
+static int
+worse(int a, int b)
+{
+	static const int rank[] = { 0, 3, 0, 1, 2 };
+
+	return rank[b] > rank[a] ? b : a;
+}
+
+static int
+verify_one(const struct vctx *opt, const char *path, size_t *count)
+{
+	struct vctx v;
+	int rc;
+
+	v = *opt;
+	v.logpath = path;
+	call_init(&v.c);
+	rc = verify(&v);
+	vctx_release(&v);
+	count[rc]++;
+	fflush(stdout);
+	return rc;
+}
+
+/* Every *.log file of a directory, in name order. */
+static int
+verify_dir(const struct vctx *opt, const char *dir, size_t *count)
+{
+	struct dirent **ent;
+	char path[PATH_MAX];
+	int n, i, rc = VX_OK;
+	size_t l;
+
+	if ((n = scandir(dir, &ent, NULL, alphasort)) < 0) {
+		fprintf(stderr, "refctl verify: '%s': %s\n", dir,
+		    strerror(errno));
+		count[VX_ENV]++;
+		return VX_ENV;
+	}
+	for (i = 0; i < n; i++) {
+		l = strlen(ent[i]->d_name);
+		if (l > 4 && strcmp(ent[i]->d_name + l - 4, ".log") == 0) {
+			snprintf(path, sizeof(path), "%s/%s", dir,
+			    ent[i]->d_name);
+			if (!opt->quiet)
+				printf("\n");
+			rc = worse(rc, verify_one(opt, path, count));
+		}
+		free(ent[i]);
+	}
+	free(ent);
+	return rc;
 }
 
 int
 cmd_verify(int argc, char **argv)
 {
 	struct vctx v;
-	int i, rc;
+	size_t count[5] = { 0 }, nlogs = 0;
+	int i, rc = VX_OK, first = 1;
 
 	memset(&v, 0, sizeof(v));
-	call_init(&v.c);
 	if (sodium_init() < 0) {
 		fprintf(stderr, "refctl verify: libsodium: cannot initialise\n");
-		return 1;
+		return VX_ENV;
 	}
 	for (i = 1; i < argc; i++) {
 		const char *o = argv[i];
@@ -649,6 +914,16 @@ cmd_verify(int argc, char **argv)
 			return 0;
 		} else if (strcmp(o, "-q") == 0) {
 			v.quiet = 1;
+		} else if (strcmp(o, "--allow-scripted") == 0) {
+			v.allow_scripted = 1;
+		} else if (i + 1 < argc && strcmp(o, "--require-plugin") == 0) {
+			v.req_plugin = argv[++i];
+			if (strchr(v.req_plugin, '=') == NULL) {
+				fprintf(stderr, "refctl verify: --require-plugin "
+				    "'%s': expected NAME=VERSION[:HASH]\n",
+				    v.req_plugin);
+				return VX_USAGE;
+			}
 		} else if (i + 1 < argc && strcmp(o, "--plugin") == 0) {
 			v.plugin_path = argv[++i];
 		} else if (i + 1 < argc && strcmp(o, "--content") == 0) {
@@ -657,7 +932,7 @@ cmd_verify(int argc, char **argv)
 			if (read_pubkey(argv[++i], v.pk) != 0) {
 				fprintf(stderr, "refctl verify: --pubkey: expected "
 				    "64 hex characters\n");
-				return 1;
+				return VX_USAGE;
 			}
 			v.have_pk = 1;
 		} else if (i + 1 < argc && strcmp(o, "--pubkey-file") == 0) {
@@ -665,24 +940,47 @@ cmd_verify(int argc, char **argv)
 				fprintf(stderr, "refctl verify: --pubkey-file "
 				    "'%s': expected 64 hex characters or 32 "
 				    "bytes\n", argv[i]);
-				return 1;
+				return VX_ENV;
 			}
 			v.have_pk = 1;
-		} else if (o[0] == '-' || v.logpath != NULL) {
+		} else if (o[0] == '-') {
 			fprintf(stderr, "refctl verify: unexpected argument "
 			    "'%s'\n", o);
 			verify_usage(stderr);
-			return 1;
+			return VX_USAGE;
 		} else {
-			v.logpath = o;
+			nlogs++;
 		}
 	}
-	if (v.logpath == NULL) {
+	if (nlogs == 0) {
 		verify_usage(stderr);
-		return 1;
+		return VX_USAGE;
 	}
-	rc = verify(&v);
-	vctx_release(&v);
+	for (i = 1; i < argc; i++) {
+		const char *o = argv[i];
+
+		if (o[0] == '-') {
+			if (strcmp(o, "--require-plugin") == 0 ||
+			    strcmp(o, "--plugin") == 0 ||
+			    strcmp(o, "--content") == 0 ||
+			    strcmp(o, "--pubkey") == 0 ||
+			    strcmp(o, "--pubkey-file") == 0)
+				i++;
+			continue;
+		}
+		if (!first && !v.quiet)
+			printf("\n");
+		first = 0;
+		if (is_dir(o))
+			rc = worse(rc, verify_dir(&v, o, count));
+		else
+			rc = worse(rc, verify_one(&v, o, count));
+	}
+	if (count[0] + count[1] + count[3] + count[4] > 1)
+		printf("summary: %zu logs: %zu verified, %zu tampered or "
+		    "diverging, %zu incomplete, %zu not checked (environment)\n",
+		    count[0] + count[1] + count[3] + count[4], count[VX_OK],
+		    count[VX_BAD], count[VX_INCOMPLETE], count[VX_ENV]);
 	return rc;
 }
 

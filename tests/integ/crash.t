@@ -239,7 +239,7 @@ for my $path (@logs) {
 	$lastseq{$id} = (grep { defined $_->{seq} } @$recs)[-1]{seq};
 	($st, $out) = Refd::run_prog($refctl, 'verify', $path,
 	    '--pubkey-file', $pub);
-	if ($st == 2) {
+	if ($st == 3) {
 		$unfinished{$id} = 1;
 	} elsif ($st != 0) {
 		$bad_verify++;

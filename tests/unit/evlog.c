@@ -118,7 +118,12 @@ main(void)
 	is_int(match_abort(m3, "test over", &e), 0, "aborted");
 	matchset_sync(ms);
 	log_path(m3, dir, log3, sizeof(log3));
-	is_int(verify(log3, NULL), 0, "verify accepts the scripted match");
+	is_int(verify(log3, NULL), 1, "verify refuses scripted dice by "
+	    "default");
+	ok(has("the dice are scripted") && has("--allow-scripted"),
+	    "saying why and how to accept them");
+	is_int(verify(log3, "--allow-scripted"), 0, "verify --allow-scripted "
+	    "accepts the scripted match");
 	ok(has("VERIFIED (scripted dice: not a ranked match)"),
 	    "and says it is not ranked");
 
@@ -127,7 +132,7 @@ main(void)
 	    play(ms, m4, tok4, "d", 3) == 3, "unfinished duel"))
 		return done_testing();
 	log_path(m4, dir, log4, sizeof(log4));
-	is_int(verify(log4, opt), 2, "an unfinished log exits 2");
+	is_int(verify(log4, opt), 3, "an unfinished log exits 3");
 	ok(has("UNFINISHED") && has("cannot be verified before the server "
 	    "seed is revealed") && has("INCOMPLETE"), "and says so plainly");
 
@@ -248,11 +253,11 @@ main(void)
 	}
 
 	/* A truncated tail. */
-	is_int(verify_bytes(b, len - 7, "truncated", NULL), 1,
-	    "a truncated tail");
-	ok(has("truncated or torn at the end: incomplete record at offset"),
-	    "is named");
-	is_int(verify_bytes(b, off[n - 1], "nofinal", NULL), 2,
+	is_int(verify_bytes(b, len - 7, "truncated", NULL), 3,
+	    "a truncated tail is incomplete");
+	ok(has("cut short after record") && has("incomplete record at "
+	    "offset"), "is named as cut, after the last whole record");
+	is_int(verify_bytes(b, off[n - 1], "nofinal", NULL), 3,
 	    "without its final record the log is unfinished");
 
 	/* An unfinished log edited and re-chained: only the signatures can
