@@ -11,6 +11,113 @@
 
 static char out[65536];
 
+/*
+ * Rewrite the final record of a log with the winners swapped (every seat
+ * that did not win wins, and the other way round), its end event to
+ * match, and sign it again with the daemon key of dir: what a holder of
+ * the key could forge.  0, or -1.
+ */
+static int
+forge_final(const char *dir, const char *log)
+{
+	struct evlog_scan sc;
+	struct evlog_rec fin;
+	struct evlog_key k;
+	struct evlog l;
+	struct commitment *cm = NULL;
+	refd_mpdoc *d = NULL;
+	refd_mpv win;
+	refd_mpw *w = NULL, *res = NULL;
+	uint8_t *p = NULL;
+	char err[512];
+	uint32_t s, nseats;
+	size_t i, last, len;
+	int created, rc = -1, kok = 0, decoded = 0;
+
+	memset(&fin, 0, sizeof(fin));
+	if (evlog_scan_file(log, &sc, err, sizeof(err)) != 0 || sc.n < 2)
+		return -1;
+	last = sc.n - 1;
+	if (evlog_decode(sc.fr[last].p, sc.fr[last].len, &fin, err,
+	    sizeof(err)) != 0 || fin.kind != EVK_FINAL)
+		goto out;
+	decoded = 1;
+	{
+		struct evlog_rec h;
+
+		if (evlog_decode(sc.fr[0].p, sc.fr[0].len, &h, err,
+		    sizeof(err)) != 0)
+			goto out;
+		nseats = h.nseats;
+		evlog_rec_release(&h);
+	}
+	if (evlog_key_load(dir, &k, &created, err, sizeof(err)) != 0)
+		goto out;
+	kok = 1;
+	d = refd_mp_parse(fin.result, fin.result_len);
+	win = refd_mpv_get(refd_mp_root(d), "winners");
+	res = refd_mpw_create();
+	refd_mpw_map(res);
+	refd_mpw_karray(res, "winners");
+	for (s = 0; s < nseats; s++) {
+		int was = 0;
+
+		for (i = 0; i < refd_mpv_len(win); i++) {
+			int64_t x;
+
+			if (refd_mpv_int(refd_mpv_at(win, i), &x) == 0 &&
+			    x == (int64_t)s)
+				was = 1;
+		}
+		if (!was)
+			refd_mpw_int(res, s);
+	}
+	refd_mpw_end(res);
+	refd_mpw_kstr(res, "reason", "forged");
+	refd_mpw_end(res);
+	cm = calloc(fin.nopen + 1, sizeof(*cm));
+	if (cm == NULL)
+		goto out;
+	for (i = 0; i < fin.nopen; i++) {
+		snprintf(cm[i].zone, sizeof(cm[i].zone), "%s", fin.open[i].zone);
+		cm[i].seat = fin.open[i].seat;
+		memcpy(cm[i].salt, fin.open[i].salt, sizeof(cm[i].salt));
+		cm[i].data = (uint8_t *)(uintptr_t)fin.open[i].data;
+		cm[i].len = fin.open[i].len;
+	}
+	w = refd_mpw_create();
+	evlog_enc_final(w, fin.n, fin.seq, fin.prev, fin.why, fin.seat,
+	    fin.reason, refd_mpw_data(res), refd_mpw_len(res), fin.server_seed,
+	    cm, fin.nopen, fin.time);
+	if (refd_mpw_error(w) || refd_mpw_error(res))
+		goto out;
+	len = refd_mpw_len(w);
+	if ((p = malloc(len)) == NULL)
+		goto out;
+	memcpy(p, refd_mpw_data(w), len);
+	if (evlog_sign(&k, p, len) != 0 || truncate(log,
+	    (off_t)sc.fr[last].off) != 0 || evlog_reopen(&l, log,
+	    sc.fr[last].off, last, sc.fr[last - 1].hash, err,
+	    sizeof(err)) != 0)
+		goto out;
+	rc = evlog_append(&l, p, len, NULL) == 0 ? 0 : -1;
+	evlog_release(&l);
+out:
+	if (rc != 0)
+		diag("forge: %s", err);
+	free(p);
+	free(cm);
+	refd_mpw_destroy(w);
+	refd_mpw_destroy(res);
+	refd_mp_free(d);
+	if (decoded)
+		evlog_rec_release(&fin);
+	if (kok)
+		evlog_key_release(&k);
+	evlog_scan_release(&sc);
+	return rc;
+}
+
 /* Play up to n steps choosing among the legal commands; 0 or -1. */
 static int
 play_legal(struct matchset *ms, struct match *m,
@@ -159,6 +266,17 @@ main(void)
 			    log), 0, "%s %s: refctl verify accepts the log",
 			    pl->name, what);
 			if (strstr(out, "VERIFIED") == NULL)
+				diag("%s", out);
+			if (!ok(forge_final(dir, log) == 0, "%s %s: the final "
+			    "record re-signed with the winners swapped",
+			    pl->name, what))
+				continue;
+			is_int(run(out, sizeof(out), "'%s/bin/refctl' verify "
+			    "--pubkey-file '%s/refd.pub' '%s'", build_dir, dir,
+			    log), 1, "%s %s: refctl verify refuses it", pl->name,
+			    what);
+			if (strstr(out, ": result: the log says") == NULL ||
+			    strstr(out, "the replay says") == NULL)
 				diag("%s", out);
 		}
 	}
