@@ -1255,13 +1255,13 @@ evlog_compare(const struct evlog_rec *r, const struct call *c,
 		    strcmp(x->why, y->why) != 0) {
 			draw_str(y, a, sizeof(a));
 			draw_str(x, b, sizeof(b));
-			snprintf(err, errlen, "draw %zu: expected %s, found %s",
+			snprintf(err, errlen, "draw %zu: the replay gives %s, the log has %s",
 			    i, a, b);
 			return REFD_EDIVERGE;
 		}
 	}
 	if (r->ndr != c->ndr) {
-		snprintf(err, errlen, "draws: expected %zu, found %zu", c->ndr,
+		snprintf(err, errlen, "draws: the replay gives %zu, the log has %zu", c->ndr,
 		    r->ndr);
 		return REFD_EDIVERGE;
 	}
@@ -1270,15 +1270,15 @@ evlog_compare(const struct evlog_rec *r, const struct call *c,
 		const struct event *y = &c->ev[i];
 
 		if (x->seat != y->seat) {
-			snprintf(err, errlen, "event %zu: seat: expected %d, "
-			    "found %d", i, (int)y->seat, (int)x->seat);
+			snprintf(err, errlen, "event %zu: seat: the replay "
+			    "gives %d, the log has %d", i, (int)y->seat, (int)x->seat);
 			return REFD_EDIVERGE;
 		}
 		if (x->len != y->len || memcmp(x->bytes, y->bytes, x->len) != 0) {
 			char *ja = mp_bytes_to_json_text(x->bytes, x->len, 0);
 			char *jb = mp_bytes_to_json_text(y->bytes, y->len, 0);
 
-			snprintf(err, errlen, "event %zu: expected %s, found %s",
+			snprintf(err, errlen, "event %zu: the replay gives %s, the log has %s",
 			    i, jb != NULL ? jb : "?", ja != NULL ? ja : "?");
 			free(ja);
 			free(jb);
@@ -1286,7 +1286,7 @@ evlog_compare(const struct evlog_rec *r, const struct call *c,
 		}
 	}
 	if (r->nev != c->nev) {
-		snprintf(err, errlen, "events: expected %zu, found %zu", c->nev,
+		snprintf(err, errlen, "events: the replay gives %zu, the log has %zu", c->nev,
 		    r->nev);
 		return REFD_EDIVERGE;
 	}
@@ -1295,8 +1295,8 @@ evlog_compare(const struct evlog_rec *r, const struct call *c,
 		const struct commitment *y = &c->cm[i];
 
 		if (strcmp(x->zone, y->zone) != 0 || x->seat != y->seat) {
-			snprintf(err, errlen, "commitment %zu: zone: expected "
-			    "'%s' (seat %d), found '%s' (seat %d)", i, y->zone,
+			snprintf(err, errlen, "commitment %zu: zone: the replay "
+			    "gives '%s' (seat %d), the log has '%s' (seat %d)", i, y->zone,
 			    (int)y->seat, x->zone, (int)x->seat);
 			return REFD_EDIVERGE;
 		}
@@ -1304,12 +1304,12 @@ evlog_compare(const struct evlog_rec *r, const struct call *c,
 			hexs(y->hash, EVLOG_HASH_LEN, a, sizeof(a));
 			hexs(x->hash, EVLOG_HASH_LEN, b, sizeof(b));
 			snprintf(err, errlen, "commitment %zu ('%s'): hash: "
-			    "expected %s, found %s", i, x->zone, a, b);
+			    "the replay gives %s, the log has %s", i, x->zone, a, b);
 			return REFD_EDIVERGE;
 		}
 	}
 	if (r->ncm != c->ncm) {
-		snprintf(err, errlen, "commitments: expected %zu, found %zu",
+		snprintf(err, errlen, "commitments: the replay gives %zu, the log has %zu",
 		    c->ncm, r->ncm);
 		return REFD_EDIVERGE;
 	}
@@ -1317,7 +1317,7 @@ evlog_compare(const struct evlog_rec *r, const struct call *c,
 	    memcmp(r->state, state_hash, EVLOG_HASH_LEN) != 0) {
 		hexs(state_hash, EVLOG_HASH_LEN, a, sizeof(a));
 		hexs(r->state, EVLOG_HASH_LEN, b, sizeof(b));
-		snprintf(err, errlen, "state hash: expected %s, found %s", a, b);
+		snprintf(err, errlen, "state hash: the replay gives %s, the log has %s", a, b);
 		return REFD_EDIVERGE;
 	}
 	return REFD_OK;

@@ -495,17 +495,17 @@ replay_pass(struct vctx *v, const uint8_t *seed, int replay)
 			    h->nseats, &rg, 0, &v->g, &v->c);
 			rng_release(&rg);
 			if (rc != REFD_OK)
-				return vfail(v, "%s: replay diverges: expected "
-				    "the plugin's create to succeed, found it "
+				return vfail(v, "%s: replay diverges: the log has "
+				    "the game created, the replay's create "
 				    "fails: %s", name, v->c.fault[0] ?
 				    v->c.fault : v->c.reject_msg);
 		} else {
 			rc = game_apply(v->g, (uint32_t)r->seat, r->cmd,
 			    r->cmd_len, &v->c);
 			if (rc != REFD_OK)
-				return vfail(v, "%s: replay diverges: expected "
-				    "the plugin to accept the command, found it "
-				    "rejects it: %s%s%s", name, v->c.fault[0] ?
+				return vfail(v, "%s: replay diverges: the log has "
+				    "the command accepted, the replay rejects "
+				    "it: %s%s%s", name, v->c.fault[0] ?
 				    v->c.fault : v->c.reject_msg,
 				    v->c.reject_rule[0] ? " at " : "",
 				    v->c.reject_rule);

@@ -204,11 +204,12 @@ main(void)
 		rechain(c, len, j);
 		is_int(verify_bytes(c, len, "forged", NULL), 1, "a forged die");
 		snprintf(err, sizeof(err), "record %zu (seq %llu, cmd '%s' of "
-		    "seat %d): replay diverges: draw 0: expected roll %u of d20",
+		    "seat %d): replay diverges: draw 0: the replay gives roll %u "
+		    "of d20",
 		    j, (unsigned long long)r.seq, r.cmd_id, (int)r.seat,
 		    (unsigned)r.dr[0].value);
 		ok(has(err), "is named: %s", err);
-		snprintf(err, sizeof(err), "found roll %u of d20",
+		snprintf(err, sizeof(err), "the log has roll %u of d20",
 		    (unsigned)(r.dr[0].value % 20 + 1));
 		ok(has(err), "with the forged value");
 		evlog_rec_release(&r);
@@ -323,7 +324,7 @@ main(void)
 	is_int(verify(log, opt), 1, "a plugin that behaves differently");
 	ok(has("file hash: expected") && has("not the plugin build"),
 	    "the plugin hash difference is reported");
-	ok(has("replay diverges: event 0: expected {\"type\": \"attack\""),
+	ok(has("replay diverges: event 0: the replay gives {\"type\": \"attack\""),
 	    "and the first divergent record is named");
 
 	/* Replay prints the match. */
