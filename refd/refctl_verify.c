@@ -266,6 +266,24 @@ vctx_release(struct vctx *v)
 	evlog_scan_release(&v->s);
 }
 
+/*
+ * A torn tail that is one whole frame, length and all, whose hash fails:
+ * its bytes were changed, the log was not cut.
+ */
+static int
+whole_frame(const struct evlog_scan *s)
+{
+	const uint8_t *p = s->data + s->good_end;
+	size_t left = s->size - s->good_end;
+	uint32_t n;
+
+	if (left < EVLOG_FRAME_HEAD)
+		return 0;
+	n = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	    (uint32_t)p[2] << 8 | p[3];
+	return (size_t)n + EVLOG_FRAME_OVERHEAD == left;
+}
+
 /* Framing and decoding of every record. */
 static int
 load(struct vctx *v)
@@ -279,6 +297,8 @@ load(struct vctx *v)
 	rc = evlog_scan_file(v->logpath, &v->s, err, sizeof(err));
 	if (rc != REFD_OK)
 		return vfail(v, "%s", err);
+	if (v->s.tail == EVLOG_TORN && whole_frame(&v->s))
+		return vfail(v, "%s", v->s.why);
 	if (v->s.tail == EVLOG_TORN) {
 		vfail(v, "cut short after record %zu: %s (%zu bytes after "
 		    "it are not a whole record)", v->s.n > 0 ? v->s.n - 1 : 0,

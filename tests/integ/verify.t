@@ -91,4 +91,63 @@ my @mine = grep { defined $_->{seat} && $_->{type} eq 'dealt' }
 is(scalar(@mine), 1, 'seat 0 sees its own deal');
 is($mine[0]{seat}, 0, 'tagged with its seat');
 
+# The exit-code contract of refctl(1) and refd-evlog(5).
+my $dir = $d->dir;
+($st, $out) = Refd::run_prog($refctl, 'verify');
+is($st, 2, 'no log: a usage error exits 2');
+($st, $out) = Refd::run_prog($refctl, 'verify', '--nonsense', $file);
+is($st, 2, 'an unknown option exits 2');
+($st, $out) = Refd::run_prog($refctl, 'verify', "$dir/no-such.log");
+is($st, 4, 'a missing log is the environment: exit 4');
+like($out, qr/cannot read: No such file/, 'and says it cannot be read');
+($st, $out) = Refd::run_prog($refctl, 'verify', $file, '--content',
+    "$dir/no-such-content");
+is($st, 4, 'a missing content directory exits 4');
+like($out, qr/content directory '[^']*no-such-content' is missing/,
+    'and is reported as missing, not as broken content');
+($st, $out) = Refd::run_prog($refctl, 'verify', $file, '--plugin',
+    "$dir/no-such.so");
+is($st, 4, 'a missing plugin exits 4');
+like($out, qr/plugin '[^']*no-such\.so' is missing/, 'named as missing');
+($st, $out) = Refd::run_prog($refctl, 'verify', $file,
+    '--require-plugin', 'duel=0.0.1');
+is($st, 1, 'a log of another plugin version fails --require-plugin');
+like($out, qr/plugin: required duel 0\.0\.1, the log was played with duel /,
+    'saying which was required and which was used');
+my ($ver) = $out =~ /the log was played with duel (\S+)/;
+($st, $out) = Refd::run_prog($refctl, 'verify', $file,
+    '--require-plugin', "duel=$ver");
+is($st, 0, 'the right version passes --require-plugin') or diag($out);
+($st, $out) = Refd::run_prog($refctl, 'verify', $file,
+    '--require-plugin', "duel=$ver:00000000");
+is($st, 1, 'another build hash fails --require-plugin');
+like($out, qr/plugin build: required hash 00000000/, 'naming the hash');
+
+# A batch: a directory, a cut copy, a tampered copy and a missing file.
+mkdir("$dir/batch") or die;
+my $bytes = do { open(my $g, '<:raw', $file) or die; local $/; <$g> };
+for my $v ([good => $bytes], [cut => substr($bytes, 0, -5)]) {
+	open(my $g, '>:raw', "$dir/batch/$v->[0].log") or die;
+	print $g $v->[1];
+	close($g);
+}
+($st, $out) = Refd::run_prog($refctl, 'verify', '-q', "$dir/batch");
+is($st, 3, 'a directory with a cut log exits 3') or diag($out);
+like($out, qr/cut short after record \d+/, 'the cut log is named as cut');
+like($out, qr/summary: 2 logs: 1 verified, 0 tampered or diverging, 1 incomplete, 0 not checked/,
+    'one summary line');
+my $t = $bytes;
+substr($t, length($t) - 200, 1) ^= "\x01";
+open(my $g, '>:raw', "$dir/tampered.log") or die;
+print $g $t;
+close($g);
+($st, $out) = Refd::run_prog($refctl, 'verify', '-q', "$dir/batch",
+    "$dir/tampered.log", "$dir/no-such.log");
+is($st, 1, 'a batch with a tampered log exits 1, whatever else is in it');
+like($out, qr/summary: 4 logs: 1 verified, 1 tampered or diverging, 1 incomplete, 1 not checked/,
+    'the summary counts each verdict');
+($st, $out) = Refd::run_prog($refctl, 'verify', '-q', "$dir/batch/good.log",
+    "$dir/no-such.log");
+is($st, 4, 'a batch with a missing file and no tampering exits 4');
+
 done_testing();
