@@ -60,7 +60,9 @@ usage(FILE *f)
 	    "  raw REQUEST-JSON\n"
 	    "  check-plugin FILE.so [--content DIR] [--setup FILE.json | --scenario NAME]\n"
 	    "       [--seats N] [--games N] [--seed S] [--max-steps N] [--max-legal N] [-v]\n"
-	    "  verify LOG [--plugin FILE.so] [--content DIR] [--pubkey HEX | --pubkey-file FILE] [-q]\n"
+	    "  verify [--plugin FILE.so] [--content DIR] [--pubkey HEX | --pubkey-file FILE]\n"
+	    "       [--require-plugin NAME=VERSION[:HASH]] [--allow-scripted] [-q] LOG|DIR...\n"
+	    "  log-info LOG...\n"
 	    "  replay LOG [--json]\n"
 	    "See refctl(1).\n");
 }
@@ -1104,6 +1106,8 @@ main(int argc, char **argv)
 		return cmd_verify(argc, argv);
 	if (strcmp(cmd, "replay") == 0)
 		return cmd_replay(argc, argv);
+	if (strcmp(cmd, "log-info") == 0)
+		return cmd_log_info(argc, argv);
 	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
 		usage(stdout);
 		return 0;

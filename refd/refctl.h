@@ -11,5 +11,6 @@
 int cmd_check_plugin(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_log_info(int argc, char **argv);
 
 #endif

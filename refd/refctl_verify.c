@@ -1004,6 +1004,78 @@ cmd_verify(int argc, char **argv)
 	return rc;
 }
 
+/* log-info: a log's header and state, read without a replay. */
+static int
+log_info(const char *path)
+{
+	struct evlog_scan sc;
+	struct evlog_rec h, last;
+	char err[512], pk[2 * EVLOG_PK_LEN + 1], ph[2 * EVLOG_HASH_LEN + 1];
+	char ch[2 * EVLOG_HASH_LEN + 1];
+	int rc = VX_OK;
+
+	memset(&h, 0, sizeof(h));
+	memset(&last, 0, sizeof(last));
+	if (access(path, R_OK) != 0) {
+		fprintf(stderr, "refctl log-info: '%s': cannot read: %s\n",
+		    path, strerror(errno));
+		return VX_ENV;
+	}
+	if (evlog_scan_file(path, &sc, err, sizeof(err)) != REFD_OK) {
+		fprintf(stderr, "refctl log-info: '%s': %s\n", path, err);
+		return VX_BAD;
+	}
+	if (sc.n == 0 || evlog_decode(sc.fr[0].p, sc.fr[0].len, &h, err,
+	    sizeof(err)) != 0 || h.kind != EVK_HEADER) {
+		fprintf(stderr, "refctl log-info: '%s': no header record%s%s\n",
+		    path, sc.n ? ": " : "", sc.n ? err : "");
+		evlog_scan_release(&sc);
+		return VX_BAD;
+	}
+	hex_encode(h.pubkey, EVLOG_PK_LEN, pk);
+	hex_encode(h.plugin_hash, EVLOG_HASH_LEN, ph);
+	hex_encode(h.content_hash, EVLOG_HASH_LEN, ch);
+	printf("file: %s\nmatch: %s\nruleset: %s %s (ABI %u.%u)\n"
+	    "plugin build: %s\ncontent: %s\nseats: %u\ndice: %s\n"
+	    "key: %s\ncreated: %" PRId64 "\nwritten by: refd %s\n"
+	    "records: %zu\n", path, h.match, h.ruleset, h.ruleset_version,
+	    h.abi_major, h.abi_minor, ph, ch, h.nseats, h.scripted ?
+	    "scripted" : "fair", pk, h.time, h.refd_version, sc.n);
+	if (sc.tail != EVLOG_CLEAN) {
+		printf("state: damaged or cut after record %zu: %s\n",
+		    sc.n - 1, sc.why);
+		rc = VX_INCOMPLETE;
+	} else if (evlog_decode(sc.fr[sc.n - 1].p, sc.fr[sc.n - 1].len, &last,
+	    err, sizeof(err)) == 0 && last.kind == EVK_FINAL) {
+		printf("state: finished (%s) at seq %" PRIu64 "\n", last.why,
+		    last.seq);
+	} else {
+		printf("state: unfinished\n");
+		rc = VX_INCOMPLETE;
+	}
+	evlog_rec_release(&last);
+	evlog_rec_release(&h);
+	evlog_scan_release(&sc);
+	return rc;
+}
+
+int
+cmd_log_info(int argc, char **argv)
+{
+	int i, rc = VX_OK;
+
+	if (argc < 2 || argv[1][0] == '-') {
+		fprintf(stderr, "usage: refctl log-info LOG...\n");
+		return VX_USAGE;
+	}
+	for (i = 1; i < argc; i++) {
+		if (i > 1)
+			printf("\n");
+		rc = worse(rc, log_info(argv[i]));
+	}
+	return rc;
+}
+
 /* Replay: print the match step by step. */
 
 static json_t *

@@ -150,4 +150,16 @@ like($out, qr/summary: 4 logs: 1 verified, 1 tampered or diverging, 1 incomplete
     "$dir/no-such.log");
 is($st, 4, 'a batch with a missing file and no tampering exits 4');
 
+# log-info: the header without a replay.
+($st, $out) = Refd::run_prog($refctl, 'log-info', $file,
+    "$dir/batch/cut.log");
+is($st, 3, 'log-info of a finished and a cut log exits 3');
+like($out, qr/match: \Q$id\E\nruleset: duel \S+ \(ABI [\d.]+\)\nplugin build: [0-9a-f]{64}\n/,
+    'log-info prints match, ruleset and plugin build');
+like($out, qr/key: \Q$pk->{pubkey}\E\n/, 'and the key');
+like($out, qr/state: finished \(result\)/, 'the finished log is finished');
+like($out, qr/state: damaged or cut after record \d+/, 'the cut one is not');
+($st, $out) = Refd::run_prog($refctl, 'log-info');
+is($st, 2, 'log-info without a log is a usage error');
+
 done_testing();
