@@ -1865,6 +1865,17 @@ match_id(const struct match *m)
 	return m->id;
 }
 
+/* The server seed's commitment, as in the header, in hexadecimal: what a
+ * seat checks the revealed seed against after the match. */
+void
+match_seed_commit(const struct match *m, char out[2 * EVLOG_HASH_LEN + 1])
+{
+	uint8_t ck[EVLOG_HASH_LEN];
+
+	evlog_seed_commit(m->server_seed, ck);
+	hex_encode(ck, sizeof(ck), out);
+}
+
 uint64_t
 match_seq(const struct match *m)
 {

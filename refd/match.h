@@ -175,6 +175,7 @@ int match_info(struct match *m, struct buf *out);
 int match_export(struct match *m, struct buf *out, struct match_err *e);
 
 const char *match_id(const struct match *m);
+void match_seed_commit(const struct match *m, char out[2 * 32 + 1]);
 uint64_t match_seq(const struct match *m);
 uint32_t match_nseats(const struct match *m);
 int match_finished(const struct match *m);

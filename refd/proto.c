@@ -317,6 +317,17 @@ op_rulesets(struct req *r)
 	return 0;
 }
 
+/* "seed_commit": the server seed's commitment, given to every seat before
+ * it contributes its own seed (refd-evlog(5), Fair dice). */
+static void
+put_seed_commit(struct req *r, const struct match *m)
+{
+	char ck[2 * 32 + 1];
+
+	match_seed_commit(m, ck);
+	refd_mpw_kstr(r->res, "seed_commit", ck);
+}
+
 static int
 op_create(struct req *r)
 {
@@ -411,6 +422,7 @@ op_create(struct req *r)
 	refd_mpw_kstr(r->res, "ruleset", ca.ruleset);
 	refd_mpw_kbool(r->res, "scripted", ca.scripted);
 	refd_mpw_kint(r->res, "seq", (int64_t)match_seq(m));
+	put_seed_commit(r, m);
 	refd_mpw_end(r->res);
 	return 0;
 }
@@ -460,6 +472,7 @@ op_join(struct req *r)
 	refd_mpw_kint(r->res, "seat", seat);
 	refd_mpw_kstr(r->res, "token", token);
 	refd_mpw_kint(r->res, "seq", (int64_t)match_seq(m));
+	put_seed_commit(r, m);
 	refd_mpw_end(r->res);
 	return 0;
 }
@@ -611,6 +624,7 @@ op_view(struct req *r)
 		refd_mpw_kint(r->res, "seq", (int64_t)match_seq(m));
 		refd_mpw_kint(r->res, "seat", seat);
 		refd_mpw_kbool(r->res, "finished", match_finished(m));
+		put_seed_commit(r, m);
 		refd_mpw_str(r->res, "view");
 		refd_mpw_raw(r->res, out.data, out.len);
 		refd_mpw_end(r->res);

@@ -16,10 +16,17 @@ like($pk->{pubkey}, qr/^[0-9a-f]{64}$/, 'the daemon gives its public key');
 
 my $m = $c->ok('create', ruleset => 'duel', scenario => 'first-duel');
 my $id = $m->{match};
-my @tok = map {
-	$c->ok('join', match => $id, seat => $_, seed => "player $_")->{token}
+like($m->{seed_commit}, qr/^[0-9a-f]{64}$/,
+    'create gives the server seed\'s commitment');
+my @joins = map {
+	$c->ok('join', match => $id, seat => $_, seed => "player $_")
 } 0 .. 1;
+my @tok = map { $_->{token} } @joins;
 is(scalar(grep { defined } @tok), 2, 'both seats joined');
+is(scalar(grep { ($_->{seed_commit} // '') eq $m->{seed_commit} } @joins), 2,
+    'each join gives the same commitment');
+is($c->ok('view', match => $id, seat => 0, token => $tok[0])->{seed_commit},
+    $m->{seed_commit}, 'and so does the seat\'s view');
 
 {
 	my $r = $c->req('export', match => $id);
@@ -71,6 +78,8 @@ is($st, 1, 'another key is refused');
 ($st, $out) = Refd::run_prog($refctl, 'replay', '--json', $file);
 is($st, 0, 'replay --json');
 my $recs = decode_json($out);
+is($recs->[0]{commit}, $m->{seed_commit},
+    'the commitment the seats were given is the log header\'s');
 my @logged;
 for my $r (@$recs) {
 	next unless $r->{events};
