@@ -55,6 +55,9 @@ struct vctx {
 	int have_pk;
 	uint8_t pk[EVLOG_PK_LEN];
 	int quiet;
+	int json;		/* one JSON object per log, nothing else */
+	int batch;		/* more than one log: name it in the verdict */
+	char why[1024];		/* the first failure, or why incomplete */
 
 	struct evlog_scan s;
 	struct evlog_rec *r;	/* decoded records, s.n of them */
@@ -66,18 +69,41 @@ struct vctx {
 	size_t nsig, ncmd, ndraws, nevents, ncommits;
 };
 
+/* The verdict line: "VERIFIED", prefixed with the log in a batch. */
+static void
+verdict(struct vctx *v, const char *text)
+{
+	if (v->json)
+		return;
+	if (v->batch)
+		printf("%s: ", v->logpath);
+	printf("%s\n", text);
+}
+
+/* A failure: the reason on standard error (kept for --json), then the
+ * verdict; returns code. */
+static int
+vreport(struct vctx *v, int code, const char *fmt, va_list ap)
+{
+	vsnprintf(v->why, sizeof(v->why), fmt, ap);
+	if (!v->json)
+		fprintf(stderr, "refctl verify: log '%s': %s\n", v->logpath,
+		    v->why);
+	verdict(v, code == VX_BAD ? "FAILED" : code == VX_ENV ?
+	    "NOT CHECKED" : "INCOMPLETE");
+	return code;
+}
+
 static int __attribute__((format(printf, 2, 3)))
 vfail(struct vctx *v, const char *fmt, ...)
 {
 	va_list ap;
+	int rc;
 
-	fprintf(stderr, "refctl verify: log '%s': ", v->logpath);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	rc = vreport(v, VX_BAD, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	printf("FAILED\n");
-	return VX_BAD;
+	return rc;
 }
 
 /* A failure of the environment, not of the log: exit 4. */
@@ -85,14 +111,25 @@ static int __attribute__((format(printf, 2, 3)))
 venv(struct vctx *v, const char *fmt, ...)
 {
 	va_list ap;
+	int rc;
 
-	fprintf(stderr, "refctl verify: log '%s': ", v->logpath);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	rc = vreport(v, VX_ENV, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	printf("NOT CHECKED\n");
-	return VX_ENV;
+	return rc;
+}
+
+/* An incomplete log: unfinished or cut, exit 3. */
+static int __attribute__((format(printf, 2, 3)))
+vincomplete(struct vctx *v, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vreport(v, VX_INCOMPLETE, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 static void __attribute__((format(printf, 2, 3)))
@@ -299,12 +336,10 @@ load(struct vctx *v)
 		return vfail(v, "%s", err);
 	if (v->s.tail == EVLOG_TORN && whole_frame(&v->s))
 		return vfail(v, "%s", v->s.why);
-	if (v->s.tail == EVLOG_TORN) {
-		vfail(v, "cut short after record %zu: %s (%zu bytes after "
-		    "it are not a whole record)", v->s.n > 0 ? v->s.n - 1 : 0,
-		    v->s.why, v->s.size - v->s.good_end);
-		return VX_INCOMPLETE;
-	}
+	if (v->s.tail == EVLOG_TORN)
+		return vincomplete(v, "cut short after record %zu: %s (%zu "
+		    "bytes after it are not a whole record)", v->s.n > 0 ?
+		    v->s.n - 1 : 0, v->s.why, v->s.size - v->s.good_end);
 	if (v->s.tail == EVLOG_DAMAGED)
 		return vfail(v, "%s", v->s.why);
 	if (v->s.n == 0)
@@ -826,7 +861,9 @@ verify(struct vctx *v)
 		say(v, "UNFINISHED: no final record yet (at seq %" PRIu64 "); "
 		    "the dice and the hidden zones cannot be verified before "
 		    "the server seed is revealed in the final record", seq);
-		printf("INCOMPLETE\n");
+		snprintf(v->why, sizeof(v->why), "unfinished: no final record "
+		    "yet (at seq %" PRIu64 ")", seq);
+		verdict(v, "INCOMPLETE");
 		return VX_INCOMPLETE;
 	}
 	say(v, "replay: %zu commands, %zu draws, %zu events; every draw, "
@@ -841,13 +878,15 @@ verify(struct vctx *v)
 		free(j);
 	}
 	if (mismatch) {
-		printf("NOT CHECKED: the replay agrees, but with a different "
-		    "plugin build or content than the header names (see the "
-		    "warnings)\n");
+		snprintf(v->why, sizeof(v->why), "the replay agrees, but with "
+		    "a different plugin build or content than the header names");
+		verdict(v, "NOT CHECKED: the replay agrees, but with a "
+		    "different plugin build or content than the header names "
+		    "(see the warnings)");
 		return VX_ENV;
 	}
-	printf(h->scripted ? "VERIFIED (scripted dice: not a ranked match)\n" :
-	    "VERIFIED\n");
+	verdict(v, h->scripted ? "VERIFIED (scripted dice: not a ranked "
+	    "match)" : "VERIFIED");
 	return 0;
 }
 
