@@ -1111,11 +1111,6 @@ check_play(struct g *g, int seat, const struct cmd *c, int k, struct err *e)
 			    uname(g, c->target), o->range, o->nolos ? "" :
 			    " or out of sight");
 		return 0;
-	case OE_HEAL:
-		if (s->u[c->unit - 1].dmg == 0)
-			return FAIL(e, REFD_EILLEGAL, "R004-61",
-			    "%s has no damage to remove", uname(g, c->unit));
-		return 0;
 	default:
 		return 0;
 	}
