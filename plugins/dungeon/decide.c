@@ -967,16 +967,14 @@ perform(struct game *g, int seat, const struct opt *o)
 		break;
 	case K_SRKEEP:
 		if (o->a == 1) {
-			int keep = s->sr_card;
-
-			char_hp_loss(g, seat, 1, "short rest");
-			if (!c->exhausted)
-				short_rest_pick(g, seat, keep);
+			/* §4.6 step 5, §11.1: the 1 damage goes through the
+			 * damage choice; the rest resumes once it is made
+			 * (dg_advance) */
+			s->sr_stage = 2;
+			damage(g, c->fig, 1, -1, "short rest", 0);
+			break;
 		}
-		if (c->exhausted)
-			short_rest_skip(g);
-		else
-			short_rest_finish(g, seat);
+		short_rest_finish(g, seat);
 		break;
 	default:
 		return -1;

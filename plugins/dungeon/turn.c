@@ -2358,6 +2358,17 @@ dg_advance(struct game *g)
 			continue;
 		}
 		if (s->phase == PH_SHORTREST) {
+			if (s->sr_ci < s->nch && s->sr_stage == 2) {
+				/* the re-roll's damage choice is made */
+				if (s->ch[s->sr_ci].exhausted) {
+					short_rest_skip(g);
+				} else {
+					short_rest_pick(g, s->sr_ci,
+					    s->sr_card);
+					short_rest_finish(g, s->sr_ci);
+				}
+				continue;
+			}
 			if (s->sr_ci < s->nch)
 				return;
 			start_round(g);
@@ -2445,8 +2456,10 @@ short_rest_pick(struct game *g, int ci, int avoid)
 	for (k = 0; k < MAXCARD; k++)
 		if ((c->disc >> k & 1) && k != avoid)
 			cards[n++] = k;
-	if (n == 0)
+	if (n == 0) {
+		s->sr_card = -1;	/* no other card to lose */
 		return;
+	}
 	pick = cards[n > 1 ? uniform(g, n, "short rest") : 0];
 	s->sr_card = pick;
 	w = evb("short_rest_pick");
@@ -2461,8 +2474,10 @@ short_rest_finish(struct game *g, int ci)
 	struct dg *s = &g->s;
 	struct chr *c = &s->ch[ci];
 
-	c->disc &= ~(1 << s->sr_card);
-	c->lost |= 1 << s->sr_card;
+	if (s->sr_card >= 0) {
+		c->disc &= ~(1 << s->sr_card);
+		c->lost |= 1 << s->sr_card;
+	}
 	c->hand |= c->disc;
 	c->disc = 0;
 	g->dirty |= DIRTY_HAND(ci);

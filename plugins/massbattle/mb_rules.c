@@ -1543,6 +1543,17 @@ own_active(struct g *g, int mi, const char *rule)
 	return 0;
 }
 
+/* §4.2 (R003-32): a run ends the model's activation after the move;
+ * nothing it could do afterwards is allowed. */
+static int
+not_ran(struct g *g, const struct model *m, const char *what)
+{
+	if (m->mv == MV_RUN || (m->flags & F_RAN))
+		REJ(g, REFD_EILLEGAL, "R003-32", "%s #%d ran: its activation "
+		    "ended after the move (no %s)", mname(g, m), m->id, what);
+	return 0;
+}
+
 static int
 order_kind(const struct g *g, int32_t o)
 {
@@ -2820,6 +2831,8 @@ c_heal(struct g *g, refd_mpv c)
 	    arg_int(g, c, "n", 1, 30, &n))
 		return g->code;
 	m = &S->m[mi];
+	if (not_ran(g, m, "healing"))
+		return g->code;
 	if (prof(g, m)->kind != K_WARCASTER)
 		REJ(g, REFD_EILLEGAL, "R003-54", "only a warcaster heals with "
 		    "its power field");

@@ -1729,6 +1729,35 @@ start_turn(struct cx *x, struct state *s, int u)
 /* ---------------------------------------------------------------- */
 /* Spells (§4.4): touch, range 6 and sight spells on one target; cone. */
 
+/* §4.4.3, §4.4.8: the spell cannot affect a creature of t's type: heal
+ * leaves Constructs untouched, "+N HP" needs a living target, a
+ * condition-only spell does nothing to a creature immune to it. */
+static int
+spell_unaffected(const struct cx *x, const struct state *s,
+    const struct spell *sp, int t)
+{
+	if (sp->heal > 0)
+		return has(x, s, t, AB_NONLIVING) && !CARD(x, s, t)->undead;
+	if (sp->fam >= 0)
+		return x->c->fam[sp->fam].stat == ES_HP &&
+		    has(x, s, t, AB_NONLIVING);
+	if (sp->cond > 0 && sp->dmg <= 0)
+		return cond_immune(x, s, t, sp->cond);
+	return 0;
+}
+
+static int
+spell_type_ok(const struct cx *x, const struct state *s, int u,
+    const struct spell *sp, int t, char *msg, size_t len)
+{
+	if (!spell_unaffected(x, s, sp, t))
+		return 0;
+	snprintf(msg, len, "%s cannot affect %s: choose another spell or "
+	    "action", sp->name, CARD(x, s, t)->name);
+	(void)u;
+	return -1;
+}
+
 int
 spell_targets(const struct cx *x, const struct state *s, int u, int k, int t,
     char *msg, size_t len)
@@ -1761,7 +1790,8 @@ spell_targets(const struct cx *x, const struct state *s, int u, int k, int t,
 			    sp->name);
 			return -1;
 		}
-		return 0;
+		return sp->range == SR_SELF ?
+		    spell_type_ok(x, s, u, sp, t, msg, len) : 0;
 	}
 	if (sp->range == SR_TOUCH) {
 		if (t != u && !adjacent(x, s, u, t)) {
@@ -1769,7 +1799,7 @@ spell_targets(const struct cx *x, const struct state *s, int u, int k, int t,
 			    "an adjacent creature");
 			return -1;
 		}
-		return 0;
+		return spell_type_ok(x, s, u, sp, t, msg, len);
 	}
 	if (t == u) {
 		snprintf(msg, len, "%s targets the nearest enemy or ally, not "
@@ -1796,7 +1826,7 @@ spell_targets(const struct cx *x, const struct state *s, int u, int k, int t,
 		    foe(s, t, u) ? "enemy" : "ally", d, n);
 		return -1;
 	}
-	return 0;
+	return spell_type_ok(x, s, u, sp, t, msg, len);
 }
 
 static int
@@ -1899,6 +1929,22 @@ spell_hit(struct cx *x, struct state *s, int u, const struct spell *sp, int t)
 		return;		/* immune to Gaze Attacks */
 	if (sp->cond > 0 && sp->dmg <= 0) {
 		condition(x, s, t, sp->cond, sp->dc, u);
+		return;
+	}
+	if (sp->heal > 0 && CARD(x, s, t)->undead) {
+		/* §4.4.8, A29: heal N deals N to an Undead, not reduced by
+		 * DR, save for half at 12 + spell level (or + the acting
+		 * creature's level for a non-spell) */
+		dmg = sp->heal;
+		if (save(x, s, t, 12 + (sp->ability ? CARD(x, s, u)->level :
+		    sp->level), sp->name))
+			dmg = grid_half5(dmg);
+		w = sk_ev("spell_damage");
+		refd_mpw_kint(w, "unit", t);
+		refd_mpw_kint(w, "damage", dmg);
+		refd_mpw_kint(w, "hp", s->u[t].hp - dmg);
+		sk_emit(x, w);
+		damage(x, s, t, dmg, u);
 		return;
 	}
 	if (sp->heal > 0) {

@@ -1113,6 +1113,26 @@ half_check(struct cx *x, struct state *s, int u, int src)
 }
 
 /* §4.3: t saves against dc or gains cond (src: the unit responsible). */
+/* §1.5 and the glossary: t can never suffer the condition cond (its type
+ * or an ability makes it immune). */
+int
+cond_immune(const struct cx *x, const struct state *s, int t, int cond)
+{
+	switch (cond) {
+	case CO_STUN: return has(x, s, t, AB_STUNIMM);
+	case CO_PARALYZE: return has(x, s, t, AB_PARAIMM);
+	case CO_POISON: return has(x, s, t, AB_POISONIMM);
+	case CO_SLEEP: return has(x, s, t, AB_SLEEPIMM);
+	case CO_FRIGHTEN: return has(x, s, t, AB_FEARLESS);
+	case CO_ENTANGLE: return has(x, s, t, AB_FLIGHT);
+	case CO_INCITE:
+	case CO_INHIBIT: return has(x, s, t, AB_INCITEIMM);
+	case CO_CONFUSE:
+		return has(x, s, t, AB_INCITEIMM) || has(x, s, t, AB_NONLIVING);
+	default: return 0;
+	}
+}
+
 void
 condition(struct cx *x, struct state *s, int t, int cond, int dc, int src)
 {
@@ -1120,25 +1140,13 @@ condition(struct cx *x, struct state *s, int t, int cond, int dc, int src)
 		"poisoned", "asleep", "frightened", "entangled",
 		"skips next turn", "incited", "inhibited", "confused" };
 	struct unit *p = &s->u[t];
-	int imm = 0;
+	int imm;
 	refd_mpw *w;
 
 	if (!p->on)
 		return;
-	switch (cond) {
-	case CO_STUN: imm = has(x, s, t, AB_STUNIMM); break;
-	case CO_PARALYZE: imm = has(x, s, t, AB_PARAIMM); break;
-	case CO_POISON: imm = has(x, s, t, AB_POISONIMM) || p->poisoned; break;
-	case CO_SLEEP: imm = has(x, s, t, AB_SLEEPIMM); break;
-	case CO_FRIGHTEN: imm = has(x, s, t, AB_FEARLESS); break;
-	case CO_ENTANGLE: imm = has(x, s, t, AB_FLIGHT); break;
-	case CO_INCITE:
-	case CO_INHIBIT: imm = has(x, s, t, AB_INCITEIMM); break;
-	case CO_CONFUSE:
-		imm = has(x, s, t, AB_INCITEIMM) || has(x, s, t, AB_NONLIVING);
-		break;
-	default: break;
-	}
+	imm = cond_immune(x, s, t, cond) || (cond == CO_POISON &&
+	    p->poisoned);
 	if (src >= 0 && foe_seat(s, s->u[src].seat, p->seat))
 		s->aggr = 1;
 	if (imm || save(x, s, t, dc, cn[cond]))

@@ -1057,8 +1057,13 @@ check_play(struct g *g, int seat, const struct cmd *c, int k, struct err *e)
 			if (c->assist[j] == a)
 				return FAIL(e, REFD_EILLEGAL, "R004-29",
 				    "E_ASSIST: a creature assists only once");
-		if (check_unit(g, seat, a, e))
-			return -1;
+		if (!alive(s, a))
+			return FAIL(e, REFD_ENOTARGET, "R004-66",
+			    "there is no creature %d in play", a);
+		if (s->u[a - 1].ctrl != seat)
+			return FAIL(e, REFD_EILLEGAL, "R004-29",
+			    "E_ASSIST: %s cannot assist (you do not control "
+			    "it)", uname(g, a));
 		if (a == c->unit || !adjacent(s, g->c, u, &s->u[a - 1]) ||
 		    (!(o->abil & AB_ANY) && !(CD(g, &s->u[a - 1])->abil &
 		    o->abil)))
@@ -1145,17 +1150,14 @@ check_play(struct g *g, int seat, const struct cmd *c, int k, struct err *e)
 			    uname(g, c->target), o->range, o->nolos ? "" :
 			    " or out of sight");
 		return 0;
-	case OE_HEAL:
-		if (s->u[c->unit - 1].dmg == 0)
-			return FAIL(e, REFD_EILLEGAL, "R004-61",
-			    "%s has no damage to remove", uname(g, c->unit));
-		return 0;
 	default:
 		return 0;
 	}
 }
 
 static int cmd_check(struct g *g, uint32_t seatu, const struct cmd *c,
+    struct err *e);
+static int cmd_check_as(struct g *g, int seat, const struct cmd *c, int k,
     struct err *e);
 
 /* Could seat deploy any creature of its hand now? */
@@ -1185,7 +1187,7 @@ static int
 cmd_check(struct g *g, uint32_t seatu, const struct cmd *c, struct err *e)
 {
 	struct state *s = g->s;
-	int seat = (int)seatu, who, k = owed(s, &who), i;
+	int seat = (int)seatu, who, k = owed(s, &who);
 
 	if (s->over)
 		return FAIL(e, REFD_EFINISHED, "R004-54",
@@ -1203,9 +1205,27 @@ cmd_check(struct g *g, uint32_t seatu, const struct cmd *c, struct err *e)
 			    "you have already chosen your commander");
 		return 0;
 	}
-	if (who != seat)
+	if (who != seat) {
+		/* A seat with nothing it could do is passed over in the
+		 * windows (may_act): refuse its response for what forbids
+		 * it, as if it held priority (R004-66). */
+		if ((k == K_WIN || k == K_FREE) && !may_act(g, seat) &&
+		    (c->type == C_PLAY || c->type == C_POWER ||
+		    c->type == C_AVOID) && cmd_check_as(g, seat, c, K_WIN, e))
+			return -1;
 		return FAIL(e, REFD_ENOTYOURTURN, "R004-23",
 		    "it is seat %d's decision now, not yours", who);
+	}
+	return cmd_check_as(g, seat, c, k, e);
+}
+
+/* cmd_check for seat deciding now, with k the decision it owes. */
+static int
+cmd_check_as(struct g *g, int seat, const struct cmd *c, int k, struct err *e)
+{
+	struct state *s = g->s;
+	int i;
+
 	if ((c->type == C_MOVE || c->type == C_ATTACK || c->type == C_PLAY ||
 	    c->type == C_POWER || c->type == C_GRAB || c->type == C_AVOID) &&
 	    s->nstack >= MAXSTACK - 8)
