@@ -34,10 +34,13 @@ if grep -q '^E:' "$T/lintian.log"; then
 fi
 
 echo "== dpkg -i"
-dpkg -i "$T"/refd_*.deb "$T"/refd-plugins_*.deb "$T"/refd-dev_*.deb
+dpkg -i "$T"/refd_*.deb "$T"/refd-plugins_*.deb "$T"/refd-dev_*.deb \
+    "$T"/python3-refd_*.deb
 test -f /etc/refd.conf
 test -f /lib/systemd/system/refd.service
 /usr/bin/refd -t -f /etc/refd.conf --state-dir "$T/state"
+(cd / && env -u PYTHONPATH /usr/bin/python3 -c \
+    'import refd; print("python3-refd", refd.__version__)')
 
 echo "== an out-of-tree plugin against the installed SDK"
 mkdir "$T/mygame" "$T/plugins" "$T/rulesets"
@@ -56,12 +59,12 @@ cp -R sdk/examples/duel/content "$T/rulesets/duel"
     --content "$T/rulesets/duel" --games 5
 
 echo "== dpkg --purge"
-dpkg --purge refd-dev refd-plugins refd
+dpkg --purge python3-refd refd-dev refd-plugins refd
 left=""
 for f in /usr/bin/refd /usr/bin/refctl /etc/refd.conf /usr/lib/refd \
     /usr/share/refd /usr/include/refd /usr/lib/librefdsdk.a \
     /usr/lib/pkgconfig/refd-plugin.pc /lib/systemd/system/refd.service \
-    /usr/share/doc/refd /var/lib/refd \
+    /usr/share/doc/refd /var/lib/refd /usr/lib/python3/dist-packages/refd \
     /etc/systemd/system/multi-user.target.wants/refd.service; do
 	[ -e "$f" ] && left="$left $f"
 done

@@ -37,6 +37,7 @@ check() {
 	need libnanomsg-raw-perl perl -MNanoMsg::Raw -e1
 	need libdata-messagepack-perl perl -MData::MessagePack -e1
 	need libjson-pp-perl perl -MJSON::PP -e1
+	need python3-msgpack sh -c 'test -x /usr/bin/python3 && /usr/bin/python3 -c "import msgpack"'
 }
 check
 if [ -z "$missing" ]; then
