@@ -112,6 +112,8 @@ parse_weapon(refd_mpv v, const char *name, struct weapon *w, char *err,
 				w->ranged = 2;
 			else
 				bad = -1;
+		} else if (strcmp(k, "throwable") == 0) {
+			bad = get_bool(x, &w->throwable);
 		} else if (strcmp(k, "increment") == 0) {
 			bad = get_int(x, 1, 100, &w->incr);
 		} else if (strcmp(k, "type") == 0) {
@@ -177,9 +179,12 @@ parse_weapon(refd_mpv v, const char *name, struct weapon *w, char *err,
 	if (w->dtype == 0)
 		return fail(err, elen, F, name, "type",
 		    "missing (expected B, P and/or S)");
-	if (w->ranged && w->incr == 0)
+	if ((w->ranged || w->throwable) && w->incr == 0)
 		return fail(err, elen, F, name, "increment",
-		    "a ranged weapon needs a range increment");
+		    "a ranged or throwable weapon needs a range increment");
+	if (w->throwable && w->ranged)
+		return fail(err, elen, F, name, "throwable",
+		    "a ranged weapon is already thrown or fired");
 	if (w->ihp == 0)
 		w->ihp = w->cat == 0 ? 2 : (w->cat == 1 ? 5 : 10);
 	if (w->crossbow && w->load == 0)
