@@ -117,13 +117,13 @@ aoe_targets_from(const struct game *g, int f, int fq, int fr,
 		hr = r + dr;
 		if (hex_at(s, hq, hr) < 0 || solid(s, hq, hr))
 			continue;
-		if (!a->grey && range_between(s, fq, fr, hq, hr) <=
+		if (!a->grey && g_range(g, fq, fr, hq, hr) <=
 		    (a->range > 0 ? a->range : 1))
 			*in_range = 1;
 		e = fig_at(s, hq, hr);
 		if (e >= 0 && enemies(s, f, e) &&
 		    !(s->fig[e].conds & C_INVISIBLE) && n < MAXTG &&
-		    los(s, fq, fr, hq, hr))
+		    g_los(g, fq, fr, hq, hr))
 			tg[n++] = e;
 	}
 	return n;

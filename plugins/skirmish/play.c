@@ -86,23 +86,43 @@ paths(const struct cx *x, const struct state *s, int u, int mode, int limit,
 {
 	struct grid g;
 	struct pathud ud;
+	struct pmemo *pm = x->pm != NULL && x->pm->s == s ? x->pm : NULL;
 	int32_t *dist;
+	size_t n;
+	int i;
 
 	sk_grid(x, s, &g);
-	dist = malloc(sizeof(*dist) * (size_t)(g.w * g.h * 2));
-	*prev = malloc(sizeof(**prev) * (size_t)(g.w * g.h * 2));
+	n = (size_t)(g.w * g.h * 2);
+	dist = malloc(sizeof(*dist) * n);
+	*prev = malloc(sizeof(**prev) * n);
 	if (dist == NULL || *prev == NULL) {
 		free(dist);
 		free(*prev);
 		*prev = NULL;
 		return NULL;
 	}
+	for (i = 0; pm != NULL && i < pm->n; i++)
+		if (pm->e[i].u == u && pm->e[i].mode == mode &&
+		    pm->e[i].limit == limit && pm->e[i].parity == parity) {
+			memcpy(dist, pm->e[i].dist, sizeof(*dist) * n);
+			memcpy(*prev, pm->e[i].prev, sizeof(**prev) * n);
+			return dist;
+		}
 	ud.x = x;
 	ud.s = s;
 	ud.u = u;
 	ud.mode = mode;
 	grid_paths(&g, s->u[u].x, s->u[u].y, parity, limit, path_step, &ud,
 	    dist, *prev);
+	if (pm != NULL && pm->n < SK_PMEMO) {
+		i = pm->n++;
+		pm->e[i].u = u;
+		pm->e[i].mode = mode;
+		pm->e[i].limit = limit;
+		pm->e[i].parity = parity;
+		memcpy(pm->e[i].dist, dist, sizeof(*dist) * n);
+		memcpy(pm->e[i].prev, *prev, sizeof(**prev) * n);
+	}
 	return dist;
 }
 
@@ -782,17 +802,18 @@ near_cost(const struct cx *x, const struct state *s, const int32_t *dist,
 
 /* §3.2 rush: path cost from u to a square adjacent to t (-1 if none);
  * *best: the same for the nearest enemy u sees. */
-int
-rush_cost(const struct cx *x, const struct state *s, int u, int t, int *best)
+static int
+rush_cost_within(const struct cx *x, const struct state *s, int u, int t,
+    int *best, int limit)
 {
-	const struct map *m = MAP(x, s);
 	int32_t *dist, *prev;
 	int e, ct;
 
-	dist = paths(x, s, u, MV_NORMAL, 4 * m->w, s->parity, &prev);
+	dist = paths(x, s, u, MV_NORMAL, limit, s->parity, &prev);
 	if (dist == NULL)
 		return -1;
-	*best = -1;
+	if (best != NULL)
+		*best = -1;
 	for (e = 0; best != NULL && e < s->nu; e++) {
 		int c;
 
@@ -809,6 +830,12 @@ rush_cost(const struct cx *x, const struct state *s, int u, int t, int *best)
 	return ct;
 }
 
+int
+rush_cost(const struct cx *x, const struct state *s, int u, int t, int *best)
+{
+	return rush_cost_within(x, s, u, t, best, 4 * MAP(x, s)->w);
+}
+
 /* After a rush step to (tx, ty), can u still end adjacent to its target
  * with budget_after left? */
 int
@@ -816,14 +843,25 @@ rush_step_ok(const struct cx *x, const struct state *s, int u, int tx,
     int ty, int budget_after)
 {
 	struct state *p = (struct state *)&x->scratch;
-	int best, c, slow;
+	struct pmemo *pm = x->pm != NULL && x->pm->s == s ? x->pm : NULL;
+	int c, slow;
 
+	if (budget_after < 0)
+		return 0;
 	memcpy(p, s, sizeof(*p));
 	slow = step_slow(x, s, u, s->u[u].x, s->u[u].y, tx, ty, MV_NORMAL);
 	grid_step_cost(tx - s->u[u].x, ty - s->u[u].y, slow > 0, &p->parity);
 	p->u[u].x = tx;
 	p->u[u].y = ty;
-	c = rush_cost(x, p, u, s->rush_t, &best);
+	if (pm != NULL) {
+		/* only u moved: s's other occupants stand where they were */
+		pm->alt = p;
+		pm->alt_u = u;
+	}
+	/* costs up to the budget are exact with the search cut there */
+	c = rush_cost_within(x, p, u, s->rush_t, NULL, budget_after);
+	if (pm != NULL)
+		pm->alt = NULL;
 	return c >= 0 && c <= budget_after;
 }
 

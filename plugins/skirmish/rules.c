@@ -200,8 +200,16 @@ int
 occupant(const struct cx *x, const struct state *s, int sx, int sy,
     int except)
 {
+	const struct map *m = MAP(x, s);
 	int i;
 
+	if (x->pm != NULL && (x->pm->s == s || (x->pm->alt == s &&
+	    except == x->pm->alt_u)) && sx >= 0 && sy >= 0 &&
+	    sx < m->w && sy < m->h) {
+		i = x->pm->occ[sy * m->w + sx] - 1;
+		if (i != except || i < 0)
+			return i;	/* else another may share the square */
+	}
 	for (i = 0; i < s->nu; i++) {
 		const struct unit *p = &s->u[i];
 		int sz;
@@ -214,6 +222,29 @@ occupant(const struct cx *x, const struct state *s, int sx, int sy,
 			return i;
 	}
 	return -1;
+}
+
+/* Remember s's occupied squares in x->pm (while a legal list is built). */
+void
+sk_memo_occupancy(struct cx *x, const struct state *s)
+{
+	const struct map *m = MAP(x, s);
+	int i, a, b;
+
+	memset(x->pm->occ, 0, sizeof(x->pm->occ));
+	for (i = s->nu - 1; i >= 0; i--) {
+		const struct unit *p = &s->u[i];
+		int sz;
+
+		if (!p->on)
+			continue;
+		sz = CARD(x, s, i)->size;
+		for (a = p->x; a < p->x + sz; a++)
+			for (b = p->y; b < p->y + sz; b++)
+				if (a >= 0 && b >= 0 && a < m->w && b < m->h)
+					x->pm->occ[b * m->w + a] =
+					    (int16_t)(i + 1);
+	}
 }
 
 /* §3.1.9 legal end position for u at anchor (ax, ay). */
