@@ -331,7 +331,7 @@ throws(const struct st *s, int a, const struct cmd *c, int t)
 {
 	const struct cr *A = &s->c[a];
 
-	if (!A->d.w[0].throwable || c->off || c->has_sq)
+	if (!W_THROWABLE(&A->d.w[0]) || c->off || c->has_sq)
 		return 0;
 	return c->thrown || (t >= 0 && t != a && !s->c[t].dead &&
 	    !reaches(s, A, &A->d.w[0], &s->c[t]));
@@ -985,7 +985,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 			aw = A->d.w[0].dbl ? &A->d.w[0] : &A->d.w[1];
 		}
 		if (c->thrown && (c->off || c->has_sq ||
-		    !A->d.w[0].throwable))
+		    !W_THROWABLE(&A->d.w[0])))
 			return rej(y, REFD_EILLEGAL, "R001-23",
 			    "%s's %s cannot be thrown", A->d.name,
 			    A->d.w[0].name);
@@ -4423,7 +4423,7 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			c.target = t;
 			snprintf(label, sizeof(label), "%s %s", verb[i], nm(s, t));
 			try_cmd(s, seat, w, &c, label);
-			if (per[i] == C_ATTACK && A->d.w[0].throwable) {
+			if (per[i] == C_ATTACK && W_THROWABLE(&A->d.w[0])) {
 				c.thrown = 1;
 				snprintf(label, sizeof(label), "Throw the %s at %s",
 				    A->d.w[0].name, nm(s, t));

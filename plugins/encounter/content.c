@@ -78,6 +78,7 @@ parse_weapon(refd_mpv v, const char *name, struct weapon *w, char *err,
     size_t elen)
 {
 	size_t i;
+	int32_t throwable = 0;
 	const char *F = "weapons.json";
 
 	memset(w, 0, sizeof(*w));
@@ -113,7 +114,7 @@ parse_weapon(refd_mpv v, const char *name, struct weapon *w, char *err,
 			else
 				bad = -1;
 		} else if (strcmp(k, "throwable") == 0) {
-			bad = get_bool(x, &w->throwable);
+			bad = get_bool(x, &throwable);
 		} else if (strcmp(k, "increment") == 0) {
 			bad = get_int(x, 1, 100, &w->incr);
 		} else if (strcmp(k, "type") == 0) {
@@ -179,12 +180,14 @@ parse_weapon(refd_mpv v, const char *name, struct weapon *w, char *err,
 	if (w->dtype == 0)
 		return fail(err, elen, F, name, "type",
 		    "missing (expected B, P and/or S)");
-	if ((w->ranged || w->throwable) && w->incr == 0)
+	if ((w->ranged || throwable) && w->incr == 0)
 		return fail(err, elen, F, name, "increment",
 		    "a ranged or throwable weapon needs a range increment");
-	if (w->throwable && w->ranged)
+	if (throwable && w->ranged)
 		return fail(err, elen, F, name, "throwable",
 		    "a ranged weapon is already thrown or fired");
+	if (!w->ranged && !throwable)
+		w->incr = 0;	/* a melee weapon: no increment */
 	if (w->ihp == 0)
 		w->ihp = w->cat == 0 ? 2 : (w->cat == 1 ? 5 : 10);
 	if (w->crossbow && w->load == 0)

@@ -98,12 +98,16 @@ struct weapon {
 	int32_t enh;		/* attack bonus */
 	int32_t nostr, plus;	/* spells: no Strength, flat damage */
 	int32_t splash;		/* splash weapon: splash damage */
-	int32_t throwable;	/* a melee weapon that may be thrown (incr) */
 	int32_t dbl;		/* two-headed weapon */
 	int32_t lance;		/* twice the damage on a mounted charge (5.15) */
 	int32_t load;		/* crossbow: 1 a move action, 2 full round */
 	int32_t gauntlet;	/* a spiked gauntlet: cannot be disarmed */
 };
+
+/* A melee weapon that may also be thrown (a dagger): its range increment
+ * is set. */
+#define W_THROWABLE(w)	(!(w)->ranged && (w)->incr > 0)
+
 
 #define MAXSP 4		/* spells a creature knows */
 #define MAXSPC 32	/* spells in the content */
