@@ -166,7 +166,7 @@ parse_weapon(refd_mpv v, const char *name, struct weapon *w, char *err,
 			bad = get_int(x, 1, 20, &w->splash);
 		} else if (strcmp(k, "enhancement") == 0) {
 			bad = get_int(x, 0, 5, &w->enh);
-		} else if (strcmp(k, "doc") == 0) {
+		} else if (strcmp(k, "doc") == 0 || strcmp(k, "name") == 0) {
 			bad = refd_mpv_type(x) == REFD_MP_STR ? 0 : -1;
 		} else {
 			return fail(err, elen, F, name, k, "unknown field");
@@ -434,6 +434,13 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 				unarmed_weapon(&d->w[0], d->size);
 			else
 				memset(&d->w[1], 0, sizeof(d->w[1]));
+			return 0;
+		}
+		if (refd_mpv_type(x) == REFD_MP_MAP) {
+			/* an inline definition, checked as in weapons.json */
+			if (parse_weapon(x, refd_mpv_get_str(x, "name",
+			    "weapon"), &d->w[slot], err, elen) != 0)
+				return -1;
 			return 0;
 		}
 		w = find_weapon(c, refd_mpv_cstr(x, ""));
