@@ -32,6 +32,7 @@ check() {
 	need libsodium-dev pkg-config --exists libsodium
 	need libjansson-dev pkg-config --exists jansson
 	need mandoc sh -c 'command -v mandoc'
+	need groff-base sh -c 'command -v groff'
 	need perl sh -c 'command -v prove'
 	need libnanomsg-raw-perl perl -MNanoMsg::Raw -e1
 	need libdata-messagepack-perl perl -MData::MessagePack -e1
