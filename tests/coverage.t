@@ -57,7 +57,7 @@ sub covers {
 	my $c = slurp("$src/plugins/encounter/content.c");
 	my ($pw) = $c =~ /(\nparse_weapon\(.*?\n\}\n)/s;
 	my %skip = map { $_ => 1 } qw(damage threat multiplier category type
-	    hardness hp doc increment);
+	    hardness hp doc name increment);
 	my @props = grep { !$skip{$_} } ($pw // '') =~ /strcmp\(k, "([a-z_]+)"\)/g;
 	my @rk = ($pw // '') =~ /refd_mpv_streq\(x, "([a-z]+)"\)/g;
 	my $w = json('rulesets/encounter/weapons.json');
