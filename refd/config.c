@@ -122,9 +122,12 @@ config_init(struct config *c, char *err, size_t errlen)
 	config_default_listen(b, sizeof(b));
 	c->listen[c->nlisten++] = strdup(b);
 	c->listen[c->nlisten++] = strdup("tcp://127.0.0.1:7411");
+	/* for browsers and JavaScript clients (refd-protocol(7), WebSocket) */
+	c->listen[c->nlisten++] = strdup("ws://127.0.0.1:7413");
 	config_default_publish(b, sizeof(b));
 	c->publish[c->npublish++] = strdup(b);
 	c->publish[c->npublish++] = strdup("tcp://127.0.0.1:7412");
+	c->publish[c->npublish++] = strdup("ws://127.0.0.1:7414");
 	x = getenv("XDG_STATE_HOME");
 	home = getenv("HOME");
 	if (x != NULL && x[0] == '/')

@@ -371,7 +371,9 @@ class Subscription:
         self.client = client
         self.match = match
         self.endpoint = endpoint
-        self.last = (since, -1)         # (seq, i) of the last event given
+        # (seq, i) of the last event given; at first everything through
+        # record `since`
+        self.last = (since, float("inf"))
         self.gaps_filled = 0
         self._queue = []
         self.finished = False
@@ -389,7 +391,10 @@ class Subscription:
 
     def _fill(self):
         """Everything after the last event given, from the log."""
-        evs = self.client.all_events(self.match, since=self.last[0])
+        # the rest of the last record too, when only part of it was seen
+        since = self.last[0] if self.last[1] == float("inf") else \
+            max(0, self.last[0] - 1)
+        evs = self.client.all_events(self.match, since=since)
         self._queue.extend(e for e in evs if self._key(e) > self.last)
         self._queue.sort(key=self._key)
         if self._queue and self._queue[-1].get("type") == "end":
@@ -419,8 +424,10 @@ class Subscription:
                 continue
             if not isinstance(e, dict) or self._key(e) <= self.last:
                 continue
-            if e.get("seq", 0) > self.last[0] + 1 or (
-                    e.get("seq") == self.last[0] + 1 and e.get("i", 0) > 0):
+            nxt = e.get("seq") == self.last[0] + 1 and e.get("i", 0) == 0
+            same = e.get("seq") == self.last[0] and \
+                e.get("i", 0) == self.last[1] + 1
+            if not nxt and not same:
                 self.gaps_filled += 1
                 self._fill()
                 continue
