@@ -103,6 +103,7 @@ chmod(0755, "$tmp/myplugins/duel.so");
 system('cp', '-R', "$tmp/mygame/content", "$tmp/mycontent/duel") == 0
     or die "copy content";
 play_all("$tmp/prefix", 'out-of-tree duel', ['duel'],
+    [ '--plugin', "$tmp/myplugins/duel.so", '--content', "$tmp/mycontent/duel" ],
     '--plugin-dir', "$tmp/myplugins", '--ruleset-dir', "$tmp/mycontent");
 
 ($rc, $out) = run('make', '-C', "$tmp/mygame", 'clean');
@@ -115,13 +116,13 @@ ok(!-e "$tmp/mygame/duel.so", 'make clean removes it');
 # verifies every log.
 my @all = map { m{/([^/]+)\.so$} ? $1 : () } glob("$r/lib/refd/plugins/*.so");
 ok(@all >= 6, 'every ruleset plugin is installed') or diag("@all");
-play_all($r, 'staged tree', \@all);
+play_all($r, 'staged tree', \@all, []);
 
 # Start PREFIX/bin/refd with @opts in a fresh state directory, play one
 # match of each ruleset in @$names, stop it, and verify each log with
-# PREFIX/bin/refctl.
+# PREFIX/bin/refctl (and the options in @$vopts).
 sub play_all {
-	my ($prefix, $what, $names, @opts) = @_;
+	my ($prefix, $what, $names, $vopts, @opts) = @_;
 	my $st = tempdir('refd-inst-run-XXXXXX', TMPDIR => 1, CLEANUP => !$keep);
 	my @ep = ('-s', "ipc://$st/r.sock", '-e', "ipc://$st/e.sock");
 	local $ENV{REFD_BUILD};
@@ -158,8 +159,8 @@ sub play_all {
 	my @logs = glob("$st/state/matches/*.log");
 	is(scalar @logs, scalar @$names, "$what: one log per match");
 	for my $log (@logs) {
-		my ($vrc, $vout) = run("$prefix/bin/refctl", 'verify', $log,
-		    '--pubkey-file', "$st/state/refd.pub", '-q');
+		my ($vrc, $vout) = run("$prefix/bin/refctl", 'verify', @$vopts,
+		    $log, '--pubkey-file', "$st/state/refd.pub", '-q');
 		is($vrc, 0, "$what: the installed refctl verifies $log")
 		    or diag($vout);
 	}
