@@ -33,6 +33,12 @@ for my $log (@logs) {
 		    "replay") or diag($out);
 		next;
 	}
-	is($rc, 0, "$name: a log of format 1 still verifies") or diag($out);
+	# Today's plugin is another build than the one that wrote the log:
+	# verify then exits 4 (refctl(1)) once everything else holds.
+	ok($rc == 0 || ($rc == 4 &&
+	    $out =~ /every draw, event, commitment and state hash matches/ &&
+	    $out =~ /final: the end reason and the result are the replay's/ &&
+	    $out =~ /the replay agrees, but with a different plugin build/),
+	    "$name: a log of format 1 still verifies") or diag($out);
 }
 done_testing();
