@@ -21,6 +21,7 @@
 #include "engine.h"
 #include "log.h"
 #include "match.h"
+#include "publisher.h"
 #include "server.h"
 #include "worker.h"
 
@@ -259,6 +260,9 @@ main(int argc, char **argv)
 	char **ov_name, **ov_val;
 	int nov = 0;
 
+	/* A publisher (publisher.h): an endpoint, and nothing else. */
+	if (argc == 3 && strcmp(argv[1], "--publisher") == 0)
+		return publisher_main(argv[2]);
 	if (sodium_init() < 0) {
 		fprintf(stderr, "refd: libsodium failed to initialise\n");
 		return 1;

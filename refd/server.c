@@ -10,13 +10,13 @@
 #include <time.h>
 
 #include <nanomsg/nn.h>
-#include <nanomsg/pubsub.h>
 #include <nanomsg/reqrep.h>
 
 #include "refd/errors.h"
 
 #include "log.h"
 #include "proto.h"
+#include "publisher.h"
 #include "server.h"
 
 /* Per-connection token bucket and memory of the current turn, keyed by
@@ -44,7 +44,9 @@ struct server {
 	const struct config *cfg;
 	struct matchset *ms;
 	struct proto proto;
-	int rep, pub;
+	int rep;
+	struct publisher **pubs;	/* one per publish endpoint */
+	size_t npubs;
 	struct conn *conns;
 	size_t nconns, capconns;
 	struct pend *pend;
@@ -87,8 +89,7 @@ bind_all(int sock, char *const *eps, size_t n, const char *what, char *err,
 			    "running?" : "");
 			return -1;
 		}
-		log_info("%s on %s", strcmp(what, "listen") == 0 ?
-		    "commands" : "events", eps[i]);
+		log_info("commands on %s", eps[i]);
 	}
 	return 0;
 }
@@ -98,7 +99,7 @@ server_create(const struct config *cfg, const struct registry *reg,
     struct matchset *ms, struct server **out, char *err, size_t errlen)
 {
 	struct server *s;
-	int maxsz, zero = 0;
+	int maxsz;
 
 	*out = NULL;
 	s = calloc(1, sizeof(*s));
@@ -108,17 +109,19 @@ server_create(const struct config *cfg, const struct registry *reg,
 	}
 	s->cfg = cfg;
 	s->ms = ms;
-	s->rep = s->pub = -1;
+	s->rep = -1;
 	s->pend = calloc(cfg->max_batch, sizeof(*s->pend));
-	if (s->pend == NULL) {
+	s->pubs = calloc(cfg->npublish ? cfg->npublish : 1, sizeof(*s->pubs));
+	if (s->pend == NULL || s->pubs == NULL) {
+		free(s->pubs);
+		free(s->pend);
 		free(s);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	proto_init(&s->proto, cfg, reg, ms);
 	s->rep = nn_socket(AF_SP_RAW, NN_REP);
-	s->pub = nn_socket(AF_SP, NN_PUB);
-	if (s->rep < 0 || s->pub < 0) {
+	if (s->rep < 0) {
 		snprintf(err, errlen, "cannot create sockets: %s",
 		    nn_strerror(nn_errno()));
 		server_destroy(s);
@@ -133,12 +136,19 @@ server_create(const struct config *cfg, const struct registry *reg,
 	    (int)(cfg->max_message_size * 4 + (1 << 20));
 	nn_setsockopt(s->rep, NN_SOL_SOCKET, NN_RCVMAXSIZE, &maxsz,
 	    sizeof(maxsz));
-	nn_setsockopt(s->pub, NN_SOL_SOCKET, NN_LINGER, &zero, sizeof(zero));
 	if (bind_all(s->rep, cfg->listen, cfg->nlisten, "listen", err,
-	    errlen) != 0 || bind_all(s->pub, cfg->publish, cfg->npublish,
-	    "publish", err, errlen) != 0) {
+	    errlen) != 0) {
 		server_destroy(s);
 		return -1;
+	}
+	/* No PUB socket in refd: a subscriber's frame aborts its holder. */
+	for (; s->npubs < cfg->npublish; s->npubs++) {
+		if (publisher_start(cfg->publish[s->npubs],
+		    &s->pubs[s->npubs], err, errlen) != 0) {
+			server_destroy(s);
+			return -1;
+		}
+		log_info("events on %s", cfg->publish[s->npubs]);
 	}
 	s->last_prune = now_mono();
 	*out = s;
@@ -159,8 +169,9 @@ server_destroy(struct server *s)
 		return;
 	if (s->rep >= 0)
 		nn_close(s->rep);
-	if (s->pub >= 0)
-		nn_close(s->pub);
+	while (s->npubs > 0)
+		publisher_stop(s->pubs[--s->npubs]);
+	free(s->pubs);
 	proto_release(&s->proto);
 	free(s->conns);
 	free(s->pend);
@@ -376,7 +387,7 @@ send_reply(struct server *s, struct pend *p)
 static void
 publish(struct server *s)
 {
-	size_t i, k, n;
+	size_t i, j, k, n;
 	struct proto *pr = &s->proto;
 
 	for (i = 0; i < pr->ntouched; i++) {
@@ -386,16 +397,12 @@ publish(struct server *s)
 
 		n = match_new_public(m, &evs);
 		for (k = 0; k < n; k++) {
-			size_t len = MATCH_ID_LEN + evs[k].len;
-			uint8_t *msg = nn_allocmsg(len, 0);
+			int sent = 0;
 
-			if (msg == NULL)
-				break;
-			memcpy(msg, id, MATCH_ID_LEN);
-			memcpy(msg + MATCH_ID_LEN, evs[k].data, evs[k].len);
-			if (nn_send(s->pub, &msg, NN_MSG, NN_DONTWAIT) < 0)
-				nn_freemsg(msg);
-			else
+			for (j = 0; j < s->npubs; j++)
+				sent |= publisher_queue(s->pubs[j], id,
+				    MATCH_ID_LEN, evs[k].data, evs[k].len) == 0;
+			if (sent)
 				pr->st.published++;
 		}
 		match_events_clear(m);
@@ -471,6 +478,9 @@ turn(struct server *s, int shutting_down)
 		publish(s);
 	else
 		proto_turn_done(&s->proto);
+	/* Hand the events over; restart a publisher that died. */
+	for (i = 0; i < s->npubs; i++)
+		publisher_flush(s->pubs[i]);
 	if (s->npend > 0) {
 		s->proto.st.turns++;
 		if (s->npend > s->proto.st.max_batch)
