@@ -116,6 +116,7 @@ load_plugins(const struct config *cfg, struct registry *reg)
 	size_t n = 0, i;
 	int refused = 0;
 
+	worker_set_limits(cfg->plugin_memory, cfg->plugin_cpu);
 	reg->pl = NULL;
 	reg->n = 0;
 	if (d == NULL) {
@@ -147,7 +148,11 @@ load_plugins(const struct config *cfg, struct registry *reg)
 		int rc;
 
 		snprintf(path, sizeof(path), "%s/%s", cfg->plugin_dir, names[i]);
-		rc = plugin_open(path, &pl, err, sizeof(err));
+		if (cfg->plugin_workers)
+			rc = plugin_open_isolated(path, cfg->plugin_timeout, &pl,
+			    err, sizeof(err));
+		else
+			rc = plugin_open(path, &pl, err, sizeof(err));
 		if (rc != REFD_OK) {
 			log_err("%s", err);
 			refused++;
@@ -169,8 +174,7 @@ load_plugins(const struct config *cfg, struct registry *reg)
 			refused++;
 			continue;
 		}
-		if (reg->pl == NULL || (cfg->plugin_workers &&
-		    plugin_isolate(pl, cfg->plugin_timeout) != REFD_OK)) {
+		if (reg->pl == NULL) {
 			plugin_close(pl);
 			continue;
 		}
@@ -259,6 +263,7 @@ main(int argc, char **argv)
 	char **ov_name, **ov_val;
 	int nov = 0;
 
+	worker_main(argc, argv);
 	if (sodium_init() < 0) {
 		fprintf(stderr, "refd: libsodium failed to initialise\n");
 		return 1;
