@@ -23,6 +23,8 @@ DATADIR = $(PREFIX)/share/refd
 INCDIR = $(PREFIX)/include
 MANDIR = $(PREFIX)/share/man
 STATEDIR ?= /var/lib/refd
+# The Python client (package refd), where Debian's python3 looks.
+PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
 
 CC ?= cc
 CXX ?= c++
@@ -241,6 +243,8 @@ install: all
 		> $(DESTDIR)$(LIBDIR)/pkgconfig/refd-plugin.pc
 	for m in man/*.[1-8]; do [ -f "$$m" ] || continue; s=$${m##*.}; \
 		install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
+	install -d $(DESTDIR)$(PYTHONDIR)/refd
+	install -m 644 clients/python/refd/*.py $(DESTDIR)$(PYTHONDIR)/refd/
 
 clean:
 	rm -rf build

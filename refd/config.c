@@ -12,13 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
-
-#ifndef REFD_PLUGINDIR
-#define REFD_PLUGINDIR "/usr/local/lib/refd/plugins"
-#endif
-#ifndef REFD_DATADIR
-#define REFD_DATADIR "/usr/local/share/refd"
-#endif
+#include "paths.h"
 
 enum opt_type { T_STR, T_LIST, T_U32, T_SIZE, T_BOOL, T_FSYNC };
 
@@ -108,43 +102,15 @@ config_default_publish(char *out, size_t len)
 	snprintf(out, len, "ipc://%s/refd-events.sock", d);
 }
 
-static int
-isdir(const char *p)
-{
-	struct stat st;
-
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* Plugins and content next to the executable when run from the build
- * tree (bin/../plugins and bin/../rulesets), else the installed ones. */
+/* Plugins and content next to the executable (paths.h). */
 static int
 default_dirs(struct config *c)
 {
-	char exe[PATH_MAX], p[PATH_MAX + 32], r[PATH_MAX + 32];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
+	char p[PATH_MAX], r[PATH_MAX];
 
-	if (n > 0) {
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash != NULL) {
-			*slash = '\0';
-			snprintf(p, sizeof(p), "%s/../plugins", exe);
-			snprintf(r, sizeof(r), "%s/../rulesets", exe);
-			if (isdir(p) && isdir(r)) {
-				c->plugin_dir = realpath(p, NULL);
-				c->ruleset_dir = realpath(r, NULL);
-				if (c->plugin_dir != NULL &&
-				    c->ruleset_dir != NULL)
-					return 0;
-				free(c->plugin_dir);
-				free(c->ruleset_dir);
-			}
-		}
-	}
-	c->plugin_dir = strdup(REFD_PLUGINDIR);
-	c->ruleset_dir = strdup(REFD_DATADIR "/rulesets");
+	paths_default(p, sizeof(p), r, sizeof(r));
+	c->plugin_dir = strdup(p);
+	c->ruleset_dir = strdup(r);
 	return c->plugin_dir != NULL && c->ruleset_dir != NULL ? 0 : -1;
 }
 
@@ -158,9 +124,12 @@ config_init(struct config *c, char *err, size_t errlen)
 	config_default_listen(b, sizeof(b));
 	c->listen[c->nlisten++] = strdup(b);
 	c->listen[c->nlisten++] = strdup("tcp://127.0.0.1:7411");
+	/* for browsers and JavaScript clients (refd-protocol(7), WebSocket) */
+	c->listen[c->nlisten++] = strdup("ws://127.0.0.1:7413");
 	config_default_publish(b, sizeof(b));
 	c->publish[c->npublish++] = strdup(b);
 	c->publish[c->npublish++] = strdup("tcp://127.0.0.1:7412");
+	c->publish[c->npublish++] = strdup("ws://127.0.0.1:7414");
 	x = getenv("XDG_STATE_HOME");
 	home = getenv("HOME");
 	if (x != NULL && x[0] == '/')

@@ -752,10 +752,30 @@ open_descriptor(const char *path, void **dlp, const struct refd_plugin **dp,
 	*symsize = 0;
 	if ((major = plugin_check_file(path, err, errlen)) != REFD_OK)
 		return major;
-	dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	/* A file name: never a library for the loader to search for. */
+	if (strchr(path, '/') == NULL) {
+		char rel[PATH_MAX];
+
+		snprintf(rel, sizeof(rel), "./%s", path);
+		dl = dlopen(rel, RTLD_NOW | RTLD_LOCAL);
+	} else {
+		dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	}
 	if (dl == NULL) {
-		snprintf(err, errlen, "plugin '%s': dlopen: %s; rebuild the "
-		    "plugin for this system", path, dlerror());
+		const char *why = dlerror(), *advice = "";
+
+		if (why == NULL)
+			why = "unknown error";
+		if (strstr(why, "undefined symbol") != NULL)
+			advice = "; rebuild the plugin against this refd's SDK";
+		else if (strstr(why, "ELF") != NULL ||
+		    strstr(why, "file too short") != NULL)
+			advice = "; it is not a shared object for this system: "
+			    "build it here";
+		else if (strstr(why, "cannot open shared object") != NULL)
+			advice = "; a library it needs is missing: install it";
+		snprintf(err, errlen, "plugin '%s': dlopen: %s%s", path, why,
+		    advice);
 		return REFD_EDLOPEN;
 	}
 	d = dlsym(dl, REFD_PLUGIN_ENTRY_STR);

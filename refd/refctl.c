@@ -55,8 +55,8 @@ usage(FILE *f)
 	    "  resign MATCH SEAT TOKEN\n"
 	    "  abort MATCH [--reason TEXT] [--admin-token TOKEN]\n"
 	    "  play RULESET|MATCH [--scenario NAME | --setup JSON] [--seed N]\n"
-	    "       [--max-steps N] [-v]\n"
-	    "  play --all [--seed N] [-v]\n"
+	    "       [--max-steps N] [--rate N] [--engage] [--story] [-v]\n"
+	    "  play --all [--seed N] [--rate N] [--engage] [-v]\n"
 	    "  raw REQUEST-JSON\n"
 	    "  check-plugin FILE.so [--content DIR] [--setup FILE.json | --scenario NAME]\n"
 	    "       [--seats N] [--games N] [--seed S] [--max-steps N] [--max-legal N] [-v]\n"
@@ -72,7 +72,7 @@ struct args {
 	const char *opt_name[16];
 	const char *opt_val[16];
 	int nopt;
-	int verbose, all;
+	int verbose, all, engage, story;
 };
 
 static int
@@ -86,6 +86,10 @@ parse_args(int argc, char **argv, struct args *a)
 			a->verbose = 1;
 		} else if (strcmp(argv[i], "--all") == 0) {
 			a->all = 1;
+		} else if (strcmp(argv[i], "--engage") == 0) {
+			a->engage = 1;
+		} else if (strcmp(argv[i], "--story") == 0) {
+			a->story = 1;
 		} else if ((strncmp(argv[i], "--", 2) == 0 && argv[i][2]) ||
 		    strcmp(argv[i], "-o") == 0) {
 			if (i + 1 == argc || a->nopt == 16) {
@@ -193,6 +197,7 @@ reply_free(struct reply *r)
 }
 
 static int request_once(const char *op, json_t *args, struct reply *r);
+static void pace(void);
 
 /*
  * Send {v, id, op, ...args} (args: a JSON object, borrowed) and wait for
@@ -207,6 +212,7 @@ request(const char *op, json_t *args, struct reply *r)
 	long ms = 20, waited = 0;
 	int rc;
 
+	pace();
 	for (;;) {
 		rc = request_once(op, args, r);
 		if (rc != 0 || r->ok || r->code != REFD_ERATE || waited >= 10000)
@@ -219,6 +225,40 @@ request(const char *op, json_t *args, struct reply *r)
 		if (ms < 500)
 			ms *= 2;
 	}
+}
+
+/*
+ * Pacing: at most one request per pace_ns nanoseconds (0: unpaced), so a
+ * bot stays under the rate limit it is given rather than being refused.
+ */
+static int64_t pace_ns, pace_last;
+
+static int64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void
+pace(void)
+{
+	int64_t now, wait;
+	struct timespec ts;
+
+	if (pace_ns <= 0)
+		return;
+	now = mono_ns();
+	wait = pace_last + pace_ns - now;
+	if (wait > 0) {
+		ts.tv_sec = (time_t)(wait / 1000000000);
+		ts.tv_nsec = (long)(wait % 1000000000);
+		nanosleep(&ts, NULL);
+		now += wait;
+	}
+	pace_last = now;
 }
 
 static int
@@ -789,6 +829,148 @@ print_play_result(refd_mpv matches, const char *mid, int64_t steps,
 	}
 }
 
+/* A command type that fights: what --engage prefers. */
+static int
+engaging(const char *type)
+{
+	static const char *const w[] = { "attack", "melee", "shoot", "charge",
+		"cast", "strike", "smite", "full", "slam", "headbutt", "trample",
+		"throw", "assault", "fire", NULL };
+	int i;
+
+	for (i = 0; type != NULL && w[i] != NULL; i++)
+		if (strstr(type, w[i]) != NULL)
+			return 1;
+	return 0;
+}
+
+/*
+ * A random item of the legal list lg that is a command (templates, which
+ * the client must fill in, are left out); with engage, one that fights
+ * whenever there is one.  0, or -1 when the list holds no command.
+ */
+static int
+pick_cmd(refd_mpv lg, int engage, refd_mpv *pick)
+{
+	size_t n = refd_mpv_len(lg), i, ncmd = 0, nfight = 0, k;
+
+	for (i = 0; i < n; i++) {
+		refd_mpv c = refd_mpv_get(refd_mpv_at(lg, i), "cmd");
+
+		if (refd_mpv_type(c) != REFD_MP_MAP)
+			continue;
+		ncmd++;
+		nfight += engaging(refd_mpv_get_str(c, "type", NULL));
+	}
+	if (ncmd == 0)
+		return -1;
+	if (engage && nfight > 0) {
+		k = (size_t)(rnd() % nfight);
+		for (i = 0; i < n; i++) {
+			refd_mpv c = refd_mpv_get(refd_mpv_at(lg, i), "cmd");
+
+			if (refd_mpv_type(c) == REFD_MP_MAP &&
+			    engaging(refd_mpv_get_str(c, "type", NULL)) &&
+			    k-- == 0)
+				break;
+		}
+	} else {
+		k = (size_t)(rnd() % ncmd);
+		for (i = 0; i < n; i++)
+			if (refd_mpv_type(refd_mpv_get(refd_mpv_at(lg, i),
+			    "cmd")) == REFD_MP_MAP && k-- == 0)
+				break;
+	}
+	*pick = refd_mpv_at(lg, i);
+	return 0;
+}
+
+/* Pace requests to 90% of the server's rate limit (hello's limits), or
+ * to --rate N per second when given (0: unpaced). */
+static int
+set_pace(const struct args *a)
+{
+	const char *v = opt(a, "rate");
+	int64_t rate = -1;
+	struct reply r;
+
+	if (v != NULL && parse_i64(v, "--rate", &rate) != 0)
+		return EXIT_USAGE;
+	if (rate < 0) {
+		if (request("hello", NULL, &r) != 0)
+			return EXIT_TRANSPORT;
+		if (r.ok)
+			rate = refd_mpv_get_int(refd_mpv_get(r.result,
+			    "limits"), "rate_limit", 0) * 9 / 10;
+		reply_free(&r);
+	}
+	pace_ns = rate > 0 ? 1000000000 / rate : 0;
+	return 0;
+}
+
+/*
+ * What happened in match mid, for people: its public events counted by
+ * type, the most frequent first ("attack x 23, damage x 12, ...").
+ */
+static void
+print_play_story(const char *mid)
+{
+	struct { char type[40]; int n; } t[64];
+	int nt = 0, i, j, more = 1;
+	int64_t since = 0;
+	struct reply r;
+	json_t *o;
+
+	while (more) {
+		refd_mpv ev;
+		size_t k;
+
+		o = json_pack("{sssI}", "match", mid, "since",
+		    (json_int_t)since);
+		if (request("events", o, &r) != 0) {
+			json_decref(o);
+			return;
+		}
+		json_decref(o);
+		if (!r.ok) {
+			reply_free(&r);
+			return;
+		}
+		ev = refd_mpv_get(r.result, "events");
+		for (k = 0; k < refd_mpv_len(ev); k++) {
+			const char *ty = refd_mpv_get_str(refd_mpv_at(ev, k),
+			    "type", "?");
+
+			for (i = 0; i < nt && strcmp(t[i].type, ty) != 0; i++)
+				;
+			if (i == nt && nt < 64) {
+				snprintf(t[nt].type, sizeof(t[nt].type), "%s",
+				    ty);
+				t[nt++].n = 0;
+			}
+			if (i < nt)
+				t[i].n++;
+		}
+		more = refd_mpv_get_bool(r.result, "more", 0);
+		since = refd_mpv_get_int(r.result, "until", since);
+		reply_free(&r);
+	}
+	for (i = 1; i < nt; i++)	/* most frequent first, stable */
+		for (j = i; j > 0 && t[j].n > t[j - 1].n; j--) {
+			char ty[40];
+			int n = t[j].n;
+
+			memcpy(ty, t[j].type, sizeof(ty));
+			t[j] = t[j - 1];
+			memcpy(t[j - 1].type, ty, sizeof(ty));
+			t[j - 1].n = n;
+		}
+	printf("   what happened:");
+	for (i = 0; i < nt && i < 8; i++)
+		printf("%s %s x %d", i ? "," : "", t[i].type, t[i].n);
+	printf("%s\n", nt > 8 ? ", ..." : "");
+}
+
 static int
 play_one(const char *what, const struct args *a, int64_t seed,
     const char *scenario)
@@ -800,6 +982,7 @@ play_one(const char *what, const struct args *a, int64_t seed,
 	int64_t steps = 0, max_steps = 100000, seq = 0;
 	const char *v;
 	json_t *o;
+	int engage = a->engage;
 
 	memset(seats, 0, sizeof(seats));
 	if ((v = opt(a, "max-steps")) != NULL &&
@@ -917,11 +1100,11 @@ play_one(const char *what, const struct args *a, int64_t seed,
 			}
 			lg = refd_mpv_get(r.result, "legal");
 			n = refd_mpv_len(lg);
-			if (n == 0) {
+			if (pick_cmd(lg, engage, &pick) != 0) {
 				reply_free(&r);
 				continue;
 			}
-			pick = refd_mpv_at(lg, (size_t)(rnd() % n));
+			(void)n;
 			cmd = mp_to_json(refd_mpv_get(pick, "cmd"));
 			if (a->verbose) {
 				char *t = json_dumps(cmd, JSON_COMPACT);
@@ -973,9 +1156,12 @@ play_one(const char *what, const struct args *a, int64_t seed,
 	if (rc != 0)
 		return EXIT_TRANSPORT;
 	if (r.ok)
-		print_play_result(r.result, mid, steps, seq, a->all);
-	fflush(stdout);
+		print_play_result(r.result, mid, steps, seq,
+		    a->all || a->story);
 	reply_free(&r);
+	if (a->all || a->story)
+		print_play_story(mid);
+	fflush(stdout);
 	return 0;
 }
 
@@ -1002,6 +1188,8 @@ cmd_play(const struct args *a)
 
 	if (v != NULL && parse_i64(v, "--seed", &seed) != 0)
 		return EXIT_USAGE;
+	if ((rc = set_pace(a)) != 0)
+		return rc;
 	if (!a->all) {
 		const char *what, *scen = opt(a, "scenario");
 		char first[128] = "";

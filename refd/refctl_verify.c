@@ -28,14 +28,9 @@
 #include "refd/mp.h"
 #include "evlog.h"
 #include "jsonmp.h"
+#include "paths.h"
 #include "refctl.h"
 
-#ifndef REFD_PLUGINDIR
-#define REFD_PLUGINDIR "/usr/local/lib/refd/plugins"
-#endif
-#ifndef REFD_DATADIR
-#define REFD_DATADIR "/usr/local/share/refd"
-#endif
 
 struct vctx {
 	const char *logpath;
@@ -160,13 +155,13 @@ is_dir(const char *p)
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* Where the plugin and its content are, when not given. */
+/* Where the plugin and its content are, when not given: the build named
+ * by REFD_BUILD, else refd's own defaults (paths.h). */
 static void
 find_plugin(const char *name, const char *given, char *out, size_t n)
 {
 	const char *b = getenv("REFD_BUILD");
-	char exe[PATH_MAX];
-	ssize_t l;
+	char pd[PATH_MAX], rd[PATH_MAX];
 
 	if (given != NULL) {
 		snprintf(out, n, "%s", given);
@@ -177,31 +172,19 @@ find_plugin(const char *name, const char *given, char *out, size_t n)
 		if (is_file(out))
 			return;
 	}
-	l = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (l > 0) {
-		char *s;
-
-		exe[l] = '\0';
-		if ((s = strrchr(exe, '/')) != NULL) {
-			*s = '\0';
-			snprintf(out, n, "%s/../plugins/%s.so", exe, name);
-			if (is_file(out))
-				return;
-			snprintf(out, n, "%s/../lib/refd/plugins/%s.so", exe,
-			    name);
-			if (is_file(out))
-				return;
-		}
-	}
-	snprintf(out, n, "%s/%s.so", REFD_PLUGINDIR, name);
+	paths_default(pd, sizeof(pd), rd, sizeof(rd));
+	snprintf(out, n, "%s/%s.so", pd, name);
 }
 
+/* The content beside the plugin (build tree: plugins/../rulesets;
+ * installed: lib/refd/plugins/../../../share/refd/rulesets), else as
+ * find_plugin. */
 static void
 find_content(const char *name, const char *plugin, const char *given,
     char *out, size_t n)
 {
 	const char *b = getenv("REFD_BUILD");
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], pd[PATH_MAX], rd[PATH_MAX];
 	char *s;
 
 	if (given != NULL) {
@@ -214,7 +197,8 @@ find_content(const char *name, const char *plugin, const char *given,
 		snprintf(out, n, "%s/../rulesets/%s", dir, name);
 		if (is_dir(out))
 			return;
-		snprintf(out, n, "%s/../share/refd/rulesets/%s", dir, name);
+		snprintf(out, n, "%s/../../../share/refd/rulesets/%s", dir,
+		    name);
 		if (is_dir(out))
 			return;
 	}
@@ -223,7 +207,8 @@ find_content(const char *name, const char *plugin, const char *given,
 		if (is_dir(out))
 			return;
 	}
-	snprintf(out, n, "%s/rulesets/%s", REFD_DATADIR, name);
+	paths_default(pd, sizeof(pd), rd, sizeof(rd));
+	snprintf(out, n, "%s/%s", rd, name);
 }
 
 static void

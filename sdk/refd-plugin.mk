@@ -4,7 +4,10 @@
 #	REFD_SDK ?= $(shell pkg-config --variable=sdkdir refd-plugin)
 #	PLUGIN = mygame
 #	SRCS = mygame.c
-#	include $(REFD_SDK)/refd-plugin.mk
+#	include $(or $(wildcard $(REFD_SDK)/refd-plugin.mk),$(error ...))
+#
+# (the guard on the include line names what to install when the SDK is
+# missing; sdk/examples/duel/Makefile spells it out).
 #
 # REFD_SDK is either the sdk/ directory of a refd source tree (headers in
 # $(REFD_SDK)/include; then REFD_SDKLIB names the directory holding a

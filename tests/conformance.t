@@ -160,4 +160,28 @@ my ($g1) = $o1 =~ /events digest (\w+)/;
 my ($g3) = $o3 =~ /events digest (\w+)/;
 ok(defined $g1 && defined $g3 && $g1 ne $g3, 'another seed, another digest');
 
+# A plugin named by its file name alone is that file in the current
+# directory, not a library for the dynamic loader to search for; and a
+# file that is no shared object is said to be one, with no advice to
+# rebuild what needs no rebuilding.
+{
+	my $d = tempdir('refd-conf-XXXXXX', TMPDIR => 1, CLEANUP => 1);
+	system('cp', "$fx/good.so", "$d/good.so") == 0 or die;
+	open(my $j, '>', "$d/junk.so") or die;
+	print $j "not a shared object\n";
+	close($j);
+	chmod(0644, "$d/junk.so");
+	require Cwd;
+	my $here = Cwd::getcwd();
+	my $abs = Cwd::abs_path($refctl);
+	chdir($d) or die;
+	($rc, $out) = run($abs, 'check-plugin', 'good.so', '--games', 2);
+	is($rc, 0, 'check-plugin NAME.so loads ./NAME.so') or diag($out);
+	($rc, $out) = run($abs, 'check-plugin', 'junk.so');
+	like($out, qr/'junk\.so': dlopen: .*not a shared object for this system/,
+	    'a file that is no shared object is named as such');
+	unlike($out, qr/rebuild the plugin against/, 'with no rebuild advice');
+	chdir($here) or die;
+}
+
 done_testing();

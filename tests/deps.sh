@@ -33,14 +33,33 @@ check() {
 	need libjansson-dev pkg-config --exists jansson
 	need libseccomp-dev pkg-config --exists libseccomp
 	need mandoc sh -c 'command -v mandoc'
+	need groff-base sh -c 'command -v groff'
 	need perl sh -c 'command -v prove'
 	need libnanomsg-raw-perl perl -MNanoMsg::Raw -e1
 	need libdata-messagepack-perl perl -MData::MessagePack -e1
 	need libjson-pp-perl perl -MJSON::PP -e1
+	need nodejs sh -c 'command -v node && command -v npm'
+	need python3-msgpack sh -c 'test -x /usr/bin/python3 && /usr/bin/python3 -c "import msgpack"'
+}
+# npm packages of the JavaScript parts, from their lockfiles (npm ci), when
+# node_modules is missing or older than the lockfile.
+npm_deps() {
+	[ "$mode" = build ] || return 0
+	for d in clients/js web; do
+		[ -f "$d/package-lock.json" ] || continue
+		if [ ! -d "$d/node_modules" ] ||
+		    [ "$d/package-lock.json" -nt "$d/node_modules" ]; then
+			echo "deps: npm ci in $d"
+			(cd "$d" && npm ci --no-audit --no-fund --loglevel=error) ||
+			    { echo "deps: npm ci failed in $d" >&2; return 1; }
+			touch "$d/node_modules"
+		fi
+	done
 }
 check
 if [ -z "$missing" ]; then
-	exit 0
+	npm_deps
+	exit $?
 fi
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	echo "deps: installing:$missing"
@@ -52,6 +71,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 		echo "deps: still missing after apt-get:$missing" >&2
 		exit 1
 	fi
+	npm_deps || exit 1
 else
 	echo "deps: missing packages; run as root:" >&2
 	echo "  apt-get install -y$missing" >&2

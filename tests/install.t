@@ -95,7 +95,74 @@ like($out, qr/check-plugin \S*duel\.so --content content --games 5/,
     'with the content directory it found');
 like($out, qr/^check-plugin: duel 1\.0\.0: 5 games .* 0 failures$/m,
     'and the checker passed');
+# The plugin built out of tree, loaded into the installed refd and played.
+mkdir("$tmp/myplugins") or die;
+mkdir("$tmp/mycontent") or die;
+copy("$tmp/mygame/duel.so", "$tmp/myplugins/duel.so") or die;
+chmod(0755, "$tmp/myplugins/duel.so");
+system('cp', '-R', "$tmp/mygame/content", "$tmp/mycontent/duel") == 0
+    or die "copy content";
+play_all("$tmp/prefix", 'out-of-tree duel', ['duel'],
+    '--plugin-dir', "$tmp/myplugins", '--ruleset-dir', "$tmp/mycontent");
+
 ($rc, $out) = run('make', '-C', "$tmp/mygame", 'clean');
 ok(!-e "$tmp/mygame/duel.so", 'make clean removes it');
+
+# The tree staged under DESTDIR with PREFIX=/opt/refd works from where it
+# lies: refd finds its plugins and content relative to itself (no
+# plugin-dir or ruleset-dir given, nothing of the build tree in the
+# environment), plays a match of every ruleset, and the installed refctl
+# verifies every log.
+my @all = map { m{/([^/]+)\.so$} ? $1 : () } glob("$r/lib/refd/plugins/*.so");
+ok(@all >= 6, 'every ruleset plugin is installed') or diag("@all");
+play_all($r, 'staged tree', \@all);
+
+# Start PREFIX/bin/refd with @opts in a fresh state directory, play one
+# match of each ruleset in @$names, stop it, and verify each log with
+# PREFIX/bin/refctl.
+sub play_all {
+	my ($prefix, $what, $names, @opts) = @_;
+	my $st = tempdir('refd-inst-run-XXXXXX', TMPDIR => 1, CLEANUP => !$keep);
+	my @ep = ('-s', "ipc://$st/r.sock", '-e', "ipc://$st/e.sock");
+	local $ENV{REFD_BUILD};
+	delete $ENV{REFD_BUILD};
+	my $pid = fork() // die "fork: $!";
+	if (!$pid) {
+		open(STDOUT, '>', "$st/refd.out") or die;
+		open(STDERR, '>&', \*STDOUT) or die;
+		exec("$prefix/bin/refd", '--state-dir', "$st/state", '--listen',
+		    "ipc://$st/r.sock", '--publish', "ipc://$st/e.sock", @opts)
+		    or die "exec: $!";
+	}
+	my $up = 0;
+	for (1 .. 100) {
+		my ($hrc) = run("$prefix/bin/refctl", @ep, '-T', 300, 'hello');
+		if ($hrc == 0) {
+			$up = 1;
+			last;
+		}
+		select(undef, undef, undef, 0.1);
+	}
+	ok($up, "$what: the installed refd answers") or do {
+		local $/;
+		open(my $o, '<', "$st/refd.out");
+		diag(<$o> // '');
+	};
+	for my $n (@$names) {
+		my ($prc, $pout) = run("$prefix/bin/refctl", @ep, 'play', $n,
+		    '--seed', 5);
+		is($prc, 0, "$what: a match of $n plays to its end") or diag($pout);
+	}
+	kill('TERM', $pid);
+	waitpid($pid, 0);
+	my @logs = glob("$st/state/matches/*.log");
+	is(scalar @logs, scalar @$names, "$what: one log per match");
+	for my $log (@logs) {
+		my ($vrc, $vout) = run("$prefix/bin/refctl", 'verify', $log,
+		    '--pubkey-file', "$st/state/refd.pub", '-q');
+		is($vrc, 0, "$what: the installed refctl verifies $log")
+		    or diag($vout);
+	}
+}
 
 done_testing();

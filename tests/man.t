@@ -20,5 +20,20 @@ for my $p (@pages) {
 	my ($dt) = grep { /^\.Dt / } <$fh>;
 	close($fh);
 	like($dt // '', qr/^\.Dt \S+ \Q$sec\E\b/, "$name($sec): .Dt names section $sec");
+	# Rendered as a reader sees it: enclosure macros nested by mistake
+	# show as doubled quotes or a quote opened and never closed before
+	# the next item ({"summary, "seats""}).
+	for my $fmt (['mandoc', "mandoc -Tascii '$p'"],
+	    ['groff', "groff -mandoc -Tascii '$p' 2>/dev/null"]) {
+		my ($tool, $cmd) = @$fmt;
+		next if $tool eq 'groff' &&
+		    system('sh', '-c', 'command -v groff >/dev/null') != 0;
+		my $txt = `$cmd`;
+		$txt =~ s/.\x08//g;
+		my @bad = grep { /""|(?:^|[\s{(\[])"[A-Za-z_]+[,;]/ }
+		    split(/\n/, $txt);
+		is(scalar @bad, 0, "$name($sec): no unbalanced quotes as $tool " .
+		    'renders it') or diag(join("\n", @bad));
+	}
 }
 done_testing();

@@ -1,9 +1,14 @@
 #!/bin/sh
-# make run: start refd on its embedded defaults, let seeded bots play one
-# full match of every loaded ruleset, print each result, then keep refd
-# running in the foreground for your own clients until Ctrl-C.
+# make run: start refd on its embedded defaults, but with command and event
+# endpoints and a state directory of its own (so that it can never collide
+# with another refd, nor a demo bot talk to another daemon), let seeded bots
+# play one full match of every loaded ruleset, print what happened in each,
+# then keep refd running in the foreground for your own clients until
+# Ctrl-C.
 #
 #   sh tests/run-demo.sh [BUILD-DIR]
+#   REFD_DEMO_ONCE=1 sh tests/run-demo.sh    stop after the matches (tests)
+#   REFD_DEMO_SEED=N                         the bots' seed (default: the time)
 B=${1:-build}
 REFD=$B/bin/refd
 REFCTL=$B/bin/refctl
@@ -14,45 +19,86 @@ for p in "$REFD" "$REFCTL"; do
 	fi
 done
 
-"$REFD" &
+D=$(mktemp -d "${TMPDIR:-/tmp}/refd-demo-XXXXXX") || exit 1
+CMD="ipc://$D/refd.sock"
+EV="ipc://$D/refd-events.sock"
+"$REFD" --state-dir "$D/state" --listen "$CMD" --publish "$EV" \
+    >"$D/refd.out" 2>&1 &
 pid=$!
 trap 'kill -TERM $pid 2>/dev/null; wait $pid; exit 0' INT TERM
 
-# Wait until it answers (or died: another refd on the same sockets?).
+# Wait until our refd answers on our own socket (or stop if it died).
 i=0
-until "$REFCTL" -T 300 hello >/dev/null 2>&1; do
+until "$REFCTL" -s "$CMD" -e "$EV" -T 300 hello >/dev/null 2>&1; do
 	if ! kill -0 $pid 2>/dev/null; then
-		echo "run-demo: refd did not start (see its message above)" >&2
+		cat "$D/refd.out" >&2
+		echo "run-demo: refd did not start (its message is above);" \
+		    "nothing was played" >&2
 		exit 1
 	fi
 	i=$((i + 1))
 	if [ $i -gt 100 ]; then
-		echo "run-demo: refd does not answer" >&2
+		echo "run-demo: refd does not answer on $CMD" >&2
 		kill -TERM $pid
 		exit 1
 	fi
 	sleep 0.1
 done
 
+# The scenario each ruleset's demo plays: one where the bots come to blows.
+# A ruleset not named here plays its first scenario.
+scenario_for() {
+	case $1 in
+	dungeon) echo sunken-cellar ;;
+	encounter) echo brawl-in-the-hall ;;
+	massbattle) echo border-clash ;;
+	skirmish) echo demo-skirmish ;;
+	warband) echo crossroads-short ;;
+	*) echo "" ;;
+	esac
+}
+
 echo
-echo "== refd is up; bots play one match of each ruleset"
-"$REFCTL" -c play --all --seed "$(date +%s)"
-status=$?
+echo "== refd is up ($CMD); bots play one match of each ruleset"
+seed=${REFD_DEMO_SEED:-$(date +%s)}
+status=0
+for r in $("$REFCTL" -s "$CMD" -c rulesets | tr ',' '\n' |
+    sed -n 's/.*"name":"\([^"]*\)".*/\1/p'); do
+	s=$(scenario_for "$r")
+	echo "== $r${s:+, scenario $s}"
+	if ! "$REFCTL" -s "$CMD" -e "$EV" play "$r" ${s:+--scenario "$s"} \
+	    --seed "$seed" --engage --story | grep -v '^{'; then
+		status=1
+	fi
+done
+# refd's own warnings during the demo, if any.
+if grep -q 'warning' "$D/refd.out"; then
+	echo
+	echo "== refd said:"
+	grep 'warning' "$D/refd.out"
+fi
 echo
 if [ $status -ne 0 ]; then
-	echo "run-demo: a demo match failed (exit $status); refd keeps running"
+	echo "run-demo: a demo match failed; refd keeps running"
 fi
+if [ -n "$REFD_DEMO_ONCE" ]; then
+	kill -TERM $pid 2>/dev/null
+	wait $pid
+	rm -rf "$D"
+	exit $status
+fi
+R="$REFCTL -s $CMD -e $EV"
 cat <<MSG
 == refd keeps running for your own clients; press Ctrl-C to stop it.
-Try, in another terminal:
-   $REFCTL rulesets
-   $REFCTL create duel --scenario first-duel      # note the match id
-   $REFCTL join MATCH 0                            # note the token
-   $REFCTL join MATCH 1
-   $REFCTL legal MATCH 0 TOKEN0
-   $REFCTL act MATCH 0 TOKEN0 '{"type":"attack"}'
-   $REFCTL watch MATCH
-   $REFCTL export MATCH -o match.log               # once it is over
+Its sockets and state are in $D. Try, in another terminal:
+   $R rulesets
+   $R create duel --scenario first-duel      # note the match id
+   $R join MATCH 0                            # note the token
+   $R join MATCH 1
+   $R legal MATCH 0 TOKEN0
+   $R act MATCH 0 TOKEN0 '{"type":"attack"}'
+   $R watch MATCH
+   $R export MATCH -o match.log               # once it is over
 See README.md, refctl(1) and refd-protocol(7).
 MSG
 wait $pid

@@ -85,42 +85,115 @@ los(const struct dg *s, int q1, int r1, int q2, int r2)
  * doors are gone around, figures and overlays ignored (§1.4).  A closed
  * door at either end still counts (a figure standing next to it).
  */
-int
-range_between(const struct dg *s, int q1, int r1, int q2, int r2)
+/*
+ * Ranges from hex a to every hex into out[] (1000 where none): a
+ * breadth-first search through adjacent hexes; a hex reached from a
+ * non-solid neighbour across no thin wall is in range even when it is
+ * solid itself (a closed door at the end).
+ */
+static void
+range_row(const struct dg *s, int a, int16_t *out)
 {
-	int dist[MAXHEX], queue[MAXHEX], head = 0, tail = 0, a, b, i, d;
+	int dist[MAXHEX], queue[MAXHEX], head = 0, tail = 0, i, d;
 
-	a = hex_at(s, q1, r1);
-	b = hex_at(s, q2, r2);
-	if (a < 0 || b < 0)
-		return 1000;
-	if (a == b)
-		return 0;
-	for (i = 0; i < s->nhex; i++)
+	for (i = 0; i < s->nhex; i++) {
 		dist[i] = -1;
+		out[i] = 1000;
+	}
 	dist[a] = 0;
+	out[a] = 0;
 	queue[tail++] = a;
 	while (head < tail) {
 		int h = queue[head++];
+		int hq = s->hex[h].q, hr = s->hex[h].r;
+		int open = !solid(s, hq, hr);
 
 		for (d = 0; d < 6; d++) {
-			int nq = s->hex[h].q + refd_hex_dq[d];
-			int nr = s->hex[h].r + refd_hex_dr[d];
+			int nq = hq + refd_hex_dq[d];
+			int nr = hr + refd_hex_dr[d];
 			int n = hex_at(s, nq, nr);
 
-			if (n < 0 || dist[n] >= 0)
+			if (n < 0)
 				continue;
-			if (n == b && !solid(s, s->hex[h].q, s->hex[h].r) &&
-			    !thin_cb((void *)(uintptr_t)s, s->hex[h].q,
-			    s->hex[h].r, nq, nr))
-				return dist[h] + 1;
-			if (!adjacent(s, s->hex[h].q, s->hex[h].r, nq, nr))
+			if (out[n] == 1000 && open &&
+			    !thin_cb((void *)(uintptr_t)s, hq, hr, nq, nr))
+				out[n] = (int16_t)(dist[h] + 1);
+			if (dist[n] >= 0 || !adjacent(s, hq, hr, nq, nr))
 				continue;
 			dist[n] = dist[h] + 1;
 			queue[tail++] = n;
 		}
 	}
-	return 1000;
+}
+
+int
+range_between(const struct dg *s, int q1, int r1, int q2, int r2)
+{
+	int16_t row[MAXHEX];
+	int a = hex_at(s, q1, r1), b = hex_at(s, q2, r2);
+
+	if (a < 0 || b < 0)
+		return 1000;
+	if (a == b)
+		return 0;
+	range_row(s, a, row);
+	return row[b];
+}
+
+/* Start remembering ranges and sight in m (owned by the caller, which
+ * calls memo_end before m goes away). */
+void
+memo_begin(struct game *g, struct sight_memo *m)
+{
+	memset(m->have_range, 0, sizeof(m->have_range));
+	memset(m->have_los, 0, sizeof(m->have_los));
+	g->memo = m;
+}
+
+void
+memo_end(struct game *g)
+{
+	g->memo = NULL;
+}
+
+int
+g_range(const struct game *g, int q1, int r1, int q2, int r2)
+{
+	struct sight_memo *m = g->memo;
+	int a, b;
+
+	if (m == NULL)
+		return range_between(&g->s, q1, r1, q2, r2);
+	a = hex_at(&g->s, q1, r1);
+	b = hex_at(&g->s, q2, r2);
+	if (a < 0 || b < 0)
+		return 1000;
+	if (!m->have_range[a]) {
+		range_row(&g->s, a, m->range[a]);
+		m->have_range[a] = 1;
+	}
+	return m->range[a][b];
+}
+
+int
+g_los(const struct game *g, int q1, int r1, int q2, int r2)
+{
+	struct sight_memo *m = g->memo;
+	int a, b;
+
+	if (m == NULL)
+		return los(&g->s, q1, r1, q2, r2);
+	a = hex_at(&g->s, q1, r1);
+	b = hex_at(&g->s, q2, r2);
+	if (a < 0 || b < 0)
+		return los(&g->s, q1, r1, q2, r2);
+	if (!m->have_los[a]) {
+		memset(m->los[a], 0, sizeof(m->los[a]));
+		m->have_los[a] = 1;
+	}
+	if (m->los[a][b] == 0)
+		m->los[a][b] = los(&g->s, q1, r1, q2, r2) ? 1 : 2;
+	return m->los[a][b] == 1;
 }
 
 /* Character side (characters, summons) against monsters. */

@@ -1134,6 +1134,46 @@ camp_return(struct game *g, int win)
 	ev(g, REFD_SEAT_PUBLIC, w);
 }
 
+/* A resumed character's progress (§2.5-2.7): checkmarks earned, perks
+ * taken (their modifier cards in its deck), perks still owed. */
+static int
+camp_progress(struct game *g, refd_mpv c, struct cchar *cc, char *err,
+    size_t errlen)
+{
+	const struct cclass *pc = &g->c->cls[cc->cls];
+	refd_mpv pv = refd_mpv_get(c, "perks");
+	int64_t owed = refd_mpv_get_int(c, "perks_owed", 0);
+	int earned, k;
+	size_t j;
+
+	cc->checks = (int)refd_mpv_get_int(c, "checks", 0);
+	if (cc->checks < 0 || cc->checks > 18 || owed < 0) {
+		snprintf(err, errlen, "campaign: checks 0..18, perks_owed 0 or "
+		    "more");
+		return -1;
+	}
+	earned = cc->level - 1 + cc->checks / 3;
+	if (refd_mpv_len(pv) > (size_t)earned || owed > earned -
+	    (int64_t)refd_mpv_len(pv)) {
+		snprintf(err, errlen, "campaign: %d perks earned (a level, three "
+		    "checkmarks each): fewer than perks taken and owed", earned);
+		return -1;
+	}
+	cc->perks_taken = earned - (int)owed;
+	for (j = 0; j < refd_mpv_len(pv); j++) {
+		for (k = 0; k < pc->nperk; k++)
+			if (refd_mpv_streq(refd_mpv_at(pv, j), pc->perk[k].id))
+				break;
+		if (k == pc->nperk || cc->perk[k] >= pc->perk[k].times) {
+			snprintf(err, errlen, "campaign: perks[%zu]: not a perk of "
+			    "the class, or taken too often", j);
+			return -1;
+		}
+		cc->perk[k]++;
+	}
+	return 0;
+}
+
 /* The "campaign" member of a setup: start in town. */
 int
 camp_setup(struct game *g, refd_mpv cv, char *err, size_t errlen)
@@ -1299,6 +1339,8 @@ camp_setup(struct game *g, refd_mpv cv, char *err, size_t errlen)
 					}
 			cc->cards_forfeit = want;
 		}
+		if (cc->cls >= 0 && camp_progress(g, c, cc, err, errlen) != 0)
+			return -1;
 		for (j = 0; j < refd_mpv_len(it); j++) {
 			for (k = 0; k < g->c->nitem; k++)
 				if (refd_mpv_streq(refd_mpv_at(it, j),

@@ -117,13 +117,13 @@ aoe_targets_from(const struct game *g, int f, int fq, int fr,
 		hr = r + dr;
 		if (hex_at(s, hq, hr) < 0 || solid(s, hq, hr))
 			continue;
-		if (!a->grey && range_between(s, fq, fr, hq, hr) <=
+		if (!a->grey && g_range(g, fq, fr, hq, hr) <=
 		    (a->range > 0 ? a->range : 1))
 			*in_range = 1;
 		e = fig_at(s, hq, hr);
 		if (e >= 0 && enemies(s, f, e) &&
 		    !(s->fig[e].conds & C_INVISIBLE) && n < MAXTG &&
-		    los(s, fq, fr, hq, hr))
+		    g_los(g, fq, fr, hq, hr))
 			tg[n++] = e;
 	}
 	return n;
@@ -967,16 +967,14 @@ perform(struct game *g, int seat, const struct opt *o)
 		break;
 	case K_SRKEEP:
 		if (o->a == 1) {
-			int keep = s->sr_card;
-
-			char_hp_loss(g, seat, 1, "short rest");
-			if (!c->exhausted)
-				short_rest_pick(g, seat, keep);
+			/* §4.6 step 5, §11.1: the 1 damage goes through the
+			 * damage choice; the rest resumes once it is made
+			 * (dg_advance) */
+			s->sr_stage = 2;
+			damage(g, c->fig, 1, -1, "short rest", 0);
+			break;
 		}
-		if (c->exhausted)
-			short_rest_skip(g);
-		else
-			short_rest_finish(g, seat);
+		short_rest_finish(g, seat);
 		break;
 	default:
 		return -1;

@@ -346,12 +346,25 @@ struct dg {
 };
 
 /* Per-call wrapper: the state plus what is not serialized. */
+/*
+ * Range and line of sight remembered over one monster decision (focus or
+ * destination, §12.4-12.5): walls and doors do not change while a monster
+ * chooses, and the choice asks the same questions once per candidate hex
+ * and area placement.  Rows are filled on first use (board.c).
+ */
+struct sight_memo {
+	uint8_t have_range[MAXHEX], have_los[MAXHEX];
+	uint8_t los[MAXHEX][MAXHEX];	/* 1 clear, 2 blocked, 0 not asked */
+	int16_t range[MAXHEX][MAXHEX];
+};
+
 struct game {
 	struct dg s;
 	const struct content *c;
 	refd_ctx *ctx;
 	int32_t dirty;		/* hidden zones to commit after apply */
 	int32_t err;		/* a host call failed */
+	struct sight_memo *memo;	/* during a monster decision, or NULL */
 };
 
 #define DIRTY_HAND(ci) (1 << (ci))
@@ -367,6 +380,11 @@ int fig_at(const struct dg *s, int q, int r);
 int solid(const struct dg *s, int q, int r);
 int range_between(const struct dg *s, int q1, int r1, int q2, int r2);
 int los(const struct dg *s, int q1, int r1, int q2, int r2);
+/* range_between and los, answered from g->memo when a monster decides */
+void memo_begin(struct game *g, struct sight_memo *m);
+void memo_end(struct game *g);
+int g_range(const struct game *g, int q1, int r1, int q2, int r2);
+int g_los(const struct game *g, int q1, int r1, int q2, int r2);
 int adjacent(const struct dg *s, int q1, int r1, int q2, int r2);
 int enemies(const struct dg *s, int a, int b);
 int visible_hex(const struct dg *s, int h);

@@ -23,6 +23,15 @@ fig_range(const struct dg *s, int a, int b)
 	    s->fig[b].r);
 }
 
+/* fig_range over a monster decision's memo */
+static int
+fig_range_g(const struct game *g, int a, int b)
+{
+	const struct dg *s = &g->s;
+
+	return g_range(g, s->fig[a].q, s->fig[a].r, s->fig[b].q, s->fig[b].r);
+}
+
 static int
 fig_los(const struct dg *s, int a, int b)
 {
@@ -514,9 +523,9 @@ attack_from(const struct game *g, int h, int e, const struct prof *p)
 {
 	const struct dg *s = &g->s;
 
-	return range_between(s, s->hex[h].q, s->hex[h].r, s->fig[e].q,
+	return g_range(g, s->hex[h].q, s->hex[h].r, s->fig[e].q,
 	    s->fig[e].r) <= (p->range > 0 ? p->range : 1) &&
-	    los(s, s->hex[h].q, s->hex[h].r, s->fig[e].q, s->fig[e].r);
+	    g_los(g, s->hex[h].q, s->hex[h].r, s->fig[e].q, s->fig[e].r);
 }
 
 static int hits_from(const struct game *g, int f, int h, int e,
@@ -547,7 +556,7 @@ focus_of(const struct game *g, int f, const struct prof *p)
 		}
 		if (k1 < 0)
 			continue;
-		k2 = fig_range(s, f, e);
+		k2 = fig_range_g(g, f, e);
 		k3 = order_pos(g, e);
 		if (best < 0 || k1 < bk1 || (k1 == bk1 && (k2 < bk2 ||
 		    (k2 == bk2 && k3 < bk3)))) {
@@ -570,14 +579,14 @@ static int
 sec_rank(const struct game *g, int f, int F, int e)
 {
 	const struct dg *s = &g->s;
-	int pe = fig_range(s, f, e), oe = order_pos(g, e), x, r = 0;
+	int pe = fig_range_g(g, f, e), oe = order_pos(g, e), x, r = 0;
 
 	for (x = 0; x < s->nfig; x++) {
 		int px, ox;
 
 		if (x == F || x == e || !is_enemy_target(g, f, x))
 			continue;
-		px = fig_range(s, f, x);
+		px = fig_range_g(g, f, x);
 		ox = order_pos(g, x);
 		r += px < pe || (px == pe && ox < oe);
 	}
@@ -1064,10 +1073,13 @@ monster_move(struct game *g, int f, int F, const struct prof *p, int mp)
 {
 	struct dg *s = &g->s;
 	int cost[MAXHEX], prev[MAXHEX], ties[16], nt;
+	struct sight_memo memo;
 
 	if (mp <= 0 || (s->fig[f].conds & C_IMMOBILIZE))
 		return 0;
+	memo_begin(g, &memo);
 	nt = destination(g, f, F, p, mp, cost, prev, ties);
+	memo_end(g);
 	if (nt == 1)
 		return monster_go(g, f, ties[0]);
 	ai_ask(g, f, 0, 0, ties, nt);
@@ -1524,7 +1536,11 @@ monster_turn(struct game *g)
 		if (s->fig[f].conds & C_STUN) {
 			s->mt_ab = mc->nab;
 		} else {
+			struct sight_memo memo;
+
+			memo_begin(g, &memo);
 			s->mt_focus = focus_of(g, f, &p);
+			memo_end(g);
 			w = evb("focus");
 			refd_mpw_kint(w, "fig", f);
 			refd_mpw_kint(w, "focus", s->mt_focus);
@@ -1554,7 +1570,11 @@ monster_turn(struct game *g)
 			if (s->fig[f].conds & C_DISARM)
 				break;
 			if (F >= 0 && !s->fig[F].alive) {
+				struct sight_memo memo;
+
+				memo_begin(g, &memo);
 				F = s->mt_focus = focus_of(g, f, &p);
+				memo_end(g);
 			}
 			if (F < 0 && !ab->all_within)
 				break;
@@ -2338,6 +2358,17 @@ dg_advance(struct game *g)
 			continue;
 		}
 		if (s->phase == PH_SHORTREST) {
+			if (s->sr_ci < s->nch && s->sr_stage == 2) {
+				/* the re-roll's damage choice is made */
+				if (s->ch[s->sr_ci].exhausted) {
+					short_rest_skip(g);
+				} else {
+					short_rest_pick(g, s->sr_ci,
+					    s->sr_card);
+					short_rest_finish(g, s->sr_ci);
+				}
+				continue;
+			}
 			if (s->sr_ci < s->nch)
 				return;
 			start_round(g);
@@ -2425,8 +2456,10 @@ short_rest_pick(struct game *g, int ci, int avoid)
 	for (k = 0; k < MAXCARD; k++)
 		if ((c->disc >> k & 1) && k != avoid)
 			cards[n++] = k;
-	if (n == 0)
+	if (n == 0) {
+		s->sr_card = -1;	/* no other card to lose */
 		return;
+	}
 	pick = cards[n > 1 ? uniform(g, n, "short rest") : 0];
 	s->sr_card = pick;
 	w = evb("short_rest_pick");
@@ -2441,8 +2474,10 @@ short_rest_finish(struct game *g, int ci)
 	struct dg *s = &g->s;
 	struct chr *c = &s->ch[ci];
 
-	c->disc &= ~(1 << s->sr_card);
-	c->lost |= 1 << s->sr_card;
+	if (s->sr_card >= 0) {
+		c->disc &= ~(1 << s->sr_card);
+		c->lost |= 1 << s->sr_card;
+	}
 	c->hand |= c->disc;
 	c->disc = 0;
 	g->dirty |= DIRTY_HAND(ci);

@@ -157,6 +157,7 @@ cmd_parse(const struct st *s, const uint8_t *b, size_t len, struct cmd *c,
 	c->nonlethal = refd_mpv_get_bool(r, "nonlethal", 0);
 	c->lethal = refd_mpv_get_bool(r, "lethal", 0);
 	c->off = refd_mpv_get_bool(r, "off", 0);
+	c->thrown = refd_mpv_get_bool(r, "thrown", 0);
 	c->take = refd_mpv_get_bool(r, "take", 0);
 	c->full = refd_mpv_get_bool(r, "full", 0);
 	c->start = refd_mpv_get_bool(r, "start", 0);
@@ -311,6 +312,29 @@ const char *
 nm(const struct st *s, int i)
 {
 	return s->c[i].d.name;
+}
+
+/* A throwable melee weapon (a dagger) used as a thrown weapon (2.11). */
+static const struct weapon *
+thrown_weapon(const struct weapon *in, struct weapon *out)
+{
+	*out = *in;
+	out->ranged = 1;
+	out->reach = 0;
+	return out;
+}
+
+/* The attack throws the throwable melee weapon: asked to, or its target
+ * is out of melee reach (2.11). */
+static int
+throws(const struct st *s, int a, const struct cmd *c, int t)
+{
+	const struct cr *A = &s->c[a];
+
+	if (!W_THROWABLE(&A->d.w[0]) || c->off || c->has_sq)
+		return 0;
+	return c->thrown || (t >= 0 && t != a && !s->c[t].dead &&
+	    !reaches(s, A, &A->d.w[0], &s->c[t]));
 }
 
 /* The attack itself can be made: target, reach or range, line of effect. */
@@ -939,6 +963,7 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 	case C_ATTACK:
 	case C_FULL: {
 		const struct weapon *aw = &A->d.w[0];
+		struct weapon tw;
 
 		if (A->pinned_by)
 			return rej(y, REFD_EILLEGAL, "R001-56",
@@ -959,6 +984,13 @@ cmd_check(const struct st *s, int seat, struct cmd *c, struct why *y)
 				    "weapon and a full attack");
 			aw = A->d.w[0].dbl ? &A->d.w[0] : &A->d.w[1];
 		}
+		if (c->thrown && (c->off || c->has_sq ||
+		    !W_THROWABLE(&A->d.w[0])))
+			return rej(y, REFD_EILLEGAL, "R001-23",
+			    "%s's %s cannot be thrown", A->d.name,
+			    A->d.w[0].name);
+		if (throws(s, a, c, t))
+			aw = thrown_weapon(&A->d.w[0], &tw);
 		if (aw->crossbow && aw->ranged && A->unloaded)
 			return rej(y, REFD_EILLEGAL, "R001-13",
 			    "%s's %s is not loaded: load it first", A->d.name,
@@ -2660,6 +2692,8 @@ finish_act(refd_ctx *ctx, struct st *s)
 	case C_FULL:
 		w = (k->flags & A_OFF) && !A->d.w[0].dbl ? A->d.w[1] :
 		    A->d.w[0];
+		if (k->flags & A_THROWN)
+			thrown_weapon(&A->d.w[0], &w);
 		if (t < 0) {
 			if ((rc = cc_empty_attack(ctx, s, a, &w)) != REFD_OK)
 				return rc;
@@ -3511,7 +3545,13 @@ cmd_exec(refd_ctx *ctx, struct st *s, struct cmd *c)
 	case C_FULL: {
 		const struct weapon *w = c->off && !A->d.w[0].dbl ? &A->d.w[1] :
 		    &A->d.w[0];
+		struct weapon tw;
 		int flags = 0, pen = 0, pp, po, prov = 0;
+
+		if (throws(s, a, c, c->has_sq ? -1 : t)) {
+			w = thrown_weapon(&A->d.w[0], &tw);
+			flags |= A_THROWN;
+		}
 
 		if (c->has_sq) {
 			int o = occupant(s, c->sqx, c->sqy, a);
@@ -3964,6 +4004,8 @@ put_cmd(const struct st *s, refd_mpw *w, const struct cmd *c,
 		refd_mpw_kbool(w, "defensive", 1);
 	if (c->lethal)
 		refd_mpw_kbool(w, "lethal", 1);
+	if (c->thrown)
+		refd_mpw_kbool(w, "thrown", 1);
 	if (c->artist)
 		refd_mpw_kbool(w, "artist", 1);
 	if (c->off)
@@ -4381,6 +4423,13 @@ cmd_legal(const struct st *s, int seat, refd_mpw *w)
 			c.target = t;
 			snprintf(label, sizeof(label), "%s %s", verb[i], nm(s, t));
 			try_cmd(s, seat, w, &c, label);
+			if (per[i] == C_ATTACK && W_THROWABLE(&A->d.w[0])) {
+				c.thrown = 1;
+				snprintf(label, sizeof(label), "Throw the %s at %s",
+				    A->d.w[0].name, nm(s, t));
+				try_cmd(s, seat, w, &c, label);
+				c.thrown = 0;
+			}
 			if (per[i] == C_ATTACK || (per[i] == C_FULL && !s->fa)) {
 				c.defensive = 1;
 				snprintf(label, sizeof(label),

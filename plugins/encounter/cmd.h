@@ -33,6 +33,7 @@ struct cmd {
 	int has_to, x, y;
 	int npath, px[MAXPATH], py[MAXPATH];
 	int defensive, nonlethal, lethal, off, take, kind, full, start, trig;
+	int thrown;		/* attack: throw the throwable melee weapon */
 	int mode;		/* aid: 1 attack, 2 AC */
 	int item;		/* sunder: 0 weapon, 1 armor, 2 shield */
 	char spell[NAMEL];	/* cast: the spell's name */

@@ -78,6 +78,7 @@ parse_weapon(refd_mpv v, const char *name, struct weapon *w, char *err,
     size_t elen)
 {
 	size_t i;
+	int32_t throwable = 0;
 	const char *F = "weapons.json";
 
 	memset(w, 0, sizeof(*w));
@@ -112,6 +113,8 @@ parse_weapon(refd_mpv v, const char *name, struct weapon *w, char *err,
 				w->ranged = 2;
 			else
 				bad = -1;
+		} else if (strcmp(k, "throwable") == 0) {
+			bad = get_bool(x, &throwable);
 		} else if (strcmp(k, "increment") == 0) {
 			bad = get_int(x, 1, 100, &w->incr);
 		} else if (strcmp(k, "type") == 0) {
@@ -163,7 +166,7 @@ parse_weapon(refd_mpv v, const char *name, struct weapon *w, char *err,
 			bad = get_int(x, 1, 20, &w->splash);
 		} else if (strcmp(k, "enhancement") == 0) {
 			bad = get_int(x, 0, 5, &w->enh);
-		} else if (strcmp(k, "doc") == 0) {
+		} else if (strcmp(k, "doc") == 0 || strcmp(k, "name") == 0) {
 			bad = refd_mpv_type(x) == REFD_MP_STR ? 0 : -1;
 		} else {
 			return fail(err, elen, F, name, k, "unknown field");
@@ -177,9 +180,14 @@ parse_weapon(refd_mpv v, const char *name, struct weapon *w, char *err,
 	if (w->dtype == 0)
 		return fail(err, elen, F, name, "type",
 		    "missing (expected B, P and/or S)");
-	if (w->ranged && w->incr == 0)
+	if ((w->ranged || throwable) && w->incr == 0)
 		return fail(err, elen, F, name, "increment",
-		    "a ranged weapon needs a range increment");
+		    "a ranged or throwable weapon needs a range increment");
+	if (throwable && w->ranged)
+		return fail(err, elen, F, name, "throwable",
+		    "a ranged weapon is already thrown or fired");
+	if (!w->ranged && !throwable)
+		w->incr = 0;	/* a melee weapon: no increment */
 	if (w->ihp == 0)
 		w->ihp = w->cat == 0 ? 2 : (w->cat == 1 ? 5 : 10);
 	if (w->crossbow && w->load == 0)
@@ -426,6 +434,13 @@ parse_cfield(const struct content *c, struct cdef *d, const char *k,
 				unarmed_weapon(&d->w[0], d->size);
 			else
 				memset(&d->w[1], 0, sizeof(d->w[1]));
+			return 0;
+		}
+		if (refd_mpv_type(x) == REFD_MP_MAP) {
+			/* an inline definition, checked as in weapons.json */
+			if (parse_weapon(x, refd_mpv_get_str(x, "name",
+			    "weapon"), &d->w[slot], err, elen) != 0)
+				return -1;
 			return 0;
 		}
 		w = find_weapon(c, refd_mpv_cstr(x, ""));

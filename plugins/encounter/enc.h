@@ -104,6 +104,11 @@ struct weapon {
 	int32_t gauntlet;	/* a spiked gauntlet: cannot be disarmed */
 };
 
+/* A melee weapon that may also be thrown (a dagger): its range increment
+ * is set. */
+#define W_THROWABLE(w)	(!(w)->ranged && (w)->incr > 0)
+
+
 #define MAXSP 4		/* spells a creature knows */
 #define MAXSPC 32	/* spells in the content */
 

@@ -45,19 +45,22 @@ static int
 crowded(const struct st *s, int a, int x, int y, int n, int allies_block,
     int *blocks)
 {
-	int i, any = 0, sq = cc_squeeze_at(s, a, x, y);
+	int i, any = 0, sq = -1;
 	const struct cr *A = &s->c[a];
 
 	*blocks = 0;
 	for (i = 0; i < s->nc; i++) {
 		const struct cr *c = &s->c[i];
-		int cn = space_n(c), d;
+		int cn, d;
 
-		if (i == a || c->dead || !perceives(s, a, i) ||
-		    mt_pair(s, i, a))
+		/* the cheap tests first: most creatures are elsewhere */
+		if (i == a || c->dead)
 			continue;
+		cn = space_n(c);
 		if (c->x >= x + n || x >= c->x + cn || c->y >= y + n ||
 		    y >= c->y + cn)
+			continue;
+		if (!perceives(s, a, i) || mt_pair(s, i, a))
 			continue;
 		if (c->d.fills) {	/* no passing at all (4.7) */
 			any = *blocks = 1;
@@ -71,6 +74,8 @@ crowded(const struct st *s, int a, int x, int y, int n, int allies_block,
 			continue;	/* 4.7: three sizes apart */
 		if (helpless(c))
 			continue;
+		if (c->side != A->side && sq < 0)
+			sq = cc_squeeze_at(s, a, x, y);
 		if (c->side != A->side && sq > 0)
 			continue;	/* squeezing past an enemy (4.4) */
 		if (c->side != A->side || allies_block)

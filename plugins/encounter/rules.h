@@ -36,7 +36,8 @@ enum {
 	A_NODMG = 1 << 9,	/* a touch attack that only grabs or trips */
 	A_GRAP = 1 << 10,	/* attacking the grapple opponent */
 	A_SQUARE = 1 << 11,	/* an attack on a chosen square (5.2) */
-	A_SET = 1 << 12		/* set against a charge: damage x2 */
+	A_SET = 1 << 12,	/* set against a charge: damage x2 */
+	A_THROWN = 1 << 13	/* a throwable melee weapon, thrown */
 };
 
 struct atk {

@@ -1543,6 +1543,17 @@ own_active(struct g *g, int mi, const char *rule)
 	return 0;
 }
 
+/* §4.2 (R003-32): a run ends the model's activation after the move;
+ * nothing it could do afterwards is allowed. */
+static int
+not_ran(struct g *g, const struct model *m, const char *what)
+{
+	if (m->mv == MV_RUN || (m->flags & F_RAN))
+		REJ(g, REFD_EILLEGAL, "R003-32", "%s #%d ran: its activation "
+		    "ended after the move (no %s)", mname(g, m), m->id, what);
+	return 0;
+}
+
 static int
 order_kind(const struct g *g, int32_t o)
 {
@@ -2191,6 +2202,40 @@ truncate_rough(const struct g *g, int mi, cont_pt *pts, int n, int64_t allow)
 	return leg + 1;
 }
 
+/* "toward": a straight advance or run at a model, "distance" mils or the
+ * whole allowance, stopping at base contact (§4.2). */
+static int
+toward_path(struct g *g, refd_mpv c, int mi, int md, cont_pt *pts, int *n)
+{
+	const struct model *m = &S->m[mi], *t;
+	int64_t id, far, len, dist = -1;
+	int tj;
+
+	if (arg_int(g, c, "toward", 0, 99999, &id))
+		return g->code;
+	tj = find_model(g, id);
+	if (tj < 0 || tj == mi || !S->m[tj].alive)
+		REJ(g, REFD_ENOTARGET, "R003-32", "\"toward\" names another "
+		    "model in play");
+	t = &S->m[tj];
+	if (refd_mpv_ok(refd_mpv_get(c, "distance")) &&
+	    arg_int(g, c, "distance", 0, 1000000, &dist))
+		return g->code;
+	far = (int64_t)prof(g, m)->spd * INCH * (md == MV_RUN ? 2 : 1);
+	if (dist >= 0 && dist < far)
+		far = dist;
+	len = cont_seg_len(mpt(m), mpt(t)) - m->r - t->r;
+	if (len > far)
+		len = far;
+	if (len < 0)
+		len = 0;
+	pts[1] = cont_point_along(mpt(m), mpt(t), len);
+	while (len > 0 && cont_seg_len(pts[1], mpt(t)) < m->r + t->r)
+		pts[1] = cont_point_along(mpt(m), mpt(t), --len);
+	*n = 2;
+	return 0;
+}
+
 static int
 c_move(struct g *g, refd_mpv c)
 {
@@ -2234,8 +2279,14 @@ c_move(struct g *g, refd_mpv c)
 	if (parse_face(g, c, &face, &hasf))
 		return g->code;
 	pts[0] = mpt(m);
-	if ((md == MV_ADV || md == MV_RUN) && parse_path(g, c, pts, &n))
+	if ((md == MV_ADV || md == MV_RUN) &&
+	    refd_mpv_ok(refd_mpv_get(c, "toward"))) {
+		if (toward_path(g, c, mi, md, pts, &n))
+			return g->code;
+	} else if ((md == MV_ADV || md == MV_RUN) &&
+	    parse_path(g, c, pts, &n)) {
 		return g->code;
+	}
 	flee = fleeing(g, m);
 	trooper = is_trooper(g, m);
 	ucm = trooper ? uc_of(g, m) : NULL;
@@ -2820,6 +2871,8 @@ c_heal(struct g *g, refd_mpv c)
 	    arg_int(g, c, "n", 1, 30, &n))
 		return g->code;
 	m = &S->m[mi];
+	if (not_ran(g, m, "healing"))
+		return g->code;
 	if (prof(g, m)->kind != K_WARCASTER)
 		REJ(g, REFD_EILLEGAL, "R003-54", "only a warcaster heals with "
 		    "its power field");

@@ -86,23 +86,43 @@ paths(const struct cx *x, const struct state *s, int u, int mode, int limit,
 {
 	struct grid g;
 	struct pathud ud;
+	struct pmemo *pm = x->pm != NULL && x->pm->s == s ? x->pm : NULL;
 	int32_t *dist;
+	size_t n;
+	int i;
 
 	sk_grid(x, s, &g);
-	dist = malloc(sizeof(*dist) * (size_t)(g.w * g.h * 2));
-	*prev = malloc(sizeof(**prev) * (size_t)(g.w * g.h * 2));
+	n = (size_t)(g.w * g.h * 2);
+	dist = malloc(sizeof(*dist) * n);
+	*prev = malloc(sizeof(**prev) * n);
 	if (dist == NULL || *prev == NULL) {
 		free(dist);
 		free(*prev);
 		*prev = NULL;
 		return NULL;
 	}
+	for (i = 0; pm != NULL && i < pm->n; i++)
+		if (pm->e[i].u == u && pm->e[i].mode == mode &&
+		    pm->e[i].limit == limit && pm->e[i].parity == parity) {
+			memcpy(dist, pm->e[i].dist, sizeof(*dist) * n);
+			memcpy(*prev, pm->e[i].prev, sizeof(**prev) * n);
+			return dist;
+		}
 	ud.x = x;
 	ud.s = s;
 	ud.u = u;
 	ud.mode = mode;
 	grid_paths(&g, s->u[u].x, s->u[u].y, parity, limit, path_step, &ud,
 	    dist, *prev);
+	if (pm != NULL && pm->n < SK_PMEMO) {
+		i = pm->n++;
+		pm->e[i].u = u;
+		pm->e[i].mode = mode;
+		pm->e[i].limit = limit;
+		pm->e[i].parity = parity;
+		memcpy(pm->e[i].dist, dist, sizeof(*dist) * n);
+		memcpy(pm->e[i].prev, *prev, sizeof(**prev) * n);
+	}
 	return dist;
 }
 
@@ -782,17 +802,18 @@ near_cost(const struct cx *x, const struct state *s, const int32_t *dist,
 
 /* §3.2 rush: path cost from u to a square adjacent to t (-1 if none);
  * *best: the same for the nearest enemy u sees. */
-int
-rush_cost(const struct cx *x, const struct state *s, int u, int t, int *best)
+static int
+rush_cost_within(const struct cx *x, const struct state *s, int u, int t,
+    int *best, int limit)
 {
-	const struct map *m = MAP(x, s);
 	int32_t *dist, *prev;
 	int e, ct;
 
-	dist = paths(x, s, u, MV_NORMAL, 4 * m->w, s->parity, &prev);
+	dist = paths(x, s, u, MV_NORMAL, limit, s->parity, &prev);
 	if (dist == NULL)
 		return -1;
-	*best = -1;
+	if (best != NULL)
+		*best = -1;
 	for (e = 0; best != NULL && e < s->nu; e++) {
 		int c;
 
@@ -809,6 +830,12 @@ rush_cost(const struct cx *x, const struct state *s, int u, int t, int *best)
 	return ct;
 }
 
+int
+rush_cost(const struct cx *x, const struct state *s, int u, int t, int *best)
+{
+	return rush_cost_within(x, s, u, t, best, 4 * MAP(x, s)->w);
+}
+
 /* After a rush step to (tx, ty), can u still end adjacent to its target
  * with budget_after left? */
 int
@@ -816,14 +843,25 @@ rush_step_ok(const struct cx *x, const struct state *s, int u, int tx,
     int ty, int budget_after)
 {
 	struct state *p = (struct state *)&x->scratch;
-	int best, c, slow;
+	struct pmemo *pm = x->pm != NULL && x->pm->s == s ? x->pm : NULL;
+	int c, slow;
 
+	if (budget_after < 0)
+		return 0;
 	memcpy(p, s, sizeof(*p));
 	slow = step_slow(x, s, u, s->u[u].x, s->u[u].y, tx, ty, MV_NORMAL);
 	grid_step_cost(tx - s->u[u].x, ty - s->u[u].y, slow > 0, &p->parity);
 	p->u[u].x = tx;
 	p->u[u].y = ty;
-	c = rush_cost(x, p, u, s->rush_t, &best);
+	if (pm != NULL) {
+		/* only u moved: s's other occupants stand where they were */
+		pm->alt = p;
+		pm->alt_u = u;
+	}
+	/* costs up to the budget are exact with the search cut there */
+	c = rush_cost_within(x, p, u, s->rush_t, NULL, budget_after);
+	if (pm != NULL)
+		pm->alt = NULL;
 	return c >= 0 && c <= budget_after;
 }
 
@@ -1691,6 +1729,35 @@ start_turn(struct cx *x, struct state *s, int u)
 /* ---------------------------------------------------------------- */
 /* Spells (§4.4): touch, range 6 and sight spells on one target; cone. */
 
+/* §4.4.3, §4.4.8: the spell cannot affect a creature of t's type: heal
+ * leaves Constructs untouched, "+N HP" needs a living target, a
+ * condition-only spell does nothing to a creature immune to it. */
+static int
+spell_unaffected(const struct cx *x, const struct state *s,
+    const struct spell *sp, int t)
+{
+	if (sp->heal > 0)
+		return has(x, s, t, AB_NONLIVING) && !CARD(x, s, t)->undead;
+	if (sp->fam >= 0)
+		return x->c->fam[sp->fam].stat == ES_HP &&
+		    has(x, s, t, AB_NONLIVING);
+	if (sp->cond > 0 && sp->dmg <= 0)
+		return cond_immune(x, s, t, sp->cond);
+	return 0;
+}
+
+static int
+spell_type_ok(const struct cx *x, const struct state *s, int u,
+    const struct spell *sp, int t, char *msg, size_t len)
+{
+	if (!spell_unaffected(x, s, sp, t))
+		return 0;
+	snprintf(msg, len, "%s cannot affect %s: choose another spell or "
+	    "action", sp->name, CARD(x, s, t)->name);
+	(void)u;
+	return -1;
+}
+
 int
 spell_targets(const struct cx *x, const struct state *s, int u, int k, int t,
     char *msg, size_t len)
@@ -1723,7 +1790,8 @@ spell_targets(const struct cx *x, const struct state *s, int u, int k, int t,
 			    sp->name);
 			return -1;
 		}
-		return 0;
+		return sp->range == SR_SELF ?
+		    spell_type_ok(x, s, u, sp, t, msg, len) : 0;
 	}
 	if (sp->range == SR_TOUCH) {
 		if (t != u && !adjacent(x, s, u, t)) {
@@ -1731,7 +1799,7 @@ spell_targets(const struct cx *x, const struct state *s, int u, int k, int t,
 			    "an adjacent creature");
 			return -1;
 		}
-		return 0;
+		return spell_type_ok(x, s, u, sp, t, msg, len);
 	}
 	if (t == u) {
 		snprintf(msg, len, "%s targets the nearest enemy or ally, not "
@@ -1758,7 +1826,7 @@ spell_targets(const struct cx *x, const struct state *s, int u, int k, int t,
 		    foe(s, t, u) ? "enemy" : "ally", d, n);
 		return -1;
 	}
-	return 0;
+	return spell_type_ok(x, s, u, sp, t, msg, len);
 }
 
 static int
@@ -1861,6 +1929,22 @@ spell_hit(struct cx *x, struct state *s, int u, const struct spell *sp, int t)
 		return;		/* immune to Gaze Attacks */
 	if (sp->cond > 0 && sp->dmg <= 0) {
 		condition(x, s, t, sp->cond, sp->dc, u);
+		return;
+	}
+	if (sp->heal > 0 && CARD(x, s, t)->undead) {
+		/* §4.4.8, A29: heal N deals N to an Undead, not reduced by
+		 * DR, save for half at 12 + spell level (or + the acting
+		 * creature's level for a non-spell) */
+		dmg = sp->heal;
+		if (save(x, s, t, 12 + (sp->ability ? CARD(x, s, u)->level :
+		    sp->level), sp->name))
+			dmg = grid_half5(dmg);
+		w = sk_ev("spell_damage");
+		refd_mpw_kint(w, "unit", t);
+		refd_mpw_kint(w, "damage", dmg);
+		refd_mpw_kint(w, "hp", s->u[t].hp - dmg);
+		sk_emit(x, w);
+		damage(x, s, t, dmg, u);
 		return;
 	}
 	if (sp->heal > 0) {

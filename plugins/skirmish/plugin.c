@@ -4,6 +4,7 @@
  */
 #include <stdio.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rules.h"
@@ -2401,6 +2402,13 @@ op_legal(refd_ctx *ctx, const void *state, uint32_t seat)
 	struct lst l;
 
 	cx_init(&x, ctx, m->c);
+	x.pm = malloc(sizeof(*x.pm));	/* none: every map computed anew */
+	if (x.pm != NULL) {
+		x.pm->s = &m->s;
+		x.pm->n = 0;
+		x.pm->alt = NULL;
+		sk_memo_occupancy(&x, &m->s);
+	}
 	l.x = &x;
 	l.s = &m->s;
 	l.seat = (int)seat;
@@ -2409,6 +2417,7 @@ op_legal(refd_ctx *ctx, const void *state, uint32_t seat)
 	if (seat < (uint32_t)m->s.nseats)
 		legal_list(&l);
 	refd_mpw_end(l.w);
+	free(x.pm);
 	return put(ctx, l.w);
 }
 

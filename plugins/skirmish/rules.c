@@ -200,8 +200,16 @@ int
 occupant(const struct cx *x, const struct state *s, int sx, int sy,
     int except)
 {
+	const struct map *m = MAP(x, s);
 	int i;
 
+	if (x->pm != NULL && (x->pm->s == s || (x->pm->alt == s &&
+	    except == x->pm->alt_u)) && sx >= 0 && sy >= 0 &&
+	    sx < m->w && sy < m->h) {
+		i = x->pm->occ[sy * m->w + sx] - 1;
+		if (i != except || i < 0)
+			return i;	/* else another may share the square */
+	}
 	for (i = 0; i < s->nu; i++) {
 		const struct unit *p = &s->u[i];
 		int sz;
@@ -214,6 +222,29 @@ occupant(const struct cx *x, const struct state *s, int sx, int sy,
 			return i;
 	}
 	return -1;
+}
+
+/* Remember s's occupied squares in x->pm (while a legal list is built). */
+void
+sk_memo_occupancy(struct cx *x, const struct state *s)
+{
+	const struct map *m = MAP(x, s);
+	int i, a, b;
+
+	memset(x->pm->occ, 0, sizeof(x->pm->occ));
+	for (i = s->nu - 1; i >= 0; i--) {
+		const struct unit *p = &s->u[i];
+		int sz;
+
+		if (!p->on)
+			continue;
+		sz = CARD(x, s, i)->size;
+		for (a = p->x; a < p->x + sz; a++)
+			for (b = p->y; b < p->y + sz; b++)
+				if (a >= 0 && b >= 0 && a < m->w && b < m->h)
+					x->pm->occ[b * m->w + a] =
+					    (int16_t)(i + 1);
+	}
 }
 
 /* §3.1.9 legal end position for u at anchor (ax, ay). */
@@ -1082,6 +1113,26 @@ half_check(struct cx *x, struct state *s, int u, int src)
 }
 
 /* §4.3: t saves against dc or gains cond (src: the unit responsible). */
+/* §1.5 and the glossary: t can never suffer the condition cond (its type
+ * or an ability makes it immune). */
+int
+cond_immune(const struct cx *x, const struct state *s, int t, int cond)
+{
+	switch (cond) {
+	case CO_STUN: return has(x, s, t, AB_STUNIMM);
+	case CO_PARALYZE: return has(x, s, t, AB_PARAIMM);
+	case CO_POISON: return has(x, s, t, AB_POISONIMM);
+	case CO_SLEEP: return has(x, s, t, AB_SLEEPIMM);
+	case CO_FRIGHTEN: return has(x, s, t, AB_FEARLESS);
+	case CO_ENTANGLE: return has(x, s, t, AB_FLIGHT);
+	case CO_INCITE:
+	case CO_INHIBIT: return has(x, s, t, AB_INCITEIMM);
+	case CO_CONFUSE:
+		return has(x, s, t, AB_INCITEIMM) || has(x, s, t, AB_NONLIVING);
+	default: return 0;
+	}
+}
+
 void
 condition(struct cx *x, struct state *s, int t, int cond, int dc, int src)
 {
@@ -1089,25 +1140,13 @@ condition(struct cx *x, struct state *s, int t, int cond, int dc, int src)
 		"poisoned", "asleep", "frightened", "entangled",
 		"skips next turn", "incited", "inhibited", "confused" };
 	struct unit *p = &s->u[t];
-	int imm = 0;
+	int imm;
 	refd_mpw *w;
 
 	if (!p->on)
 		return;
-	switch (cond) {
-	case CO_STUN: imm = has(x, s, t, AB_STUNIMM); break;
-	case CO_PARALYZE: imm = has(x, s, t, AB_PARAIMM); break;
-	case CO_POISON: imm = has(x, s, t, AB_POISONIMM) || p->poisoned; break;
-	case CO_SLEEP: imm = has(x, s, t, AB_SLEEPIMM); break;
-	case CO_FRIGHTEN: imm = has(x, s, t, AB_FEARLESS); break;
-	case CO_ENTANGLE: imm = has(x, s, t, AB_FLIGHT); break;
-	case CO_INCITE:
-	case CO_INHIBIT: imm = has(x, s, t, AB_INCITEIMM); break;
-	case CO_CONFUSE:
-		imm = has(x, s, t, AB_INCITEIMM) || has(x, s, t, AB_NONLIVING);
-		break;
-	default: break;
-	}
+	imm = cond_immune(x, s, t, cond) || (cond == CO_POISON &&
+	    p->poisoned);
 	if (src >= 0 && foe_seat(s, s->u[src].seat, p->seat))
 		s->aggr = 1;
 	if (imm || save(x, s, t, dc, cn[cond]))

@@ -54,6 +54,7 @@ void death_burst(struct cx *x, struct state *s, int u);
 void damage(struct cx *x, struct state *s, int u, int amount, int src);
 int tiebreak(const struct cx *x, const struct state *s);
 void game_over(struct cx *x, struct state *s, int winner, int reason);
+int cond_immune(const struct cx *x, const struct state *s, int t, int cond);
 void condition(struct cx *x, struct state *s, int t, int cond, int dc,
     int src);
 void push_rout(struct cx *x, struct state *s, int u);

@@ -287,6 +287,24 @@ enum cond { CO_NONE, CO_STUN, CO_PARALYZE, CO_POISON, CO_SLEEP,
 enum reason { RS_NONE, RS_ELIM, RS_QA, RS_STALEMATE, RS_ROUNDS, RS_VP };
 
 /* Per-call context: the host ctx, the content, the first error. */
+/*
+ * Movement costs remembered while one legal list is built (play.c,
+ * paths()): the state does not change meanwhile, and every charge, rush
+ * and move candidate asks for the same few cost maps.
+ */
+#define SK_PMEMO 8
+struct pmemo {
+	const struct state *s;	/* the state the entries belong to */
+	int16_t occ[SK_MAXW * SK_MAXH];	/* lowest unit on a square + 1 */
+	const struct state *alt;	/* s with only unit alt_u moved */
+	int alt_u;
+	int n;
+	struct {
+		int u, mode, limit, parity;
+		int32_t dist[SK_MAXW * SK_MAXH * 2], prev[SK_MAXW * SK_MAXH * 2];
+	} e[SK_PMEMO];
+};
+
 struct cx {
 	refd_ctx *ctx;
 	const struct content *c;
@@ -294,6 +312,7 @@ struct cx {
 	int fl_ok;
 	uint8_t fl[SK_MAXW * SK_MAXH];
 	struct state scratch;	/* a what-if copy (rush checks) */
+	struct pmemo *pm;	/* while a legal list is built, or NULL */
 };
 
 extern const struct refd_host *H;
@@ -312,6 +331,7 @@ int sk_warband_check(const struct content *c, const struct state *s,
 /* rules.c */
 const struct card *CARD(const struct cx *x, const struct state *s, int u);
 void sk_grid(const struct cx *x, const struct state *s, struct grid *g);
+void sk_memo_occupancy(struct cx *x, const struct state *s);
 int sk_roll(struct cx *x, const char *why);
 void sk_emit(struct cx *x, refd_mpw *w);
 refd_mpw *sk_ev(const char *type);

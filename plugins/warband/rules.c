@@ -509,86 +509,120 @@ struct dest {
 	int x[MAXSQ], y[MAXSQ];
 };
 
+/*
+ * Cheapest paths of mover from its square (Dijkstra by cost, the lowest
+ * square index first among equal costs): every destination into all,
+ * each square's predecessor into par (-1: none).  Costs are small, so the
+ * open squares are kept as one bit set per cost.  0, or -1 out of memory.
+ */
 static int
-find_path(struct g *g, int mover, int mode, int n, int tx, int ty, int *px,
-    int *py, int *np, struct dest *all)
+find_paths(struct g *g, int mover, int mode, int n, struct dest *all,
+    int *par)
 {
 	struct state *s = g->s;
 	const struct unit *u = &s->u[mover - 1];
 	struct mv m;
-	int cost[MAXSQ], par[MAXSQ], done[MAXSQ], i, z = usize(g->c, u);
+	enum { WORDS = (MAXSQ + 63) / 64 };
+	int cost[MAXSQ], done[MAXSQ], i, c, nlv, z = usize(g->c, u);
+	uint64_t (*open)[WORDS];
 
 	mv_rules(g, mover, mode, n, &m);
+	nlv = (m.allow < 2 * MAXSQ ? m.allow : 2 * MAXSQ) + 1;
+	if (nlv < 1)
+		nlv = 1;
+	open = calloc((size_t)nlv, sizeof(*open));
+	if (open == NULL)
+		return -1;
 	for (i = 0; i < MAXSQ; i++) {
 		cost[i] = 1 << 20;
 		done[i] = 0;
 		par[i] = -1;
 	}
-	cost[u->y * MAXW + u->x] = 0;
-	if (all != NULL)
-		all->n = 0;
-	for (;;) {
-		int b = -1, x, y, dx, dy;
+	i = u->y * MAXW + u->x;
+	cost[i] = 0;
+	open[0][i / 64] |= (uint64_t)1 << (i % 64);
+	all->n = 0;
+	for (c = 0; c < nlv; c++) {
+		int wd = 0;
 
-		for (i = 0; i < MAXSQ; i++)
-			if (!done[i] && cost[i] <= m.allow && (b < 0 ||
-			    cost[i] < cost[b]))
-				b = i;
-		if (b < 0)
-			break;
-		done[b] = 1;
-		x = b % MAXW;
-		y = b / MAXW;
-		if (b != u->y * MAXW + u->x) {
-			if (fp_valid(g, mover, x, y, 0) &&
-			    !fp_occupied(g, mover, m.seat, x, y) &&
-			    all != NULL) {
-				all->x[all->n] = x;
-				all->y[all->n++] = y;
-			}
-			if (!m.ign_stop && adj_enemy_at(g, mover, m.seat, x,
-			    y))
+		while (wd < WORDS) {
+			int b, x, y, dx, dy;
+
+			if (open[c][wd] == 0) {
+				wd++;
 				continue;
-		}
-		for (dy = -1; dy <= 1; dy++)
-			for (dx = -1; dx <= 1; dx++) {
-				int bx = x + dx, by = y + dy, q, c;
-
-				if (!dx && !dy)
-					continue;
-				if (m.burrow ? !fp_valid(g, mover, bx, by, 1) :
-				    !fp_step_ok(s, z, x, y, bx, by))
-					continue;
-				if ((fp_occupied(g, mover, m.seat, bx, by) &
-				    2) && !m.pass_enemy)
-					continue;
-				c = cost[b] + (m.ign_terrain ? 1 :
-				    ((fp_flags(g, mover, bx, by) & (SQ_DIFF |
-				    SQ_HAZ | SQ_OBST)) ? 2 : 1));
-				q = by * MAXW + bx;
-				if (c <= m.allow && c < cost[q] && !done[q]) {
-					cost[q] = c;
-					par[q] = b;
-				}
 			}
-	}
-	if (px != NULL) {
-		int q = ty * MAXW + tx, k = 0, tmp[MAXPATH];
+			b = wd * 64 + __builtin_ctzll(open[c][wd]);
+			open[c][wd] &= open[c][wd] - 1;
+			if (done[b] || cost[b] != c)
+				continue;
+			done[b] = 1;
+			x = b % MAXW;
+			y = b / MAXW;
+			if (b != u->y * MAXW + u->x) {
+				if (fp_valid(g, mover, x, y, 0) &&
+				    !fp_occupied(g, mover, m.seat, x, y)) {
+					all->x[all->n] = x;
+					all->y[all->n++] = y;
+				}
+				if (!m.ign_stop && adj_enemy_at(g, mover,
+				    m.seat, x, y))
+					continue;
+			}
+			for (dy = -1; dy <= 1; dy++)
+				for (dx = -1; dx <= 1; dx++) {
+					int bx = x + dx, by = y + dy, q, k;
 
-		if (tx < 0 || ty < 0 || tx >= MAXW || ty >= MAXW || !done[q])
-			return -1;
-		while (q != u->y * MAXW + u->x && k < MAXPATH) {
-			tmp[k++] = q;
-			q = par[q];
+					if (!dx && !dy)
+						continue;
+					if (m.burrow ?
+					    !fp_valid(g, mover, bx, by, 1) :
+					    !fp_step_ok(s, z, x, y, bx, by))
+						continue;
+					if ((fp_occupied(g, mover, m.seat, bx,
+					    by) & 2) && !m.pass_enemy)
+						continue;
+					k = cost[b] + (m.ign_terrain ? 1 :
+					    ((fp_flags(g, mover, bx, by) &
+					    (SQ_DIFF | SQ_HAZ | SQ_OBST)) ? 2 :
+					    1));
+					q = by * MAXW + bx;
+					if (k <= m.allow && k < nlv &&
+					    k < cost[q] && !done[q]) {
+						cost[q] = k;
+						par[q] = b;
+						open[k][q / 64] |=
+						    (uint64_t)1 << (q % 64);
+					}
+				}
 		}
-		if (q != u->y * MAXW + u->x)
-			return -1;
-		for (i = 0; i < k; i++) {
-			px[i] = tmp[k - 1 - i] % MAXW;
-			py[i] = tmp[k - 1 - i] / MAXW;
-		}
-		*np = k;
 	}
+	free(open);
+	return 0;
+}
+
+/* The path to (tx, ty) from find_paths' par, without the start square;
+ * -1 when there is none. */
+static int
+trace_path(const struct unit *u, const int *par, int tx, int ty, int *px,
+    int *py, int *np)
+{
+	int q = ty * MAXW + tx, k = 0, i, tmp[MAXPATH];
+	int start = u->y * MAXW + u->x;
+
+	if (tx < 0 || ty < 0 || tx >= MAXW || ty >= MAXW)
+		return -1;
+	while (q != start && q >= 0 && k < MAXPATH) {
+		tmp[k++] = q;
+		q = par[q];
+	}
+	if (q != start)
+		return -1;
+	for (i = 0; i < k; i++) {
+		px[i] = tmp[k - 1 - i] % MAXW;
+		py[i] = tmp[k - 1 - i] / MAXW;
+	}
+	*np = k;
 	return 0;
 }
 
@@ -1023,8 +1057,13 @@ check_play(struct g *g, int seat, const struct cmd *c, int k, struct err *e)
 			if (c->assist[j] == a)
 				return FAIL(e, REFD_EILLEGAL, "R004-29",
 				    "E_ASSIST: a creature assists only once");
-		if (check_unit(g, seat, a, e))
-			return -1;
+		if (!alive(s, a))
+			return FAIL(e, REFD_ENOTARGET, "R004-66",
+			    "there is no creature %d in play", a);
+		if (s->u[a - 1].ctrl != seat)
+			return FAIL(e, REFD_EILLEGAL, "R004-29",
+			    "E_ASSIST: %s cannot assist (you do not control "
+			    "it)", uname(g, a));
 		if (a == c->unit || !adjacent(s, g->c, u, &s->u[a - 1]) ||
 		    (!(o->abil & AB_ANY) && !(CD(g, &s->u[a - 1])->abil &
 		    o->abil)))
@@ -1111,17 +1150,14 @@ check_play(struct g *g, int seat, const struct cmd *c, int k, struct err *e)
 			    uname(g, c->target), o->range, o->nolos ? "" :
 			    " or out of sight");
 		return 0;
-	case OE_HEAL:
-		if (s->u[c->unit - 1].dmg == 0)
-			return FAIL(e, REFD_EILLEGAL, "R004-61",
-			    "%s has no damage to remove", uname(g, c->unit));
-		return 0;
 	default:
 		return 0;
 	}
 }
 
 static int cmd_check(struct g *g, uint32_t seatu, const struct cmd *c,
+    struct err *e);
+static int cmd_check_as(struct g *g, int seat, const struct cmd *c, int k,
     struct err *e);
 
 /* Could seat deploy any creature of its hand now? */
@@ -1151,7 +1187,7 @@ static int
 cmd_check(struct g *g, uint32_t seatu, const struct cmd *c, struct err *e)
 {
 	struct state *s = g->s;
-	int seat = (int)seatu, who, k = owed(s, &who), i;
+	int seat = (int)seatu, who, k = owed(s, &who);
 
 	if (s->over)
 		return FAIL(e, REFD_EFINISHED, "R004-54",
@@ -1169,9 +1205,27 @@ cmd_check(struct g *g, uint32_t seatu, const struct cmd *c, struct err *e)
 			    "you have already chosen your commander");
 		return 0;
 	}
-	if (who != seat)
+	if (who != seat) {
+		/* A seat with nothing it could do is passed over in the
+		 * windows (may_act): refuse its response for what forbids
+		 * it, as if it held priority (R004-66). */
+		if ((k == K_WIN || k == K_FREE) && !may_act(g, seat) &&
+		    (c->type == C_PLAY || c->type == C_POWER ||
+		    c->type == C_AVOID) && cmd_check_as(g, seat, c, K_WIN, e))
+			return -1;
 		return FAIL(e, REFD_ENOTYOURTURN, "R004-23",
 		    "it is seat %d's decision now, not yours", who);
+	}
+	return cmd_check_as(g, seat, c, k, e);
+}
+
+/* cmd_check for seat deciding now, with k the decision it owes. */
+static int
+cmd_check_as(struct g *g, int seat, const struct cmd *c, int k, struct err *e)
+{
+	struct state *s = g->s;
+	int i;
+
 	if ((c->type == C_MOVE || c->type == C_ATTACK || c->type == C_PLAY ||
 	    c->type == C_POWER || c->type == C_GRAB || c->type == C_AVOID) &&
 	    s->nstack >= MAXSTACK - 8)
@@ -2555,12 +2609,13 @@ legal_paths(struct g *g, uint32_t seat, refd_mpw *w, struct cmd *c,
 {
 	struct dest dd;
 	char label[96];
-	int i;
+	int i, par[MAXSQ];
 
-	find_path(g, mover, mode, n, -1, -1, NULL, NULL, NULL, &dd);
+	if (find_paths(g, mover, mode, n, &dd, par) != 0)
+		return;
 	for (i = 0; i < dd.n; i++) {
-		if (find_path(g, mover, mode, n, dd.x[i], dd.y[i], c->px,
-		    c->py, &c->np, NULL) != 0)
+		if (trace_path(&g->s->u[mover - 1], par, dd.x[i], dd.y[i],
+		    c->px, c->py, &c->np) != 0)
 			continue;
 		snprintf(label, sizeof(label), "%s %s to (%d,%d)",
 		    c->type == C_MOVE ? "Move" : "Path:",

@@ -681,7 +681,9 @@ setup_test(struct g *g, refd_mpv t)
 		    (size_t)k), &s->odeck[k], 1) || pile(g, refd_mpv_at(
 		    refd_mpv_get(t, "creature_decks"), (size_t)k),
 		    &s->cdeck[k], 0) || pile(g, refd_mpv_at(refd_mpv_get(t,
-		    "graveyards"), (size_t)k), &s->grave[k], 0))
+		    "graveyards"), (size_t)k), &s->grave[k], 0) ||
+		    pile(g, refd_mpv_at(refd_mpv_get(t, "discards"), (size_t)k),
+		    &s->odisc[k], 1))
 			return -1;
 	}
 	us = refd_mpv_get(t, "units");

@@ -1053,7 +1053,8 @@ rules_plugin(const char *name, json_t *arr)
 	struct call c;
 	long g, steps = 0, legal_calls = 0, legal_items = 0, unfinished = 0;
 	double t_apply = 0, t_legal = 0, t_create = 0, t0, t_hash = 0;
-	double state_bytes = 0;
+	double state_bytes = 0, *ta, *th, *tl;	/* per-call CPU seconds */
+	size_t nsamp = 0;
 	uint64_t rng = O.seed;
 	refd_mpw *w = refd_mpw_create();
 	size_t i;
@@ -1107,7 +1108,17 @@ rules_plugin(const char *name, json_t *arr)
 		game_destroy(gm);
 		rng_release(&r);
 	}
-	/* Replay, timing apply alone. */
+	/*
+	 * Replay, timing each apply and the state digest recorded after it
+	 * (what the log path pays per command) on their own.
+	 */
+	for (g = 0; g < O.games; g++)
+		nsamp += tr[g].n;
+	ta = calloc(nsamp ? nsamp : 1, sizeof(*ta));
+	th = calloc(nsamp ? nsamp : 1, sizeof(*th));
+	tl = calloc(nsamp ? nsamp : 1, sizeof(*tl));
+	if (ta == NULL || th == NULL || tl == NULL)
+		die("out of memory");
 	for (g = 0; g < O.games; g++) {
 		struct rng r;
 		struct game *gm;
@@ -1115,26 +1126,28 @@ rules_plugin(const char *name, json_t *arr)
 		t0 = cpu_now();
 		gm = rules_create(pl, g, &r, &c);
 		t_create += cpu_now() - t0;
-		t0 = cpu_now();
-		for (i = 0; i < tr[g].n; i++)
+		for (i = 0; i < tr[g].n; i++) {
+			uint8_t h[ENG_HASH_LEN];
+			double t1, t2;
+
+			t0 = cpu_now();
 			if (game_apply(gm, tr[g].seat[i], tr[g].cmd[i],
 			    tr[g].len[i], &c) != REFD_OK)
 				die("plugin '%s': game %ld: replay step %zu "
 				    "rejected", name, g, i);
-		t_apply += cpu_now() - t0;
-		steps += (long)tr[g].n;
-		/* What the log path hashes after every command. */
+			t1 = cpu_now();
+			if (game_state_hash(gm, h) != REFD_OK)
+				die("plugin '%s': state hash failed", name);
+			t2 = cpu_now();
+			ta[steps] = t1 - t0;
+			th[steps] = t2 - t1;
+			t_apply += t1 - t0;
+			t_hash += t2 - t1;
+			steps++;
+		}
 		if (game_serialize(gm, &c) != REFD_OK)
 			die("plugin '%s': serialize failed", name);
 		state_bytes += (double)c.out.len;
-		{
-			uint8_t h[ENG_HASH_LEN];
-
-			t0 = cpu_now();
-			if (game_state_hash(gm, h) != REFD_OK)
-				die("plugin '%s': state hash failed", name);
-			t_hash += cpu_now() - t0;
-		}
 		game_destroy(gm);
 		rng_release(&r);
 	}
@@ -1147,7 +1160,8 @@ rules_plugin(const char *name, json_t *arr)
 			t0 = cpu_now();
 			if (game_legal(gm, tr[g].seat[i], &c) != REFD_OK)
 				die("plugin '%s': legal failed", name);
-			t_legal += cpu_now() - t0;
+			tl[legal_calls] = cpu_now() - t0;
+			t_legal += tl[legal_calls];
 			legal_calls++;
 			{
 				refd_mpdoc *d = refd_mp_parse(c.out.data,
@@ -1171,22 +1185,37 @@ rules_plugin(const char *name, json_t *arr)
 	if (steps == 0)
 		die("plugin '%s': no command was applied in %ld games", name,
 		    O.games);
-	printf("  %-12s %6ld games %8ld cmds  apply %9.0f cmds/s (%6.2f us)"
-	    "  legal %6.2f us (%.1f items)  create %6.1f us  state %.0f B, "
-	    "serialize+hash %.1f us%s\n", name,
-	    O.games, steps, steps / t_apply, t_apply * 1e6 / steps,
-	    t_legal * 1e6 / legal_calls, (double)legal_items / legal_calls,
-	    t_create * 1e6 / O.games, state_bytes / O.games, t_hash * 1e6 /
-	    O.games, unfinished ? "  (some games cut at "
-	    "10000 steps)" : "");
-	json_array_append_new(arr, json_pack("{s:f, s:f, s:s, s:I, s:I, s:f, "
-	    "s:f, s:f, s:f, s:f}", "state_bytes", state_bytes / O.games,
-	    "state_hash_us", t_hash * 1e6 / O.games, "ruleset", name, "games", (json_int_t)O.games,
-	    "commands", (json_int_t)steps, "apply_per_s", steps / t_apply,
-	    "apply_us", t_apply * 1e6 / steps, "legal_us",
-	    t_legal * 1e6 / legal_calls, "legal_items",
-	    (double)legal_items / legal_calls, "create_us",
-	    t_create * 1e6 / O.games));
+	{
+		double a50 = pct(ta, (size_t)steps, 0.5) * 1e6;
+		double a99 = pct(ta, (size_t)steps, 0.99) * 1e6;
+		double l50 = pct(tl, (size_t)legal_calls, 0.5) * 1e6;
+		double l99 = pct(tl, (size_t)legal_calls, 0.99) * 1e6;
+		double h50 = pct(th, (size_t)steps, 0.5) * 1e6;
+		double items = (double)legal_items / legal_calls;
+
+		printf("  %-11s %4ld games %7ld cmds  legal p50 %7.2f p99 %8.2f "
+		    "us (%5.1f items)  apply p50 %6.2f p99 %7.2f us  digest p50 "
+		    "%6.2f us  state %6.0f B  create %6.1f us%s\n", name,
+		    O.games, steps, l50, l99, items, a50, a99, h50,
+		    state_bytes / O.games, t_create * 1e6 / O.games,
+		    unfinished ? "  (some games cut at 10000 steps)" : "");
+		json_array_append_new(arr, json_pack("{s:s, s:I, s:I, s:f, "
+		    "s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
+		    "ruleset", name, "games", (json_int_t)O.games,
+		    "commands", (json_int_t)steps,
+		    "apply_per_s", steps / t_apply,
+		    "apply_us", t_apply * 1e6 / steps, "apply_p50_us", a50,
+		    "apply_p99_us", a99,
+		    "legal_us", t_legal * 1e6 / legal_calls,
+		    "legal_p50_us", l50, "legal_p99_us", l99,
+		    "legal_items", items,
+		    "digest_us", t_hash * 1e6 / steps, "digest_p50_us", h50,
+		    "state_bytes", state_bytes / O.games,
+		    "create_us", t_create * 1e6 / O.games));
+	}
+	free(ta);
+	free(th);
+	free(tl);
 	plugin_close(pl);
 }
 
