@@ -35,17 +35,21 @@ B ?= build/fuzz
 CC = $(FUZZ_CC)
 SANFLAGS = -fsanitize=address,undefined,fuzzer-no-link -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 OPT = -O1 -g
+SANDEFS = -DREFD_SANITIZE
 else ifeq ($(SANITIZE),1)
 B ?= build/san
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 OPT = -O1 -g
+# The plugin worker's seccomp filter allows what the sanitizer runtime
+# needs (refd/worker.c).
+SANDEFS = -DREFD_SANITIZE
 else
 B ?= build
 SANFLAGS =
 OPT = -O2 -g
 endif
 
-PKGS = nanomsg msgpack libsodium jansson
+PKGS = nanomsg msgpack libsodium jansson libseccomp
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -57,7 +61,7 @@ WARN = -Wall -Wextra -Werror
 PLUGIN_FUZZFLAGS = -Wno-unknown-warning-option -Wl,-z,undefs
 endif
 CFLAGS_ALL = -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(SANFLAGS) -Isdk/include -Irefd $(PKG_CFLAGS) \
-	-DREFD_VERSION='"$(VERSION)"' $(CFLAGS)
+	-DREFD_VERSION='"$(VERSION)"' $(SANDEFS) $(CFLAGS)
 PIC_CFLAGS = -std=c99 -D_GNU_SOURCE $(OPT) $(WARN) $(SANFLAGS) -fPIC -fvisibility=hidden -Isdk/include $(CFLAGS)
 LDLIBS_ALL = $(PKG_LIBS) -ldl -lm $(LDLIBS)
 LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)

@@ -49,6 +49,8 @@ static const struct opt opts[] = {
 	{ "allow-scripted-dice", T_BOOL, O(allow_scripted), 0, 0 },
 	{ "plugin-workers", T_BOOL, O(plugin_workers), 0, 0 },
 	{ "plugin-timeout", T_U32, O(plugin_timeout), 0, 3600000 },
+	{ "plugin-memory", T_SIZE, O(plugin_memory), 0, (uint64_t)1 << 44 },
+	{ "plugin-cpu", T_U32, O(plugin_cpu), 0, 31536000 },
 	{ "daemonize", T_BOOL, O(daemonize), 0, 0 },
 	{ "verbose", T_BOOL, O(verbose), 0, 0 },
 };
@@ -156,6 +158,8 @@ config_init(struct config *c, char *err, size_t errlen)
 	c->allow_scripted = 0;
 	c->plugin_workers = 1;
 	c->plugin_timeout = 2000;
+	c->plugin_memory = (uint64_t)1 << 30;
+	c->plugin_cpu = 3600;
 	return 0;
 }
 
@@ -425,6 +429,8 @@ config_dump(const struct config *c, FILE *f)
 	fprintf(f, "allow-scripted-dice %s\n", c->allow_scripted ? "yes" : "no");
 	fprintf(f, "plugin-workers %s\n", c->plugin_workers ? "yes" : "no");
 	fprintf(f, "plugin-timeout %" PRIu32 "\n", c->plugin_timeout);
+	fprintf(f, "plugin-memory %" PRIu64 "\n", c->plugin_memory);
+	fprintf(f, "plugin-cpu %" PRIu32 "\n", c->plugin_cpu);
 	fprintf(f, "daemonize %s\n", c->daemonize ? "yes" : "no");
 	fprintf(f, "verbose %s\n", c->verbose ? "yes" : "no");
 }

@@ -43,6 +43,8 @@ struct config {
 	int allow_scripted;
 	int plugin_workers;	/* run plugin code in worker processes */
 	uint32_t plugin_timeout;	/* ms per plugin op in a worker, 0: none */
+	uint64_t plugin_memory;	/* a worker's address space, 0: no bound */
+	uint32_t plugin_cpu;	/* a worker's CPU seconds, 0: no bound */
 	int daemonize;
 	int verbose;
 

@@ -304,7 +304,7 @@ h_log(refd_ctx *ctx, int level, const char *msg)
 }
 
 /* Whether s[0..n) is well-formed UTF-8 (no overlongs, no surrogates). */
-static int
+int
 utf8_ok(const uint8_t *s, size_t n)
 {
 	size_t i = 0, k, j;
@@ -676,8 +676,8 @@ plugin_file_hash(const char *path, uint8_t out[ENG_HASH_LEN])
 	return 0;
 }
 
-static char *
-stem_of(const char *path)
+char *
+plugin_stem(const char *path)
 {
 	const char *b = strrchr(path, '/');
 	size_t n;
@@ -706,24 +706,13 @@ static const uint32_t desc_size[REFD_ABI_MINOR + 1] = {
 /* magic, abi_major, abi_minor, size: the same layout in every major. */
 #define DESC_HEAD_SIZE 12
 
-/*
- * Open the file and find the descriptor, running no plugin function (the
- * dynamic loader still runs ELF constructors; plugins must have none).
- * *symsize is the size of the entry symbol from the ELF symbol table, or 0
- * when the dynamic loader cannot tell.
- */
-static int
-open_descriptor(const char *path, void **dlp, const struct refd_plugin **dp,
-    size_t *symsize, char *err, size_t errlen)
+/* The checks on the plugin's file that run no code: a regular file that
+ * neither group nor others may write. */
+int
+plugin_check_file(const char *path, char *err, size_t errlen)
 {
 	struct stat st;
-	void *dl;
-	const struct refd_plugin *d;
-	const ElfW(Sym) *sym = NULL;
-	Dl_info info;
-	int major;
 
-	*symsize = 0;
 	if (stat(path, &st) != 0) {
 		snprintf(err, errlen, "plugin '%s': file: cannot open: %s; check "
 		    "the path", path, strerror(errno));
@@ -741,6 +730,28 @@ open_descriptor(const char *path, void **dlp, const struct refd_plugin **dp,
 		    (unsigned)(st.st_mode & 0777), path);
 		return REFD_EPERM;
 	}
+	return REFD_OK;
+}
+
+/*
+ * Open the file and find the descriptor, running no plugin function (the
+ * dynamic loader still runs ELF constructors; plugins must have none).
+ * *symsize is the size of the entry symbol from the ELF symbol table, or 0
+ * when the dynamic loader cannot tell.
+ */
+static int
+open_descriptor(const char *path, void **dlp, const struct refd_plugin **dp,
+    size_t *symsize, char *err, size_t errlen)
+{
+	void *dl;
+	const struct refd_plugin *d;
+	const ElfW(Sym) *sym = NULL;
+	Dl_info info;
+	int major;
+
+	*symsize = 0;
+	if ((major = plugin_check_file(path, err, errlen)) != REFD_OK)
+		return major;
 	/* A file name: never a library for the loader to search for. */
 	if (strchr(path, '/') == NULL) {
 		char rel[PATH_MAX];
@@ -908,7 +919,7 @@ check_descriptor(const char *path, const struct refd_plugin *d,
 		    "damaged, rebuild the plugin", path);
 		return REFD_ENAME;
 	}
-	stem = stem_of(path);
+	stem = plugin_stem(path);
 	if (stem == NULL)
 		return REFD_ENOMEM;
 	if (dc->name == NULL || strcmp(dc->name, stem) != 0) {
@@ -1041,6 +1052,13 @@ plugin_info(const char *path, struct buf *out, char *err, size_t errlen)
 int
 plugin_open(const char *path, struct plugin **out, char *err, size_t errlen)
 {
+	return plugin_open_locked(path, NULL, NULL, out, err, errlen);
+}
+
+int
+plugin_open_locked(const char *path, int (*lock)(void *), void *arg,
+    struct plugin **out, char *err, size_t errlen)
+{
 	struct plugin *pl;
 	const struct refd_plugin *d;
 	struct refd_plugin dc;
@@ -1078,6 +1096,12 @@ plugin_open(const char *path, struct plugin **out, char *err, size_t errlen)
 		snprintf(err, errlen, "plugin '%s': file: cannot read it back "
 		    "to hash it; check the file", path);
 		return REFD_EDLOPEN;
+	}
+	if (lock != NULL && lock(arg) != 0) {
+		plugin_close(pl);
+		snprintf(err, errlen, "plugin '%s': worker: cannot drop its "
+		    "privileges: %s", path, strerror(errno));
+		return REFD_EPLUGINFAULT;
 	}
 	call_init(&c);
 	memset(&ctx, 0, sizeof(ctx));
@@ -1119,6 +1143,8 @@ plugin_set_content(struct plugin *pl, struct call *c)
 	void *h = NULL;
 	int rc;
 
+	if (pl->worker != NULL)
+		return worker_set_content(pl, c);
 	call_reset(c);
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.call = c;
@@ -1130,6 +1156,7 @@ plugin_set_content(struct plugin *pl, struct call *c)
 	if (pl->content_h != NULL)
 		pl->ops.content_free(pl->pdata, pl->content_h);
 	pl->content_h = h;
+	pl->content_set = 1;
 	return REFD_OK;
 }
 
@@ -1164,6 +1191,8 @@ plugin_close(struct plugin *pl)
 	free(pl->content);
 	free(pl->content_dir);
 	free(pl->describe);
+	free(pl->version);
+	free(pl->summary);
 	free(pl->path);
 	free(pl->name);
 	if (pl->dl != NULL)

@@ -46,6 +46,10 @@ struct plugin {
 	uint8_t *describe;	/* msgpack from the describe op */
 	size_t describe_len;
 
+	int content_set;	/* content_load accepted pl->content */
+	char *version;		/* plugin_open_isolated: the descriptor's */
+	char *summary;		/* strings, owned (desc points at them) */
+
 	struct worker *worker;	/* NULL: games run in this process */
 };
 
@@ -131,6 +135,14 @@ struct game {
 /* Plugins. */
 int plugin_open(const char *path, struct plugin **out, char *err,
     size_t errlen);
+/* The same, calling lock(arg) (when not NULL) after the dynamic loader
+ * ran and before any plugin function: a worker locks itself down there. */
+int plugin_open_locked(const char *path, int (*lock)(void *), void *arg,
+    struct plugin **out, char *err, size_t errlen);
+/* The file checks of plugin_open that run no plugin code. */
+int plugin_check_file(const char *path, char *err, size_t errlen);
+/* The file name of path without ".so" (malloc'd), or NULL. */
+char *plugin_stem(const char *path);
 int plugin_info(const char *path, struct buf *out, char *err, size_t errlen);
 int plugin_load_content(struct plugin *pl, const char *dir, char *err,
     size_t errlen);
@@ -188,6 +200,8 @@ int game_state_hash(struct game *g, uint8_t out[ENG_HASH_LEN]);
 const char *event_fault(const uint8_t *ev, size_t len);
 /* Whether b is one msgpack value whose strings are all UTF-8. */
 int output_text_ok(const uint8_t *b, size_t len);
+/* Whether s[0..n) is well-formed UTF-8. */
+int utf8_ok(const uint8_t *s, size_t n);
 
 const char *refd_strerror(int code);
 const char *refd_errname(int code);

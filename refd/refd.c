@@ -117,6 +117,7 @@ load_plugins(const struct config *cfg, struct registry *reg)
 	size_t n = 0, i;
 	int refused = 0;
 
+	worker_set_limits(cfg->plugin_memory, cfg->plugin_cpu);
 	reg->pl = NULL;
 	reg->n = 0;
 	if (d == NULL) {
@@ -148,7 +149,11 @@ load_plugins(const struct config *cfg, struct registry *reg)
 		int rc;
 
 		snprintf(path, sizeof(path), "%s/%s", cfg->plugin_dir, names[i]);
-		rc = plugin_open(path, &pl, err, sizeof(err));
+		if (cfg->plugin_workers)
+			rc = plugin_open_isolated(path, cfg->plugin_timeout, &pl,
+			    err, sizeof(err));
+		else
+			rc = plugin_open(path, &pl, err, sizeof(err));
 		if (rc != REFD_OK) {
 			log_err("%s", err);
 			refused++;
@@ -170,8 +175,7 @@ load_plugins(const struct config *cfg, struct registry *reg)
 			refused++;
 			continue;
 		}
-		if (reg->pl == NULL || (cfg->plugin_workers &&
-		    plugin_isolate(pl, cfg->plugin_timeout) != REFD_OK)) {
+		if (reg->pl == NULL) {
 			plugin_close(pl);
 			continue;
 		}
@@ -260,9 +264,11 @@ main(int argc, char **argv)
 	char **ov_name, **ov_val;
 	int nov = 0;
 
-	/* A publisher (publisher.h): an endpoint, and nothing else. */
+	/* The hidden modes of the same program: a publisher
+	 * (publisher.h) or a plugin worker (worker.h), each a fresh image. */
 	if (argc == 3 && strcmp(argv[1], "--publisher") == 0)
 		return publisher_main(argv[2]);
+	worker_main(argc, argv);
 	if (sodium_init() < 0) {
 		fprintf(stderr, "refd: libsodium failed to initialise\n");
 		return 1;

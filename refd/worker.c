@@ -10,9 +10,16 @@
  * otherwise) and, after such an op, what result says of the new state (so
  * that the usual "apply, then is it over?" costs one round trip).
  */
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+
+#include <linux/landlock.h>
+#include <seccomp.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +37,12 @@
 
 #define FRAME_MAX ((size_t)1 << 30)
 #define WORKER_FD 3
+/* The first word of the frame a worker's SIGSYS handler sends instead of
+ * a reply: then the system call's number and its audit architecture. */
+#define DENIED_MARK ((int32_t)0x5359534e)
+/* A worker's start (exec, the loader, init, describe, content_load) gets
+ * plugin-timeout and this much more. */
+#define START_SLACK_MS 1000
 
 struct enc {
 	struct buf b;
@@ -48,15 +61,18 @@ struct worker {
 	pid_t pid;		/* 0: not running */
 	int fd;			/* our end of the socketpair, or -1 */
 	uint64_t gen;		/* runs started */
+	int send_content;	/* start with pl->content */
 	struct enc req;
 	struct buf rep;
 };
 
 static uint64_t n_started, n_crashed, n_timeouts;
+static uint64_t lim_as;		/* RLIMIT_AS of workers, 0: none */
+static uint32_t lim_cpu;	/* RLIMIT_CPU of workers, 0: none */
 
 static const char *const op_names[] = {
 	"?", "create", "restore", "destroy", "apply", "legal", "pending",
-	"view", "result", "serialize", "redeal"
+	"view", "result", "serialize", "redeal", "load"
 };
 
 /* Encoding and decoding; both ends are this program. */
@@ -563,6 +579,307 @@ serve(struct plugin *pl, int fd)
 	}
 }
 
+/* The worker's lockdown. */
+
+/* SIGSYS from the filter: tell refd which call it was, then die. */
+static void
+on_sigsys(int sig, siginfo_t *si, void *uc)
+{
+	uint8_t f[16];
+	uint32_t len = 12, arch = si->si_arch;
+	int32_t mark = DENIED_MARK, nr = si->si_syscall;
+
+	(void)sig;
+	(void)uc;
+	memcpy(f, &len, 4);
+	memcpy(f + 4, &mark, 4);
+	memcpy(f + 8, &nr, 4);
+	memcpy(f + 12, &arch, 4);
+	if (write(WORKER_FD, f, sizeof(f)) < 0) {
+		/* refd sees the worker die all the same */
+	}
+	_exit(70);
+}
+
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
+#define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)
+#endif
+
+/*
+ * While the dynamic loader maps the plugin (and runs its constructors),
+ * files may be opened for reading only, and, where the kernel has
+ * Landlock, only the plugin file and the system's library directories.
+ * Best effort: without Landlock the seccomp filter still refuses every
+ * write, and every open once the plugin is loaded.
+ */
+static void
+landlock_loader(const char *plugin)
+{
+	static const char *const libs[] = { "/lib", "/lib64", "/usr/lib",
+	    "/usr/lib64", "/usr/local/lib", "/etc/ld.so.cache", NULL };
+	struct landlock_ruleset_attr ra;
+	struct landlock_path_beneath_attr pb;
+	struct stat st;
+	long abi;
+	int rs, fd, i;
+
+	abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
+	    LANDLOCK_CREATE_RULESET_VERSION);
+	if (abi < 1)
+		return;
+	memset(&ra, 0, sizeof(ra));
+	ra.handled_access_fs = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1;
+	if (abi >= 2)
+		ra.handled_access_fs |= LANDLOCK_ACCESS_FS_REFER;
+	if (abi >= 3)
+		ra.handled_access_fs |= LANDLOCK_ACCESS_FS_TRUNCATE;
+	if (abi >= 5)
+		ra.handled_access_fs |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+	rs = (int)syscall(SYS_landlock_create_ruleset, &ra, sizeof(ra), 0);
+	if (rs < 0)
+		return;
+	for (i = -1; i < 0 || libs[i] != NULL; i++) {
+		fd = open(i < 0 ? plugin : libs[i], O_PATH | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		memset(&pb, 0, sizeof(pb));
+		pb.parent_fd = fd;
+		pb.allowed_access = LANDLOCK_ACCESS_FS_READ_FILE |
+		    LANDLOCK_ACCESS_FS_EXECUTE;
+		if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+			pb.allowed_access |= LANDLOCK_ACCESS_FS_READ_DIR;
+		syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH,
+		    &pb, 0);
+		close(fd);
+	}
+	syscall(SYS_landlock_restrict_self, rs, 0);
+	close(rs);
+}
+
+static void
+allow(scmp_filter_ctx f, int nr, unsigned n, const struct scmp_arg_cmp *a)
+{
+	/* A call this architecture lacks is refused anyway. */
+	if (seccomp_rule_add_array(f, SCMP_ACT_ALLOW, nr, n, a) != 0) {
+		/* nothing to allow */
+	}
+}
+
+/*
+ * The seccomp filter: what the op loop needs, and for loading (the
+ * dynamic loader, reading the plugin file to hash it) also read-only
+ * opens, file mappings and stat.  Everything else raises SIGSYS
+ * (on_sigsys).  The loop's filter is added on top of the loader's, so
+ * once it is in place the stricter of the two decides.
+ */
+static int
+load_filter(int loading)
+{
+	struct scmp_arg_cmp fd1 = SCMP_A0(SCMP_CMP_EQ, 1);
+	struct scmp_arg_cmp fd2 = SCMP_A0(SCMP_CMP_EQ, 2);
+	struct scmp_arg_cmp fd3 = SCMP_A0(SCMP_CMP_EQ, WORKER_FD);
+	struct scmp_arg_cmp anon = SCMP_A3(SCMP_CMP_MASKED_EQ, MAP_ANONYMOUS,
+	    MAP_ANONYMOUS);
+	struct scmp_arg_cmp rdonly = SCMP_A2(SCMP_CMP_MASKED_EQ,
+	    O_ACCMODE | O_CREAT | O_TRUNC | O_APPEND | O_TMPFILE, O_RDONLY);
+	struct scmp_arg_cmp self = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)getpid());
+	scmp_filter_ctx f;
+	int rc;
+
+	if ((f = seccomp_init(SCMP_ACT_TRAP)) == NULL)
+		return -1;
+	/* The channel to refd; stdout and stderr (refd's, or /dev/null). */
+	allow(f, SCMP_SYS(read), 1, &fd3);
+	allow(f, SCMP_SYS(write), 1, &fd1);
+	allow(f, SCMP_SYS(write), 1, &fd2);
+	allow(f, SCMP_SYS(write), 1, &fd3);
+	allow(f, SCMP_SYS(sendto), 1, &fd3);
+	/* Memory, and private anonymous mappings only. */
+	allow(f, SCMP_SYS(brk), 0, NULL);
+	allow(f, SCMP_SYS(mmap), 1, &anon);
+	allow(f, SCMP_SYS(munmap), 0, NULL);
+	allow(f, SCMP_SYS(mremap), 0, NULL);
+	allow(f, SCMP_SYS(mprotect), 0, NULL);
+	allow(f, SCMP_SYS(madvise), 0, NULL);
+	allow(f, SCMP_SYS(futex), 0, NULL);
+	allow(f, SCMP_SYS(fstat), 0, NULL);
+	/* Ending, and abort() (which signals itself). */
+	allow(f, SCMP_SYS(exit), 0, NULL);
+	allow(f, SCMP_SYS(exit_group), 0, NULL);
+	allow(f, SCMP_SYS(rt_sigreturn), 0, NULL);
+	allow(f, SCMP_SYS(rt_sigprocmask), 0, NULL);
+	allow(f, SCMP_SYS(getpid), 0, NULL);
+	allow(f, SCMP_SYS(gettid), 0, NULL);
+	allow(f, SCMP_SYS(tgkill), 1, &self);
+	if (loading) {
+		allow(f, SCMP_SYS(openat), 1, &rdonly);
+		allow(f, SCMP_SYS(read), 0, NULL);
+		allow(f, SCMP_SYS(pread64), 0, NULL);
+		allow(f, SCMP_SYS(mmap), 0, NULL);
+		allow(f, SCMP_SYS(newfstatat), 0, NULL);
+		allow(f, SCMP_SYS(close), 0, NULL);
+		/* To add the loop's filter (filters only ever narrow). */
+		allow(f, SCMP_SYS(prctl), 0, NULL);
+		allow(f, SCMP_SYS(seccomp), 0, NULL);
+	}
+#ifdef REFD_SANITIZE
+	/*
+	 * Built with AddressSanitizer (make SANITIZE=1): its runtime reads
+	 * its limits and maps, and sets up an alternate signal stack, in
+	 * the worker too.  Never in a build for use.
+	 */
+	allow(f, SCMP_SYS(sigaltstack), 0, NULL);
+	allow(f, SCMP_SYS(prlimit64), 0, NULL);
+	allow(f, SCMP_SYS(getrlimit), 0, NULL);
+	allow(f, SCMP_SYS(prctl), 0, NULL);
+	allow(f, SCMP_SYS(sched_yield), 0, NULL);
+	allow(f, SCMP_SYS(rt_sigaction), 0, NULL);
+#endif
+	rc = seccomp_load(f);
+	seccomp_release(f);
+	return rc == 0 ? 0 : -1;
+}
+
+static void
+limit(int what, uint64_t v)
+{
+	struct rlimit rl;
+
+	rl.rlim_cur = rl.rlim_max = (rlim_t)v;
+	setrlimit(what, &rl);
+}
+
+/*
+ * Before the plugin's file is even mapped: resource limits, no new
+ * privileges, the loader's Landlock rules and seccomp filter, SIGSYS
+ * reported to refd.
+ */
+static int
+lock_loader(const char *plugin, uint64_t as, uint32_t cpu)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_sigaction = on_sigsys;
+	sa.sa_flags = SA_SIGINFO;
+	if (sigaction(SIGSYS, &sa, NULL) != 0)
+		return -1;
+#ifndef REFD_SANITIZE
+	/* AddressSanitizer reserves terabytes of address space. */
+	if (as > 0)
+		limit(RLIMIT_AS, as);
+#endif
+	if (cpu > 0)
+		limit(RLIMIT_CPU, cpu);
+	limit(RLIMIT_FSIZE, 0);
+	limit(RLIMIT_NOFILE, 8);
+	limit(RLIMIT_NPROC, 0);
+	limit(RLIMIT_CORE, 0);
+	limit(RLIMIT_MEMLOCK, 0);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return -1;
+	landlock_loader(plugin);
+	return load_filter(1);
+}
+
+/* After the loader, before init: the op loop's filter. */
+static int
+lock_loop(void *arg)
+{
+	(void)arg;
+	return load_filter(0);
+}
+
+static void __attribute__((noreturn))
+worker_run(void)
+{
+	struct plugin *pl = NULL;
+	struct buf in;
+	struct enc e;
+	struct dec d;
+	struct call c;
+	char path[4096], err[1024];
+	const uint8_t *content;
+	size_t clen;
+	uint64_t as;
+	uint32_t cpu, with_content, len;
+	int rc, crc = REFD_OK;
+
+	buf_init(&in);
+	buf_init(&e.b);
+	e.bad = 0;
+	call_init(&c);
+	err[0] = '\0';
+	if (read_frame(WORKER_FD, &in, -1, 0) != 0)
+		_exit(0);
+	d.p = in.data + 4;
+	d.n = in.len - 4;
+	d.bad = 0;
+	if (get_u32(&d) != WOP_LOAD)
+		_exit(3);
+	get_str(&d, path, sizeof(path));
+	as = get_u64(&d);
+	cpu = get_u32(&d);
+	with_content = get_u32(&d);
+	content = get_bytes(&d, &clen);
+	if (d.bad)
+		_exit(3);
+	if (lock_loader(path, as, cpu) != 0) {
+		snprintf(err, sizeof(err), "plugin '%s': worker: cannot drop "
+		    "its privileges: %s", path, strerror(errno));
+		rc = REFD_EPLUGINFAULT;
+	} else
+		rc = plugin_open_locked(path, lock_loop, NULL, &pl, err,
+		    sizeof(err));
+	if (rc == REFD_OK && with_content) {
+		if ((pl->content = dup_bytes(content, clen)) == NULL)
+			crc = REFD_ENOMEM;
+		else {
+			pl->content_len = clen;
+			crc = plugin_set_content(pl, &c);
+		}
+	}
+	put_u32(&e, 0);
+	put_i32(&e, rc);
+	put_str(&e, err);
+	put_u32(&e, pl != NULL ? pl->desc->abi_major : 0);
+	put_u32(&e, pl != NULL ? pl->desc->abi_minor : 0);
+	put_u32(&e, pl != NULL ? pl->desc->flags : 0);
+	put_u64(&e, pl != NULL ? pl->desc->required_caps : 0);
+	put_u32(&e, pl != NULL ? pl->desc->min_seats : 0);
+	put_u32(&e, pl != NULL ? pl->desc->max_seats : 0);
+	put_str(&e, pl != NULL ? pl->desc->name : "");
+	put_str(&e, pl != NULL ? pl->desc->version : "");
+	put_str(&e, pl != NULL && pl->desc->summary ? pl->desc->summary : "");
+	put_u32(&e, pl != NULL && pl->ops.redeal != NULL);
+	put_bytes(&e, pl != NULL ? pl->describe : NULL,
+	    pl != NULL ? pl->describe_len : 0);
+	put_i32(&e, crc);
+	put_call(&e, &c);
+	if (e.bad)
+		_exit(3);
+	len = (uint32_t)(e.b.len - sizeof(len));
+	memcpy(e.b.data, &len, sizeof(len));
+	if (send_all(WORKER_FD, e.b.data, e.b.len) != 0 || rc != REFD_OK ||
+	    crc != REFD_OK)
+		_exit(0);
+	call_release(&c);
+	buf_release(&in);
+	buf_release(&e.b);
+	serve(pl, WORKER_FD);
+}
+
+void
+worker_main(int argc, char **argv)
+{
+	if (argc >= 2 && strcmp(argv[1], WORKER_ARG) == 0)
+		worker_run();
+}
+
 /* The parent's side. */
 
 int
@@ -575,6 +892,7 @@ plugin_isolate(struct plugin *pl, unsigned timeout_ms)
 	w->pl = pl;
 	w->timeout_ms = timeout_ms;
 	w->fd = -1;
+	w->send_content = pl->content_set;
 	buf_init(&w->req.b);
 	buf_init(&w->rep);
 	pl->worker = w;
@@ -589,12 +907,16 @@ worker_counts(uint64_t *started, uint64_t *crashed, uint64_t *timeouts)
 	*timeouts = n_timeouts;
 }
 
+/* Fork, and exec a fresh image of this program as a worker. */
 static int
 spawn(struct worker *w, char *why, size_t whylen)
 {
+	static char arg0[] = "refd-worker", arg1[] = WORKER_ARG;
+	char *argv[] = { arg0, arg1, NULL }, *envp[] = { NULL };
 	struct sigaction sa;
+	sigset_t all;
 	pid_t parent = getpid(), pid;
-	int sv[2], oom;
+	int sv[2], oom, fd;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
 		snprintf(why, whylen, "socketpair: %s", strerror(errno));
@@ -612,7 +934,8 @@ spawn(struct worker *w, char *why, size_t whylen)
 		 * Die with refd, and only then: a SIGTERM or SIGINT for the
 		 * whole process group (a service manager stopping refd,
 		 * Ctrl-C) must not kill the workers under a refd that still
-		 * finishes its loop turn.  Leave refd's descriptors.
+		 * finishes its loop turn.  Ignored signals stay ignored
+		 * across exec; the death signal stays too.
 		 */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
@@ -624,8 +947,11 @@ spawn(struct worker *w, char *why, size_t whylen)
 		sigaction(SIGTERM, &sa, NULL);
 		sigaction(SIGHUP, &sa, NULL);
 		sigaction(SIGPIPE, &sa, NULL);
+		sigaction(SIGXFSZ, &sa, NULL);
 		sa.sa_handler = SIG_DFL;
 		sigaction(SIGCHLD, &sa, NULL);
+		sigemptyset(&all);
+		sigprocmask(SIG_SETMASK, &all, NULL);
 		/* Out of memory, the kernel kills a worker, not refd. */
 		if ((oom = open("/proc/self/oom_score_adj", O_WRONLY |
 		    O_CLOEXEC)) >= 0) {
@@ -634,12 +960,19 @@ spawn(struct worker *w, char *why, size_t whylen)
 			}
 			close(oom);
 		}
+		/* Descriptors: /dev/null, /dev/null, refd's stderr, the
+		 * channel; nothing else crosses the exec. */
+		if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0) {
+			dup2(fd, 0);
+			dup2(fd, 1);
+		}
 		if (sv[1] != WORKER_FD && dup2(sv[1], WORKER_FD) < 0)
 			_exit(0);
+		if (fcntl(WORKER_FD, F_SETFD, 0) != 0)
+			_exit(0);
 		close_range(WORKER_FD + 1, ~0u, 0);
-		/* This copy of the plugin runs its games here. */
-		w->pl->worker = NULL;
-		serve(w->pl, WORKER_FD);
+		execve("/proc/self/exe", argv, envp);
+		_exit(127);
 	}
 	close(sv[1]);
 	fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
@@ -753,14 +1086,14 @@ wait_fd(int fd, short events, int64_t deadline)
  * the worker went away, 3 when its reply is malformed.
  */
 static int
-exchange(struct worker *w, int64_t deadline)
+exchange(struct worker *w, const struct buf *req, int64_t deadline)
 {
-	const uint8_t *p = w->req.b.data;
+	const uint8_t *p = req->data;
 	size_t off = 0;
 	ssize_t n;
 
-	while (off < w->req.b.len) {
-		n = send(w->fd, p + off, w->req.b.len - off, MSG_NOSIGNAL);
+	while (off < req->len) {
+		n = send(w->fd, p + off, req->len - off, MSG_NOSIGNAL);
 		if (n > 0)
 			off += (size_t)n;
 		else if (n < 0 && errno == EINTR)
@@ -796,12 +1129,337 @@ check_idle(struct worker *w)
 	    w->pl->name, why);
 }
 
+/* The plugin's name, or its path before it is known. */
+static const char *
+wname(const struct worker *w)
+{
+	return w->pl->name != NULL ? w->pl->name : w->pl->path;
+}
+
+/*
+ * Whether the frame in w->rep is what a worker's SIGSYS handler sends:
+ * then call gets the name and number of the system call it was denied.
+ */
+static int
+denied_call(const struct worker *w, char *call, size_t calllen)
+{
+	int32_t mark, nr;
+	uint32_t arch;
+	char *s;
+
+	if (w->rep.len != 16)
+		return 0;
+	memcpy(&mark, w->rep.data + 4, 4);
+	if (mark != DENIED_MARK)
+		return 0;
+	memcpy(&nr, w->rep.data + 8, 4);
+	memcpy(&arch, w->rep.data + 12, 4);
+	s = seccomp_syscall_resolve_num_arch(arch, nr);
+	snprintf(call, calllen, "%s (%d)", s != NULL ? s : "unknown", (int)nr);
+	free(s);
+	return 1;
+}
+
+/*
+ * The exchange for op failed (exchange's code; 0 when the worker was
+ * denied the system call named call): end the worker, say why in c->fault
+ * and in one log line.  REFD_EPLUGINFAULT.
+ */
+static int
+failed(struct worker *w, enum worker_op op, int rc, const char *call,
+    struct call *c)
+{
+	char why[128];
+
+	reap(w, rc == 1 || rc == 3, why, sizeof(why));
+	c->fault_reason = rc == 1 ? "timeout" : "crash";
+	if (rc == 1)
+		n_timeouts++;
+	else
+		n_crashed++;
+	if (rc == 0)
+		snprintf(c->fault, sizeof(c->fault), "plugin made a system "
+		    "call its sandbox denies in %s: %s; its worker was killed "
+		    "and will be restarted", op_names[op], call);
+	else if (rc == 1)
+		snprintf(c->fault, sizeof(c->fault), "plugin timed out: %s "
+		    "ran longer than plugin-timeout (%u ms%s); its worker was "
+		    "killed and will be restarted", op_names[op], w->timeout_ms,
+		    op == WOP_LOAD ? ", and 1 s to start" : "");
+	else if (rc == 2)
+		snprintf(c->fault, sizeof(c->fault), "plugin crashed in %s: "
+		    "its worker %s; it will be restarted", op_names[op], why);
+	else
+		snprintf(c->fault, sizeof(c->fault), "plugin worker sent a "
+		    "malformed reply to %s and was killed; it will be "
+		    "restarted", op_names[op]);
+	log_warn("plugin '%s': %s", wname(w), c->fault);
+	return REFD_EPLUGINFAULT;
+}
+
+/* Text from a worker, made printable for logs and replies. */
+static void
+printable(char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			*s = '?';
+}
+
+/* What a worker says of the plugin it loaded. */
+struct loaded {
+	uint32_t abi_major, abi_minor, flags, min_seats, max_seats;
+	uint64_t caps;
+	char name[256], version[256], summary[512];
+	uint32_t has_redeal;
+	const uint8_t *describe;
+	size_t describe_len;
+};
+
+static int
+stub_redeal(refd_ctx *ctx, void *state, uint32_t seat)
+{
+	(void)ctx;
+	(void)state;
+	(void)seat;
+	return REFD_EINTERNAL;
+}
+
+/*
+ * Take what the worker of pl read from the plugin's descriptor, checked
+ * again here: the worker ran the plugin's code and is not to be trusted.
+ */
+static int
+take_desc(struct plugin *pl, const struct loaded *l, char *why,
+    size_t whylen)
+{
+	char *stem = plugin_stem(pl->path);
+	const char *bad = NULL;
+
+	if (stem == NULL)
+		return REFD_ENOMEM;
+	if (strcmp(l->name, stem) != 0)
+		bad = "name";
+	else if (l->abi_major != REFD_ABI_MAJOR ||
+	    l->abi_minor > REFD_ABI_MINOR)
+		bad = "abi";
+	else if ((l->caps & ~(uint64_t)REFD_HOST_CAPS_V1_0) != 0)
+		bad = "required caps";
+	else if (l->min_seats < 1 || l->max_seats < l->min_seats ||
+	    l->max_seats > REFD_MAX_SEATS)
+		bad = "seats";
+	else if (l->version[0] == '\0' ||
+	    !utf8_ok((const uint8_t *)l->version, strlen(l->version)) ||
+	    !utf8_ok((const uint8_t *)l->summary, strlen(l->summary)))
+		bad = "version or summary";
+	else if (refd_mp_check(l->describe, l->describe_len, 0) != 0)
+		bad = "describe";
+	free(stem);
+	if (bad != NULL) {
+		snprintf(why, whylen, "plugin '%s': worker: gave a %s that "
+		    "does not hold; the worker is not to be trusted", pl->path,
+		    bad);
+		return REFD_EDESC;
+	}
+	pl->name = strdup(l->name);
+	pl->version = strdup(l->version);
+	pl->summary = strdup(l->summary);
+	pl->describe = dup_bytes(l->describe, l->describe_len);
+	if (pl->name == NULL || pl->version == NULL || pl->summary == NULL ||
+	    pl->describe == NULL)
+		return REFD_ENOMEM;
+	pl->describe_len = l->describe_len;
+	memset(&pl->descbuf, 0, sizeof(pl->descbuf));
+	pl->descbuf.magic = REFD_PLUGIN_MAGIC;
+	pl->descbuf.abi_major = (uint16_t)l->abi_major;
+	pl->descbuf.abi_minor = (uint16_t)l->abi_minor;
+	pl->descbuf.size = (uint32_t)sizeof(pl->descbuf);
+	pl->descbuf.flags = l->flags;
+	pl->descbuf.required_caps = l->caps;
+	pl->descbuf.name = pl->name;
+	pl->descbuf.version = pl->version;
+	pl->descbuf.summary = pl->summary;
+	pl->descbuf.min_seats = l->min_seats;
+	pl->descbuf.max_seats = l->max_seats;
+	pl->desc = &pl->descbuf;
+	memset(&pl->ops, 0, sizeof(pl->ops));
+	pl->ops.size = sizeof(pl->ops);
+	if (l->has_redeal)
+		pl->ops.redeal = stub_redeal;
+	return REFD_OK;
+}
+
+/*
+ * Start w's worker: a fresh image of this program that loads the plugin
+ * (and its content when w->send_content) under its sandbox.  With fill,
+ * the plugin's descriptor and describe go to fill.  REFD_OK; otherwise
+ * the worker is gone and why says what happened (a content rejection
+ * also in c).
+ */
+static int
+start(struct worker *w, struct plugin *fill, struct call *c, char *why,
+    size_t whylen)
+{
+	const struct plugin *pl = w->pl;
+	int with = w->send_content && pl->content != NULL;
+	struct loaded l;
+	struct enc e;
+	struct dec d;
+	char err[1024], call[64];
+	int64_t deadline;
+	uint32_t len;
+	int rc, lrc, crc, grc;
+
+	if (spawn(w, why, whylen) != 0)
+		return REFD_EPLUGINFAULT;
+	buf_init(&e.b);
+	e.bad = 0;
+	put_u32(&e, 0);
+	put_u32(&e, WOP_LOAD);
+	put_str(&e, pl->path);
+	put_u64(&e, lim_as);
+	put_u32(&e, lim_cpu);
+	put_u32(&e, (uint32_t)with);
+	put_bytes(&e, with ? pl->content : NULL, with ? pl->content_len : 0);
+	if (e.bad) {
+		buf_release(&e.b);
+		reap(w, 1, why, whylen);
+		snprintf(why, whylen, "out of memory");
+		return REFD_ENOMEM;
+	}
+	len = (uint32_t)(e.b.len - sizeof(len));
+	memcpy(e.b.data, &len, sizeof(len));
+	deadline = w->timeout_ms > 0 ? now_ms() + w->timeout_ms +
+	    START_SLACK_MS : -1;
+	rc = exchange(w, &e.b, deadline);
+	buf_release(&e.b);
+	if (rc != 0 || denied_call(w, call, sizeof(call))) {
+		failed(w, WOP_LOAD, rc, call, c);
+		snprintf(why, whylen, "%s", c->fault);
+		return REFD_EPLUGINFAULT;
+	}
+	d.p = w->rep.data + 4;
+	d.n = w->rep.len - 4;
+	d.bad = 0;
+	lrc = get_i32(&d);
+	get_str(&d, err, sizeof(err));
+	l.abi_major = get_u32(&d);
+	l.abi_minor = get_u32(&d);
+	l.flags = get_u32(&d);
+	l.caps = get_u64(&d);
+	l.min_seats = get_u32(&d);
+	l.max_seats = get_u32(&d);
+	get_str(&d, l.name, sizeof(l.name));
+	get_str(&d, l.version, sizeof(l.version));
+	get_str(&d, l.summary, sizeof(l.summary));
+	l.has_redeal = get_u32(&d);
+	l.describe = get_bytes(&d, &l.describe_len);
+	crc = get_i32(&d);
+	call_reset(c);
+	grc = get_call(&d, c);
+	if (grc == REFD_ENOMEM) {
+		reap(w, 1, why, whylen);
+		snprintf(why, whylen, "out of memory");
+		return REFD_ENOMEM;
+	}
+	if (grc != 0 || d.bad || d.n != 0 || lrc > 0 || crc > 0) {
+		call_reset(c);
+		failed(w, WOP_LOAD, 3, NULL, c);
+		snprintf(why, whylen, "%s", c->fault);
+		return REFD_EPLUGINFAULT;
+	}
+	rc = lrc != REFD_OK ? lrc : crc;
+	if (rc == REFD_OK && fill != NULL)
+		rc = take_desc(fill, &l, why, whylen);
+	else if (lrc != REFD_OK) {
+		printable(err);
+		snprintf(why, whylen, "%s", err);
+	} else if (crc != REFD_OK) {
+		snprintf(why, whylen, "content: %s", c->fault[0] ? c->fault :
+		    c->reject_msg[0] ? c->reject_msg : refd_strerror(crc));
+		rc = crc == REFD_EPLUGINFAULT ? crc : REFD_ECONTENT;
+	}
+	if (rc != REFD_OK) {
+		char how[128];
+
+		reap(w, 0, how, sizeof(how));
+	}
+	return rc;
+}
+
+void
+worker_set_limits(uint64_t as_bytes, uint32_t cpu_s)
+{
+	lim_as = as_bytes;
+	lim_cpu = cpu_s;
+}
+
+int
+plugin_open_isolated(const char *path, unsigned timeout_ms,
+    struct plugin **out, char *err, size_t errlen)
+{
+	struct plugin *pl;
+	struct call c;
+	int rc;
+
+	*out = NULL;
+	if ((rc = plugin_check_file(path, err, errlen)) != REFD_OK)
+		return rc;
+	if ((pl = calloc(1, sizeof(*pl))) == NULL)
+		return REFD_ENOMEM;
+	pl->desc = &pl->descbuf;
+	if ((pl->path = strdup(path)) == NULL ||
+	    plugin_isolate(pl, timeout_ms) != REFD_OK) {
+		plugin_close(pl);
+		return REFD_ENOMEM;
+	}
+	if (plugin_file_hash(path, pl->file_hash) != 0) {
+		plugin_close(pl);
+		snprintf(err, errlen, "plugin '%s': file: cannot read it to "
+		    "hash it; check the file", path);
+		return REFD_EDLOPEN;
+	}
+	call_init(&c);
+	rc = start(pl->worker, pl, &c, err, errlen);
+	call_release(&c);
+	if (rc != REFD_OK) {
+		plugin_close(pl);
+		return rc;
+	}
+	*out = pl;
+	return REFD_OK;
+}
+
+int
+worker_set_content(struct plugin *pl, struct call *c)
+{
+	struct worker *w = pl->worker;
+	char why[512];
+	int rc, was = w->send_content;
+
+	call_reset(c);
+	if (w->pid != 0)
+		reap(w, 1, why, sizeof(why));
+	w->send_content = 1;
+	rc = start(w, NULL, c, why, sizeof(why));
+	if (rc == REFD_OK) {
+		pl->content_set = 1;
+		return REFD_OK;
+	}
+	w->send_content = was;
+	if (c->fault[0] == '\0' && c->reject_msg[0] == '\0')
+		snprintf(c->fault, sizeof(c->fault), "%s", why);
+	return rc == REFD_EPLUGINFAULT || rc == REFD_ENOMEM ? rc :
+	    REFD_ECONTENT;
+}
+
 /* Send the request built in w->req (its frame length still 0) and take
  * the reply; on failure the worker is gone and c->fault says why. */
 static int
 roundtrip(struct worker *w, enum worker_op op, struct call *c)
 {
-	char why[160];
+	char why[1024], call[64];
+	struct call sc;
 	int64_t deadline;
 	uint32_t len;
 	int rc;
@@ -810,35 +1468,23 @@ roundtrip(struct worker *w, enum worker_op op, struct call *c)
 		return REFD_ENOMEM;
 	len = (uint32_t)(w->req.b.len - sizeof(len));
 	memcpy(w->req.b.data, &len, sizeof(len));
-	if (w->pid == 0 && spawn(w, why, sizeof(why)) != 0) {
-		snprintf(c->fault, sizeof(c->fault), "plugin worker cannot "
-		    "start: %s", why);
-		log_err("plugin '%s': %s", w->pl->name, c->fault);
-		return REFD_EPLUGINFAULT;
+	if (w->pid == 0) {
+		call_init(&sc);
+		rc = start(w, NULL, &sc, why, sizeof(why));
+		call_release(&sc);
+		if (rc != REFD_OK) {
+			snprintf(c->fault, sizeof(c->fault), "plugin worker "
+			    "cannot start: %s", why);
+			c->fault_reason = "crash";
+			log_err("plugin '%s': %s", wname(w), c->fault);
+			return REFD_EPLUGINFAULT;
+		}
 	}
 	deadline = w->timeout_ms > 0 ? now_ms() + w->timeout_ms : -1;
-	rc = exchange(w, deadline);
-	if (rc == 0)
+	rc = exchange(w, &w->req.b, deadline);
+	if (rc == 0 && !denied_call(w, call, sizeof(call)))
 		return REFD_OK;
-	reap(w, rc != 2, why, sizeof(why));
-	c->fault_reason = rc == 1 ? "timeout" : "crash";
-	if (rc == 1) {
-		n_timeouts++;
-		snprintf(c->fault, sizeof(c->fault), "plugin timed out: %s "
-		    "ran longer than plugin-timeout (%u ms); its worker was "
-		    "killed and will be restarted", op_names[op], w->timeout_ms);
-	} else if (rc == 2) {
-		n_crashed++;
-		snprintf(c->fault, sizeof(c->fault), "plugin crashed in %s: "
-		    "its worker %s; it will be restarted", op_names[op], why);
-	} else {
-		n_crashed++;
-		snprintf(c->fault, sizeof(c->fault), "plugin worker sent a "
-		    "malformed reply to %s and was killed; it will be "
-		    "restarted", op_names[op]);
-	}
-	log_warn("plugin '%s': %s", w->pl->name, c->fault);
-	return REFD_EPLUGINFAULT;
+	return failed(w, op, rc, call, c);
 }
 
 static void

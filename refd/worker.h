@@ -42,8 +42,31 @@ enum worker_op {
 	WOP_VIEW,
 	WOP_RESULT,
 	WOP_SERIALIZE,
-	WOP_REDEAL
+	WOP_REDEAL,
+	WOP_LOAD
 };
+
+/* The argument that makes refd (or any program calling worker_main
+ * first) a plugin worker: refd starts workers as /proc/self/exe with it. */
+#define WORKER_ARG "--plugin-worker"
+
+/* When argv says so, become a plugin worker and never return; otherwise
+ * return at once.  Call first thing in main of a program that runs
+ * plugins in workers. */
+void worker_main(int argc, char **argv);
+
+/* Limits of every worker from now on: address space in bytes (0: none)
+ * and CPU seconds over a worker's life (0: none). */
+void worker_set_limits(uint64_t as_bytes, uint32_t cpu_s);
+
+/* Open a plugin without running any of its code in this process: the
+ * checks on the file here, the loader, init and describe in a new worker
+ * (then every op of its games); pl->desc and pl->describe come from the
+ * worker.  plugin_set_content hands content to the worker. */
+int plugin_open_isolated(const char *path, unsigned timeout_ms,
+    struct plugin **out, char *err, size_t errlen);
+/* plugin_set_content for a plugin with a worker. */
+int worker_set_content(struct plugin *pl, struct call *c);
 
 /* Run pl's games in a worker from now on; timeout_ms > 0 bounds each op.
  * No process starts until the first game op.  0, or REFD_ENOMEM. */

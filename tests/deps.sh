@@ -31,6 +31,7 @@ check() {
 	need libmsgpack-dev pkg-config --exists msgpack
 	need libsodium-dev pkg-config --exists libsodium
 	need libjansson-dev pkg-config --exists jansson
+	need libseccomp-dev pkg-config --exists libseccomp
 	need mandoc sh -c 'command -v mandoc'
 	need groff-base sh -c 'command -v groff'
 	need perl sh -c 'command -v prove'

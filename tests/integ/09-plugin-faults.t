@@ -260,11 +260,12 @@ $c->close;
 undef $c;
 my $rpid = $d3->pid;
 my @kids = children($rpid);
-is(scalar(@kids), 2, 'two plugins, two workers');
+# Each plugin is loaded in its own worker, used or not.
+is(scalar(@kids), 4, 'four plugins, four workers');
 kill('TERM', @kids);
 kill('INT', @kids);
 Time::HiRes::sleep(0.3);
-is(scalar(grep { -e "/proc/$_" && !zombie($_) } @kids), 2,
+is(scalar(grep { -e "/proc/$_" && !zombie($_) } @kids), 4,
     'workers ignore SIGTERM and SIGINT (a stop of the process group)');
 $d3->stop('KILL');
 my $left = @kids;

@@ -229,7 +229,7 @@ total(struct game *g)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
 	struct plugin *din, *dout, *cr, *lp, *lp2;
 	const struct scenario *sc;
@@ -240,6 +240,8 @@ main(void)
 	int64_t dice[64];
 	double t0;
 	int i;
+
+	worker_main(argc, argv);
 
 	/* What an event may be. */
 	ok(event_fault((const uint8_t *)"\x81\xa1k\xa2\xc3\xa9", 6) == NULL,
