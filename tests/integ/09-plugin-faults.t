@@ -259,7 +259,9 @@ race('crashes');
 $c->close;
 undef $c;
 my $rpid = $d3->pid;
-my @kids = children($rpid);
+# The plugin workers among refd's children (its publishers are children
+# too: publisher.h).
+my @kids = grep { cmdline($_) =~ /--plugin-worker/ } children($rpid);
 # Each plugin is loaded in its own worker, used or not.
 is(scalar(@kids), 4, 'four plugins, four workers');
 kill('TERM', @kids);
@@ -285,6 +287,12 @@ sub children {
 		push(@k, split(' ', <$f> // ''));
 	}
 	return @k;
+}
+
+sub cmdline {
+	open(my $f, '<', "/proc/$_[0]/cmdline") or return '';
+	local $/;
+	return <$f> // '';
 }
 
 sub zombie {
