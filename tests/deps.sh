@@ -38,7 +38,7 @@ check() {
 	need libnanomsg-raw-perl perl -MNanoMsg::Raw -e1
 	need libdata-messagepack-perl perl -MData::MessagePack -e1
 	need libjson-pp-perl perl -MJSON::PP -e1
-	need nodejs sh -c 'command -v node && command -v npm'
+	need 'nodejs npm' sh -c 'command -v node && command -v npm'
 	need python3-msgpack sh -c 'test -x /usr/bin/python3 && /usr/bin/python3 -c "import msgpack"'
 }
 # npm packages of the JavaScript parts, from their lockfiles (npm ci), when
