@@ -678,14 +678,17 @@ allow(scmp_filter_ctx f, int nr, unsigned n, const struct scmp_arg_cmp *a)
 static int
 load_filter(int loading)
 {
-	struct scmp_arg_cmp fd1 = SCMP_A0(SCMP_CMP_EQ, 1);
-	struct scmp_arg_cmp fd2 = SCMP_A0(SCMP_CMP_EQ, 2);
-	struct scmp_arg_cmp fd3 = SCMP_A0(SCMP_CMP_EQ, WORKER_FD);
+	/* (the second datum is unused by SCMP_CMP_EQ; given for clang's
+	 * -Wmissing-field-initializers) */
+	struct scmp_arg_cmp fd1 = SCMP_A0(SCMP_CMP_EQ, 1, 0);
+	struct scmp_arg_cmp fd2 = SCMP_A0(SCMP_CMP_EQ, 2, 0);
+	struct scmp_arg_cmp fd3 = SCMP_A0(SCMP_CMP_EQ, WORKER_FD, 0);
 	struct scmp_arg_cmp anon = SCMP_A3(SCMP_CMP_MASKED_EQ, MAP_ANONYMOUS,
 	    MAP_ANONYMOUS);
 	struct scmp_arg_cmp rdonly = SCMP_A2(SCMP_CMP_MASKED_EQ,
 	    O_ACCMODE | O_CREAT | O_TRUNC | O_APPEND | O_TMPFILE, O_RDONLY);
-	struct scmp_arg_cmp self = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)getpid());
+	struct scmp_arg_cmp self = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)getpid(),
+	    0);
 	scmp_filter_ctx f;
 	int rc;
 
