@@ -1156,6 +1156,32 @@ evlog_enc_checkpoint(refd_mpw *w, uint64_t n, const uint8_t *prev,
 	refd_mpw_end(w);
 }
 
+int
+evlog_host_result(uint32_t nseats, int started, int32_t loser,
+    const char *reason, struct buf *out)
+{
+	refd_mpw *w = refd_mpw_create();
+	uint32_t i;
+	int rc = 0;
+
+	if (w == NULL)
+		return -1;
+	refd_mpw_map(w);
+	refd_mpw_karray(w, "winners");
+	if (loser >= 0 && started)
+		for (i = 0; i < nseats; i++)
+			if ((int32_t)i != loser)
+				refd_mpw_int(w, i);
+	refd_mpw_end(w);
+	refd_mpw_kstr(w, "reason", reason);
+	refd_mpw_end(w);
+	if (refd_mpw_error(w) || buf_add(out, refd_mpw_data(w),
+	    refd_mpw_len(w)) != 0)
+		rc = -1;
+	refd_mpw_destroy(w);
+	return rc;
+}
+
 void
 evlog_end_event(refd_mpw *w, const char *why, int32_t seat,
     const char *reason, const uint8_t *result, size_t result_len)

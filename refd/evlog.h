@@ -274,6 +274,14 @@ void evlog_enc_checkpoint(refd_mpw *w, uint64_t n, const uint8_t *prev,
     uint64_t at);
 /* The final record carries one public event, {"type": "end", "why",
  * "seat"?, "reason"?, "result"}: evlog_end_event writes it alone. */
+/*
+ * The result map refd writes for a match a seat resigned (loser, the
+ * others win once it started), an abort or a limit (loser -1, nobody
+ * wins): {"winners", "reason"}, appended to out.  0, or -1 out of memory.
+ * Written by match.c, checked by refctl verify.
+ */
+int evlog_host_result(uint32_t nseats, int started, int32_t loser,
+    const char *reason, struct buf *out);
 void evlog_end_event(refd_mpw *w, const char *why, int32_t seat,
     const char *reason, const uint8_t *result, size_t result_len);
 void evlog_enc_final(refd_mpw *w, uint64_t n, uint64_t seq,

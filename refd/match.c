@@ -566,31 +566,13 @@ finish(struct match *m, const char *why, int32_t seat, const char *reason,
 	return REFD_OK;
 }
 
-/* A result map for resign/abort. */
+/* A result map for resign/abort (evlog_host_result). */
 static int
 host_result(struct match *m, int32_t loser, const char *reason,
     struct buf *out)
 {
-	refd_mpw *w = refd_mpw_create();
-	uint32_t i;
-	int rc = REFD_OK;
-
-	if (w == NULL)
-		return REFD_ENOMEM;
-	refd_mpw_map(w);
-	refd_mpw_karray(w, "winners");
-	if (loser >= 0 && m->started)
-		for (i = 0; i < m->nseats; i++)
-			if ((int32_t)i != loser)
-				refd_mpw_int(w, i);
-	refd_mpw_end(w);
-	refd_mpw_kstr(w, "reason", reason);
-	refd_mpw_end(w);
-	if (refd_mpw_error(w) || buf_add(out, refd_mpw_data(w),
-	    refd_mpw_len(w)) != 0)
-		rc = REFD_ENOMEM;
-	refd_mpw_destroy(w);
-	return rc;
+	return evlog_host_result(m->nseats, m->started, loser, reason, out) ==
+	    0 ? REFD_OK : REFD_ENOMEM;
 }
 
 /*

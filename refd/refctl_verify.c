@@ -589,32 +589,6 @@ plugin_policy(struct vctx *v, const struct evlog_rec *h)
 	return 0;
 }
 
-/* The result map refd writes for a resign, an abort or a limit. */
-static int
-host_result(uint32_t nseats, int started, int32_t loser, const char *reason,
-    struct buf *out)
-{
-	refd_mpw *w = refd_mpw_create();
-	uint32_t i;
-	int rc = 0;
-
-	if (w == NULL)
-		return -1;
-	refd_mpw_map(w);
-	refd_mpw_karray(w, "winners");
-	if (loser >= 0 && started)
-		for (i = 0; i < nseats; i++)
-			if ((int32_t)i != loser)
-				refd_mpw_int(w, i);
-	refd_mpw_end(w);
-	refd_mpw_kstr(w, "reason", reason);
-	refd_mpw_end(w);
-	if (refd_mpw_error(w) || buf_add(out, refd_mpw_data(w),
-	    refd_mpw_len(w)) != 0)
-		rc = -1;
-	refd_mpw_destroy(w);
-	return rc;
-}
 
 /*
  * The final record's end reason, result and end event against what the
@@ -674,7 +648,7 @@ final_check(struct vctx *v, const struct evlog_rec *fin)
 			    why);
 			goto out;
 		}
-		if (host_result(h->nseats, v->g != NULL, strcmp(why,
+		if (evlog_host_result(h->nseats, v->g != NULL, strcmp(why,
 		    "resign") == 0 ? fin->seat : -1, reason, &want) != 0) {
 			bad = vfail(v, "out of memory");
 			goto out;
