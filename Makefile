@@ -94,6 +94,9 @@ FIXTURES := good good_old_minor bad_magic newer_major newer_minor size_too_big \
 	no_entry init_fails name_mismatch unknown_cap faulty size_lies entry_function rollback wild_ops \
 	crashes loops sealed
 FIXTURE_SOS := $(patsubst %,$(B)/tests/plugins/%.so,$(FIXTURES))
+# Plugins that attack the machine (tests/plugins/hostile.c).
+HOSTILES := steal dial fork exec write hog spin_init spin_load
+HOSTILE_SOS := $(patsubst %,$(B)/tests/plugins/hostile_%.so,$(HOSTILES))
 
 PROGS := $(B)/bin/refd $(B)/bin/refctl
 
@@ -108,7 +111,7 @@ FUZZ_DEPS := tests/fuzz/fuzz.h tests/fuzz/daemon.h $(B)/obj/host/refctl_verify.o
 # A duel that behaves differently, for the verifier's tests.
 DEVIANT_SO := $(B)/tests/plugins/deviant/duel.so
 
-all: $(PROGS) $(PLUGINS) $(CONTENT_STAMP) $(UNIT_BINS) $(FIXTURE_SOS) $(DEVIANT_SO) $(FUZZ_REPLAYS) \
+all: $(PROGS) $(PLUGINS) $(CONTENT_STAMP) $(UNIT_BINS) $(FIXTURE_SOS) $(HOSTILE_SOS) $(DEVIANT_SO) $(FUZZ_REPLAYS) \
 	$(B)/bench/refd-bench
 
 $(B)/obj/sdk/%.o: sdk/lib/%.c $(wildcard sdk/include/refd/*.h)
@@ -177,6 +180,12 @@ $(B)/tests/plugins/good_old_minor.so: FIXTURE_INC = -Itests/abi/v1.0
 $(B)/tests/plugins/%.so: tests/plugins/fixture.c $(SDK_LIB) $(wildcard sdk/include/refd/*.h tests/abi/v1.0/refd/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(FIXTURE_INC) $(PIC_CFLAGS) -DFIXTURE_$* -DFIXTURE_NAME='"$*"' -shared -o $@ $< $(SDK_LIB) $(SANFLAGS) -lmsgpackc
+	chmod go-w $@
+
+$(HOSTILE_SOS): $(B)/tests/plugins/hostile_%.so: tests/plugins/hostile.c tests/plugins/fixture.c $(SDK_LIB) \
+    $(wildcard sdk/include/refd/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(PIC_CFLAGS) -DHOSTILE_$* -DFIXTURE_NAME='"hostile_$*"' -shared -o $@ $< $(SDK_LIB) $(SANFLAGS) -lmsgpackc
 	chmod go-w $@
 
 $(DEVIANT_SO): tests/plugins/deviant.c sdk/examples/duel/duel.c $(SDK_LIB) $(wildcard sdk/include/refd/*.h)

@@ -139,7 +139,7 @@ plugin_load_content(struct plugin *pl, const char *dir, char *err,
 			if (rc != REFD_OK)
 				snprintf(err, errlen, "content '%s': %s%s%s",
 				    dir, c.reject_msg[0] ? c.reject_msg :
-				    refd_strerror(rc),
+				    c.fault[0] ? c.fault : refd_strerror(rc),
 				    c.reject_rule[0] ? " at " : "", c.reject_rule);
 			call_release(&c);
 		}

@@ -1184,6 +1184,7 @@ static int
 failed(struct worker *w, enum worker_op op, int rc, const char *call,
     struct call *c)
 {
+	const char *then;
 	char why[128];
 
 	reap(w, rc == 1 || rc == 3, why, sizeof(why));
@@ -1192,23 +1193,29 @@ failed(struct worker *w, enum worker_op op, int rc, const char *call,
 		n_timeouts++;
 	else
 		n_crashed++;
+	/* A worker that fails to start is not restarted by itself: the
+	 * caller says what becomes of the plugin (refused, or the op
+	 * fails), in its own log line. */
+	then = op == WOP_LOAD ? "" : " and will be restarted";
 	if (rc == 0)
 		snprintf(c->fault, sizeof(c->fault), "plugin made a system "
-		    "call its sandbox denies in %s: %s; its worker was killed "
-		    "and will be restarted", op_names[op], call);
+		    "call its sandbox denies in %s: %s; its worker was "
+		    "killed%s", op_names[op], call, then);
 	else if (rc == 1)
 		snprintf(c->fault, sizeof(c->fault), "plugin timed out: %s "
 		    "ran longer than plugin-timeout (%u ms%s); its worker was "
-		    "killed and will be restarted", op_names[op], w->timeout_ms,
-		    op == WOP_LOAD ? ", and 1 s to start" : "");
+		    "killed%s", op_names[op], w->timeout_ms,
+		    op == WOP_LOAD ? ", and 1 s to start" : "", then);
 	else if (rc == 2)
 		snprintf(c->fault, sizeof(c->fault), "plugin crashed in %s: "
-		    "its worker %s; it will be restarted", op_names[op], why);
+		    "its worker %s%s", op_names[op], why,
+		    op == WOP_LOAD ? "" : "; it will be restarted");
 	else
 		snprintf(c->fault, sizeof(c->fault), "plugin worker sent a "
-		    "malformed reply to %s and was killed; it will be "
-		    "restarted", op_names[op]);
-	log_warn("plugin '%s': %s", wname(w), c->fault);
+		    "malformed reply to %s and was killed%s", op_names[op],
+		    op == WOP_LOAD ? "" : "; it will be restarted");
+	if (op != WOP_LOAD)
+		log_warn("plugin '%s': %s", wname(w), c->fault);
 	return REFD_EPLUGINFAULT;
 }
 
@@ -1436,6 +1443,14 @@ plugin_open_isolated(const char *path, unsigned timeout_ms,
 	}
 	call_init(&c);
 	rc = start(pl->worker, pl, &c, err, errlen);
+	if (rc != REFD_OK && c.fault[0] != '\0') {
+		/* A fault of the worker (denied call, timeout, crash): say
+		 * which plugin. */
+		char why[1024];
+
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "plugin '%s': %s", path, why);
+	}
 	call_release(&c);
 	if (rc != REFD_OK) {
 		plugin_close(pl);

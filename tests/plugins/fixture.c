@@ -44,6 +44,9 @@
  * chosen, and when all are in the bids are revealed and added to the
  * total.
  *
+ * tests/plugins/hostile.c includes this file with FIXTURE_HOSTILE defined:
+ * its hostile() runs in init, content_load and apply (see there).
+ *
  * Faults (setup {"fault": NAME}) for checker and hostile-input tests:
  *   badevent        apply emits bytes that are not a msgpack map
  *   dirty_reject    a rejected command still changes the state
@@ -119,6 +122,13 @@ struct race {
 static const struct refd_host *H;
 static int64_t nondet_counter;	/* only the nondet fault touches it */
 
+#ifdef FIXTURE_HOSTILE
+/* hostile.c: the act, in entry point where; 1 for a command that is no
+ * attack (apply goes on), else apply's return value. */
+static int hostile(refd_ctx *ctx, const char *where, const uint8_t *cmd,
+    size_t len);
+#endif
+
 static int
 r_init(refd_ctx *ctx, const struct refd_host *host, void **pdata)
 {
@@ -128,6 +138,9 @@ r_init(refd_ctx *ctx, const struct refd_host *host, void **pdata)
 	return host->reject(ctx, REFD_EINIT, NULL,
 	    "the fixture refuses to start");
 #else
+#ifdef FIXTURE_HOSTILE
+	hostile(ctx, "init", NULL, 0);
+#endif
 	(void)ctx;
 	return REFD_OK;
 #endif
@@ -194,6 +207,9 @@ r_content_load(refd_ctx *ctx, void *pdata, const uint8_t *bytes, size_t len,
 	static int token;
 
 	(void)pdata;
+#ifdef FIXTURE_HOSTILE
+	hostile(ctx, "content_load", bytes, len);
+#endif
 	if (refd_mp_check(bytes, len, 0) != 0)
 		return H->reject(ctx, REFD_ECONTENT, NULL,
 		    "content is not msgpack");
@@ -385,6 +401,12 @@ r_apply(refd_ctx *ctx, void *state, uint32_t seat, const uint8_t *cmd,
 	int ok, rc;
 	refd_mpw *w;
 
+#ifdef FIXTURE_HOSTILE
+	if ((rc = hostile(ctx, "apply", cmd, len)) <= 0) {
+		refd_mp_free(d);
+		return rc;
+	}
+#endif
 #if defined(FIXTURE_crashes) || defined(FIXTURE_loops)
 	hazard(root);
 #endif
@@ -730,7 +752,8 @@ static const struct refd_plugin_ops ops = {
 
 #if defined(FIXTURE_good) || defined(FIXTURE_good_old_minor) || \
     defined(FIXTURE_init_fails) || defined(FIXTURE_faulty) || \
-    defined(FIXTURE_crashes) || defined(FIXTURE_loops)
+    defined(FIXTURE_crashes) || defined(FIXTURE_loops) || \
+    defined(FIXTURE_HOSTILE)
 REFD_PLUGIN_DEFINE(FIXTURE_NAME, "1.0.0", "a loader test fixture", 1,
     MAXSEATS, REFD_PF_HIDDEN, &ops);
 #elif defined(FIXTURE_sealed)
