@@ -95,7 +95,7 @@ FIXTURES := good good_old_minor bad_magic newer_major newer_minor size_too_big \
 	crashes loops sealed
 FIXTURE_SOS := $(patsubst %,$(B)/tests/plugins/%.so,$(FIXTURES))
 # Plugins that attack the machine (tests/plugins/hostile.c).
-HOSTILES := steal dial fork exec write hog spin_init spin_load
+HOSTILES := steal dial fork exec write hog ctor spin_init spin_load
 HOSTILE_SOS := $(patsubst %,$(B)/tests/plugins/hostile_%.so,$(HOSTILES))
 
 PROGS := $(B)/bin/refd $(B)/bin/refctl

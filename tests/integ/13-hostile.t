@@ -25,15 +25,21 @@ my $tmp = File::Temp::tempdir('refd-hostile-XXXXXX', TMPDIR => 1,
     CLEANUP => 1);
 mkdir("$tmp/plugins") or die;
 mkdir("$tmp/rulesets") or die;
-my @acts = qw(steal dial fork exec write hog);
+my @acts = qw(steal dial fork exec write hog ctor);
 my @load = qw(spin_init spin_load);
 for my $f ('good', map { "hostile_$_" } @acts, @load) {
 	symlink("$b/tests/plugins/$f.so", "$tmp/plugins/$f.so") or die;
 	mkdir("$tmp/rulesets/$f") or die;
 }
 
+# hostile_ctor's constructor reads $tmp/secret: refd's signing key, made
+# by a first start (plugins load before refd makes its key).
+symlink("$tmp/state/refd.key", "$tmp/secret") or die;
+my $d0 = Refd->new(state => "$tmp/state");
+is($d0->stop, 0, 'a first start makes the signing key');
+
 my $t0 = Time::HiRes::time();
-my $d = Refd->new(conf => {
+my $d = Refd->new(state => "$tmp/state", conf => {
 	'plugin-dir' => "$tmp/plugins",
 	'ruleset-dir' => "$tmp/rulesets",
 	'plugin-timeout' => 400,
@@ -160,6 +166,21 @@ attack('steal', { what => 'vm', pid => $rpid, addr => 4096 },
     'process_vm_readv', "reading refd's memory");
 ok(good_turn(), 'the good match goes on');
 
+# A constructor, run by the dynamic loader before any entry point, may
+# open files for reading (the loader needs to), but only the plugin's file
+# and the system's libraries.
+ok(-r "$tmp/secret", 'the secret is readable from outside the sandbox');
+{
+	my ($id, $tok) = race('hostile_ctor');
+	push(@matches, ['hostile_ctor', $id, $tok]);
+	my $r = act($id, $tok, 0, { type => 'attack', what => 'ctor' });
+	ok($r && !$r->{ok}, 'a constructor that reads the signing key gets '
+	    . 'nothing') or diag(explain($r));
+	like($r->{error}{message} // '',
+	    qr/^denied: open: (Permission denied|Operation not permitted)/,
+	    '... its open was refused') or diag(explain($r));
+}
+
 # 3. Dialling out: nothing reaches a listener on a free loopback port or
 #    refd's own command socket.
 my $l = IO::Socket::INET->new(Listen => 5, LocalAddr => '127.0.0.1',
@@ -173,7 +194,7 @@ attack('dial', { what => 'unix', path => $cmdsock }, 'socket',
 ok(good_turn(), 'the good match goes on');
 
 # 4. Processes.
-attack('fork', { secs => 5 }, 'clone3?|fork', 'a fork');
+attack('fork', { what => 'fork', secs => 5 }, 'clone3?|fork', 'a fork');
 Time::HiRes::sleep(0.2);
 is(scalar(strays()), 0, '... no process appears');
 my $marker = "$tmp/exec-marker";
@@ -181,6 +202,8 @@ attack('exec', { path => $marker }, 'execve', 'an exec');
 Time::HiRes::sleep(0.3);
 ok(!-e $marker, '... the program did not run');
 is(scalar(strays()), 0, '... no process appears');
+attack('fork', { what => 'kill', pid => $rpid }, 'kill', 'killing refd');
+ok($d->alive, '... refd lives');
 ok(good_turn(), 'the good match goes on');
 
 # 5. Files: nothing is created, and the good match's log is not altered.

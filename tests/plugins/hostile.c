@@ -11,7 +11,8 @@
  *                  W "vm": process_vm_readv from "pid" at "addr"
  *   hostile_dial   W "tcp": connect to 127.0.0.1:"port"; W "unix": connect
  *                  to the unix socket "path" (refd's command socket)
- *   hostile_fork   fork a child that lives "secs" seconds
+ *   hostile_fork   W "fork": fork a child that lives "secs" seconds;
+ *                  W "kill": send SIGKILL to "pid" (refd)
  *   hostile_exec   exec /bin/sh to create the file "path"
  *   hostile_write  W "create": create the file "path"; W "append": append
  *                  to the file "path" (a match log); W "truncate": empty it;
@@ -19,8 +20,11 @@
  *   hostile_hog    allocate and touch 16 MiB blocks without bound (or up
  *                  to "mb" MiB when given), using each block unchecked
  *
- * and two plugins attack at load: hostile_spin_init spins for ever in
- * init, hostile_spin_load in content_load.
+ * and three plugins attack at load: hostile_spin_init spins for ever in
+ * init, hostile_spin_load in content_load, and hostile_ctor reads, in a
+ * constructor the dynamic loader runs, the file "secret" in the directory
+ * above its own (the test links it to refd's signing key); its command
+ * {"type": "attack"} then reports what the constructor got, as above.
  *
  * An act that works is a breach: apply accepts the command with a public
  * event {"type": "breach", "what": W, "got": what it obtained}.  An act
@@ -168,6 +172,11 @@ act(refd_ctx *ctx, refd_mpv root, const char *what)
 	char got[32];
 	pid_t pid;
 
+	if (strcmp(what, "kill") == 0) {
+		if (kill((pid_t)refd_mpv_get_int(root, "pid", 0), SIGKILL) != 0)
+			return denied(ctx, "kill");
+		return breach(ctx, what, "sent");
+	}
 	pid = fork();
 	if (pid < 0)
 		return denied(ctx, "fork");
@@ -243,6 +252,53 @@ act(refd_ctx *ctx, refd_mpv root, const char *what)
 	}
 	snprintf(got, sizeof(got), "%lld MiB", (long long)mb);
 	return breach(ctx, what, got);
+}
+#endif
+
+#ifdef HOSTILE_ctor
+#include <dlfcn.h>
+#include <libgen.h>
+
+static char ctor_got[80];
+static int ctor_errno;
+
+/* Before init, before any entry point: while the loader maps the
+ * plugin. */
+__attribute__((constructor)) static void
+steal_early(void)
+{
+	Dl_info di;
+	char self[4096], path[4200];
+	uint8_t b[32];
+	ssize_t n;
+	int fd;
+
+	if (dladdr((void *)steal_early, &di) == 0 || di.dli_fname == NULL) {
+		ctor_errno = ENOENT;
+		return;
+	}
+	snprintf(self, sizeof(self), "%s", di.dli_fname);
+	snprintf(path, sizeof(path), "%s/../secret", dirname(self));
+	if ((fd = open(path, O_RDONLY)) < 0) {
+		ctor_errno = errno;
+		return;
+	}
+	n = read(fd, b, sizeof(b));
+	close(fd);
+	if (n < 0)
+		snprintf(ctor_got, sizeof(ctor_got), "opened");
+	else
+		hex(b, (size_t)n, ctor_got);
+}
+
+static int
+act(refd_ctx *ctx, refd_mpv root, const char *what)
+{
+	(void)root;
+	if (ctor_got[0] != '\0')
+		return breach(ctx, what, ctor_got);
+	errno = ctor_errno;
+	return denied(ctx, "open");
 }
 #endif
 
