@@ -22,7 +22,7 @@ my $out = `@cmd 2>&1`;
 is($?, 0, 'refd-bench exits 0') or diag($out);
 like($out, qr/== $_/, "prints the $_ section")
     for ('rules speed', 'round trip', 'throughput', 'verification', 'memory',
-    'recovery');
+    'recovery', 'no stall');
 my $r = eval {
 	local $/;
 	open(my $f, '<', "$tmp/results.json") or die "$!";
@@ -37,6 +37,8 @@ ok($r->{throughput}{always_over_never} > 0, 'throughput ratio');
 ok($r->{verify}{verify_records_per_s} > 0, 'verification speed');
 is(scalar @{ $r->{memory}{points} }, 2, 'memory at each scale');
 is($r->{recovery}{unfinished}, 5, 'recovery of the unfinished matches');
+ok($r->{no_stall}{ratio_mean} > 0 && $r->{no_stall}{busy}{spins} > 0,
+    'no stall: a move while another plugin spins, against idle');
 ok(grep({ $_->{command} =~ /--only rt/ } @{ $r->{commands} }),
     'the command lines to re-run a figure');
 done_testing();

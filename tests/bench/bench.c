@@ -18,6 +18,9 @@
  *   recover  restart time over N unfinished matches of M commands (the
  *            state directory is written in-process through match.c, the
  *            same code the daemon runs)
+ *   busy     one client's moves (legal, then act) while another client's
+ *            plugin op spins until plugin-timeout (the loops test
+ *            fixture), vs the same client on an idle refd
  *
  * Prints figures and ratios, never a verdict on speed: it exits 0 when
  * everything worked, 1 when something is broken (a refused command, a
@@ -85,6 +88,9 @@ struct opts {
 };
 
 static struct opts O;
+/* When set, daemon_start's plugin and ruleset directories and its
+ * plugin-timeout (the busy section's). */
+static const char *Dplugins, *Drulesets, *Dtimeout;
 static json_t *J;		/* results */
 static json_t *Jcmds;		/* command lines */
 static char **Argv;
@@ -535,6 +541,10 @@ daemon_start(struct daemon *d, const char *name, const char *fsync,
 	snprintf(d->ev, sizeof(d->ev), "ipc://%s/ev.sock", d->dir);
 	snprintf(plugins, sizeof(plugins), "%s/plugins", O.build);
 	snprintf(rulesets, sizeof(rulesets), "%s/rulesets", O.build);
+	if (Dplugins != NULL)
+		snprintf(plugins, sizeof(plugins), "%s", Dplugins);
+	if (Drulesets != NULL)
+		snprintf(rulesets, sizeof(rulesets), "%s", Drulesets);
 	snprintf(refd, sizeof(refd), "%s/bin/refd", O.build);
 	snprintf(logf, sizeof(logf), "%s/refd.log", d->dir);
 	av[n++] = refd;
@@ -557,6 +567,10 @@ daemon_start(struct daemon *d, const char *name, const char *fsync,
 	if (workers != NULL) {
 		av[n++] = "--plugin-workers";
 		av[n++] = (char *)workers;
+	}
+	if (Dtimeout != NULL) {
+		av[n++] = "--plugin-timeout";
+		av[n++] = (char *)Dtimeout;
 	}
 	av[n] = NULL;
 	record_cmd(name, av);
@@ -2196,11 +2210,225 @@ machine(void)
 	    "kernel", u.release, "arch", u.machine));
 }
 
+/* Section: no stall.  A well-behaved client's round trip while another
+ * client's plugin op spins. */
+
+#define BUSY_TIMEOUT_MS 1000
+#define BUSY_SECS 6.0
+
+struct busy {
+	const char *ep;
+	volatile int *stop;
+	volatile int started;
+	uint64_t spins, timeouts;
+};
+
+/* Spin the loops fixture's plugin, over and over: a fresh match each time
+ * (three timeouts in a row would suspend a match). */
+static void *
+busy_thread(void *arg)
+{
+	struct busy *b = arg;
+	struct cli c;
+	refd_mpdoc *doc;
+	refd_mpv r;
+	refd_mpw *w;
+	char id[MATCH_ID_LEN + 1], tok[MATCH_TOKEN_LEN + 1];
+	int code, seat;
+
+	cli_open(&c, b->ep, 60000);
+	while (!*b->stop) {
+		w = req_begin(&c, "create");
+		refd_mpw_kstr(w, "ruleset", "loops");
+		refd_mpw_kint(w, "seats", 2);
+		refd_mpw_str(w, "setup");
+		refd_mpw_map(w);
+		refd_mpw_end(w);
+		r = req_call(&c, w, &doc, 0, NULL);
+		snprintf(id, sizeof(id), "%s", refd_mpv_get_str(r, "match", ""));
+		refd_mp_free(doc);
+		for (seat = 1; seat >= 0; seat--) {
+			w = req_begin(&c, "join");
+			refd_mpw_kstr(w, "match", id);
+			refd_mpw_kint(w, "seat", seat);
+			refd_mpw_kstr(w, "seed", "busy");
+			r = req_call(&c, w, &doc, 0, NULL);
+			snprintf(tok, sizeof(tok), "%s",
+			    refd_mpv_get_str(r, "token", ""));
+			refd_mp_free(doc);
+		}
+		w = req_begin(&c, "act");
+		refd_mpw_kstr(w, "match", id);
+		refd_mpw_kint(w, "seat", 0);
+		refd_mpw_kstr(w, "token", tok);
+		refd_mpw_kstr(w, "cmd_id", "spin");
+		refd_mpw_str(w, "cmd");
+		refd_mpw_map(w);
+		refd_mpw_kstr(w, "type", "spin");
+		refd_mpw_end(w);
+		b->started = 1;
+		(void)req_call(&c, w, &doc, 1, &code);
+		refd_mp_free(doc);
+		b->spins++;
+		if (code == REFD_EPLUGINFAULT)
+			b->timeouts++;
+		else if (!*b->stop)
+			die("busy: the spin was not an EPLUGINFAULT (%d)", code);
+	}
+	cli_close(&c);
+	return NULL;
+}
+
+/* Moves of O.ruleset (legal, then act) for at most secs seconds or n
+ * moves: their times go to t, their number is returned. */
+static long
+busy_acts(struct cli *c, struct wmatch *m, uint64_t *seed, double *t,
+    long n, double secs)
+{
+	double t0 = now(), t1;
+	long k = 0, rej = 0;
+	int rc;
+
+	while (k < n && now() - t0 < secs) {
+		t1 = now();
+		if (wm_next(c, m, 0, NULL) != 0) {
+			wm_create(c, m, (*seed)++);
+			continue;
+		}
+		rc = wm_act(c, m, NULL);
+		if (rc < 0) {
+			if (++rej > 1000)
+				die("busy: too many rejected commands");
+			continue;
+		}
+		t[k++] = now() - t1;
+		if (rc == 1)
+			wm_create(c, m, (*seed)++);
+	}
+	return k;
+}
+
+static void
+sec_busy(void)
+{
+	char dir[PATH_MAX], pdir[PATH_MAX], rdir[PATH_MAX], a[PATH_MAX * 2],
+	    b_[PATH_MAX * 2], tmo[16];
+	struct daemon d;
+	struct cli c;
+	struct wmatch m;
+	struct busy b;
+	pthread_t th;
+	volatile int stop = 0;
+	double *ti, *tb, p50i, p99i, p50b, p99b, secs, meani = 0, meanb = 0;
+	long n = O.rt < 200 ? O.rt : 200, ni, nb, k;
+	uint64_t seed = O.seed;
+	json_t *obj = json_object();
+
+	printf("\n== no stall: one client's '%s' moves (legal and act round "
+	    "trips) while another client's 'loops' op spins until plugin-timeout (%d ms), against "
+	    "the same on an idle refd\n", O.ruleset, BUSY_TIMEOUT_MS);
+	/* A plugin directory with the round-trip ruleset and the loops
+	 * fixture. */
+	snprintf(dir, sizeof(dir), "%s/busy", O.work);
+	rm_rf(dir);
+	snprintf(pdir, sizeof(pdir), "%s/plugins", dir);
+	snprintf(rdir, sizeof(rdir), "%s/rulesets", dir);
+	mkdirs(pdir);
+	mkdirs(rdir);
+	snprintf(a, sizeof(a), "%s/plugins/%s.so", O.build, O.ruleset);
+	snprintf(b_, sizeof(b_), "%s/%s.so", pdir, O.ruleset);
+	if (symlink(a, b_) != 0)
+		die("symlink '%s': %s", b_, strerror(errno));
+	snprintf(a, sizeof(a), "%s/tests/plugins/loops.so", O.build);
+	snprintf(b_, sizeof(b_), "%s/loops.so", pdir);
+	if (symlink(a, b_) != 0)
+		die("symlink '%s': %s", b_, strerror(errno));
+	snprintf(a, sizeof(a), "%s/rulesets/%s", O.build, O.ruleset);
+	snprintf(b_, sizeof(b_), "%s/%s", rdir, O.ruleset);
+	if (symlink(a, b_) != 0)
+		die("symlink '%s': %s", b_, strerror(errno));
+	snprintf(b_, sizeof(b_), "%s/loops", rdir);
+	mkdirs(b_);
+	snprintf(tmo, sizeof(tmo), "%d", BUSY_TIMEOUT_MS);
+	Dplugins = pdir;
+	Drulesets = rdir;
+	Dtimeout = tmo;
+	daemon_start(&d, "busy/refd", "never", NULL, NULL);
+	Dplugins = Drulesets = Dtimeout = NULL;
+	ti = calloc((size_t)n, sizeof(double));
+	tb = calloc((size_t)n, sizeof(double));
+	if (ti == NULL || tb == NULL)
+		die("out of memory");
+	cli_open(&c, d.cmd, 60000);
+	memset(&m, 0, sizeof(m));
+	wm_create(&c, &m, seed++);
+	/* Warm up, then idle. */
+	(void)busy_acts(&c, &m, &seed, ti, n < 20 ? n : 20, BUSY_SECS);
+	ni = busy_acts(&c, &m, &seed, ti, n, BUSY_SECS);
+	/* Busy: the spinning client starts first. */
+	memset(&b, 0, sizeof(b));
+	b.ep = d.cmd;
+	b.stop = &stop;
+	if (pthread_create(&th, NULL, busy_thread, &b) != 0)
+		die("pthread_create");
+	while (!b.started)
+		usleep(1000);
+	usleep(50000);
+	secs = now();
+	nb = busy_acts(&c, &m, &seed, tb, n, BUSY_SECS);
+	secs = now() - secs;
+	stop = 1;
+	pthread_join(th, NULL);
+	cli_close(&c);
+	daemon_stop(&d);
+	if (ni < 1 || nb < 1)
+		die("busy: no act was timed");
+	p50i = pct(ti, (size_t)ni, 0.5) * 1e6;
+	p99i = pct(ti, (size_t)ni, 0.99) * 1e6;
+	p50b = pct(tb, (size_t)nb, 0.5) * 1e6;
+	p99b = pct(tb, (size_t)nb, 0.99) * 1e6;
+	for (k = 0; k < ni; k++)
+		meani += ti[k];
+	for (k = 0; k < nb; k++)
+		meanb += tb[k];
+	meani = meani * 1e6 / (double)ni;
+	meanb = meanb * 1e6 / (double)nb;
+	/* The mean is the figure: the moves that slip in between two spins
+	 * (while the spinning client creates its next match) are quick, so
+	 * the median alone hides the waits. */
+	printf("  idle         mean %10.1f us  p50 %10.1f us  p99 %10.1f us  "
+	    "(%ld moves)\n", meani, p50i, p99i, ni);
+	printf("  busy         mean %10.1f us  p50 %10.1f us  p99 %10.1f us  "
+	    "(%ld moves in %.1f s; %llu spins, %llu timed out)\n", meanb, p50b,
+	    p99b, nb, secs, (unsigned long long)b.spins,
+	    (unsigned long long)b.timeouts);
+	printf("  busy / idle  mean %9.1fx   p50 %9.1fx   p99 %9.1fx   "
+	    "(target 2x)\n", meanb / meani, p50b / p50i, p99b / p99i);
+	summary(meanb / meani <= 2, "no stall: a move while another "
+	    "plugin spins %.1fx idle (mean; target 2x)", meanb / meani);
+	json_object_set_new(obj, "ruleset", json_string(O.ruleset));
+	json_object_set_new(obj, "plugin_timeout_ms",
+	    json_integer(BUSY_TIMEOUT_MS));
+	json_object_set_new(obj, "idle", json_pack("{s:f, s:f, s:f, s:I}",
+	    "mean_us", meani, "p50_us", p50i, "p99_us", p99i, "moves",
+	    (json_int_t)ni));
+	json_object_set_new(obj, "busy", json_pack("{s:f, s:f, s:f, s:I, s:f, "
+	    "s:I}", "mean_us", meanb, "p50_us", p50b, "p99_us", p99b, "moves",
+	    (json_int_t)nb, "secs", secs, "spins", (json_int_t)b.spins));
+	json_object_set_new(obj, "ratio_mean", json_real(meanb / meani));
+	json_object_set_new(obj, "ratio_p50", json_real(p50b / p50i));
+	json_object_set_new(obj, "ratio_p99", json_real(p99b / p99i));
+	json_object_set_new(J, "no_stall", obj);
+	free(ti);
+	free(tb);
+	record_section("busy");
+}
+
 static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: refd-bench [--build DIR] [--work DIR] [--json FILE] "
-	    "[--only rules,rt,tp,verify,mem,recover]\n"
+	    "[--only rules,rt,tp,verify,mem,recover,busy]\n"
 	    "    [--ruleset NAME] [--setup JSON] [--seed N] [--rt N] "
 	    "[--tp-secs S] [--tp-clients A,B,C]\n"
 	    "    [--games N] [--verify-records N] [--scale A,B,C] "
@@ -2346,6 +2574,8 @@ main(int argc, char **argv)
 		sec_mem();
 	if (on("recover"))
 		sec_recover();
+	if (on("busy"))
+		sec_busy();
 	if (Nsummary > 0) {
 		size_t i;
 
