@@ -765,6 +765,23 @@ limit(int what, uint64_t v)
 	setrlimit(what, &rl);
 }
 
+#ifdef REFD_SANITIZE
+/* This process's address space now, in bytes (0 if unknown). */
+static uint64_t
+mapped_now(void)
+{
+	unsigned long long pages = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f == NULL)
+		return 0;
+	if (fscanf(f, "%llu", &pages) != 1)
+		pages = 0;
+	fclose(f);
+	return (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+#endif
+
 /*
  * Before the plugin's file is even mapped: resource limits, no new
  * privileges, the loader's Landlock rules and seccomp filter, SIGSYS
@@ -782,11 +799,14 @@ lock_loader(const char *plugin, uint64_t as, uint32_t cpu)
 	if (sigaction(SIGSYS, &sa, NULL) != 0)
 		return -1;
 #ifndef REFD_SANITIZE
-	/* AddressSanitizer reserves terabytes of address space. */
 	if (as > 0)
 		limit(RLIMIT_AS, as);
 #else
-	(void)as;
+	/* AddressSanitizer reserves terabytes of address space at start:
+	 * the limit bounds what is mapped on top of it (its large blocks;
+	 * small ones come from space it reserved). */
+	if (as > 0)
+		limit(RLIMIT_AS, as + mapped_now());
 #endif
 	if (cpu > 0)
 		limit(RLIMIT_CPU, cpu);
