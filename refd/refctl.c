@@ -61,9 +61,11 @@ usage(FILE *f)
 	    "  check-plugin FILE.so [--content DIR] [--setup FILE.json | --scenario NAME]\n"
 	    "       [--seats N] [--games N] [--seed S] [--max-steps N] [--max-legal N] [-v]\n"
 	    "  verify [--plugin FILE.so] [--content DIR] [--pubkey HEX | --pubkey-file FILE]\n"
-	    "       [--require-plugin NAME=VERSION[:HASH]] [--allow-scripted] [-q] LOG|DIR...\n"
+	    "       [--require-plugin NAME=VERSION[:HASH]] [--allow-scripted] [--views FILE]\n"
+	    "       [-q] LOG|DIR...\n"
 	    "  log-info LOG...\n"
 	    "  replay LOG [--json]\n"
+	    "  web [--port N] [--root DIR] [--refd WS-URL] [--events WS-URL]\n"
 	    "See refctl(1).\n");
 }
 
@@ -1296,6 +1298,8 @@ main(int argc, char **argv)
 		return cmd_replay(argc, argv);
 	if (strcmp(cmd, "log-info") == 0)
 		return cmd_log_info(argc, argv);
+	if (strcmp(cmd, "web") == 0)
+		return cmd_web(argc, argv, endpoint, events_ep);
 	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
 		usage(stdout);
 		return 0;

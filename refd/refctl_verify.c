@@ -52,6 +52,7 @@ struct vctx {
 	int quiet;
 	int json;		/* one JSON object per log, nothing else */
 	int batch;		/* more than one log: name it in the verdict */
+	FILE *views;		/* --views: the spectators' view per record */
 	char why[1024];		/* the first failure, or why incomplete */
 
 	struct evlog_scan s;
@@ -489,6 +490,20 @@ openings(struct vctx *v, const struct evlog_rec *fin)
 	return 0;
 }
 
+/* --views: one JSON line {record, seq, view} of the spectators' view. */
+static void
+write_view(struct vctx *v, size_t rec, uint64_t seq)
+{
+	char *j = NULL;
+
+	call_reset(&v->c);
+	if (game_view(v->g, -1, &v->c) == REFD_OK)
+		j = mp_bytes_to_json_text(v->c.out.data, v->c.out.len, 0);
+	fprintf(v->views, "{\"record\":%zu,\"seq\":%" PRIu64 ",\"view\":%s}\n",
+	    rec, seq, j != NULL ? j : "null");
+	free(j);
+}
+
 /* Pass 2, in record order: signatures and the replay. */
 static int
 replay_pass(struct vctx *v, const uint8_t *seed, int replay)
@@ -555,6 +570,8 @@ replay_pass(struct vctx *v, const uint8_t *seed, int replay)
 			    "serialize its state", name);
 		if (evlog_compare(r, &v->c, sh, err, sizeof(err)) != 0)
 			return vfail(v, "%s: replay diverges: %s", name, err);
+		if (v->views != NULL)
+			write_view(v, i, r->seq);
 		v->ndraws += r->ndr;
 		v->nevents += r->nev;
 	}
@@ -854,7 +871,8 @@ verify_usage(FILE *f)
 {
 	fprintf(f, "usage: refctl verify [--plugin FILE.so] [--content DIR] "
 	    "[--pubkey HEX | --pubkey-file FILE] [--allow-scripted] "
-	    "[--require-plugin NAME=VERSION[:HASH]] [-q] LOG|DIR...\n");
+	    "[--require-plugin NAME=VERSION[:HASH]] [--views FILE] [-q] "
+	    "LOG|DIR...\n");
 }
 
 /* Which exit status wins in a batch: 1, then 4, then 3, then 0. */
@@ -942,6 +960,15 @@ cmd_verify(int argc, char **argv)
 				    v.req_plugin);
 				return VX_USAGE;
 			}
+		} else if (i + 1 < argc && strcmp(o, "--views") == 0) {
+			i++;
+			v.views = strcmp(argv[i], "-") == 0 ? stdout :
+			    fopen(argv[i], "w");
+			if (v.views == NULL) {
+				fprintf(stderr, "refctl verify: --views '%s': "
+				    "%s\n", argv[i], strerror(errno));
+				return VX_ENV;
+			}
 		} else if (i + 1 < argc && strcmp(o, "--plugin") == 0) {
 			v.plugin_path = argv[++i];
 		} else if (i + 1 < argc && strcmp(o, "--content") == 0) {
@@ -980,6 +1007,7 @@ cmd_verify(int argc, char **argv)
 		if (o[0] == '-') {
 			if (strcmp(o, "--require-plugin") == 0 ||
 			    strcmp(o, "--plugin") == 0 ||
+			    strcmp(o, "--views") == 0 ||
 			    strcmp(o, "--content") == 0 ||
 			    strcmp(o, "--pubkey") == 0 ||
 			    strcmp(o, "--pubkey-file") == 0)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "refd/board.h"
 #include "dg.h"
 #include "rules.h"
 
@@ -1942,6 +1943,84 @@ deck_view(refd_mpw *w, const char *k, const struct deck *d)
 	refd_mpw_end(w);
 }
 
+/* The board a viewer draws (refd-plugin(3), BOARD): revealed rooms. */
+static void
+view_board(refd_mpw *w, const struct game *g)
+{
+	static const char *const ovn[] = { "", "trap", "hazard",
+		"difficult", "obstacle", "plate", "treasure" };
+	const struct dg *s = &g->s;
+	char t[48], nm[48];
+	int i, k, act = -1;
+
+	refd_board_begin(w, REFD_BOARD_HEX, 0, 0);
+	refd_board_cells(w);
+	for (i = 0; i < s->nhex; i++) {
+		const struct hexs *h = &s->hex[i];
+		int vis = visible_hex(s, i);
+
+		if (!vis && !h->door)
+			continue;	/* an unrevealed room stays unknown */
+		if (h->door)
+			snprintf(t, sizeof(t), "door %s", h->door == DOOR_OPEN ?
+			    "open" : h->door == DOOR_LOCKED ? "locked" :
+			    "closed");
+		else
+			snprintf(t, sizeof(t), "floor%s%s", h->ov ? " " : "",
+			    ovn[h->ov]);
+		refd_board_cell(w, h->q, h->r, t);
+	}
+	refd_mpw_end(w);
+	refd_board_marks(w);
+	for (i = 0; i < s->nhex; i++)
+		if (s->hex[i].money && visible_hex(s, i)) {
+			snprintf(t, sizeof(t), "coin %d", s->hex[i].money);
+			refd_board_mark(w, s->hex[i].q, s->hex[i].r, t);
+		}
+	refd_mpw_end(w);
+	if (s->phase == PH_TURN && s->cur >= 0 && s->cur < s->nord) {
+		const struct ordent *e = &s->ord[s->cur];
+
+		if (s->mt_active)
+			act = s->mt_fig;
+		else if (e->kind == O_CHAR && e->idx >= 0 && e->idx < s->nch)
+			act = s->ch[e->idx].fig;
+	}
+	refd_board_pieces(w);
+	for (i = 0; i < s->nfig; i++) {
+		const struct fig *x = &s->fig[i];
+		struct refd_board_piece p;
+
+		if (!x->alive || x->kind == F_OBSTACLE)
+			continue;
+		p = refd_board_piece_init(i, fig_name(g, i, nm, sizeof(nm)),
+		    x->kind == F_MONSTER ? -1 : x->owner, x->q, x->r);
+		p.hp = x->hp;
+		p.hp_max = x->maxhp;
+		if (x->kind == F_MONSTER)
+			p.rank = x->rank == 1 ? "elite" : x->rank == 2 ? "boss" :
+			    "normal";
+		else
+			p.role = x->kind == F_CHAR ? "character" : "summon";
+		refd_board_piece(w, &p);
+		for (k = 0; k < NCOND; k++)
+			if (x->conds >> k & 1)
+				refd_mpw_str(w, cond_name[k]);
+		refd_board_piece_end(w);
+	}
+	refd_mpw_end(w);
+	if (act >= 0)
+		refd_mpw_kint(w, "active", act);
+	refd_board_info(w);
+	refd_mpw_kint(w, "round", s->round);
+	for (i = 0; i < NELEM; i++)
+		if (s->elem[i])
+			refd_mpw_kstr(w, elem_name[i], s->elem[i] == 2 ?
+			    "strong" : "waning");
+	refd_mpw_end(w);
+	refd_board_end(w);
+}
+
 static int
 p_view(refd_ctx *ctx, const void *state, int32_t seat)
 {
@@ -2156,6 +2235,7 @@ p_view(refd_ctx *ctx, const void *state, int32_t seat)
 	}
 	refd_mpw_kstr(w, "result", s->over == 1 ? "success" : s->over == 2 ?
 	    "failure" : "");
+	view_board(w, g);
 	refd_mpw_end(w);
 	return put(ctx, w);
 }

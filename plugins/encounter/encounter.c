@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "refd/board.h"
+
 #include "cmd.h"
 #include "conceal.h"
 #include "content.h"
@@ -826,6 +828,74 @@ xy(refd_mpw *w, const char *k, int x, int y)
 	refd_mpw_end(w);
 }
 
+/* The board a viewer draws (refd-plugin(3), BOARD): what seat sees. */
+static void
+view_board(refd_mpw *w, const struct st *s, int32_t seat)
+{
+	static const char *const fl[] = { "wall", "difficult", "obstacle",
+		"cover", "darkness", "fog", "narrow", "crevice" };
+	char t[96], nm[8];
+	int i, k, x, y;
+
+	refd_board_begin(w, REFD_BOARD_GRID, s->w, s->h);
+	refd_board_cells(w);
+	for (y = 0; y < s->h; y++)
+		for (x = 0; x < s->w; x++) {
+			size_t n = 0;
+
+			for (k = 0; k < 8; k++)
+				if (s->sq[y][x] >> k & 1)
+					n += (size_t)snprintf(t + n,
+					    sizeof(t) - n, "%s%s", n ? " " : "",
+					    fl[k]);
+			if (n > 0)
+				refd_board_cell(w, x, y, t);
+		}
+	refd_mpw_end(w);
+	refd_board_marks(w);
+	for (i = 0; i < s->ng; i++)
+		refd_board_mark(w, s->gx[i], s->gy[i], s->gw[i].name);
+	refd_mpw_end(w);
+	refd_board_pieces(w);
+	for (i = 0; i < s->nc; i++) {
+		const struct cr *c = &s->c[i];
+		struct refd_board_piece p;
+
+		if (!seat_sees(s, seat, i))
+			continue;	/* hidden: not even a place */
+		p = refd_board_piece_init(i, c->d.name, c->side, c->x, c->y);
+		p.size = space_n(c);
+		snprintf(nm, sizeof(nm), "%.2s", c->d.name);
+		p.label = nm;
+		if (seat == c->side) {
+			p.hp = c->hp;
+			p.hp_max = c->d.hp;
+		}
+		refd_board_piece(w, &p);
+		if (state_idx(c) != 0)
+			refd_mpw_str(w, state_name(c));
+		if (c->prone)
+			refd_mpw_str(w, "prone");
+		if (c->flat)
+			refd_mpw_str(w, "flat-footed");
+		if (c->grap != 0)
+			refd_mpw_str(w, "grappling");
+		if (c->pinned_by != 0)
+			refd_mpw_str(w, "pinned");
+		for (k = 0; k < NCOND; k++)
+			if (c->cond & (1 << k))
+				refd_mpw_str(w, cn[k]);
+		refd_board_piece_end(w);
+	}
+	refd_mpw_end(w);
+	if (!s->over && seat_sees(s, seat, active(s)))
+		refd_mpw_kint(w, "active", active(s));
+	refd_board_info(w);
+	refd_mpw_kint(w, "round", s->round);
+	refd_mpw_end(w);
+	refd_board_end(w);
+}
+
 static int
 e_view(refd_ctx *ctx, const void *state, int32_t seat)
 {
@@ -966,6 +1036,7 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_end(w);
 	}
 	refd_mpw_end(w);
+	view_board(w, s, seat);
 	refd_mpw_end(w);
 	return put(ctx, w);
 }
