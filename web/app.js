@@ -134,7 +134,17 @@ async function refreshView() {
   live.refreshing = (async () => {
     do {
       live.again = false;
-      const v = await live.client.view(id);
+      let v;
+      try {
+        v = await live.client.view(id);
+      } catch (err) {
+        if (err.errorName !== 'ENOTSTARTED') throw err;
+        // Seats are still joining: say so, and look again shortly.
+        $('watch-status').textContent = `Waiting: ${err.refdMessage.replace(/^match '[0-9a-f]+': /, '')}.`;
+        $('watch').dataset.seq = '0';
+        setTimeout(() => { if (live.match === id) refreshView().catch(() => {}); }, 1000);
+        return;
+      }
       if (live.match !== id) return;
       live.view = v.view;
       const box = $('live-board');
@@ -264,7 +274,8 @@ async function openLog(bytes, name) {
       const j = await r.json();
       rp.views = new Map(j.views.map((v) => [v.record, v.view]));
       const exits = { 0: 'the rule replay agrees (refctl verify: VERIFIED)', 1: 'the rule replay does NOT agree (refctl verify: FAILED)', 3: 'incomplete', 4: 'the rule replay could not run here (plugin or content missing or different)' };
-      $('replay-report').textContent = `${exits[j.exit] || `refctl verify exit ${j.exit}`}. ${j.report.trim().split('\n').slice(-1)[0] || ''}`;
+      const last = j.report.trim().split('\n').filter((l) => !/^(VERIFIED|FAILED|INCOMPLETE|NOT CHECKED)/.test(l)).slice(-1)[0] || '';
+      $('replay-report').textContent = `${exits[j.exit] || `refctl verify exit ${j.exit}`}.${j.exit === 0 ? '' : ` ${last}`}`;
       $('replay-report').dataset.exit = j.exit;
       go(rp.step);
     } catch (err) {
@@ -302,11 +313,12 @@ function go(i) {
   feed.replaceChildren();
   const names = pieceNames(v);
   if (rp.res.status === 'tampered' && rp.res.badRecord === i) feedItem(feed, `This record fails: ${rp.res.why}`, 'bad');
+  if (rp.res.status === 'tampered' && rp.res.badRecord === R.length && i === R.length - 1) feedItem(feed, `The next record cannot be read: ${rp.res.why}`, 'bad');
   if (r.kind === 'header') feedItem(feed, `Header: ${r.ruleset} ${r.ruleset_version}, ${r.seats} seats${r.scenario ? `, scenario ${r.scenario}` : ''}${r.scripted ? ', scripted dice' : ''}; seed commitment ${hex(r.commit).slice(0, 16)}…`);
   if (r.kind === 'join') feedItem(feed, `Seat ${r.seat} joins with a seed of ${(r.seed || []).length} bytes.`);
   if (r.kind === 'checkpoint') feedItem(feed, `Checkpoint: the daemon signs the chain up to seq ${r.at}.`);
   if (r.kind === 'cmd') feedItem(feed, `Seat ${r.seat} commands: ${eventWords(r.command, names)}`, 'cmd');
-  for (const d of r.drawList || []) feedItem(feed, `🎲 ${drawWords(d)}`, 'draw');
+  for (const d of r.drawList || []) feedItem(feed, `Dice: ${drawWords(d)}`, 'draw');
   for (const e of r.eventList || []) feedItem(feed, `${e.seat >= 0 ? `(to seat ${e.seat} only) ` : ''}${eventWords(e.event, names)}`, e.seat >= 0 ? 'private' : '');
   if (r.kind === 'final') feedItem(feed, `Final: ${r.why}${r.seat >= 0 ? ` by seat ${r.seat}` : ''}; ${resultWords(r.resultValue)}. The server seed is revealed; ${(r.openings || []).length} hidden zones opened.`, 'end');
 }

@@ -121,8 +121,11 @@ function marker(g, shape, x, y, r, attrs) {
 
 function label(p) {
   if (p.label) return String(p.label).slice(0, 3);
-  const w = String(p.name || '?').split(/\s+/).filter(Boolean);
-  return (w.length > 1 ? w[0][0] + w[1][0] : String(p.name || '?').slice(0, 2)).toUpperCase();
+  const name = String(p.name || '?');
+  const n = name.match(/(\d+)\s*$/);
+  const w = name.split(/\s+/).filter((x) => /^\p{L}/u.test(x));
+  if (n) return ((w[0] || '?')[0] + n[1]).toUpperCase().slice(0, 3);
+  return (w.length > 1 ? w[0][0] + w[1][0] : (w[0] || name).slice(0, 2)).toUpperCase();
 }
 
 export function pieceText(p) {

@@ -156,8 +156,6 @@ export function verifyLog(sodium, bytes, pubkey) {
   };
   const s = scan(sodium, bytes);
   res.frames = s.frames;
-  if (s.tail === 'damaged') return bad(s.why, s.frames.length);
-  if (s.frames.length === 0) return bad(s.tail === 'torn' ? s.why : 'no records: not even a header', 0);
   for (let i = 0; i < s.frames.length; i++) {
     try {
       res.records.push(decodeRecord(s.frames[i]));
@@ -165,6 +163,9 @@ export function verifyLog(sodium, bytes, pubkey) {
       return bad(`record ${i} at offset ${s.frames[i].off}: ${e.message}`, i);
     }
   }
+  // The records before a damaged frame stay readable; the verdict names it.
+  if (s.tail === 'damaged') return bad(s.why, s.frames.length);
+  if (s.frames.length === 0) return bad(s.tail === 'torn' ? s.why : 'no records: not even a header', 0);
   res.checks.push(`framing: ${s.frames.length} records, every frame's hash holds`);
   const R = res.records;
   const h = R[0];

@@ -15,6 +15,7 @@ function say(v, names, key) {
   if (typeof v === 'boolean') return v ? 'yes' : 'no';
   if (typeof v === 'number' && REFS.has(key) && names && names.has(v)) return names.get(v);
   if (Array.isArray(v)) {
+    if (v.length === 0) return 'none';
     if (key === 'dice' || key === 'rolls') return v.map((x) => say(x, names)).join(' + ');
     if (v.length === 2 && v.every((x) => typeof x === 'number') && /^(at|to|from|xy|pos)$/.test(key)) return `(${v[0]}, ${v[1]})`;
     return v.map((x) => say(x, names, key)).join(', ');
@@ -38,7 +39,7 @@ export function eventWords(ev, names) {
   }
   let s = type.charAt(0).toUpperCase() + type.slice(1);
   if (parts.length) s += ': ' + parts.join(', ');
-  if (dice.length) s += (parts.length ? '; ' : ': ') + '🎲 ' + dice.join(', ');
+  if (dice.length) s += (parts.length ? '; ' : ': ') + 'dice: ' + dice.join(', ');
   return s;
 }
 
