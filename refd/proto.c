@@ -231,6 +231,9 @@ op_hello(struct req *r)
 	refd_mpw_karray(w, "protocol");
 	refd_mpw_int(w, PROTO_VERSION);
 	refd_mpw_end(w);
+	/* Minor versions add to v1 without changing what v1 clients rely
+	 * on (refd-protocol(7), VERSIONS). */
+	refd_mpw_kint(w, "protocol_minor", PROTO_MINOR);
 	refd_mpw_kmap(w, "abi");
 	refd_mpw_kint(w, "major", REFD_ABI_MAJOR);
 	refd_mpw_kint(w, "minor", REFD_ABI_MINOR);
@@ -422,6 +425,7 @@ op_create(struct req *r)
 	refd_mpw_kstr(r->res, "ruleset", ca.ruleset);
 	refd_mpw_kbool(r->res, "scripted", ca.scripted);
 	refd_mpw_kint(r->res, "seq", (int64_t)match_seq(m));
+	refd_mpw_kint(r->res, "seats", (int64_t)match_nseats(m));
 	put_seed_commit(r, m);
 	refd_mpw_end(r->res);
 	return 0;

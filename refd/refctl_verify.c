@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include <dirent.h>
+#include <sys/wait.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -53,6 +54,10 @@ struct vctx {
 	int json;		/* one JSON object per log, nothing else */
 	int batch;		/* more than one log: name it in the verdict */
 	FILE *views;		/* --views: the spectators' view per record */
+	int require_finished;	/* --require-finished */
+	const char *keyring;	/* --keyring FILE: the accepted daemon keys */
+	uint8_t (*keys)[EVLOG_PK_LEN];
+	size_t nkeys;
 	char why[1024];		/* the first failure, or why incomplete */
 
 	struct evlog_scan s;
@@ -82,6 +87,13 @@ static int
 vreport(struct vctx *v, int code, const char *fmt, va_list ap)
 {
 	vsnprintf(v->why, sizeof(v->why), fmt, ap);
+	if (code == VX_INCOMPLETE && v->require_finished) {
+		size_t n = strlen(v->why);
+
+		snprintf(v->why + n, sizeof(v->why) - n, "; --require-finished "
+		    "refuses a log that is not finished");
+		code = VX_BAD;
+	}
 	if (!v->json)
 		fprintf(stderr, "refctl verify: log '%s': %s\n", v->logpath,
 		    v->why);
@@ -756,6 +768,17 @@ verify(struct vctx *v)
 		    "%s; the log was not signed by the daemon whose key you "
 		    "gave", b, a);
 	}
+	if (v->nkeys > 0) {
+		size_t k;
+
+		for (k = 0; k < v->nkeys; k++)
+			if (memcmp(v->keys[k], h->pubkey, EVLOG_PK_LEN) == 0)
+				break;
+		if (k == v->nkeys)
+			return vfail(v, "record 0 (header): pubkey: %s is not "
+			    "one of the %zu keys of the keyring '%s'", a,
+			    v->nkeys, v->keyring);
+	}
 
 	if (v->r[v->nr - 1].kind == EVK_FINAL)
 		fin = &v->r[v->nr - 1];
@@ -837,6 +860,9 @@ verify(struct vctx *v)
 		say(v, "UNFINISHED: no final record yet (at seq %" PRIu64 "); "
 		    "the dice and the hidden zones cannot be verified before "
 		    "the server seed is revealed in the final record", seq);
+		if (v->require_finished)
+			return vincomplete(v, "unfinished: no final record yet "
+			    "(at seq %" PRIu64 ")", seq);
 		snprintf(v->why, sizeof(v->why), "unfinished: no final record "
 		    "yet (at seq %" PRIu64 ")", seq);
 		verdict(v, "INCOMPLETE");
@@ -871,7 +897,8 @@ verify_usage(FILE *f)
 {
 	fprintf(f, "usage: refctl verify [--plugin FILE.so] [--content DIR] "
 	    "[--pubkey HEX | --pubkey-file FILE] [--allow-scripted] "
-	    "[--require-plugin NAME=VERSION[:HASH]] [--views FILE] [-q] "
+	    "[--keyring FILE] [--require-plugin NAME=VERSION[:HASH]] "
+	    "[--require-finished] [--views FILE] [-j N] [--json] [-q] "
 	    "LOG|DIR...\n");
 }
 
@@ -884,8 +911,72 @@ worse(int a, int b)
 	return rank[b] > rank[a] ? b : a;
 }
 
+/* The number in "record N" of a failure, or -1. */
+static long
+bad_record(const char *why)
+{
+	const char *p = strstr(why, "record ");
+	char *e;
+	long n;
+
+	if (p == NULL)
+		return -1;
+	n = strtol(p + 7, &e, 10);
+	return e == p + 7 ? -1 : n;
+}
+
+/* --json: one object per log. */
+static void
+json_line(const struct vctx *v, int rc)
+{
+	static const char *const vd[] = { "verified", "tampered", "usage",
+		"incomplete", "not checked" };
+	const struct evlog_rec *h = v->nr > 0 && v->r[0].kind == EVK_HEADER ?
+	    &v->r[0] : NULL;
+	const struct evlog_rec *f = v->nr > 0 &&
+	    v->r[v->nr - 1].kind == EVK_FINAL ? &v->r[v->nr - 1] : NULL;
+	json_t *o = json_object(), *res = NULL;
+	char hx[2 * EVLOG_HASH_LEN + 1], *t;
+	long br = rc == VX_OK ? -1 : bad_record(v->why);
+
+	json_object_set_new(o, "file", json_string(v->logpath));
+	if (h != NULL) {
+		json_object_set_new(o, "match", json_string(h->match));
+		json_object_set_new(o, "ruleset", json_string(h->ruleset));
+		json_object_set_new(o, "version",
+		    json_string(h->ruleset_version));
+		hex_encode(h->plugin_hash, EVLOG_HASH_LEN, hx);
+		json_object_set_new(o, "plugin_hash", json_string(hx));
+		json_object_set_new(o, "seats", json_integer(h->nseats));
+		json_object_set_new(o, "scripted", json_boolean(h->scripted));
+		hex_encode(h->pubkey, EVLOG_PK_LEN, hx);
+		json_object_set_new(o, "pubkey", json_string(hx));
+	}
+	json_object_set_new(o, "records", json_integer((json_int_t)v->nr));
+	json_object_set_new(o, "finished", json_boolean(f != NULL));
+	if (f != NULL) {
+		t = mp_bytes_to_json_text(f->result, f->result_len, 0);
+		res = t != NULL ? json_loads(t, JSON_DECODE_ANY, NULL) : NULL;
+		free(t);
+		json_object_set_new(o, "end", json_string(f->why));
+	}
+	json_object_set_new(o, "result", res != NULL ? res : json_null());
+	json_object_set_new(o, "verdict", json_string(rc >= 0 && rc <= 4 ?
+	    vd[rc] : "?"));
+	json_object_set_new(o, "exit", json_integer(rc));
+	json_object_set_new(o, "bad_record", br >= 0 ? json_integer(br) :
+	    json_null());
+	json_object_set_new(o, "why", rc == VX_OK ? json_null() :
+	    json_string(v->why));
+	t = json_dumps(o, JSON_COMPACT);
+	if (t != NULL)
+		printf("%s\n", t);
+	free(t);
+	json_decref(o);
+}
+
 static int
-verify_one(const struct vctx *opt, const char *path, size_t *count)
+verify_one(const struct vctx *opt, const char *path)
 {
 	struct vctx v;
 	int rc;
@@ -894,35 +985,55 @@ verify_one(const struct vctx *opt, const char *path, size_t *count)
 	v.logpath = path;
 	call_init(&v.c);
 	rc = verify(&v);
+	if (v.json)
+		json_line(&v, rc);
 	vctx_release(&v);
-	count[rc]++;
 	fflush(stdout);
+	fflush(stderr);
 	return rc;
+}
+
+struct loglist {
+	char **p;
+	size_t n, cap;
+};
+
+static int
+add_log(struct loglist *l, const char *path)
+{
+	char **np;
+
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 64;
+		np = realloc(l->p, l->cap * sizeof(*np));
+		if (np == NULL)
+			return -1;
+		l->p = np;
+	}
+	if ((l->p[l->n] = strdup(path)) == NULL)
+		return -1;
+	l->n++;
+	return 0;
 }
 
 /* Every *.log file of a directory, in name order. */
 static int
-verify_dir(const struct vctx *opt, const char *dir, size_t *count)
+add_dir(struct loglist *l, const char *dir)
 {
 	struct dirent **ent;
 	char path[PATH_MAX];
-	int n, i, rc = VX_OK;
-	size_t l;
+	int n, i, rc = 0;
+	size_t len;
 
-	if ((n = scandir(dir, &ent, NULL, alphasort)) < 0) {
-		fprintf(stderr, "refctl verify: '%s': %s\n", dir,
-		    strerror(errno));
-		count[VX_ENV]++;
-		return VX_ENV;
-	}
+	if ((n = scandir(dir, &ent, NULL, alphasort)) < 0)
+		return -1;
 	for (i = 0; i < n; i++) {
-		l = strlen(ent[i]->d_name);
-		if (l > 4 && strcmp(ent[i]->d_name + l - 4, ".log") == 0) {
+		len = strlen(ent[i]->d_name);
+		if (rc == 0 && len > 4 &&
+		    strcmp(ent[i]->d_name + len - 4, ".log") == 0) {
 			snprintf(path, sizeof(path), "%s/%s", dir,
 			    ent[i]->d_name);
-			if (!opt->quiet)
-				printf("\n");
-			rc = worse(rc, verify_one(opt, path, count));
+			rc = add_log(l, path);
 		}
 		free(ent[i]);
 	}
@@ -930,12 +1041,157 @@ verify_dir(const struct vctx *opt, const char *dir, size_t *count)
 	return rc;
 }
 
+struct job {
+	pid_t pid;
+	FILE *out, *err;
+	int rc, done;
+};
+
+static void
+copy_out(FILE *from, FILE *to)
+{
+	char b[8192];
+	size_t n;
+
+	rewind(from);
+	while ((n = fread(b, 1, sizeof(b), from)) > 0)
+		fwrite(b, 1, n, to);
+	fclose(from);
+}
+
+/*
+ * Verify the logs with up to nj at a time, each in a child process whose
+ * output is kept and printed in the order of the logs.
+ */
+static int
+verify_parallel(const struct vctx *opt, const struct loglist *l, int nj,
+    size_t *count)
+{
+	struct job *jb = calloc(l->n, sizeof(*jb));
+	size_t next = 0, started = 0, running = 0, k;
+	int rc = VX_OK;
+
+	if (jb == NULL)
+		return VX_ENV;
+	while (next < l->n) {
+		while (running < (size_t)nj && started < l->n) {
+			struct job *j = &jb[started];
+
+			j->out = tmpfile();
+			j->err = tmpfile();
+			fflush(stdout);
+			fflush(stderr);
+			if (j->out == NULL || j->err == NULL ||
+			    (j->pid = fork()) < 0) {
+				fprintf(stderr, "refctl verify: cannot start a "
+				    "verifier process: %s\n", strerror(errno));
+				j->rc = VX_ENV;
+				j->done = 1;
+				j->pid = 0;
+			} else if (j->pid == 0) {
+				dup2(fileno(j->out), 1);
+				dup2(fileno(j->err), 2);
+				_exit(verify_one(opt, l->p[started]));
+			} else {
+				running++;
+			}
+			started++;
+		}
+		while (next < l->n && !jb[next].done) {
+			int st;
+			pid_t p = wait(&st);
+
+			if (p < 0)
+				break;
+			for (k = 0; k < started; k++)
+				if (jb[k].pid == p && !jb[k].done) {
+					jb[k].done = 1;
+					jb[k].rc = WIFEXITED(st) &&
+					    WEXITSTATUS(st) <= 4 ?
+					    WEXITSTATUS(st) : VX_ENV;
+					if (!WIFEXITED(st))
+						fprintf(stderr, "refctl verify: "
+						    "log '%s': the verifier "
+						    "process died (signal %d)\n",
+						    l->p[k], WTERMSIG(st));
+					running--;
+				}
+		}
+		while (next < l->n && jb[next].done) {
+			if (next > 0 && !opt->quiet && !opt->json)
+				printf("\n");
+			fflush(stdout);
+			if (jb[next].out != NULL)
+				copy_out(jb[next].out, stdout);
+			fflush(stdout);
+			if (jb[next].err != NULL)
+				copy_out(jb[next].err, stderr);
+			count[jb[next].rc]++;
+			rc = worse(rc, jb[next].rc);
+			next++;
+		}
+	}
+	free(jb);
+	return rc;
+}
+
+/* --keyring FILE: one key per line in hexadecimal; '#' starts a comment. */
+static int
+read_keyring(struct vctx *v, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	int ln = 0;
+
+	if (f == NULL) {
+		fprintf(stderr, "refctl verify: --keyring '%s': %s\n", path,
+		    strerror(errno));
+		return VX_ENV;
+	}
+	v->keyring = path;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *c = strchr(line, '#'), *t = line;
+		void *nk;
+
+		ln++;
+		if (c != NULL)
+			*c = '\0';
+		while (*t == ' ' || *t == '\t')
+			t++;
+		t[strcspn(t, " \t\r\n")] = '\0';
+		if (*t == '\0')
+			continue;
+		nk = realloc(v->keys, (v->nkeys + 1) * sizeof(*v->keys));
+		if (nk == NULL || read_pubkey(t, ((uint8_t (*)[EVLOG_PK_LEN])
+		    nk)[v->nkeys]) != 0) {
+			if (nk != NULL)
+				v->keys = nk;
+			fprintf(stderr, "refctl verify: --keyring '%s': line "
+			    "%d: expected a key of 64 hexadecimal characters\n",
+			    path, ln);
+			fclose(f);
+			return VX_USAGE;
+		}
+		v->keys = nk;
+		v->nkeys++;
+	}
+	fclose(f);
+	if (v->nkeys == 0) {
+		fprintf(stderr, "refctl verify: --keyring '%s': no key in it\n",
+		    path);
+		return VX_USAGE;
+	}
+	return 0;
+}
+
 int
 cmd_verify(int argc, char **argv)
 {
 	struct vctx v;
-	size_t count[5] = { 0 }, nlogs = 0;
-	int i, rc = VX_OK, first = 1;
+	struct loglist l = { NULL, 0, 0 };
+	size_t count[5] = { 0 }, k;
+	long nj = -1;
+	int i, rc = VX_OK;
 
 	memset(&v, 0, sizeof(v));
 	if (sodium_init() < 0) {
@@ -950,8 +1206,25 @@ cmd_verify(int argc, char **argv)
 			return 0;
 		} else if (strcmp(o, "-q") == 0) {
 			v.quiet = 1;
+		} else if (strcmp(o, "--json") == 0) {
+			v.json = 1;
+			v.quiet = 1;
 		} else if (strcmp(o, "--allow-scripted") == 0) {
 			v.allow_scripted = 1;
+		} else if (strcmp(o, "--require-finished") == 0) {
+			v.require_finished = 1;
+		} else if (i + 1 < argc && strcmp(o, "-j") == 0) {
+			char *e;
+
+			nj = strtol(argv[++i], &e, 10);
+			if (*e != '\0' || nj < 1 || nj > 1024) {
+				fprintf(stderr, "refctl verify: -j: expected 1 "
+				    "to 1024, found '%s'\n", argv[i]);
+				return VX_USAGE;
+			}
+		} else if (i + 1 < argc && strcmp(o, "--keyring") == 0) {
+			if ((rc = read_keyring(&v, argv[++i])) != 0)
+				return rc;
 		} else if (i + 1 < argc && strcmp(o, "--require-plugin") == 0) {
 			v.req_plugin = argv[++i];
 			if (strchr(v.req_plugin, '=') == NULL) {
@@ -993,40 +1266,52 @@ cmd_verify(int argc, char **argv)
 			    "'%s'\n", o);
 			verify_usage(stderr);
 			return VX_USAGE;
-		} else {
-			nlogs++;
+		} else if (is_dir(o)) {
+			if (add_dir(&l, o) != 0) {
+				fprintf(stderr, "refctl verify: '%s': %s\n", o,
+				    strerror(errno));
+				count[VX_ENV]++;
+				rc = VX_ENV;
+			}
+		} else if (add_log(&l, o) != 0) {
+			fprintf(stderr, "refctl verify: out of memory\n");
+			return VX_ENV;
 		}
 	}
-	if (nlogs == 0) {
+	if (l.n == 0 && rc == VX_OK) {
 		verify_usage(stderr);
 		return VX_USAGE;
 	}
-	for (i = 1; i < argc; i++) {
-		const char *o = argv[i];
+	v.batch = l.n > 1;
+	if (nj < 0)
+		nj = sysconf(_SC_NPROCESSORS_ONLN) > 0 ?
+		    sysconf(_SC_NPROCESSORS_ONLN) : 1;
+	if (v.views != NULL || l.n < 2)
+		nj = 1;		/* one log, or one views file */
+	if (nj > 1) {
+		rc = worse(rc, verify_parallel(&v, &l, (int)nj, count));
+	} else {
+		for (k = 0; k < l.n; k++) {
+			int r1;
 
-		if (o[0] == '-') {
-			if (strcmp(o, "--require-plugin") == 0 ||
-			    strcmp(o, "--plugin") == 0 ||
-			    strcmp(o, "--views") == 0 ||
-			    strcmp(o, "--content") == 0 ||
-			    strcmp(o, "--pubkey") == 0 ||
-			    strcmp(o, "--pubkey-file") == 0)
-				i++;
-			continue;
+			if (k > 0 && !v.quiet)
+				printf("\n");
+			r1 = verify_one(&v, l.p[k]);
+			count[r1]++;
+			rc = worse(rc, r1);
 		}
-		if (!first && !v.quiet)
-			printf("\n");
-		first = 0;
-		if (is_dir(o))
-			rc = worse(rc, verify_dir(&v, o, count));
-		else
-			rc = worse(rc, verify_one(&v, o, count));
 	}
-	if (count[0] + count[1] + count[3] + count[4] > 1)
+	if (!v.json && count[0] + count[1] + count[3] + count[4] > 1)
 		printf("summary: %zu logs: %zu verified, %zu tampered or "
 		    "diverging, %zu incomplete, %zu not checked (environment)\n",
 		    count[0] + count[1] + count[3] + count[4], count[VX_OK],
 		    count[VX_BAD], count[VX_INCOMPLETE], count[VX_ENV]);
+	for (k = 0; k < l.n; k++)
+		free(l.p[k]);
+	free(l.p);
+	free(v.keys);
+	if (v.views != NULL && v.views != stdout)
+		fclose(v.views);
 	return rc;
 }
 

@@ -54,18 +54,18 @@ p_describe(refd_ctx *ctx, void *pdata)
 {
 	refd_mpw *w = refd_mpw_create();
 	static const char *none[] = { NULL };
-	static const char *plan[] = { "lead", "card id (its initiative counts)",
-		"second", "card id", NULL };
-	static const char *card[] = { "card", "card id", NULL };
-	static const char *item[] = { "item", "item id", NULL };
+	static const char *plan[] = { "lead", "str: card id (its initiative counts)",
+		"second", "str: card id", NULL };
+	static const char *card[] = { "card", "str: card id", NULL };
+	static const char *item[] = { "item", "str: item id", NULL };
 	static const char *at[] = { "at", "[q, r]", NULL };
 	static const char *mch[] = { "to", "[q, r], or", "target",
-		"figure id, or", "path", "int: a path of the monster_tie "
-		"event, or", "element", "element name", NULL };
+		"int: figure id, or", "path", "int: a path of the monster_tie "
+		"event, or", "element", "str: element name", NULL };
 	static const char *react[] = { "use", "bool", NULL };
-	static const char *perk[] = { "perk", "perk id", NULL };
-	static const char *pq[] = { "quest", "personal quest id", NULL };
-	static const char *enh[] = { "card", "card id", "half",
+	static const char *perk[] = { "perk", "str: perk id", NULL };
+	static const char *pq[] = { "quest", "str: personal quest id", NULL };
+	static const char *enh[] = { "card", "str: card id", "half",
 		"\"top\" or \"bottom\"", "slot", "int: the half's enhancement "
 		"slot (content)", "sticker", "attack+1, move+1, "
 		"heal+1, range+1, shield+1, poison, wound or jump", NULL };
@@ -74,28 +74,28 @@ p_describe(refd_ctx *ctx, void *pdata)
 		"item", NULL };
 	static const char *evgold[] = { "seat", "int: the seat the event_share "
 		"event names", "gold", "int 0..gold_left", NULL };
-	static const char *goal[] = { "goal", "battle goal id", NULL };
-	static const char *create[] = { "class", "class name", "level",
+	static const char *goal[] = { "goal", "str: battle goal id", NULL };
+	static const char *create[] = { "class", "str: class name", "level",
 		"int 1..prosperity level", NULL };
-	static const char *trav[] = { "scenario", "map name", "mode",
+	static const char *trav[] = { "scenario", "str: map name", "mode",
 		"\"campaign\" or \"casual\"", NULL };
 	static const char *order[] = { "order", "[int]: a permutation of the "
 		"tied units", NULL };
-	static const char *play[] = { "card", "card id", "half",
+	static const char *play[] = { "card", "str: card id", "half",
 		"\"top\" or \"bottom\"", "default",
 		"bool, optional: Attack 2 / Move 2 instead", "element",
 		"str, for a half with a wild infusion: the element", NULL };
 	static const char *to[] = { "to", "[q, r]", "consume",
 		"bool, optional: pay the ability's element augment", "element",
 		"str, optional: the element a wild augment consumes", NULL };
-	static const char *attack[] = { "targets", "[figure ids], or",
+	static const char *attack[] = { "targets", "[int]: figure ids, or",
 		"at", "[q, r] anchor of an area", "o", "int 0..11 orientation",
 		"consume", "bool, optional: pay the element augment", "element",
 		"str, optional: the element a wild augment consumes", NULL };
-	static const char *target[] = { "target", "figure id", NULL };
-	static const char *dmg[] = { "take", "true: lose the hit points",
-		"hand", "card id: lose it instead", "discard",
-		"[card id, card id]: lose them instead", NULL };
+	static const char *target[] = { "target", "int: figure id", NULL };
+	static const char *dmg[] = { "take", "bool: true: lose the hit points",
+		"hand", "str: card id: lose it instead", "discard",
+		"[str, str]: card ids: lose them instead", NULL };
 	static const char *sr[] = { "accept", "bool", NULL };
 	static const char *srk[] = { "reroll", "bool: suffer 1 damage, keep "
 		"the card, lose another at random", NULL };

@@ -116,6 +116,11 @@ mb_describe(refd_ctx *ctx, void *pdata)
 	refd_mpw_kstr(w, "doc", "round terrain features [x, y, diameter "
 	    "inches, cover|concealment|obstruction]");
 	refd_mpw_end(w);
+	refd_mpw_kmap(w, "table");
+	refd_mpw_kstr(w, "type", "array");
+	refd_mpw_kstr(w, "doc", "the table's edges [x0, y0, x1, y1] in mils "
+	    "(default 0 0 48000 48000)");
+	refd_mpw_end(w);
 	refd_mpw_kmap(w, "clouds");
 	refd_mpw_kstr(w, "type", "array");
 	refd_mpw_kstr(w, "doc", "cloud effects [x, y, diameter inches]: "

@@ -2253,6 +2253,10 @@ op_describe(refd_ctx *ctx, void *pdata)
 	    "as many start zones");
 	doc_opt(w, "teams", "bool", "false", 0, "4 seats: 2 teams (seats 0 "
 	    "and 2 against 1 and 3), teammates on the same long side");
+	doc_opt(w, "format", "str", "standard", 0, "standard or "
+	    "ready_to_play (the fixed warbands of the ready-to-play game)");
+	doc_opt(w, "tyrannical_morale", "[bool]", "none", 0, "per seat: "
+	    "Tyrannical Morale (a failed save destroys instead of routing)");
 	refd_mpw_end(w);
 	refd_mpw_kmap(w, "commands");
 	doc_cmd(w, "submit", a_cards, 1, "sealed warband list (R000-07)");

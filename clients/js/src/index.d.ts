@@ -48,7 +48,7 @@ export interface LegalItem { label: string; cmd?: Cmd; template?: Record<string,
 export interface Legal { seq: number; legal: LegalItem[] }
 export interface Pending { seq: number; finished: boolean; seats: number[] }
 export interface View { seq: number; seat: number | null; finished: boolean; view: unknown }
-export interface RefdEvent { type: string; seq: number; i: number; match?: string; [k: string]: unknown }
+export interface RefdEvent { type: string; seq: number; i: number; /** protocol 1.1: the number of a public event among them, from 1 */ n?: number; match?: string; [k: string]: unknown }
 export interface EventsPage { seq: number; until: number; more: boolean; finished: boolean; events: RefdEvent[] }
 
 export declare function rng(seed?: number): () => number;
