@@ -13,6 +13,7 @@
  */
 #include <sys/stat.h>
 
+#include <ctype.h>
 #include <dirent.h>
 #include <sys/wait.h>
 #include <errno.h>
@@ -54,6 +55,8 @@ struct vctx {
 	int json;		/* one JSON object per log, nothing else */
 	int batch;		/* more than one log: name it in the verdict */
 	FILE *views;		/* --views: the spectators' view per record */
+	FILE *story;		/* replay: the match in words */
+	json_t *names;		/* story: piece id -> name, from the views */
 	int require_finished;	/* --require-finished */
 	const char *keyring;	/* --keyring FILE: the accepted daemon keys */
 	uint8_t (*keys)[EVLOG_PK_LEN];
@@ -516,6 +519,189 @@ write_view(struct vctx *v, size_t rec, uint64_t seq)
 	free(j);
 }
 
+
+/* ---- refctl replay: the match in words ---- */
+
+static const char *const ref_keys[] = { "unit", "model", "fig", "attacker",
+	"target", "caster", "actor", "defender", "mover", "victim", "source",
+	"by", "leader", "commander", "charger", "shooter", NULL };
+
+static int
+is_ref_key(const char *k)
+{
+	size_t i;
+
+	for (i = 0; ref_keys[i] != NULL; i++)
+		if (strcmp(k, ref_keys[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* One value in words: a piece's name for its id, yes/no, (x, y). */
+static void
+say_value(FILE *o, const char *k, json_t *v, json_t *names)
+{
+	size_t i;
+
+	if (json_is_integer(v) && k != NULL && is_ref_key(k)) {
+		char id[32];
+		json_t *n;
+
+		snprintf(id, sizeof(id), "%" JSON_INTEGER_FORMAT,
+		    json_integer_value(v));
+		n = json_object_get(names, id);
+		if (json_is_string(n)) {
+			fputs(json_string_value(n), o);
+			return;
+		}
+	}
+	if (json_is_boolean(v)) {
+		fputs(json_is_true(v) ? "yes" : "no", o);
+	} else if (json_is_string(v)) {
+		fputs(json_string_value(v), o);
+	} else if (json_is_array(v) && json_array_size(v) == 2 &&
+	    json_is_integer(json_array_get(v, 0)) &&
+	    json_is_integer(json_array_get(v, 1)) && k != NULL &&
+	    (strcmp(k, "at") == 0 || strcmp(k, "to") == 0 ||
+	    strcmp(k, "from") == 0)) {
+		fprintf(o, "(%" JSON_INTEGER_FORMAT ", %" JSON_INTEGER_FORMAT
+		    ")", json_integer_value(json_array_get(v, 0)),
+		    json_integer_value(json_array_get(v, 1)));
+	} else if (json_is_array(v)) {
+		if (json_array_size(v) == 0)
+			fputs("none", o);
+		for (i = 0; i < json_array_size(v); i++) {
+			if (i > 0)
+				fputs(k != NULL && strcmp(k, "dice") == 0 ?
+				    " + " : ", ", o);
+			say_value(o, k, json_array_get(v, i), names);
+		}
+	} else {
+		char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+
+		fputs(t != NULL ? t : "?", o);
+		free(t);
+	}
+}
+
+/* A map in words: "Attack: attacker Ogre, target Fighter, hit yes". */
+static void
+say_map(FILE *o, json_t *m, json_t *names)
+{
+	const char *k, *type;
+	json_t *v;
+	int first = 1;
+
+	type = json_string_value(json_object_get(m, "type"));
+	if (type != NULL) {
+		const char *c;
+
+		fputc(toupper((unsigned char)type[0]), o);
+		for (c = type + 1; *c; c++)
+			fputc(*c == '_' ? ' ' : *c, o);
+	}
+	json_object_foreach(m, k, v) {
+		if (strcmp(k, "type") == 0 || strcmp(k, "seq") == 0 ||
+		    strcmp(k, "i") == 0 || strcmp(k, "n") == 0)
+			continue;
+		fputs(first ? (type != NULL ? ": " : "") : ", ", o);
+		first = 0;
+		if (strcmp(k, "seat") == 0 && json_is_integer(v)) {
+			fprintf(o, "seat %" JSON_INTEGER_FORMAT,
+			    json_integer_value(v));
+			continue;
+		}
+		fputs(k, o);
+		fputc(' ', o);
+		say_value(o, k, v, names);
+	}
+}
+
+static json_t *
+mp_json(const uint8_t *b, size_t n)
+{
+	char *t = mp_bytes_to_json_text(b, n, JSON_COMPACT);
+	json_t *j = t != NULL ? json_loads(t, JSON_DECODE_ANY, NULL) : NULL;
+
+	free(t);
+	return j;
+}
+
+/* After record r: the spectators' view's names and round, then r told. */
+static void
+tell(struct vctx *v, const struct evlog_rec *r)
+{
+	FILE *o = v->story;
+	json_t *view = NULL, *pieces, *round = NULL, *x;
+	size_t i, npriv = 0;
+
+	call_reset(&v->c);
+	if (game_view(v->g, -1, &v->c) == REFD_OK)
+		view = mp_json(v->c.out.data, v->c.out.len);
+	pieces = json_object_get(json_object_get(view, "board"), "pieces");
+	for (i = 0; i < json_array_size(pieces); i++) {
+		json_t *p = json_array_get(pieces, i), *id, *nm;
+		char k[32];
+
+		id = json_object_get(p, "id");
+		nm = json_object_get(p, "name");
+		if (json_is_integer(id) && json_is_string(nm)) {
+			snprintf(k, sizeof(k), "%" JSON_INTEGER_FORMAT,
+			    json_integer_value(id));
+			json_object_set(v->names, k, nm);
+		}
+	}
+	round = json_object_get(json_object_get(json_object_get(view,
+	    "board"), "info"), "round");
+	if (round == NULL)
+		round = json_object_get(view, "round");
+	if (json_is_integer(round))
+		fprintf(o, "[round %" JSON_INTEGER_FORMAT "] ",
+		    json_integer_value(round));
+	if (r->kind == EVK_START) {
+		fprintf(o, "seq %" PRIu64 ": the match starts\n", r->seq);
+	} else {
+		x = mp_json(r->cmd, r->cmd_len);
+		fprintf(o, "seq %" PRIu64 ": seat %d: ", r->seq, (int)r->seat);
+		if (json_is_object(x))
+			say_map(o, x, v->names);
+		else
+			fputs("(a command that is not a map)", o);
+		fputc('\n', o);
+		json_decref(x);
+	}
+	if (r->ndr > 0) {
+		fputs("    dice:", o);
+		for (i = 0; i < r->ndr; i++) {
+			if (r->dr[i].kind == DRAW_ROLL)
+				fprintf(o, "%s d%u -> %u", i ? "," : "",
+				    r->dr[i].bound, r->dr[i].value);
+			else
+				fprintf(o, "%s a draw below %u -> %u", i ? "," :
+				    "", r->dr[i].bound, r->dr[i].value);
+			if (r->dr[i].why[0])
+				fprintf(o, " (%s)", r->dr[i].why);
+		}
+		fputc('\n', o);
+	}
+	for (i = 0; i < r->nev; i++) {
+		if (r->ev[i].seat != REFD_SEAT_PUBLIC) {
+			npriv++;
+			continue;
+		}
+		x = mp_json(r->ev[i].bytes, r->ev[i].len);
+		fputs("    ", o);
+		if (json_is_object(x))
+			say_map(o, x, v->names);
+		fputc('\n', o);
+		json_decref(x);
+	}
+	if (npriv > 0)
+		fprintf(o, "    (%zu private event%s)\n", npriv,
+		    npriv > 1 ? "s" : "");
+	json_decref(view);
+}
+
 /* Pass 2, in record order: signatures and the replay. */
 static int
 replay_pass(struct vctx *v, const uint8_t *seed, int replay)
@@ -584,6 +770,8 @@ replay_pass(struct vctx *v, const uint8_t *seed, int replay)
 			return vfail(v, "%s: replay diverges: %s", name, err);
 		if (v->views != NULL)
 			write_view(v, i, r->seq);
+		if (v->story != NULL)
+			tell(v, r);
 		v->ndraws += r->ndr;
 		v->nevents += r->nev;
 	}
@@ -1619,6 +1807,75 @@ print_text(const struct evlog_rec *r, const struct evlog_frame *f)
 	}
 }
 
+/*
+ * refctl replay LOG: verify first and say so, then the match in words,
+ * replayed through the plugin; -1 when the replay cannot run (no plugin,
+ * an unfinished log: its dice are not known yet), for the raw records.
+ */
+static int
+replay_story(const char *path)
+{
+	struct vctx v;
+	char why[sizeof(v.why)];
+	const struct evlog_rec *fin;
+	int rc, rc2;
+
+	if (sodium_init() < 0)
+		return -1;
+	memset(&v, 0, sizeof(v));
+	v.logpath = path;
+	v.json = 1;
+	v.quiet = 1;
+	v.allow_scripted = 1;
+	call_init(&v.c);
+	rc = verify(&v);
+	snprintf(why, sizeof(why), "%s", v.why);
+	fin = v.nr > 0 && v.r[v.nr - 1].kind == EVK_FINAL ? &v.r[v.nr - 1] :
+	    NULL;
+	if (v.pl == NULL || fin == NULL || v.nr == 0) {
+		vctx_release(&v);
+		if (rc != VX_OK)
+			printf("WARNING: this log is NOT verified: %s\n\n", why);
+		fflush(stdout);
+		return -1;
+	}
+	if (rc == VX_OK)
+		printf("VERIFIED: match %s, %s %s; chain, signatures, dice, "
+		    "hidden zones and the replay all hold%s\n\n", v.r[0].match,
+		    v.r[0].ruleset, v.r[0].ruleset_version, v.r[0].scripted ?
+		    " (scripted dice: not a ranked match)" : "");
+	else
+		printf("WARNING: this log is NOT verified: %s\n"
+		    "(what follows is what the log says, up to the failure)"
+		    "\n\n", why);
+	vctx_release(&v);
+	memset(&v, 0, sizeof(v));
+	v.logpath = path;
+	v.json = 1;
+	v.quiet = 1;
+	v.allow_scripted = 1;
+	v.story = stdout;
+	v.names = json_object();
+	call_init(&v.c);
+	rc2 = verify(&v);
+	fin = v.nr > 0 && v.r[v.nr - 1].kind == EVK_FINAL ? &v.r[v.nr - 1] :
+	    NULL;
+	if (rc2 == VX_OK && fin != NULL) {
+		char *j = mp_bytes_to_json_text(fin->result, fin->result_len,
+		    JSON_COMPACT);
+
+		printf("seq %" PRIu64 ": the match ends (%s%s%s): %s\n",
+		    fin->seq, fin->why, fin->reason[0] ? ": " : "", fin->reason,
+		    j != NULL ? j : "?");
+		free(j);
+	}
+	if (rc != VX_OK)
+		printf("\nNOT VERIFIED: %s\n", why);
+	json_decref(v.names);
+	vctx_release(&v);
+	return rc;
+}
+
 int
 cmd_replay(int argc, char **argv)
 {
@@ -1643,6 +1900,12 @@ cmd_replay(int argc, char **argv)
 	if (path == NULL) {
 		fprintf(stderr, "usage: refctl replay LOG [--json]\n");
 		return 1;
+	}
+	if (!json) {
+		int st = replay_story(path);
+
+		if (st >= 0)
+			return st;
 	}
 	if (evlog_scan_file(path, &s, err, sizeof(err)) != REFD_OK) {
 		fprintf(stderr, "refctl replay: log '%s': %s\n", path, err);

@@ -224,6 +224,18 @@ close($kr);
 is($st, 2, 'a keyring with a bad line is a usage error');
 like($out, qr/line 1: expected a key/, 'naming the line');
 
+# replay: verified first, then the match in words.
+($st, $out) = Refd::run_prog($refctl, 'replay', $file);
+is($st, 0, 'replay of the finished log exits 0') or diag($out);
+like($out, qr/\AVERIFIED: match \Q$id\E, duel /, 'and says VERIFIED first');
+like($out, qr/^(?:\[round \d+\] )?seq \d+: seat [01]: (?:Attack|Defend)/m,
+    'then every command in words');
+like($out, qr/^\s+dice: d20 -> \d+/m, 'with the dice');
+like($out, qr/the match ends \(result\)/, 'and the end');
+($st, $out) = Refd::run_prog($refctl, 'replay', "$dir/tampered.log");
+isnt($st, 0, 'replay of a tampered log exits non-zero');
+like($out, qr/\AWARNING: this log is NOT verified: /, 'with a warning first');
+
 # log-info: the header without a replay.
 ($st, $out) = Refd::run_prog($refctl, 'log-info', $file,
     "$dir/batch/cut.log");
