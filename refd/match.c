@@ -2603,3 +2603,18 @@ matchset_create(const struct match_config *cfg, const struct registry *reg,
 	*out = ms;
 	return REFD_OK;
 }
+
+int
+match_head(struct match *m, uint64_t *records, uint64_t *seq,
+    uint8_t hash[EVLOG_HASH_LEN], uint8_t sig[EVLOG_SIG_LEN],
+    struct match_err *e)
+{
+	if (m->log.fd >= 0 && m->log.dirty && evlog_fsync(&m->log) != 0)
+		return fail(e, REFD_ELOGIO, "match '%s': the log cannot be "
+		    "made durable", m->id);
+	*records = m->log.nrec;
+	*seq = m->seq;
+	memcpy(hash, m->log.last, EVLOG_HASH_LEN);
+	evlog_head_sign(&m->ms->key, m->id, *records, *seq, hash, sig);
+	return 0;
+}

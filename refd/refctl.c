@@ -48,6 +48,7 @@ usage(FILE *f)
 	    "  act MATCH SEAT TOKEN CMD-JSON [--id CMD-ID] [--expect SEQ]\n"
 	    "  legal MATCH SEAT TOKEN\n"
 	    "  pending MATCH\n"
+	    "  head MATCH                     (save it: refctl verify --head FILE)\n"
 	    "  view MATCH [SEAT TOKEN]\n"
 	    "  events MATCH [SEAT TOKEN] [--since SEQ] [--limit N]\n"
 	    "  watch MATCH [SEAT TOKEN] [--since SEQ]\n"
@@ -1325,7 +1326,8 @@ main(int argc, char **argv)
 		rc = cmd_match_op(cmd, &a, 1);
 	} else if (strcmp(cmd, "view") == 0 || strcmp(cmd, "events") == 0)
 		rc = cmd_match_op(cmd, &a, 1);
-	else if (strcmp(cmd, "pending") == 0 || strcmp(cmd, "abort") == 0)
+	else if (strcmp(cmd, "pending") == 0 || strcmp(cmd, "abort") == 0 ||
+	    strcmp(cmd, "head") == 0)
 		rc = cmd_match_op(cmd, &a, 0);
 	else if (strcmp(cmd, "watch") == 0)
 		rc = cmd_watch(&a);

@@ -43,6 +43,15 @@
 #define VX_INCOMPLETE	3	/* unfinished, or cut short */
 #define VX_ENV		4	/* plugin, content, key or file missing */
 
+/* A head (refctl head, refd-evlog(5) Heads): a record count the daemon
+ * signed for a match. */
+struct head {
+	char match[17];
+	uint64_t records, seq;
+	uint8_t hash[EVLOG_HASH_LEN], sig[EVLOG_SIG_LEN];
+	const char *file;
+};
+
 struct vctx {
 	const char *logpath;
 	int allow_scripted;
@@ -58,6 +67,8 @@ struct vctx {
 	FILE *story;		/* replay: the match in words */
 	json_t *names;		/* story: piece id -> name, from the views */
 	int require_finished;	/* --require-finished */
+	struct head *heads;	/* --head FILE: heads the daemon signed */
+	size_t nheads;
 	const char *keyring;	/* --keyring FILE: the accepted daemon keys */
 	uint8_t (*keys)[EVLOG_PK_LEN];
 	size_t nkeys;
@@ -323,6 +334,49 @@ whole_frame(const struct evlog_scan *s)
 }
 
 /* Framing and decoding of every record. */
+/*
+ * The heads given for this log's match: each signed by the log's key, and
+ * covered by the log's nwhole whole records, the last covered one hashing
+ * as the head says.  0, or a failure.
+ */
+static int
+check_heads(struct vctx *v, const struct evlog_rec *h, size_t nwhole)
+{
+	char a[33], b[33];
+	size_t i;
+
+	for (i = 0; i < v->nheads; i++) {
+		const struct head *hd = &v->heads[i];
+
+		if (strcmp(hd->match, h->match) != 0)
+			continue;
+		if (evlog_head_check(h->pubkey, hd->match, hd->records,
+		    hd->seq, hd->hash, hd->sig) != 0)
+			return vfail(v, "head '%s': the signature is not the "
+			    "log's daemon's (another key, or a changed head)",
+			    hd->file);
+		if (hd->records > nwhole)
+			return vfail(v, "cut: the log ends after record %zu, but "
+			    "the daemon signed a head at record %" PRIu64
+			    " (seq %" PRIu64 ", '%s'): records after record %zu "
+			    "were removed", nwhole - 1, hd->records - 1, hd->seq,
+			    hd->file, nwhole - 1);
+		if (hd->records > 0 && memcmp(v->s.fr[hd->records - 1].hash,
+		    hd->hash, EVLOG_HASH_LEN) != 0) {
+			hex16(hd->hash, a);
+			hex16(v->s.fr[hd->records - 1].hash, b);
+			return vfail(v, "record %" PRIu64 ": hash: the head '%s' "
+			    "signed by the daemon has %s..., the log has %s...; "
+			    "the log was rewritten after the head", hd->records -
+			    1, hd->file, a, b);
+		}
+		say(v, "head: the log covers the head the daemon signed at "
+		    "record %" PRIu64 " (seq %" PRIu64 ")", hd->records - 1,
+		    hd->seq);
+	}
+	return 0;
+}
+
 static int
 load(struct vctx *v)
 {
@@ -337,6 +391,19 @@ load(struct vctx *v)
 		return vfail(v, "%s", err);
 	if (v->s.tail == EVLOG_TORN && whole_frame(&v->s))
 		return vfail(v, "%s", v->s.why);
+	if (v->s.tail == EVLOG_TORN && v->nheads > 0 && v->s.n > 0) {
+		struct evlog_rec h0;
+
+		if (evlog_decode(v->s.fr[0].p, v->s.fr[0].len, &h0, err,
+		    sizeof(err)) == 0 && h0.kind == EVK_HEADER) {
+			rc = check_heads(v, &h0, v->s.n);
+			evlog_rec_release(&h0);
+			if (rc != 0)
+				return rc;
+		} else {
+			evlog_rec_release(&h0);
+		}
+	}
 	if (v->s.tail == EVLOG_TORN)
 		return vincomplete(v, "cut short after record %zu: %s (%zu "
 		    "bytes after it are not a whole record)", v->s.n > 0 ?
@@ -956,6 +1023,8 @@ verify(struct vctx *v)
 		    "%s; the log was not signed by the daemon whose key you "
 		    "gave", b, a);
 	}
+	if (v->nheads > 0 && check_heads(v, h, v->nr) != 0)
+		return 1;
 	if (v->nkeys > 0) {
 		size_t k;
 
@@ -1085,7 +1154,8 @@ verify_usage(FILE *f)
 {
 	fprintf(f, "usage: refctl verify [--plugin FILE.so] [--content DIR] "
 	    "[--pubkey HEX | --pubkey-file FILE] [--allow-scripted] "
-	    "[--keyring FILE] [--require-plugin NAME=VERSION[:HASH]] "
+	    "[--keyring FILE] [--head FILE] "
+	    "[--require-plugin NAME=VERSION[:HASH]] "
 	    "[--require-finished] [--views FILE] [-j N] [--json] [-q] "
 	    "LOG|DIR...\n");
 }
@@ -1323,6 +1393,69 @@ verify_parallel(const struct vctx *opt, const struct loglist *l, int nj,
 	return rc;
 }
 
+static int
+hex_field(json_t *o, const char *k, uint8_t *out, size_t n)
+{
+	const char *t = json_string_value(json_object_get(o, k));
+	size_t i;
+
+	if (t == NULL || strlen(t) != 2 * n)
+		return -1;
+	for (i = 0; i < n; i++) {
+		unsigned x;
+
+		if (sscanf(t + 2 * i, "%2x", &x) != 1 ||
+		    !isxdigit((unsigned char)t[2 * i]) ||
+		    !isxdigit((unsigned char)t[2 * i + 1]))
+			return -1;
+		out[i] = (uint8_t)x;
+	}
+	return 0;
+}
+
+/* --head FILE: the JSON `refctl head` printed. */
+static int
+read_head(struct vctx *v, const char *path)
+{
+	json_error_t je;
+	json_t *o = json_load_file(path, 0, &je), *res;
+	struct head hd, *nh;
+	const char *m;
+
+	if (o == NULL) {
+		fprintf(stderr, "refctl verify: --head '%s': %s\n", path,
+		    je.text);
+		return VX_ENV;
+	}
+	res = json_object_get(o, "result");
+	if (json_is_object(res))	/* a whole reply, as refctl raw prints */
+		o = res;
+	memset(&hd, 0, sizeof(hd));
+	hd.file = path;
+	m = json_string_value(json_object_get(o, "match"));
+	if (m == NULL || strlen(m) != 16 ||
+	    !json_is_integer(json_object_get(o, "records")) ||
+	    !json_is_integer(json_object_get(o, "seq")) ||
+	    hex_field(o, "hash", hd.hash, EVLOG_HASH_LEN) != 0 ||
+	    hex_field(o, "sig", hd.sig, EVLOG_SIG_LEN) != 0) {
+		fprintf(stderr, "refctl verify: --head '%s': expected the "
+		    "head refctl head prints (match, records, seq, hash, sig)"
+		    "\n", path);
+		json_decref(res == o ? json_object_get(o, "") : o);
+		return VX_USAGE;
+	}
+	snprintf(hd.match, sizeof(hd.match), "%s", m);
+	hd.records = (uint64_t)json_integer_value(json_object_get(o,
+	    "records"));
+	hd.seq = (uint64_t)json_integer_value(json_object_get(o, "seq"));
+	nh = realloc(v->heads, (v->nheads + 1) * sizeof(*nh));
+	if (nh == NULL)
+		return VX_ENV;
+	v->heads = nh;
+	v->heads[v->nheads++] = hd;
+	return 0;
+}
+
 /* --keyring FILE: one key per line in hexadecimal; '#' starts a comment. */
 static int
 read_keyring(struct vctx *v, const char *path)
@@ -1410,6 +1543,9 @@ cmd_verify(int argc, char **argv)
 				    "to 1024, found '%s'\n", argv[i]);
 				return VX_USAGE;
 			}
+		} else if (i + 1 < argc && strcmp(o, "--head") == 0) {
+			if ((rc = read_head(&v, argv[++i])) != 0)
+				return rc;
 		} else if (i + 1 < argc && strcmp(o, "--keyring") == 0) {
 			if ((rc = read_keyring(&v, argv[++i])) != 0)
 				return rc;
@@ -1498,6 +1634,7 @@ cmd_verify(int argc, char **argv)
 		free(l.p[k]);
 	free(l.p);
 	free(v.keys);
+	free(v.heads);
 	if (v.views != NULL && v.views != stdout)
 		fclose(v.views);
 	return rc;

@@ -75,6 +75,8 @@ export declare class Client {
   matches(): Promise<Array<Record<string, any>>>;
   stats(): Promise<Record<string, any>>;
   pubkey(): Promise<{ pubkey: string }>;
+  /** The match's signed head: keep it for `refctl verify --head`. */
+  head(match: string): Promise<{ match: string; records: number; seq: number; hash: string; pubkey: string; sig: string }>;
   subscribe(match: string, o?: { url?: string; since?: number }): Promise<Subscription>;
   playRandom(match: string, seat: number, token: string, o?: { seed?: number; maxSteps?: number; poll?: number }): Promise<number>;
   playAllRandom(match: string, tokens: Record<number, string>, o?: { seed?: number; maxSteps?: number }): Promise<number>;

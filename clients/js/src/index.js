@@ -239,6 +239,8 @@ export class Client {
   matches() { return this.request('matches'); }
   stats() { return this.request('stats'); }
   pubkey() { return this.request('pubkey'); }
+  /** The match's signed head (protocol 1.1): keep it for refctl verify --head. */
+  head(match) { return this.request('head', { match }); }
 
   // Helpers -------------------------------------------------------------
 

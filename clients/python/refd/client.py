@@ -292,6 +292,11 @@ class Client:
     def pubkey(self):
         return self.request("pubkey")
 
+    def head(self, match):
+        """The match's signed head (protocol 1.1): keep it as JSON for
+        refctl verify --head (refd-evlog(5), Heads)."""
+        return self.request("head", match=match)
+
     # Helpers -------------------------------------------------------------
 
     def subscribe(self, match, since=0, endpoint=None):
