@@ -156,12 +156,24 @@ int
 rng_copy(struct rng *dst, const struct rng *src)
 {
 	*dst = *src;
+	dst->script_index = NULL;
 	if (src->scripted && src->nscript > 0) {
 		dst->script = malloc(src->nscript * sizeof(*src->script));
 		if (dst->script == NULL)
 			return -1;
 		memcpy(dst->script, src->script,
 		    src->nscript * sizeof(*src->script));
+		if (src->script_index != NULL) {
+			dst->script_index = malloc(src->nscript *
+			    sizeof(*src->script_index));
+			if (dst->script_index == NULL) {
+				free(dst->script);
+				dst->script = NULL;
+				return -1;
+			}
+			memcpy(dst->script_index, src->script_index,
+			    src->nscript * sizeof(*src->script_index));
+		}
 	}
 	return 0;
 }
@@ -171,6 +183,8 @@ rng_release(struct rng *r)
 {
 	free(r->script);
 	r->script = NULL;
+	free(r->script_index);
+	r->script_index = NULL;
 	sodium_memzero(r->key, sizeof(r->key));
 }
 
@@ -196,7 +210,8 @@ rng_draw(struct rng *r, uint32_t kind, uint32_t bound, uint64_t *index,
 
 	if (bound == 0)
 		return REFD_EARG;
-	*index = r->scripted ? r->pos : r->counter;
+	*index = !r->scripted ? r->counter : r->script_index != NULL &&
+	    r->pos < r->nscript ? r->script_index[r->pos] : r->pos;
 	if (r->scripted) {
 		int64_t v;
 

@@ -86,6 +86,7 @@ struct rng {
 	int64_t *script;
 	size_t nscript;
 	size_t pos;
+	uint64_t *script_index;	/* or NULL: each scripted draw's index */
 	uint64_t salt_counter;
 };
 

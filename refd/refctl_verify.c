@@ -770,8 +770,43 @@ tell(struct vctx *v, const struct evlog_rec *r)
 }
 
 /* Pass 2, in record order: signatures and the replay. */
+/*
+ * An unfinished log's dice: its draws' values and indexes in order, to
+ * replay its commands with (their fairness waits for the server seed).
+ */
 static int
-replay_pass(struct vctx *v, const uint8_t *seed, int replay)
+recorded_dice(const struct vctx *v, struct rng *rg)
+{
+	size_t i, k, n = 0, j = 0;
+	int64_t *vals;
+	uint64_t *idx;
+
+	for (i = 0; i < v->nr; i++)
+		n += v->r[i].ndr;
+	vals = malloc((n ? n : 1) * sizeof(*vals));
+	idx = malloc((n ? n : 1) * sizeof(*idx));
+	if (vals == NULL || idx == NULL) {
+		free(vals);
+		free(idx);
+		return -1;
+	}
+	for (i = 0; i < v->nr; i++)
+		for (k = 0; k < v->r[i].ndr; k++, j++) {
+			vals[j] = v->r[i].dr[k].value;
+			idx[j] = v->r[i].dr[k].index;
+		}
+	if (rng_init_script(rg, vals, n) != 0) {
+		free(vals);
+		free(idx);
+		return -1;
+	}
+	free(vals);
+	rg->script_index = idx;
+	return 0;
+}
+
+static int
+replay_pass(struct vctx *v, const uint8_t *seed, int replay, int unfinished)
 {
 	const struct evlog_rec *h = &v->r[0];
 	const uint8_t *share[REFD_MAX_SEATS] = { NULL };
@@ -804,7 +839,10 @@ replay_pass(struct vctx *v, const uint8_t *seed, int replay)
 			uint8_t ms[32];
 
 			evlog_match_seed(seed, share, share_len, h->nseats, ms);
-			if (h->scripted) {
+			if (unfinished && !h->scripted) {
+				if (recorded_dice(v, &rg) != 0)
+					return vfail(v, "out of memory");
+			} else if (h->scripted) {
 				if (rng_init_script(&rg, h->dice, h->ndice) != 0)
 					return vfail(v, "out of memory");
 				memcpy(rg.key, ms, 32);
@@ -833,6 +871,16 @@ replay_pass(struct vctx *v, const uint8_t *seed, int replay)
 		if (game_state_hash(v->g, sh) != REFD_OK)
 			return vfail(v, "%s: replay: the plugin cannot "
 			    "serialize its state", name);
+		if (unfinished) {
+			/* The salts come from the match seed, unknown before
+			 * the final record: zones and seats are compared, the
+			 * commitments' hashes wait for the openings. */
+			size_t k;
+
+			for (k = 0; k < r->ncm && k < v->c.ncm; k++)
+				memcpy(v->c.cm[k].hash, r->cm[k].hash,
+				    EVLOG_HASH_LEN);
+		}
 		if (evlog_compare(r, &v->c, sh, err, sizeof(err)) != 0)
 			return vfail(v, "%s: replay diverges: %s", name, err);
 		if (v->views != NULL)
@@ -992,6 +1040,7 @@ verify(struct vctx *v)
 	uint64_t seq = 0;
 	int rc, mismatch = 0;
 
+	memset(seed, 0, sizeof(seed));
 	if ((rc = load(v)) != 0)
 		return rc;
 	h = &v->r[0];
@@ -1056,10 +1105,14 @@ verify(struct vctx *v)
 			return 1;
 		say(v, "hidden zones: %zu commitments, every opening matches",
 		    v->ncommits);
-
-		find_plugin(h->ruleset, v->plugin_path, plugin, sizeof(plugin));
-		find_content(h->ruleset, plugin, v->content_dir, content,
-		    sizeof(content));
+	}
+	find_plugin(h->ruleset, v->plugin_path, plugin, sizeof(plugin));
+	find_content(h->ruleset, plugin, v->content_dir, content,
+	    sizeof(content));
+	if (fin == NULL && !is_file(plugin)) {
+		say(v, "NOTE: plugin '%s' is missing: the commands are not "
+		    "replayed", plugin);
+	} else {
 		if (!is_file(plugin))
 			return venv(v, "cannot replay: plugin '%s' is missing; "
 			    "give it with --plugin FILE.so", plugin);
@@ -1103,7 +1156,8 @@ verify(struct vctx *v)
 			say(v, "content: %s (hash matches the header)", content);
 		}
 	}
-	if (replay_pass(v, seed, fin != NULL) != 0)
+	if (replay_pass(v, seed, fin != NULL || v->pl != NULL, fin == NULL) !=
+	    0)
 		return 1;
 	if (fin != NULL && final_check(v, fin) != 0)
 		return 1;
@@ -1114,9 +1168,13 @@ verify(struct vctx *v)
 		say(v, "NOTE: give --pubkey to check that this key is your "
 		    "daemon's");
 	if (fin == NULL) {
+		if (v->pl != NULL)
+			say(v, "replay: %zu commands with the recorded dice; "
+			    "every draw, event and state hash matches", v->ncmd);
 		say(v, "UNFINISHED: no final record yet (at seq %" PRIu64 "); "
-		    "the dice and the hidden zones cannot be verified before "
-		    "the server seed is revealed in the final record", seq);
+		    "the dice's fairness and the hidden zones cannot be "
+		    "verified before the server seed is revealed in the final "
+		    "record", seq);
 		if (v->require_finished)
 			return vincomplete(v, "unfinished: no final record yet "
 			    "(at seq %" PRIu64 ")", seq);
