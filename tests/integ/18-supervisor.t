@@ -6,6 +6,8 @@ use strict;
 use warnings;
 use Test::More;
 use Time::HiRes qw(sleep time);
+use IO::Socket::UNIX;
+use Socket qw(SOCK_STREAM);
 
 use Refd;
 
@@ -87,8 +89,34 @@ is($p->{seq}, $acked[-1], 'the match is at the last acknowledged seq');
 turn() for 1 .. 2;
 is(scalar(@acked), 5, 'and takes commands again');
 
+# The real thing: libnanomsg 1.1.5 aborts on an ipc frame whose type byte
+# is not 1 (sipc.c), sent here to the command socket while a client plays.
+$SIG{PIPE} = 'IGNORE';
+my $path = $d->endpoint =~ s{^ipc://}{}r;
+my $s = IO::Socket::UNIX->new(Type => SOCK_STREAM, Peer => $path);
+ok($s, 'a raw connection to the ipc command socket');
+syswrite($s, "\0SP\0" . pack('n', 0x30) . "\0\0");
+sysread($s, my $peer, 8);
+turn();
+my $before = scalar(@acked);
+syswrite($s, chr(2) . pack('Q>', 0));
+close($s);
+my $child3 = wait_for('refd started again after the ipc abort', sub {
+	my $k = serving($sup);
+	return $k && $k != $child2 ? $k : undef;
+});
+ok($child3, "the ipc abort killed the serving refd and the supervisor " .
+    "started it again ($child3)");
+$c = $d->client;
+ok(wait_for('hello after the abort', sub { my $r = eval { $c->req('hello') };
+    $r && $r->{ok} }), 'refd answers after the abort');
+is($c->ok('pending', match => $id)->{seq}, $acked[-1],
+    'every acknowledged command is still there');
+turn();
+is(scalar(@acked), $before + 1, 'the match goes on');
+
 kill('TERM', $sup);
 ok(wait_for('the supervisor to stop', sub { !kill(0, $sup) }),
     'SIGTERM to the supervisor stops it');
-ok(!kill(0, $child2), 'and the serving refd');
+ok(!kill(0, $child3 // $child2), 'and the serving refd');
 done_testing();
