@@ -230,7 +230,18 @@ function hexBoard(svg, b) {
 function tableBoard(svg, b) {
   const x0 = b.x0 || 0, y0 = b.y0 || 0, w = b.w || 1, h = b.h || 1, inch = b.scale || Math.max(w, h) / 48;
   const m = inch * 0.5;
-  svg.setAttribute('viewBox', `${x0 - m} ${y0 - m} ${w + 2 * m} ${h + 2.6 * m}`);
+  // Show the part of the table where things are, with 3 inches around.
+  const xs = [], ys = [];
+  for (const p of b.pieces || []) if (!p.gone) { xs.push(p.x - (p.size || 0), p.x + (p.size || 0)); ys.push(p.y - (p.size || 0), p.y + (p.size || 0)); }
+  for (const [x, y, r] of b.areas || []) { xs.push(x - r, x + r); ys.push(y - r, y + r); }
+  let vx0 = x0, vy0 = y0, vx1 = x0 + w, vy1 = y0 + h;
+  if (xs.length) {
+    vx0 = Math.max(x0, Math.min(...xs) - 3 * inch);
+    vx1 = Math.min(x0 + w, Math.max(...xs) + 3 * inch);
+    vy0 = Math.max(y0, Math.min(...ys) - 3 * inch);
+    vy1 = Math.min(y0 + h, Math.max(...ys) + 3 * inch);
+  }
+  svg.setAttribute('viewBox', `${vx0 - m} ${vy0 - m} ${vx1 - vx0 + 2 * m} ${vy1 - vy0 + 2.6 * m}`);
   const g = el('g', {}, svg);
   el('rect', { x: x0, y: y0, width: w, height: h, fill: '#e6efd8', stroke: '#555', 'stroke-width': inch * 0.06 }, g);
   const lines = [];
@@ -251,10 +262,10 @@ function tableBoard(svg, b) {
     }
     drawPiece(g, p, p.x, p.y, r, p.id === b.active, inch * 1.5);
   }
-  // Scale bar: 6 inches.
-  const sb = el('g', { class: 'scale' }, g), yb = y0 + h + m * 1.1;
-  el('rect', { x: x0, y: yb, width: 6 * inch, height: inch * 0.25, fill: '#333' }, sb);
-  const t = el('text', { x: x0 + 6.4 * inch, y: yb + inch * 0.25, 'font-size': inch * 0.8, fill: '#333' }, sb);
+  // Scale bar: 6 inches, under what is shown.
+  const sb = el('g', { class: 'scale' }, g), yb = vy1 + m * 1.1;
+  el('rect', { x: vx0, y: yb, width: 6 * inch, height: inch * 0.25, fill: '#333' }, sb);
+  const t = el('text', { x: vx0 + 6.4 * inch, y: yb + inch * 0.25, 'font-size': inch * 0.8, fill: '#333' }, sb);
   t.textContent = '6 inches';
 }
 

@@ -29,7 +29,7 @@ function say(v, names, key) {
 export function eventWords(ev, names) {
   if (!ev || typeof ev !== 'object') return String(ev);
   const type = ev.type ? human(ev.type) : 'event';
-  const skip = new Set(['type', 'seq', 'i', 'match']);
+  const skip = new Set(['type', 'seq', 'i', 'n', 'match']);
   const parts = [];
   const dice = [];
   for (const [k, v] of Object.entries(ev)) {
