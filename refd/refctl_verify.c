@@ -625,7 +625,13 @@ say_value(FILE *o, const char *k, json_t *v, json_t *names)
 	if (json_is_boolean(v)) {
 		fputs(json_is_true(v) ? "yes" : "no", o);
 	} else if (json_is_string(v)) {
-		fputs(json_string_value(v), o);
+		json_t *n = json_object_get(names, json_string_value(v));
+
+		if (json_is_string(n))
+			fprintf(o, "%s (%s)", json_string_value(n),
+			    json_string_value(v));
+		else
+			fputs(json_string_value(v), o);
 	} else if (json_is_array(v) && json_array_size(v) == 2 &&
 	    json_is_integer(json_array_get(v, 0)) &&
 	    json_is_integer(json_array_get(v, 1)) && k != NULL &&
@@ -694,6 +700,36 @@ mp_json(const uint8_t *b, size_t n)
 	return j;
 }
 
+/* Names of things a view lists by a string id ({"def": "SC06", "name":
+ * "Delve Grub"}, a card, a class): id -> name into names. */
+static void
+learn_names(json_t *v, json_t *names)
+{
+	static const char *const idk[] = { "def", "card", "class", "item",
+		NULL };
+	const char *k;
+	json_t *x;
+	size_t i;
+
+	if (json_is_array(v)) {
+		json_array_foreach(v, i, x)
+			learn_names(x, names);
+		return;
+	}
+	if (!json_is_object(v))
+		return;
+	if (json_is_string(json_object_get(v, "name")))
+		for (i = 0; idk[i] != NULL; i++)
+			if (json_is_string(json_object_get(v, idk[i])) &&
+			    strcmp(json_string_value(json_object_get(v, idk[i])),
+			    json_string_value(json_object_get(v, "name"))) != 0)
+				json_object_set(names, json_string_value(
+				    json_object_get(v, idk[i])),
+				    json_object_get(v, "name"));
+	json_object_foreach(v, k, x)
+		learn_names(x, names);
+}
+
 /* After record r: the spectators' view's names and round, then r told. */
 static void
 tell(struct vctx *v, const struct evlog_rec *r)
@@ -718,6 +754,7 @@ tell(struct vctx *v, const struct evlog_rec *r)
 			json_object_set(v->names, k, nm);
 		}
 	}
+	learn_names(view, v->names);
 	round = json_object_get(json_object_get(json_object_get(view,
 	    "board"), "info"), "round");
 	if (round == NULL)
