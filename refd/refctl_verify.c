@@ -1513,11 +1513,11 @@ static int
 read_head(struct vctx *v, const char *path)
 {
 	json_error_t je;
-	json_t *o = json_load_file(path, 0, &je), *res;
+	json_t *root = json_load_file(path, 0, &je), *o = root, *res;
 	struct head hd, *nh;
 	const char *m;
 
-	if (o == NULL) {
+	if (root == NULL) {
 		fprintf(stderr, "refctl verify: --head '%s': %s\n", path,
 		    je.text);
 		return VX_ENV;
@@ -1536,13 +1536,14 @@ read_head(struct vctx *v, const char *path)
 		fprintf(stderr, "refctl verify: --head '%s': expected the "
 		    "head refctl head prints (match, records, seq, hash, sig)"
 		    "\n", path);
-		json_decref(res == o ? json_object_get(o, "") : o);
+		json_decref(root);
 		return VX_USAGE;
 	}
 	snprintf(hd.match, sizeof(hd.match), "%s", m);
 	hd.records = (uint64_t)json_integer_value(json_object_get(o,
 	    "records"));
 	hd.seq = (uint64_t)json_integer_value(json_object_get(o, "seq"));
+	json_decref(root);
 	nh = realloc(v->heads, (v->nheads + 1) * sizeof(*nh));
 	if (nh == NULL)
 		return VX_ENV;
@@ -1586,6 +1587,9 @@ read_keyring(struct vctx *v, const char *path)
 			    "%d: expected a key of 64 hexadecimal characters\n",
 			    path, ln);
 			fclose(f);
+			free(v->keys);
+			v->keys = NULL;
+			v->nkeys = 0;
 			return VX_USAGE;
 		}
 		v->keys = nk;
@@ -1619,7 +1623,8 @@ cmd_verify(int argc, char **argv)
 
 		if (strcmp(o, "-h") == 0 || strcmp(o, "--help") == 0) {
 			verify_usage(stdout);
-			return 0;
+			rc = 0;
+			goto done;
 		} else if (strcmp(o, "-q") == 0) {
 			v.quiet = 1;
 		} else if (strcmp(o, "--json") == 0) {
@@ -1636,21 +1641,23 @@ cmd_verify(int argc, char **argv)
 			if (*e != '\0' || nj < 1 || nj > 1024) {
 				fprintf(stderr, "refctl verify: -j: expected 1 "
 				    "to 1024, found '%s'\n", argv[i]);
-				return VX_USAGE;
+				rc = VX_USAGE;
+				goto done;
 			}
 		} else if (i + 1 < argc && strcmp(o, "--head") == 0) {
 			if ((rc = read_head(&v, argv[++i])) != 0)
-				return rc;
+				goto done;
 		} else if (i + 1 < argc && strcmp(o, "--keyring") == 0) {
 			if ((rc = read_keyring(&v, argv[++i])) != 0)
-				return rc;
+				goto done;
 		} else if (i + 1 < argc && strcmp(o, "--require-plugin") == 0) {
 			v.req_plugin = argv[++i];
 			if (strchr(v.req_plugin, '=') == NULL) {
 				fprintf(stderr, "refctl verify: --require-plugin "
 				    "'%s': expected NAME=VERSION[:HASH]\n",
 				    v.req_plugin);
-				return VX_USAGE;
+				rc = VX_USAGE;
+				goto done;
 			}
 		} else if (i + 1 < argc && strcmp(o, "--views") == 0) {
 			i++;
@@ -1659,7 +1666,8 @@ cmd_verify(int argc, char **argv)
 			if (v.views == NULL) {
 				fprintf(stderr, "refctl verify: --views '%s': "
 				    "%s\n", argv[i], strerror(errno));
-				return VX_ENV;
+				rc = VX_ENV;
+				goto done;
 			}
 		} else if (i + 1 < argc && strcmp(o, "--plugin") == 0) {
 			v.plugin_path = argv[++i];
@@ -1669,7 +1677,8 @@ cmd_verify(int argc, char **argv)
 			if (read_pubkey(argv[++i], v.pk) != 0) {
 				fprintf(stderr, "refctl verify: --pubkey: expected "
 				    "64 hex characters\n");
-				return VX_USAGE;
+				rc = VX_USAGE;
+				goto done;
 			}
 			v.have_pk = 1;
 		} else if (i + 1 < argc && strcmp(o, "--pubkey-file") == 0) {
@@ -1677,14 +1686,16 @@ cmd_verify(int argc, char **argv)
 				fprintf(stderr, "refctl verify: --pubkey-file "
 				    "'%s': expected 64 hex characters or 32 "
 				    "bytes\n", argv[i]);
-				return VX_ENV;
+				rc = VX_ENV;
+				goto done;
 			}
 			v.have_pk = 1;
 		} else if (o[0] == '-') {
 			fprintf(stderr, "refctl verify: unexpected argument "
 			    "'%s'\n", o);
 			verify_usage(stderr);
-			return VX_USAGE;
+			rc = VX_USAGE;
+			goto done;
 		} else if (is_dir(o)) {
 			if (add_dir(&l, o) != 0) {
 				fprintf(stderr, "refctl verify: '%s': %s\n", o,
@@ -1694,12 +1705,14 @@ cmd_verify(int argc, char **argv)
 			}
 		} else if (add_log(&l, o) != 0) {
 			fprintf(stderr, "refctl verify: out of memory\n");
-			return VX_ENV;
+			rc = VX_ENV;
+			goto done;
 		}
 	}
 	if (l.n == 0 && rc == VX_OK) {
 		verify_usage(stderr);
-		return VX_USAGE;
+		rc = VX_USAGE;
+		goto done;
 	}
 	v.batch = l.n > 1;
 	if (nj < 0)
@@ -1725,6 +1738,7 @@ cmd_verify(int argc, char **argv)
 		    "diverging, %zu incomplete, %zu not checked (environment)\n",
 		    count[0] + count[1] + count[3] + count[4], count[VX_OK],
 		    count[VX_BAD], count[VX_INCOMPLETE], count[VX_ENV]);
+done:
 	for (k = 0; k < l.n; k++)
 		free(l.p[k]);
 	free(l.p);
