@@ -1126,6 +1126,24 @@ dump_events(FILE *f, const struct call *c)
 	}
 }
 
+/* The restored copy lists the same legal commands for seat as g. */
+static void
+same_legal(struct chk *k, struct game *g, struct game *g2, uint32_t seat)
+{
+	struct call a, b;
+
+	call_init(&a);
+	call_init(&b);
+	if (game_legal(g, seat, &a) == REFD_OK &&
+	    game_legal(g2, seat, &b) == REFD_OK &&
+	    (a.out.len != b.out.len || memcmp(a.out.data, b.out.data,
+	    a.out.len) != 0))
+		fail(k, "restore(serialize(state)) lists other legal commands "
+		    "for seat %u: serialize leaves something out", seat);
+	call_release(&a);
+	call_release(&b);
+}
+
 /*
  * Play one game.  With probe set, a create refused with ESETUP is tried
  * again with every other seat count in the plugin's range, and *nseatsp
@@ -1257,6 +1275,9 @@ play(struct chk *k, const uint8_t *setup, size_t setup_len, uint32_t *nseatsp,
 				    "something out");
 			free(va);
 			free(vb);
+			for (s = 0; !k->failed && s < g->nseats; s++)
+				if (pending >> s & 1)
+					same_legal(k, g, g2, s);
 		}
 		if (!k->failed)
 			check_listed(k, g, &cs);
