@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -155,12 +156,24 @@ int
 rng_copy(struct rng *dst, const struct rng *src)
 {
 	*dst = *src;
+	dst->script_index = NULL;
 	if (src->scripted && src->nscript > 0) {
 		dst->script = malloc(src->nscript * sizeof(*src->script));
 		if (dst->script == NULL)
 			return -1;
 		memcpy(dst->script, src->script,
 		    src->nscript * sizeof(*src->script));
+		if (src->script_index != NULL) {
+			dst->script_index = malloc(src->nscript *
+			    sizeof(*src->script_index));
+			if (dst->script_index == NULL) {
+				free(dst->script);
+				dst->script = NULL;
+				return -1;
+			}
+			memcpy(dst->script_index, src->script_index,
+			    src->nscript * sizeof(*src->script_index));
+		}
 	}
 	return 0;
 }
@@ -170,6 +183,8 @@ rng_release(struct rng *r)
 {
 	free(r->script);
 	r->script = NULL;
+	free(r->script_index);
+	r->script_index = NULL;
 	sodium_memzero(r->key, sizeof(r->key));
 }
 
@@ -195,7 +210,8 @@ rng_draw(struct rng *r, uint32_t kind, uint32_t bound, uint64_t *index,
 
 	if (bound == 0)
 		return REFD_EARG;
-	*index = r->scripted ? r->pos : r->counter;
+	*index = !r->scripted ? r->counter : r->script_index != NULL &&
+	    r->pos < r->nscript ? r->script_index[r->pos] : r->pos;
 	if (r->scripted) {
 		int64_t v;
 
@@ -369,14 +385,105 @@ strings_ok(refd_mpv v)
 	}
 }
 
+static uint64_t
+be(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/*
+ * Whether every string of well-formed msgpack bytes is UTF-8: one walk
+ * over the bytes, no document built (legal and view answers are checked
+ * on every call).
+ */
+static int
+mp_strings_utf8(const uint8_t *b, size_t len)
+{
+	/* Bytes after the type byte: the length field, or the value. */
+	static const uint8_t fixed[32] = {
+		[0x04] = 1, [0x05] = 2, [0x06] = 4, [0x07] = 1, [0x08] = 2,
+		[0x09] = 4, [0x0a] = 4, [0x0b] = 8, [0x0c] = 1, [0x0d] = 2,
+		[0x0e] = 4, [0x0f] = 8, [0x10] = 1, [0x11] = 2, [0x12] = 4,
+		[0x13] = 8, [0x14] = 2, [0x15] = 3, [0x16] = 5, [0x17] = 9,
+		[0x18] = 17, [0x19] = 1, [0x1a] = 2, [0x1b] = 4, [0x1c] = 2,
+		[0x1d] = 4, [0x1e] = 2, [0x1f] = 4 };
+	size_t off = 0;
+	uint64_t left = 1, n;
+
+	while (left > 0) {
+		uint8_t t;
+		int f;
+
+		if (off >= len)
+			return 0;
+		t = b[off++];
+		left--;
+		if (t <= 0x7f || t >= 0xe0 || t == 0xc0 || t == 0xc2 ||
+		    t == 0xc3)
+			continue;
+		if ((t & 0xf0) == 0x80) {
+			left += 2 * (uint64_t)(t & 0x0f);
+			continue;
+		}
+		if ((t & 0xf0) == 0x90) {
+			left += t & 0x0f;
+			continue;
+		}
+		if ((t & 0xe0) == 0xa0) {
+			n = t & 0x1f;
+		} else {
+			f = t >= 0xc4 ? fixed[t - 0xc0] : 0;
+			if (f == 0 || (size_t)f > len - off)
+				return 0;
+			switch (t) {
+			case 0xc4: case 0xc5: case 0xc6:	/* bin */
+				n = be(b + off, f);
+				off += f;
+				if (n > len - off)
+					return 0;
+				off += n;
+				continue;
+			case 0xc7: case 0xc8: case 0xc9:	/* ext */
+				n = be(b + off, f) + 1;
+				off += f;
+				if (n > len - off)
+					return 0;
+				off += n;
+				continue;
+			case 0xd9: case 0xda: case 0xdb:	/* str */
+				n = be(b + off, f);
+				off += f;
+				break;
+			case 0xdc: case 0xdd:			/* array */
+				left += be(b + off, f);
+				off += f;
+				continue;
+			case 0xde: case 0xdf:			/* map */
+				left += 2 * be(b + off, f);
+				off += f;
+				continue;
+			default:				/* scalars */
+				off += f;
+				continue;
+			}
+		}
+		if (n > len - off || !utf8_ok(b + off, n))
+			return 0;
+		off += n;
+	}
+	return off == len;
+}
+
 int
 output_text_ok(const uint8_t *b, size_t len)
 {
-	refd_mpdoc *d = refd_mp_parse(b, len);
-	int ok = d != NULL && strings_ok(refd_mp_root(d));
-
-	refd_mp_free(d);
-	return ok;
+	return b != NULL && refd_mp_check(b, len, 0) == 0 &&
+	    mp_strings_utf8(b, len);
 }
 
 /*
@@ -1191,6 +1298,7 @@ plugin_close(struct plugin *pl)
 	free(pl->content);
 	free(pl->content_dir);
 	free(pl->describe);
+	refd_mp_free(pl->describe_doc);
 	free(pl->version);
 	free(pl->summary);
 	free(pl->path);
@@ -1515,5 +1623,117 @@ game_state_hash(struct game *g, uint8_t out[ENG_HASH_LEN])
 		crypto_generichash(out, ENG_HASH_LEN, c.out.data, c.out.len,
 		    NULL, 0);
 	call_release(&c);
+	return rc;
+}
+
+/* The type an argument's description starts with: 'i' int, 'b' bool, 's'
+ * str (or a quoted choice), 'a' array ('['), 'm' map ('{'), or 0 when it
+ * names none. */
+static int
+arg_type(const char *d, size_t n)
+{
+	while (n > 0 && *d == ' ') {
+		d++;
+		n--;
+	}
+	if (n >= 3 && memcmp(d, "int", 3) == 0 && (n == 3 || !isalpha(
+	    (unsigned char)d[3])))
+		return 'i';
+	if (n >= 4 && memcmp(d, "bool", 4) == 0)
+		return 'b';
+	if ((n >= 3 && memcmp(d, "str", 3) == 0 && (n == 3 ||
+	    !isalpha((unsigned char)d[3]))) || (n > 0 && d[0] == '"'))
+		return 's';
+	if (n > 0 && d[0] == '[')
+		return 'a';
+	if (n > 0 && d[0] == '{')
+		return 'm';
+	return 0;
+}
+
+static const char *
+mp_type_name(int t)
+{
+	switch (t) {
+	case REFD_MP_NIL: return "nil";
+	case REFD_MP_BOOL: return "a boolean";
+	case REFD_MP_INT: return "an integer";
+	case REFD_MP_FLOAT: return "a number";
+	case REFD_MP_STR: return "a string";
+	case REFD_MP_BIN: return "bytes";
+	case REFD_MP_ARRAY: return "an array";
+	case REFD_MP_MAP: return "a map";
+	default: return "another type";
+	}
+}
+
+int
+plugin_check_args(struct plugin *pl, const uint8_t *cmd, size_t len,
+    char *msg, size_t n)
+{
+	static const char *const want[] = { ['i'] = "an integer",
+		['b'] = "a boolean", ['s'] = "a string", ['a'] = "an array",
+		['m'] = "a map" };
+	refd_mpdoc *cd;
+	refd_mpv root, spec, args;
+	const char *type;
+	size_t i, tl;
+	int rc = 0;
+
+	if (pl->describe_doc == NULL && pl->describe != NULL)
+		pl->describe_doc = refd_mp_parse(pl->describe,
+		    pl->describe_len);
+	if (pl->describe_doc == NULL ||
+	    (cd = refd_mp_parse(cmd, len)) == NULL)
+		return 0;	/* the plugin says what is wrong */
+	root = refd_mp_root(cd);
+	if (refd_mpv_str(refd_mpv_get(root, "type"), &type, &tl) != 0 ||
+	    tl > 63) {
+		refd_mp_free(cd);
+		return 0;
+	}
+	{
+		char t[64];
+
+		memcpy(t, type, tl);
+		t[tl] = '\0';
+		spec = refd_mpv_get(refd_mpv_get(refd_mp_root(pl->describe_doc),
+		    "commands"), t);
+	}
+	args = refd_mpv_get(spec, "args");
+	for (i = 0; rc == 0 && i < refd_mpv_len(root); i++) {
+		refd_mpv k = refd_mpv_key_at(root, i), v = refd_mpv_val_at(root, i);
+		const char *kn, *d;
+		size_t kl, dl, j;
+		int at, vt = refd_mpv_type(v), ok;
+
+		if (refd_mpv_str(k, &kn, &kl) != 0)
+			continue;
+		for (j = 0; j < refd_mpv_len(args); j++) {
+			const char *an;
+			size_t al;
+
+			if (refd_mpv_str(refd_mpv_key_at(args, j), &an, &al) != 0 ||
+			    al != kl || memcmp(an, kn, kl) != 0 ||
+			    refd_mpv_str(refd_mpv_val_at(args, j), &d, &dl) != 0)
+				continue;
+			at = arg_type(d, dl);
+			ok = at == 0 || (at == 'i' && vt == REFD_MP_INT) ||
+			    (at == 'b' &&
+			    vt == REFD_MP_BOOL) || (at == 's' &&
+			    vt == REFD_MP_STR) || (at == 'a' &&
+			    vt == REFD_MP_ARRAY) || (at == 'm' &&
+			    vt == REFD_MP_MAP) || vt == REFD_MP_NIL;
+			if (!ok) {
+				snprintf(msg, n, "command '%.*s': argument "
+				    "'%.*s': expected %s, found %s", (int)tl,
+				    type, (int)(kl > 40 ? 40 : kl), kn,
+				    want[at], mp_type_name(vt));
+				rc = -1;
+			}
+			break;
+		}
+	}
+	refd_mp_free(cd);
 	return rc;
 }

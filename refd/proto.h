@@ -18,6 +18,7 @@
 #include "match.h"
 
 #define PROTO_VERSION 1
+#define PROTO_MINOR 1	/* 1.1: seats in create, n on public events, unknown setup keys refused */
 
 struct proto_stats {
 	uint64_t requests;

@@ -48,6 +48,7 @@ usage(FILE *f)
 	    "  act MATCH SEAT TOKEN CMD-JSON [--id CMD-ID] [--expect SEQ]\n"
 	    "  legal MATCH SEAT TOKEN\n"
 	    "  pending MATCH\n"
+	    "  head MATCH                     (save it: refctl verify --head FILE)\n"
 	    "  view MATCH [SEAT TOKEN]\n"
 	    "  events MATCH [SEAT TOKEN] [--since SEQ] [--limit N]\n"
 	    "  watch MATCH [SEAT TOKEN] [--since SEQ]\n"
@@ -61,9 +62,11 @@ usage(FILE *f)
 	    "  check-plugin FILE.so [--content DIR] [--setup FILE.json | --scenario NAME]\n"
 	    "       [--seats N] [--games N] [--seed S] [--max-steps N] [--max-legal N] [-v]\n"
 	    "  verify [--plugin FILE.so] [--content DIR] [--pubkey HEX | --pubkey-file FILE]\n"
-	    "       [--require-plugin NAME=VERSION[:HASH]] [--allow-scripted] [-q] LOG|DIR...\n"
+	    "       [--require-plugin NAME=VERSION[:HASH]] [--allow-scripted] [--views FILE]\n"
+	    "       [-q] LOG|DIR...\n"
 	    "  log-info LOG...\n"
 	    "  replay LOG [--json]\n"
+	    "  web [--port N] [--root DIR] [--refd WS-URL] [--events WS-URL]\n"
 	    "See refctl(1).\n");
 }
 
@@ -831,6 +834,73 @@ print_play_result(refd_mpv matches, const char *mid, int64_t steps,
 	}
 }
 
+/* Where a command moves to, from its "to" [x, y], its "x" and "y", or the
+ * last point of its "path"; 0 when it names no place. */
+static int
+cmd_place(refd_mpv c, double *x, double *y)
+{
+	refd_mpv t = refd_mpv_get(c, "to"), p = refd_mpv_get(c, "path");
+	int64_t a, b;
+
+	if (refd_mpv_len(p) > 0 && refd_mpv_type(p) == REFD_MP_ARRAY)
+		t = refd_mpv_at(p, refd_mpv_len(p) - 1);
+	if (refd_mpv_type(t) == REFD_MP_ARRAY && refd_mpv_len(t) == 2 &&
+	    refd_mpv_int(refd_mpv_at(t, 0), &a) == 0 &&
+	    refd_mpv_int(refd_mpv_at(t, 1), &b) == 0) {
+		*x = (double)a;
+		*y = (double)b;
+		return 1;
+	}
+	if (refd_mpv_int(refd_mpv_get(c, "x"), &a) == 0 &&
+	    refd_mpv_int(refd_mpv_get(c, "y"), &b) == 0) {
+		*x = (double)a;
+		*y = (double)b;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * --engage with nothing to fight: the move that ends nearest a piece of
+ * another side, on the board of the seat's own view (refd-plugin(3)); so
+ * the bots come to blows.  0 and *pick set, or -1.
+ */
+static int
+approach_cmd(refd_mpv lg, refd_mpv view, int seat, refd_mpv *pick)
+{
+	refd_mpv pcs = refd_mpv_get(refd_mpv_get(view, "board"), "pieces");
+	size_t i, j, n = refd_mpv_len(lg), best = (size_t)-1;
+	double bd = 0;
+
+	for (i = 0; i < n; i++) {
+		refd_mpv c = refd_mpv_get(refd_mpv_at(lg, i), "cmd");
+		double x, y, d = -1;
+
+		if (refd_mpv_type(c) != REFD_MP_MAP || !cmd_place(c, &x, &y))
+			continue;
+		for (j = 0; j < refd_mpv_len(pcs); j++) {
+			refd_mpv q = refd_mpv_at(pcs, j);
+			double dx, dy;
+
+			if (refd_mpv_get_int(q, "side", seat) == seat ||
+			    refd_mpv_get_bool(q, "gone", 0))
+				continue;
+			dx = (double)refd_mpv_get_int(q, "x", 0) - x;
+			dy = (double)refd_mpv_get_int(q, "y", 0) - y;
+			if (d < 0 || dx * dx + dy * dy < d)
+				d = dx * dx + dy * dy;
+		}
+		if (d >= 0 && (best == (size_t)-1 || d < bd)) {
+			best = i;
+			bd = d;
+		}
+	}
+	if (best == (size_t)-1)
+		return -1;
+	*pick = refd_mpv_at(lg, best);
+	return 0;
+}
+
 /* A command type that fights: what --engage prefers. */
 static int
 engaging(const char *type)
@@ -1108,6 +1178,25 @@ play_one(const char *what, const struct args *a, int64_t seed,
 			}
 			(void)n;
 			cmd = mp_to_json(refd_mpv_get(pick, "cmd"));
+			if (engage && !engaging(json_string_value(json_object_get(
+			    cmd, "type"))) && rnd() % 4 != 0) {
+				struct reply rv;
+				refd_mpv ap;
+
+				/* Nothing to fight: close in, mostly. */
+				o = json_pack("{sssiss}", "match", mid, "seat", s,
+				    "token", seats[s].token);
+				memset(&rv, 0, sizeof(rv));
+				if (request("view", o, &rv) == 0 && rv.ok &&
+				    approach_cmd(lg, refd_mpv_get(rv.result,
+				    "view"), s, &ap) == 0) {
+					json_decref(cmd);
+					cmd = mp_to_json(refd_mpv_get(ap, "cmd"));
+					pick = ap;
+				}
+				json_decref(o);
+				reply_free(&rv);
+			}
 			if (a->verbose) {
 				char *t = json_dumps(cmd, JSON_COMPACT);
 
@@ -1296,6 +1385,8 @@ main(int argc, char **argv)
 		return cmd_replay(argc, argv);
 	if (strcmp(cmd, "log-info") == 0)
 		return cmd_log_info(argc, argv);
+	if (strcmp(cmd, "web") == 0)
+		return cmd_web(argc, argv, endpoint, events_ep);
 	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
 		usage(stdout);
 		return 0;
@@ -1321,7 +1412,8 @@ main(int argc, char **argv)
 		rc = cmd_match_op(cmd, &a, 1);
 	} else if (strcmp(cmd, "view") == 0 || strcmp(cmd, "events") == 0)
 		rc = cmd_match_op(cmd, &a, 1);
-	else if (strcmp(cmd, "pending") == 0 || strcmp(cmd, "abort") == 0)
+	else if (strcmp(cmd, "pending") == 0 || strcmp(cmd, "abort") == 0 ||
+	    strcmp(cmd, "head") == 0)
 		rc = cmd_match_op(cmd, &a, 0);
 	else if (strcmp(cmd, "watch") == 0)
 		rc = cmd_watch(&a);

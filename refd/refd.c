@@ -3,6 +3,8 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <time.h>
+#include <sys/wait.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -249,6 +251,75 @@ write_pidfile(const char *path)
 	return fclose(f);
 }
 
+/*
+ * refd -d: the detached refd keeps a supervisor.  It forks the serving
+ * refd and waits: a refd that exits is not restarted (a clean stop, or a
+ * setting refused at start), one killed by a signal (an assertion of the
+ * transport library, a crash) is started again on the same state after a
+ * pause, so that no acknowledged command is lost and clients reconnect.
+ * SIGTERM, SIGINT and SIGHUP go to the serving refd.  Returns in the child.
+ */
+static volatile sig_atomic_t sup_child, sup_stop;
+
+static void
+sup_forward(int sig)
+{
+	if (sig != SIGHUP)
+		sup_stop = 1;
+	if (sup_child > 0)
+		kill((pid_t)sup_child, sig);
+}
+
+static void
+supervise(void)
+{
+	struct sigaction sa;
+	time_t starts[5] = { 0 };
+	int n = 0;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = sup_forward;
+	sigemptyset(&sa.sa_mask);
+	for (;;) {
+		pid_t pid;
+		int st;
+		time_t now = time(NULL);
+
+		if (n >= 5 && now - starts[n % 5] < 60) {
+			log_err("refd died 5 times within a minute; the "
+			    "supervisor gives up");
+			_exit(1);
+		}
+		starts[n++ % 5] = now;
+		pid = fork();
+		if (pid < 0) {
+			log_err("supervisor: cannot fork: %s", strerror(errno));
+			_exit(1);
+		}
+		if (pid == 0) {
+			sa.sa_handler = SIG_DFL;
+			sigaction(SIGTERM, &sa, NULL);
+			sigaction(SIGINT, &sa, NULL);
+			sigaction(SIGHUP, &sa, NULL);
+			return;
+		}
+		sup_child = pid;
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+		while (waitpid(pid, &st, 0) < 0)
+			if (errno != EINTR)
+				_exit(1);
+		sup_child = 0;
+		if (WIFEXITED(st) || sup_stop)
+			_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 0);
+		log_err("refd (pid %d) died of signal %d (%s); the supervisor "
+		    "starts it again", (int)pid, WTERMSIG(st),
+		    strsignal(WTERMSIG(st)));
+		sleep(1);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -441,22 +512,29 @@ main(int argc, char **argv)
 	if (ipc_dirs(cfg.listen, cfg.nlisten) != 0 ||
 	    ipc_dirs(cfg.publish, cfg.npublish) != 0)
 		goto out_cfg;
+	/* Fork before nanomsg starts its threads and before the plugins'
+	 * workers start: the supervisor keeps none of them. */
+	if (cfg.daemonize) {
+		if (daemonize() != 0) {
+			log_err("cannot detach: %s", strerror(errno));
+			goto out_cfg;
+		}
+		log_release();
+		log_init(1, cfg.verbose);
+		if (cfg.pid_file != NULL && write_pidfile(cfg.pid_file) != 0)
+			log_warn("pid-file '%s': cannot write: %s",
+			    cfg.pid_file, strerror(errno));
+		if (getenv("NOTIFY_SOCKET") == NULL &&
+		    getenv("REFD_NO_SUPERVISOR") == NULL)
+			supervise();
+	} else if (cfg.pid_file != NULL && write_pidfile(cfg.pid_file) != 0) {
+		log_warn("pid-file '%s': cannot write: %s", cfg.pid_file,
+		    strerror(errno));
+	}
 	load_plugins(&cfg, &reg);
 	if (reg.n == 0)
 		log_warn("no ruleset loaded from '%s'; refd serves no games",
 		    cfg.plugin_dir);
-	/* Fork before nanomsg starts its threads. */
-	if (cfg.daemonize) {
-		if (daemonize() != 0) {
-			log_err("cannot detach: %s", strerror(errno));
-			goto out_reg;
-		}
-		log_release();
-		log_init(1, cfg.verbose);
-	}
-	if (cfg.pid_file != NULL && write_pidfile(cfg.pid_file) != 0)
-		log_warn("pid-file '%s': cannot write: %s", cfg.pid_file,
-		    strerror(errno));
 	/*
 	 * Bind first: a second refd on the same endpoints fails here,
 	 * before it touches the state directory.

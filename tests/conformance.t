@@ -69,6 +69,7 @@ my %caught = (
 	nondet => qr/gave different events or draws/,
 	nondet_create => qr/replay with the same seed: create gave different events/,
 	roundtrip => qr/restore\(serialize\(state\)\) shows a different view/,
+	roundtrip_legal => qr/restore\(serialize\(state\)\) lists other legal commands for seat \d: serialize leaves something out/,
 	leak => qr/redeal of seat \d's hidden data changed (the spectators'|seat \d's) view/,
 	leak_event => qr/the events (the spectators|seat \d) receive depend on seat \d's hidden data .* an event leaks hidden information/,
 	endless => qr/the game did not end within 300 steps/,

@@ -55,6 +55,8 @@
  *   illegal_legal   legal lists a command apply rejects
  *   nondet          events depend on a global counter
  *   roundtrip       serialize drops the turn
+ *   roundtrip_legal serialize drops a flag that only legal reads (after
+ *                   the first add, legal lists 1 and 2, not 3)
  *   leak            a seat's view shows the other seats' secrets
  *   leak_event      the public "added" event gives the next seat's secret
  *   leak_sealed     the public "chosen" event gives the sealed bid
@@ -95,7 +97,7 @@ enum fault {
 	F_ILLEGAL_LEGAL, F_NONDET, F_ROUNDTRIP, F_LEAK, F_ENDLESS, F_NOPENDING,
 	F_OUTPUT_IN_APPLY, F_DRAW_IN_VIEW, F_NONDET_CREATE, F_BAD_OUTPUT,
 	F_DEEP_VIEW, F_NOSTATE, F_BAD_RESTORE, F_UNDESCRIBED, F_LEAK_EVENT,
-	F_TEMPLATES, F_BADUTF8, F_BADREJECT, F_LEAK_SEALED
+	F_TEMPLATES, F_BADUTF8, F_BADREJECT, F_LEAK_SEALED, F_ROUNDTRIP_LEGAL
 };
 
 static const char *const fault_names[] = {
@@ -103,7 +105,8 @@ static const char *const fault_names[] = {
 	"illegal_legal", "nondet", "roundtrip", "leak", "endless", "nopending",
 	"output_in_apply", "draw_in_view", "nondet_create", "bad_output",
 	"deep_view", "nostate", "bad_restore", "undescribed", "leak_event",
-	"templates", "badutf8", "badreject", "leak_sealed", NULL
+	"templates", "badutf8", "badreject", "leak_sealed", "roundtrip_legal",
+	NULL
 };
 
 struct race {
@@ -180,6 +183,22 @@ r_describe(refd_ctx *ctx, void *pdata)
 	refd_mpw_kstr(w, "type", "int");
 	refd_mpw_kint(w, "default", 10);
 	refd_mpw_kstr(w, "doc", "total that wins");
+	refd_mpw_end(w);
+	refd_mpw_kmap(w, "sealed");
+	refd_mpw_kstr(w, "type", "bool");
+	refd_mpw_kstr(w, "doc", "open with sealed bids");
+	refd_mpw_end(w);
+	refd_mpw_kmap(w, "need_seats");
+	refd_mpw_kstr(w, "type", "int");
+	refd_mpw_kstr(w, "doc", "refuse any other seat count");
+	refd_mpw_end(w);
+	refd_mpw_kmap(w, "crash");
+	refd_mpw_kstr(w, "type", "str");
+	refd_mpw_kstr(w, "doc", "crash in that op (tests)");
+	refd_mpw_end(w);
+	refd_mpw_kmap(w, "fault");
+	refd_mpw_kstr(w, "type", "str");
+	refd_mpw_kstr(w, "doc", "misbehave that way (tests)");
 	refd_mpw_end(w);
 	refd_mpw_end(w);
 	refd_mpw_kmap(w, "commands");
@@ -460,6 +479,8 @@ r_apply(refd_ctx *ctx, void *state, uint32_t seat, const uint8_t *cmd,
 		return rc;
 	if (s->fault != F_ENDLESS)
 		s->total += n;
+	if (s->fault == F_ROUNDTRIP_LEGAL)
+		s->rejected = 1;	/* the flag only legal reads */
 	if (s->total >= s->target)
 		s->winner = seat;
 	s->turn = (s->turn + 1) % s->nseats;
@@ -524,7 +545,8 @@ r_legal(refd_ctx *ctx, const void *state, uint32_t seat)
 		refd_mpw_kstr(w, "label", "Add 1 to 3");
 		refd_mpw_end(w);
 	} else if (s->winner < 0 && (int64_t)seat == s->turn) {
-		for (n = 1; n <= (s->fault == F_ILLEGAL_LEGAL ? 4 : 3); n++) {
+		for (n = 1; n <= (s->fault == F_ILLEGAL_LEGAL ? 4 :
+		    s->fault == F_ROUNDTRIP_LEGAL && s->rejected ? 2 : 3); n++) {
 			refd_mpw_map(w);
 			refd_mpw_kmap(w, "cmd");
 			refd_mpw_kstr(w, "type", s->fault == F_UNDESCRIBED &&
@@ -646,7 +668,7 @@ r_serialize(refd_ctx *ctx, const void *state)
 	refd_mpw_int(w, s->fault == F_ROUNDTRIP ? 0 : s->turn);
 	refd_mpw_int(w, s->winner);
 	refd_mpw_int(w, s->fault);
-	refd_mpw_int(w, s->rejected);
+	refd_mpw_int(w, s->fault == F_ROUNDTRIP_LEGAL ? 0 : s->rejected);
 	for (i = 0; i < s->nseats; i++)
 		refd_mpw_int(w, s->secret[i]);
 	refd_mpw_int(w, s->sealed);

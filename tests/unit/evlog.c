@@ -330,9 +330,9 @@ main(void)
 	/* Replay prints the match. */
 	is_int(run(out, sizeof(out), "'%s/bin/refctl' replay '%s'", build_dir,
 	    log), 0, "replay");
-	ok(has("seq 3: the match starts") && has("dice: d20=") &&
-	    has("the match ends (result)") && has("event to seat 0 only"),
-	    "reads step by step");
+	ok(has("VERIFIED: match") && has("seq 3: the match starts") &&
+	    has("dice: d20 -> ") && has("the match ends (result)") &&
+	    has("private event"), "verifies, then reads step by step");
 	is_int(run(out, sizeof(out), "'%s/bin/refctl' replay --json '%s'",
 	    build_dir, log), 0, "replay --json");
 	ok(has("\"kind\": \"final\"") && has("\"server_seed\""), "is JSON");

@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <refd/board.h>
+#include <refd/describe.h>
 #include <refd/mp.h>
 #include <refd/plugin.h>
 
@@ -78,49 +80,29 @@ emit(refd_ctx *ctx, int32_t seat, refd_mpw *w)
 	return rc;
 }
 
+static const struct refd_option_doc options[] = {
+	{ "fighters", "[str, str]", NULL,
+	    "fighter names from fighters.json, seat 0 first" },
+	{ "max_rounds", "int", "20", "rounds before the higher HP wins" },
+	{ "cards", "bool", "true", "deal secret boost cards" },
+	{ NULL, NULL, NULL, NULL }
+};
+static const struct refd_arg_doc attack_args[] = {
+	{ "card", "int, optional: a card value from your hand" },
+	{ NULL, NULL }
+};
+static const struct refd_command_doc commands[] = {
+	{ "attack", attack_args, "d20 + attack against the foe's AC" },
+	{ "defend", NULL, "+4 AC until your next turn" },
+	{ NULL, NULL, NULL }
+};
+
 static int
 d_describe(refd_ctx *ctx, void *pdata)
 {
-	refd_mpw *w = refd_mpw_create();
-
 	(void)pdata;
-	refd_mpw_map(w);
-	refd_mpw_kstr(w, "summary", "a two-seat d20 duel with secret boost cards");
-	refd_mpw_karray(w, "seats");
-	refd_mpw_int(w, 2);
-	refd_mpw_int(w, 2);
-	refd_mpw_end(w);
-	refd_mpw_kmap(w, "options");
-	refd_mpw_kmap(w, "fighters");
-	refd_mpw_kstr(w, "type", "[str, str]");
-	refd_mpw_kstr(w, "doc", "fighter names from fighters.json, seat 0 first");
-	refd_mpw_end(w);
-	refd_mpw_kmap(w, "max_rounds");
-	refd_mpw_kstr(w, "type", "int");
-	refd_mpw_kint(w, "default", 20);
-	refd_mpw_kstr(w, "doc", "rounds before the higher HP wins");
-	refd_mpw_end(w);
-	refd_mpw_kmap(w, "cards");
-	refd_mpw_kstr(w, "type", "bool");
-	refd_mpw_kbool(w, "default", 1);
-	refd_mpw_kstr(w, "doc", "deal secret boost cards");
-	refd_mpw_end(w);
-	refd_mpw_end(w);
-	refd_mpw_kmap(w, "commands");
-	refd_mpw_kmap(w, "attack");
-	refd_mpw_kmap(w, "args");
-	refd_mpw_kstr(w, "card", "int, optional: a card value from your hand");
-	refd_mpw_end(w);
-	refd_mpw_kstr(w, "doc", "d20 + attack against the foe's AC");
-	refd_mpw_end(w);
-	refd_mpw_kmap(w, "defend");
-	refd_mpw_kmap(w, "args");
-	refd_mpw_end(w);
-	refd_mpw_kstr(w, "doc", "+4 AC until your next turn");
-	refd_mpw_end(w);
-	refd_mpw_end(w);
-	refd_mpw_end(w);
-	return put(ctx, w);
+	return refd_describe(H, ctx, "a two-seat d20 duel with secret boost "
+	    "cards", 2, 2, options, commands);
 }
 
 static int
@@ -545,6 +527,29 @@ d_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_end(w);
 	}
 	refd_mpw_end(w);
+	/* The board a viewer draws (refd-plugin(3)): two fighters face to
+	 * face on a strip of three squares. */
+	refd_board_begin(w, REFD_BOARD_GRID, 3, 1);
+	refd_board_pieces(w);
+	for (i = 0; i < 2; i++) {
+		struct refd_board_piece p = refd_board_piece_init(i,
+		    s->f[i].name, i, i * 2, 0);
+
+		p.hp = s->hp[i];
+		p.hp_max = s->f[i].hp;
+		p.fx = i == 0 ? 1 : -1;
+		refd_board_piece(w, &p);
+		if (s->defending[i])
+			refd_mpw_str(w, "defending");
+		refd_board_piece_end(w);
+	}
+	refd_mpw_end(w);
+	if (!s->over)
+		refd_mpw_kint(w, "active", s->turn);
+	refd_board_info(w);
+	refd_mpw_kint(w, "round", s->round);
+	refd_mpw_end(w);
+	refd_board_end(w);
 	refd_mpw_end(w);
 	return put(ctx, w);
 }
