@@ -35,6 +35,11 @@ static const struct opt opts[] = {
 	{ "fsync", T_FSYNC, O(fsync), 0, 0 },
 	{ "checkpoint-every", T_U32, O(checkpoint_every), 1, 1000000 },
 	{ "max-matches", T_U32, O(max_matches), 1, 10000000 },
+	{ "max-waiting-matches", T_U32, O(max_waiting), 1, 10000000 },
+	{ "max-waiting-per-connection", T_U32, O(max_waiting_conn), 1,
+	    10000000 },
+	{ "waiting-expiry", T_U32, O(waiting_expiry), 0, 31536000 },
+	{ "max-connections", T_U32, O(max_connections), 1, 1000000 },
 	{ "max-match-memory", T_SIZE, O(max_match_memory), 4096,
 	    (uint64_t)1 << 40 },
 	{ "max-log-bytes", T_SIZE, O(max_log_bytes), 4096, (uint64_t)1 << 40 },
@@ -147,6 +152,10 @@ config_init(struct config *c, char *err, size_t errlen)
 	c->fsync = FSYNC_ALWAYS;
 	c->checkpoint_every = 64;
 	c->max_matches = 1000;
+	c->max_waiting = 100;
+	c->max_waiting_conn = 10;
+	c->waiting_expiry = 3600;
+	c->max_connections = 256;
 	c->max_match_memory = 64 << 20;
 	c->max_log_bytes = 256 << 20;
 	c->max_message_size = 1 << 20;
@@ -417,6 +426,11 @@ config_dump(const struct config *c, FILE *f)
 	fprintf(f, "fsync %s\n", fs[c->fsync]);
 	fprintf(f, "checkpoint-every %" PRIu32 "\n", c->checkpoint_every);
 	fprintf(f, "max-matches %" PRIu32 "\n", c->max_matches);
+	fprintf(f, "max-waiting-matches %" PRIu32 "\n", c->max_waiting);
+	fprintf(f, "max-waiting-per-connection %" PRIu32 "\n",
+	    c->max_waiting_conn);
+	fprintf(f, "waiting-expiry %" PRIu32 "\n", c->waiting_expiry);
+	fprintf(f, "max-connections %" PRIu32 "\n", c->max_connections);
 	fprintf(f, "max-match-memory %" PRIu64 "\n", c->max_match_memory);
 	fprintf(f, "max-log-bytes %" PRIu64 "\n", c->max_log_bytes);
 	fprintf(f, "max-message-size %" PRIu64 "\n", c->max_message_size);

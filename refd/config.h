@@ -31,6 +31,11 @@ struct config {
 	enum fsync_policy fsync;
 	uint32_t checkpoint_every;
 	uint32_t max_matches;
+	uint32_t max_waiting;	/* unfinished matches nobody joined */
+	uint32_t max_waiting_conn;	/* ... that one connection created */
+	uint32_t waiting_expiry;	/* s before an unstarted match is
+					 * closed, 0: never */
+	uint32_t max_connections;	/* tracked command connections */
 	uint64_t max_match_memory;
 	uint64_t max_log_bytes;
 	uint64_t max_message_size;

@@ -88,6 +88,9 @@ struct match {
 	struct idem **idem;
 	size_t idem_buckets, nidem;
 
+	uint32_t creator;	/* the connection that created it (0: none) */
+	uint64_t consent;	/* seats that asked to abort it */
+
 	int registered;		/* in its matchset (add_match) */
 	int listed;		/* in the matchset's sync list */
 };
@@ -1584,6 +1587,86 @@ match_abort(struct match *m, const char *reason, struct match_err *e)
 		    m->id, refd_strerror(rc));
 	}
 	return REFD_OK;
+}
+
+int
+match_consent_abort(struct match *m, uint32_t seat, const char *token,
+    int *all, struct match_err *e)
+{
+	uint64_t seated = 0;
+	uint32_t i;
+	int rc;
+
+	*all = 0;
+	if ((rc = check_usable(m, e)) != REFD_OK ||
+	    (rc = check_token(m, seat, token, e)) != REFD_OK)
+		return rc;
+	if (m->finished)
+		return fail(e, REFD_EFINISHED, "match '%s': finished", m->id);
+	m->consent |= (uint64_t)1 << seat;
+	for (i = 0; i < m->nseats; i++)
+		if (m->seat[i].taken)
+			seated |= (uint64_t)1 << i;
+	*all = (m->consent & seated) == seated;
+	return REFD_OK;
+}
+
+uint64_t
+match_consents(const struct match *m)
+{
+	return m->consent;
+}
+
+void
+match_set_creator(struct match *m, uint32_t conn)
+{
+	m->creator = conn;
+}
+
+int
+match_waiting(const struct match *m)
+{
+	return !m->finished && !m->broken && m->joined == 0;
+}
+
+int
+match_broken(const struct match *m)
+{
+	return m->broken;
+}
+
+int
+match_started(const struct match *m)
+{
+	return m->started;
+}
+
+int64_t
+match_created(const struct match *m)
+{
+	return m->created;
+}
+
+void
+matchset_waiting(const struct matchset *ms, uint32_t conn, size_t *total,
+    size_t *mine)
+{
+	size_t i;
+
+	*total = *mine = 0;
+	for (i = 0; i < ms->n; i++) {
+		if (!match_waiting(ms->m[i]))
+			continue;
+		(*total)++;
+		if (conn != 0 && ms->m[i]->creator == conn)
+			(*mine)++;
+	}
+}
+
+struct match *
+matchset_at(const struct matchset *ms, size_t i)
+{
+	return i < ms->n ? ms->m[i] : NULL;
 }
 
 /* Queries. */

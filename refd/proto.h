@@ -18,6 +18,7 @@
 #include "match.h"
 
 #define PROTO_VERSION 1
+#define PROTO_MATCHES_PAGE 1000	/* matches per page of the matches op */
 
 struct proto_stats {
 	uint64_t requests;
@@ -44,6 +45,9 @@ struct proto {
 	const char *const *publish;	/* event endpoints, for hello */
 	size_t npublish;
 	time_t started;
+	uint32_t conn;		/* the connection of the request being
+				 * handled (0: unknown), set by the server */
+	time_t last_expiry;	/* the last waiting-expiry sweep */
 	struct proto_stats st;
 	/* Matches changed in this loop turn, for publishing. */
 	struct match **touched;
@@ -60,6 +64,9 @@ void proto_release(struct proto *p);
  * reply, even for garbage).  Returns 1 when the request wrote to a match
  * log (the reply may only be sent after matchset_sync), else 0.
  */
+/* Close the matches that did not start within waiting-expiry (at most
+ * once a second); their final records are written like any command's. */
+void proto_expire(struct proto *p);
 int proto_handle(struct proto *p, const uint8_t *req, size_t len,
     struct buf *reply);
 

@@ -53,7 +53,7 @@ usage(FILE *f)
 	    "  watch MATCH [SEAT TOKEN] [--since SEQ]\n"
 	    "  export MATCH [-o FILE] [--admin-token TOKEN]\n"
 	    "  resign MATCH SEAT TOKEN\n"
-	    "  abort MATCH [--reason TEXT] [--admin-token TOKEN]\n"
+	    "  abort MATCH [SEAT TOKEN] [--reason TEXT] [--admin-token TOKEN]\n"
 	    "  play RULESET|MATCH [--scenario NAME | --setup JSON] [--seed N]\n"
 	    "       [--max-steps N] [--rate N] [--engage] [--story] [-v]\n"
 	    "  play --all [--seed N] [--rate N] [--engage] [-v]\n"
@@ -1319,9 +1319,10 @@ main(int argc, char **argv)
 		if (need(&a, 3, "MATCH SEAT TOKEN") != 0)
 			return EXIT_USAGE;
 		rc = cmd_match_op(cmd, &a, 1);
-	} else if (strcmp(cmd, "view") == 0 || strcmp(cmd, "events") == 0)
+	} else if (strcmp(cmd, "view") == 0 || strcmp(cmd, "events") == 0 ||
+	    strcmp(cmd, "abort") == 0)
 		rc = cmd_match_op(cmd, &a, 1);
-	else if (strcmp(cmd, "pending") == 0 || strcmp(cmd, "abort") == 0)
+	else if (strcmp(cmd, "pending") == 0)
 		rc = cmd_match_op(cmd, &a, 0);
 	else if (strcmp(cmd, "watch") == 0)
 		rc = cmd_watch(&a);

@@ -445,6 +445,7 @@ turn(struct server *s, int shutting_down)
 			s->proto.st.requests++;
 			mem_error(s, p, c, p->len, "a request");
 		} else {
+			s->proto.conn = c != NULL ? c->pipe : 0;
 			p->wrote = proto_handle(&s->proto, p->msg, p->len,
 			    &p->reply);
 			wrote += p->wrote;
@@ -453,6 +454,8 @@ turn(struct server *s, int shutting_down)
 				mem_error(s, p, c, p->reply.len, "a reply");
 		}
 	}
+	if (!shutting_down)
+		proto_expire(&s->proto);
 	/* Group commit: one sync for the whole turn. */
 	rc = matchset_sync(s->ms);
 	if (wrote > 0)

@@ -9,7 +9,7 @@ use Time::HiRes qw(sleep);
 
 use Refd;
 
-my $d = Refd->new;
+my $d = Refd->new(conf => { 'admin-token' => 'opensesame' });
 my $json = JSON::PP->new;
 my @R = (Refd::bin('refctl'), '-c', '-s', $d->endpoint, '-e', $d->events_endpoint);
 
@@ -130,7 +130,8 @@ like($aout, qr/== duel/, 'play --all names each ruleset');
 
 # abort and raw
 my $m2 = refctl_json('create', 'duel');
-my $ab = refctl_json('abort', $m2->{match}, '--reason', 'test');
+my $ab = refctl_json('abort', $m2->{match}, '--reason', 'test',
+    '--admin-token', 'opensesame');
 ok($ab->{finished}, 'abort');
 my $raw = refctl_json('raw', '{"op":"stats"}');
 ok($raw->{ok}, 'raw request');
