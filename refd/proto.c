@@ -243,6 +243,9 @@ op_hello(struct req *r)
 	refd_mpw_kint(w, "max_message_size", (int64_t)c->max_message_size);
 	refd_mpw_kint(w, "max_depth", c->max_depth);
 	refd_mpw_kint(w, "max_matches", c->max_matches);
+	refd_mpw_kint(w, "max_waiting_matches", c->max_waiting);
+	refd_mpw_kint(w, "max_waiting_per_connection", c->max_waiting_conn);
+	refd_mpw_kint(w, "waiting_expiry", c->waiting_expiry);
 	refd_mpw_kint(w, "rate_limit", c->rate_limit);
 	refd_mpw_kint(w, "rate_burst", c->rate_burst);
 	refd_mpw_kint(w, "max_connection_memory",
