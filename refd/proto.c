@@ -1002,10 +1002,13 @@ static const struct op ops[] = {
 /* Replies. */
 
 static void
-write_error(refd_mpw *w, const struct perr *e)
+write_error(refd_mpw *w, struct perr *e)
 {
 	int detail = e->rule[0] || e->arg || e->limit >= 0 || e->reason;
 
+	/* Text echoed from a request (cut at a byte count, perhaps inside a
+	 * character) goes out as UTF-8. */
+	ascii_unless_utf8(e->message);
 	refd_mpw_kmap(w, "error");
 	refd_mpw_kint(w, "code", e->code);
 	refd_mpw_kstr(w, "name", refd_errname(e->code));
@@ -1031,7 +1034,7 @@ write_error(refd_mpw *w, const struct perr *e)
 }
 
 static void
-finish(struct proto *p, refd_mpv id, const struct perr *e,
+finish(struct proto *p, refd_mpv id, struct perr *e,
     const refd_mpw *res, struct buf *reply)
 {
 	refd_mpw *w = refd_mpw_create();
@@ -1109,6 +1112,7 @@ proto_handle(struct proto *p, const uint8_t *req, size_t len,
 	refd_mpdoc *d = NULL;
 	refd_mpv root, id = { NULL, NULL };
 	const char *op;
+	char badarg[72];
 	int64_t v;
 	size_t i;
 	int rc;
@@ -1161,6 +1165,33 @@ proto_handle(struct proto *p, const uint8_t *req, size_t len,
 			fail(&e, REFD_EPROTO, "request map key %zu is not a "
 			    "msgpack str (keys and text must be str, not bin "
 			    "or numbers)", i);
+			goto out;
+		}
+	}
+	/* Every str of a request is UTF-8: nothing else is stored, or
+	 * echoed in a reply (the id included). */
+	for (i = 0; i < refd_mpv_len(root); i++) {
+		if (!mpv_utf8_ok(refd_mpv_key_at(root, i))) {
+			p->st.malformed++;
+			fail(&e, REFD_EPROTO, "request map key %zu is not valid "
+			    "UTF-8", i);
+			goto out;
+		}
+		if (!mpv_utf8_ok(refd_mpv_val_at(root, i))) {
+			const char *k;
+			size_t kn;
+
+			refd_mpv_str(refd_mpv_key_at(root, i), &k, &kn);
+			snprintf(badarg, sizeof(badarg), "%.*s", kn > 64 ? 64 :
+			    (int)kn, k);
+			ascii_unless_utf8(badarg);
+			e.arg = badarg;
+			fail(&e, REFD_EARG, "argument '%s': a string in it is "
+			    "not valid UTF-8", badarg);
+			id = refd_mpv_get(root, "id");
+			if (strcmp(badarg, "id") == 0 || (refd_mpv_type(id) !=
+			    REFD_MP_INT && refd_mpv_type(id) != REFD_MP_STR))
+				id.p = NULL;
 			goto out;
 		}
 	}

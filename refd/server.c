@@ -94,6 +94,14 @@ bind_all(int sock, char *const *eps, size_t n, const char *what, char *err,
 	return 0;
 }
 
+uint64_t
+server_hard_cap(const struct config *cfg)
+{
+	uint64_t cap = cfg->max_message_size * 2 + (1 << 20);
+
+	return cap > INT32_MAX ? INT32_MAX : cap;
+}
+
 int
 server_create(const struct config *cfg, const struct registry *reg,
     struct matchset *ms, struct server **out, char *err, size_t errlen)
@@ -129,11 +137,12 @@ server_create(const struct config *cfg, const struct registry *reg,
 	}
 	/*
 	 * nanomsg drops a connection whose message exceeds NN_RCVMAXSIZE
-	 * without a word; let messages up to four times max-message-size
-	 * (at least 1 MiB more) through so that they get a clear ETOOBIG.
+	 * without a word; let messages up to the hard cap (twice
+	 * max-message-size, plus 1 MiB) through so that they get a clear
+	 * ETOOBIG.  The cap bounds what one connection's partial frame
+	 * holds.
 	 */
-	maxsz = cfg->max_message_size > (uint64_t)INT32_MAX / 8 ? -1 :
-	    (int)(cfg->max_message_size * 4 + (1 << 20));
+	maxsz = (int)server_hard_cap(cfg);
 	nn_setsockopt(s->rep, NN_SOL_SOCKET, NN_RCVMAXSIZE, &maxsz,
 	    sizeof(maxsz));
 	if (bind_all(s->rep, cfg->listen, cfg->nlisten, "listen", err,
