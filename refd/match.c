@@ -1994,6 +1994,48 @@ check_sig(const struct evlog_rec *hdr, const struct evlog_frame *f)
 	return evlog_sig_check(hdr->pubkey, f->p, f->len);
 }
 
+/* Write the scanned bytes of the log `path` to a new file in the
+ * quarantine directory (its name in dst).  0, or -1 with errno set. */
+static int
+keep_copy(struct matchset *ms, const char *path, const struct evlog_scan *s,
+    char *dst, size_t dstlen)
+{
+	const char *base = strrchr(path, '/');
+	size_t off = 0;
+	ssize_t n;
+	int fd = -1, k;
+
+	base = base != NULL ? base + 1 : path;
+	for (k = 0; k < 1000 && fd < 0; k++) {
+		if (k == 0)
+			snprintf(dst, dstlen, "%s/%s.damaged-tail", ms->qdir,
+			    base);
+		else
+			snprintf(dst, dstlen, "%s/%s.damaged-tail.%d",
+			    ms->qdir, base, k);
+		fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST)
+			return -1;
+	}
+	if (fd < 0)
+		return -1;
+	while (off < s->size) {
+		n = write(fd, s->data + off, s->size - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			close(fd);
+			return -1;
+		}
+		off += (size_t)n;
+	}
+	if (fsync(fd) != 0) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
 /*
  * Load one log: validate framing and chain, replay every record through
  * the plugin, and rebuild the match.  A torn tail is cut off (reported).
@@ -2048,27 +2090,36 @@ load_log(struct matchset *ms, const char *path, int lazy,
 	if (s.tail == EVLOG_DAMAGED)
 		LBAD(1, "%s, with %zu more bytes after it: the log is damaged "
 		    "in the middle", s.why, s.size - s.good_end);
+	if (s.n == 0) {
+		/* The crash came before the header was durable: the create
+		 * was never acknowledged.  Kept, as any damaged log. */
+		LBAD(1, "no header record (%s): a create interrupted before "
+		    "it was acknowledged", s.tail == EVLOG_TORN ? s.why :
+		    "an empty file");
+	}
+	if (s.tail == EVLOG_TORN && s.tail_whole) {
+		/* A whole last record whose bytes changed: a crash does not
+		 * do that, and it may have been acknowledged.  Keep the log
+		 * as it is before cutting the record. */
+		char dst[4096];
+
+		if (keep_copy(ms, path, &s, dst, sizeof(dst)) != 0)
+			LBAD(0, "%s; cannot keep a copy before cutting it: %s",
+			    s.why, strerror(errno));
+		report(ms, "log '%s': the last record is whole but damaged "
+		    "(%s): it may have been acknowledged; cut it (%zu bytes) "
+		    "so that the match resumes before it, a retry of its "
+		    "command applies it again; the log as it was is kept in "
+		    "'%s'", path, s.why, s.size - s.good_end, dst);
+	}
 	if (s.tail == EVLOG_TORN) {
 		if (truncate(path, (off_t)s.good_end) != 0)
 			LBAD(0, "cannot truncate a torn final record: %s",
 			    strerror(errno));
-		report(ms, "log '%s': truncated a torn final record (%s; %zu "
-		    "bytes cut); it was never acknowledged", path, s.why,
-		    s.size - s.good_end);
-	}
-	if (s.n == 0) {
-		/* The crash came before the header was durable: the create
-		 * was never acknowledged. */
-		if (unlink(path) != 0)
-			LBAD(0, "cannot remove an interrupted create: %s",
-			    strerror(errno));
-		report(ms, "log '%s': removed: no header record (%s); its "
-		    "create was interrupted and never acknowledged", path,
-		    s.tail == EVLOG_TORN ? s.why : "empty log");
-		*quarantine = 2;
-		evlog_scan_release(&s);
-		call_release(&c);
-		return REFD_ENOMATCH;
+		if (!s.tail_whole)
+			report(ms, "log '%s': truncated a torn final record "
+			    "(%s; %zu bytes cut); it was never acknowledged",
+			    path, s.why, s.size - s.good_end);
 	}
 	if (evlog_decode(s.fr[0].p, s.fr[0].len, &hdr, err, sizeof(err)) != 0)
 		LBAD(1, "record 0 (header): %s", err);
