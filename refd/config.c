@@ -155,7 +155,7 @@ config_init(struct config *c, char *err, size_t errlen)
 	c->max_waiting = 100;
 	c->max_waiting_conn = 10;
 	c->waiting_expiry = 3600;
-	c->max_connections = 256;
+	c->max_connections = 1000;
 	c->max_match_memory = 64 << 20;
 	c->max_log_bytes = 256 << 20;
 	c->max_message_size = 1 << 20;
@@ -447,6 +447,45 @@ config_dump(const struct config *c, FILE *f)
 	fprintf(f, "plugin-cpu %" PRIu32 "\n", c->plugin_cpu);
 	fprintf(f, "daemonize %s\n", c->daemonize ? "yes" : "no");
 	fprintf(f, "verbose %s\n", c->verbose ? "yes" : "no");
+}
+
+uint64_t
+config_recv_cap(const struct config *c)
+{
+	uint64_t cap = c->max_message_size * 2 + (1 << 20);
+
+	return cap > INT32_MAX ? INT32_MAX : cap;
+}
+
+static uint64_t
+min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+void
+config_memory(const struct config *c, FILE *f)
+{
+	uint64_t cap = config_recv_cap(c), tr, turn, ms;
+
+	tr = (uint64_t)c->max_connections * cap;
+	turn = min_u64((uint64_t)c->max_batch * cap,
+	    (uint64_t)c->max_connections * c->max_connection_memory);
+	ms = (uint64_t)c->max_matches * (c->max_match_memory +
+	    c->max_log_bytes);
+	fprintf(f, "# memory bound, from the settings, in bytes:\n");
+	fprintf(f, "#   transport %" PRIu64 " (max-connections x the receive "
+	    "cap of %" PRIu64 ": a partial message per served connection; "
+	    "libnanomsg does not bound connections refd does not serve)\n",
+	    tr, cap);
+	fprintf(f, "#   requests %" PRIu64 " (one turn: max-batch x the "
+	    "receive cap, at most max-connections x "
+	    "max-connection-memory)\n", turn);
+	fprintf(f, "#   matches %" PRIu64 " (max-matches x (max-match-memory "
+	    "+ max-log-bytes))\n", ms);
+	fprintf(f, "#   total %" PRIu64 " (plus the finished matches, kept "
+	    "until a restart, and plugin-memory per plugin worker)\n",
+	    tr + turn + ms);
 }
 
 void

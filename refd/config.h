@@ -77,6 +77,11 @@ int config_load(struct config *c, const char *path, char *err,
     size_t errlen);
 /* Write every setting as refd.conf lines (for refd -t -v). */
 void config_dump(const struct config *c, FILE *f);
+/* The largest message refd receives (NN_RCVMAXSIZE): twice
+ * max-message-size plus 1 MiB; above max-message-size is ETOOBIG. */
+uint64_t config_recv_cap(const struct config *c);
+/* Write the memory bounds the settings give (for refd -t -v). */
+void config_memory(const struct config *c, FILE *f);
 /* Fill the match layer's settings. */
 void config_match(const struct config *c, struct match_config *mc);
 

@@ -440,8 +440,10 @@ main(int argc, char **argv)
 	if (test) {
 		int refused = load_plugins(&cfg, &reg);
 
-		if (cfg.verbose)
+		if (cfg.verbose) {
 			config_dump(&cfg, stdout);
+			config_memory(&cfg, stdout);
+		}
 		if (refused > 0 || reg.n == 0) {
 			fprintf(stderr, "refd: configuration%s%s%s: %d plugin(s) "
 			    "refused, %zu loaded\n", conf ? " '" : "",

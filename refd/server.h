@@ -17,11 +17,6 @@
 
 struct server;
 
-/* The largest message nanomsg hands refd (NN_RCVMAXSIZE): larger ones
- * are dropped with their connection; those above max-message-size get
- * ETOOBIG. */
-uint64_t server_hard_cap(const struct config *cfg);
-
 /* Bind every endpoint.  cfg, reg and ms (may be NULL until
  * server_attach) are borrowed and must outlive the server.  0, or -1 with err set (which endpoint, and why). */
 int server_create(const struct config *cfg, const struct registry *reg,

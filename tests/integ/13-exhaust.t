@@ -192,4 +192,49 @@ for my $v ($de->verify_logs($pk)) {
 	is($vst >> 8, 0, "the expired match's log verifies") or diag($out);
 }
 
+# Rate-limit refusals are logged at most once a minute per connection,
+# with a count; max-connections refuses requests of connections beyond it.
+my $dr = Refd->new(conf => { 'rate-limit' => 2, 'rate-burst' => 2,
+    'max-connections' => 3 });
+my $g = $dr->client;
+my $nrefused = 0;
+for my $round (1 .. 3) {
+	for (1 .. 8) {
+		my $x = $g->req('hello');
+		$nrefused++ if $x && !$x->{ok} && $x->{error}{name} eq 'ERATE';
+	}
+	sleep(1.2);	# the bucket refills: the connection is served again
+}
+ok($nrefused >= 12, "the greedy connection was refused ($nrefused times)");
+my @lines = $dr->log =~ /(.*over the request rate limit.*)/g;
+is(scalar(@lines), 1, 'one log line for the three floods within a minute')
+    or diag(join("\n", @lines));
+like($lines[0] // '', qr/refused 1 request so far/, 'it counts');
+my @k = map { $dr->client } 1 .. 2;
+ok($_->ok('pubkey'), 'a second and third connection are served') for @k;
+my $fourth = $dr->client;
+my $fr = $fourth->req('pubkey');
+is($fr->{error}{name}, 'ELIMIT', 'a fourth gets ELIMIT (max-connections 3)');
+like($fr->{error}{message}, qr/max-connections/, 'naming the setting');
+like($dr->log, qr/3 connections are served at once \(max-connections\); refused 1 request/,
+    'and refd logs it');
+$_->close for $g, @k;
+sleep(3.5);	# idle connections leave the table
+ok($fourth->ok('pubkey'), 'once the others went idle, the fourth is served');
+$fourth->close;
+$dr->stop;
+
+# refd -t -v prints the memory bound the settings give.
+my ($tst, $tout) = Refd::run_refd('-t', '-v', '-f', $dr->conffile,
+    '--max-message-size', '64k', '--max-batch', '10', '--max-matches', '5',
+    '--max-match-memory', '1M', '--max-log-bytes', '2M',
+    '--max-connection-memory', '1M');
+is($tst, 0, 'refd -t -v') or diag($tout);
+my $cap = 2 * 65536 + (1 << 20);
+my $turn = 10 * $cap < 3 * (1 << 20) ? 10 * $cap : 3 * (1 << 20);
+my $want = 3 * $cap + $turn + 5 * (3 << 20);
+like($tout, qr/^#   transport \Q${\(3 * $cap)}\E /m,
+    'transport: max-connections x the receive cap');
+like($tout, qr/^#   total \Q$want\E /m, "total: $want bytes") or diag($tout);
+
 done_testing();
