@@ -39,6 +39,7 @@ static const struct opt opts[] = {
 	{ "max-waiting-per-connection", T_U32, O(max_waiting_conn), 1,
 	    10000000 },
 	{ "waiting-expiry", T_U32, O(waiting_expiry), 0, 31536000 },
+	{ "finished-eviction", T_U32, O(finished_eviction), 0, 31536000 },
 	{ "max-connections", T_U32, O(max_connections), 1, 1000000 },
 	{ "max-match-memory", T_SIZE, O(max_match_memory), 4096,
 	    (uint64_t)1 << 40 },
@@ -155,6 +156,7 @@ config_init(struct config *c, char *err, size_t errlen)
 	c->max_waiting = 100;
 	c->max_waiting_conn = 10;
 	c->waiting_expiry = 3600;
+	c->finished_eviction = 600;
 	c->max_connections = 1000;
 	c->max_match_memory = 64 << 20;
 	c->max_log_bytes = 256 << 20;
@@ -430,6 +432,7 @@ config_dump(const struct config *c, FILE *f)
 	fprintf(f, "max-waiting-per-connection %" PRIu32 "\n",
 	    c->max_waiting_conn);
 	fprintf(f, "waiting-expiry %" PRIu32 "\n", c->waiting_expiry);
+	fprintf(f, "finished-eviction %" PRIu32 "\n", c->finished_eviction);
 	fprintf(f, "max-connections %" PRIu32 "\n", c->max_connections);
 	fprintf(f, "max-match-memory %" PRIu64 "\n", c->max_match_memory);
 	fprintf(f, "max-log-bytes %" PRIu64 "\n", c->max_log_bytes);
@@ -483,9 +486,9 @@ config_memory(const struct config *c, FILE *f)
 	    "max-connection-memory)\n", turn);
 	fprintf(f, "#   matches %" PRIu64 " (max-matches x (max-match-memory "
 	    "+ max-log-bytes))\n", ms);
-	fprintf(f, "#   total %" PRIu64 " (plus the finished matches, kept "
-	    "until a restart, and plugin-memory per plugin worker)\n",
-	    tr + turn + ms);
+	fprintf(f, "#   total %" PRIu64 " (plus plugin-memory per plugin "
+	    "worker, and the finished matches: their history until "
+	    "finished-eviction, then a summary each)\n", tr + turn + ms);
 }
 
 void

@@ -36,6 +36,8 @@ struct config {
 	uint32_t waiting_expiry;	/* s before an unstarted match is
 					 * closed, 0: never */
 	uint32_t max_connections;	/* tracked command connections */
+	uint32_t finished_eviction;	/* s before a finished match's
+					 * history leaves memory, 0: never */
 	uint64_t max_match_memory;
 	uint64_t max_log_bytes;
 	uint64_t max_message_size;

@@ -89,6 +89,8 @@ struct match {
 	size_t idem_buckets, nidem;
 
 	uint32_t creator;	/* the connection that created it (0: none) */
+	int evicted;		/* finished, its history dropped (revive) */
+	int64_t used;		/* monotonic ms of its last use */
 	uint64_t consent;	/* seats that asked to abort it */
 
 	int registered;		/* in its matchset (add_match) */
@@ -118,6 +120,7 @@ struct matchset {
 	struct syncpool *pool;	/* threads for parallel fdatasync, or NULL */
 	int lockfd;		/* <state_dir>/refd.lock, flock()ed */
 	refd_mpw *w;		/* scratch writer for records */
+	uint64_t evicted, revived;	/* finished matches' histories */
 };
 
 /* Errors. */
@@ -305,29 +308,26 @@ sync_list(struct match *m)
 	m->listed = 1;
 }
 
+/* Free what a match's log can give back: its game, events, commitments
+ * and command ids. */
 static void
-match_free(struct match *m)
+drop_history(struct match *m)
 {
 	size_t i;
 	struct idem *x;
 
-	if (m == NULL)
-		return;
 	game_destroy(m->g);
-	evlog_release(&m->log);
-	free(m->path);
-	free(m->dice);
-	free(m->setup);
-	free(m->result);
+	m->g = NULL;
 	for (i = 0; i < m->ncm; i++)
 		free(m->cm[i].data);
 	free(m->cm);
+	m->cm = NULL;
+	m->ncm = m->cap_cm = 0;
 	for (i = 0; i < m->nev; i++)
 		free(m->ev[i].bytes);
 	free(m->ev);
-	for (i = 0; i < m->npub; i++)
-		buf_release(&m->pub[i]);
-	free(m->pub);
+	m->ev = NULL;
+	m->nev = m->cap_ev = 0;
 	for (i = 0; i < m->idem_buckets; i++) {
 		while ((x = m->idem[i]) != NULL) {
 			m->idem[i] = x->next;
@@ -336,6 +336,26 @@ match_free(struct match *m)
 		}
 	}
 	free(m->idem);
+	m->idem = NULL;
+	m->idem_buckets = m->nidem = 0;
+}
+
+static void
+match_free(struct match *m)
+{
+	size_t i;
+
+	if (m == NULL)
+		return;
+	drop_history(m);
+	evlog_release(&m->log);
+	free(m->path);
+	free(m->dice);
+	free(m->setup);
+	free(m->result);
+	for (i = 0; i < m->npub; i++)
+		buf_release(&m->pub[i]);
+	free(m->pub);
 	sodium_memzero(m->server_seed, sizeof(m->server_seed));
 	free(m);
 }
@@ -349,6 +369,7 @@ match_new(struct matchset *ms)
 		return NULL;
 	m->ms = ms;
 	m->log.fd = -1;
+	m->used = evlog_mono_ms();
 	return m;
 }
 
@@ -1410,6 +1431,8 @@ reload(struct match *m)
 	*nm = tmp;
 	m->registered = nm->registered;
 	m->listed = nm->listed;
+	m->creator = nm->creator;
+	m->consent = nm->consent;
 	match_free(nm);
 	if (m->log.dirty || (m->finished && m->log.fd >= 0))
 		sync_list(m);
@@ -1627,6 +1650,80 @@ int
 match_waiting(const struct match *m)
 {
 	return !m->finished && !m->broken && m->joined == 0;
+}
+
+/*
+ * Bring back an evicted match's history from its log (the records
+ * alone, as for a finished match at start).
+ */
+static int
+revive(struct match *m, struct match_err *e)
+{
+	struct match *nm = NULL;
+	char why[512];
+	int q = 0;
+
+	if (!m->evicted)
+		return REFD_OK;
+	if (load_log(m->ms, m->path, 1, &nm, &q, why, sizeof(why)) !=
+	    REFD_OK) {
+		set_broken(m, why);
+		return fail(e, REFD_ELOG, "match '%s': its log cannot be read "
+		    "back: %s", m->id, why);
+	}
+	m->cm = nm->cm;
+	m->ncm = nm->ncm;
+	m->cap_cm = nm->cap_cm;
+	m->ev = nm->ev;
+	m->nev = nm->nev;
+	m->cap_ev = nm->cap_ev;
+	m->idem = nm->idem;
+	m->idem_buckets = nm->idem_buckets;
+	m->nidem = nm->nidem;
+	nm->cm = NULL;
+	nm->ev = NULL;
+	nm->idem = NULL;
+	nm->ncm = nm->nev = nm->nidem = nm->idem_buckets = 0;
+	match_free(nm);
+	m->evicted = 0;
+	m->ms->revived++;
+	return REFD_OK;
+}
+
+int
+match_use(struct match *m, struct match_err *e)
+{
+	m->used = evlog_mono_ms();
+	return revive(m, e);
+}
+
+size_t
+matchset_evict(struct matchset *ms, uint32_t age)
+{
+	int64_t now = evlog_mono_ms();
+	size_t i, n = 0;
+	struct match *m;
+
+	for (i = 0; i < ms->n; i++) {
+		m = ms->m[i];
+		if (!m->finished || m->evicted || m->broken || m->npub > 0 ||
+		    m->listed || m->log.dirty || m->log.fd >= 0 ||
+		    now - m->used < (int64_t)age * 1000)
+			continue;
+		drop_history(m);
+		m->evicted = 1;
+		ms->evicted++;
+		n++;
+	}
+	return n;
+}
+
+void
+matchset_evictions(const struct matchset *ms, uint64_t *evicted,
+    uint64_t *revived)
+{
+	*evicted = ms->evicted;
+	*revived = ms->revived;
 }
 
 int

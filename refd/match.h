@@ -167,6 +167,19 @@ int64_t match_created(const struct match *m);
 /* Waiting matches (match_waiting): all of them, and those `conn` created. */
 void matchset_waiting(const struct matchset *ms, uint32_t conn,
     size_t *total, size_t *mine);
+/*
+ * Mark a match used now, and bring back its history (events, command ids,
+ * openings) from its log when it was evicted.  Call before any op on it
+ * but the summary (match_info).  REFD_OK, or REFD_ELOG (the match is then
+ * broken).
+ */
+int match_use(struct match *m, struct match_err *e);
+/* Drop the history of finished matches unused for `age` seconds (their
+ * logs keep it; match_use brings it back).  Returns how many. */
+size_t matchset_evict(struct matchset *ms, uint32_t age);
+/* Evictions and revivals since start. */
+void matchset_evictions(const struct matchset *ms, uint64_t *evicted,
+    uint64_t *revived);
 /* The i-th match in creation order, or NULL past the end. */
 struct match *matchset_at(const struct matchset *ms, size_t i);
 

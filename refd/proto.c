@@ -171,6 +171,7 @@ arg_int(struct req *r, const char *name, int required, int64_t min,
 static int
 arg_match(struct req *r, struct match **m)
 {
+	struct match_err me;
 	const char *id;
 	int rc;
 
@@ -182,6 +183,9 @@ arg_match(struct req *r, struct match **m)
 		return fail(r->e, REFD_ENOMATCH, "match '%.64s': no such match",
 		    id);
 	}
+	memset(&me, 0, sizeof(me));
+	if (match_use(*m, &me) != 0)
+		return fail_match(r->e, &me);
 	return 0;
 }
 
@@ -859,9 +863,13 @@ proto_expire(struct proto *p)
 	char reason[128];
 	size_t i;
 
-	if (ex == 0 || now == p->last_expiry)
+	if (now == p->last_expiry)
 		return;
 	p->last_expiry = now;
+	if (p->cfg->finished_eviction != 0)
+		(void)matchset_evict(p->ms, p->cfg->finished_eviction);
+	if (ex == 0)
+		return;
 	for (i = 0; (m = matchset_at(p->ms, i)) != NULL; i++) {
 		if (match_finished(m) || match_started(m) || match_broken(m) ||
 		    match_created(m) + (int64_t)ex > (int64_t)now)
@@ -964,6 +972,13 @@ op_stats(struct req *r)
 	refd_mpw_kint(w, "sync_failures", (int64_t)s->sync_failures);
 	refd_mpw_kint(w, "published", (int64_t)s->published);
 	refd_mpw_kint(w, "connections", (int64_t)s->connections);
+	{
+		uint64_t ev, rv;
+
+		matchset_evictions(r->p->ms, &ev, &rv);
+		refd_mpw_kint(w, "evicted", (int64_t)ev);
+		refd_mpw_kint(w, "revived", (int64_t)rv);
+	}
 	{
 		uint64_t started, crashed, timeouts;
 

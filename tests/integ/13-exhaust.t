@@ -224,6 +224,45 @@ ok($fourth->ok('pubkey'), 'once the others went idle, the fourth is served');
 $fourth->close;
 $dr->stop;
 
+# Finished matches leave memory after finished-eviction seconds unused,
+# and come back from their logs when asked for.
+my $dv = Refd->new(conf => { 'finished-eviction' => 1 });
+my $cv = $dv->client;
+my $fm = $cv->ok('create', ruleset => 'duel', scenario => 'first-duel');
+my @ft = map { $cv->ok('join', match => $fm->{match}, seat => $_)->{token} } 0, 1;
+my $p0 = $cv->ok('pending', match => $fm->{match});
+my $s0 = $p0->{seats}[0];
+my $a = $cv->ok('act', match => $fm->{match}, seat => $s0, token => $ft[$s0],
+    cmd_id => 'first', cmd => { type => 'defend' });
+ok($a, 'a command is played');
+ok($cv->ok('resign', match => $fm->{match}, seat => 1, token => $ft[1]),
+    'a seat resigns: the match is finished');
+my $evb = $cv->ok('events', match => $fm->{match});
+my $vb = $cv->ok('view', match => $fm->{match}, seat => 0, token => $ft[0]);
+sleep(2.5);
+$cv->ok('hello');
+sleep(1.2);
+my $sv = $cv->ok('stats');
+ok($sv->{evicted} >= 1, "the finished match was evicted ($sv->{evicted})");
+my $info2 = (grep { $_->{id} eq $fm->{match} } @{ $cv->ok('matches') })[0];
+is($info2->{status}, 'finished', 'matches still lists it, finished');
+is($cv->ok('stats')->{revived}, 0, 'the summary needs no revival');
+my $eva = $cv->ok('events', match => $fm->{match});
+ok(Refd::same($eva, $evb), 'its events come back from the log, the same');
+ok($cv->ok('stats')->{revived} >= 1, 'it was revived');
+my $va = $cv->ok('view', match => $fm->{match}, seat => 0, token => $ft[0]);
+ok(Refd::same($va, $vb), 'its view is the same');
+sleep(2.5);
+$cv->ok('hello');
+sleep(1.2);
+my $again = $cv->ok('act', match => $fm->{match}, seat => $s0,
+    token => $ft[$s0], cmd_id => 'first', cmd => { type => 'defend' });
+ok($again && $again->{replayed} && $again->{seq} == $a->{seq},
+    'a retried command id is still recognised after an eviction');
+ok($cv->ok('export', match => $fm->{match})->{log}, 'and the log exports');
+$cv->close;
+$dv->stop;
+
 # refd -t -v prints the memory bound the settings give.
 my ($tst, $tout) = Refd::run_refd('-t', '-v', '-f', $dr->conffile,
     '--max-message-size', '64k', '--max-batch', '10', '--max-matches', '5',
