@@ -64,8 +64,9 @@ void proto_release(struct proto *p);
  * reply, even for garbage).  Returns 1 when the request wrote to a match
  * log (the reply may only be sent after matchset_sync), else 0.
  */
-/* Close the matches that did not start within waiting-expiry (at most
- * once a second); their final records are written like any command's. */
+/* At most once a second: close the matches that did not start within
+ * waiting-expiry (their final records are written like any command's),
+ * and evict the finished ones unused for finished-eviction. */
 void proto_expire(struct proto *p);
 int proto_handle(struct proto *p, const uint8_t *req, size_t len,
     struct buf *reply);
