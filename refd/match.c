@@ -2135,10 +2135,11 @@ keep_copy(struct matchset *ms, const char *path, const struct evlog_scan *s,
 
 /*
  * Load one log: validate framing and chain, replay every record through
- * the plugin, and rebuild the match.  A torn tail is cut off (reported).
- * On failure *quarantine says whether the log itself is bad (1: move it
- * away), the match only cannot be resumed here (0: leave it), or the log
- * of an interrupted create was removed (2).  lazy: a finished match is
+ * the plugin, and rebuild the match.  A torn tail is cut off (reported; a
+ * whole but damaged last record is copied to the quarantine first).  On
+ * failure *quarantine says whether the log itself is bad (1: move it
+ * away, an interrupted create's log included) or the match only cannot be
+ * resumed here (0: leave it).  lazy: a finished match is
  * loaded from its records without running the plugin (its game is built
  * on first use by materialize()).
  */
@@ -2712,8 +2713,6 @@ matchset_create(const struct match_config *cfg, const struct registry *reg,
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", ms->dir, de->d_name);
 		rc = load_log(ms, path, 1, &m, &q, why, sizeof(why));
-		if (rc != REFD_OK && q == 2)
-			continue;
 		if (rc != REFD_OK) {
 			failed++;
 			if (q)
