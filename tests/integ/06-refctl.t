@@ -138,6 +138,13 @@ ok($raw->{ok}, 'raw request');
 like(refctl('pubkey') ? (refctl('pubkey'))[1] : '', qr/^[0-9a-f]{64}$/,
     'pubkey prints the hex key');
 ok(refctl_json('matches'), 'matches');
+{
+	my $all = refctl_json('matches');
+	my $p1 = refctl_json('matches', '--limit', 1);
+	is(scalar(@$p1), 1, 'matches --limit 1: one match');
+	my $p2 = refctl_json('matches', '--after', $p1->[0]{id}, '--limit', 1);
+	is($p2->[0]{id}, $all->[1]{id}, 'matches --after: the next page');
+}
 ok(refctl_json('stats'), 'stats');
 
 is($d->stop, 0, 'clean exit');
