@@ -177,18 +177,25 @@ err_is($ce->req('join', match => $w1->{match}, seat => 0), 'EFINISHED',
     'an expired match cannot be joined');
 my $exp = $ce->ok('export', match => $w1->{match});
 ok($exp && length($exp->{log}) > 0, 'the expired match\'s log is exported');
+my $w3 = $ce->ok('create', ruleset => 'duel', scenario => 'first-duel');
 $de->stop;
+sleep(2.5);	# w3 passes waiting-expiry while refd is down
 $de->start;
 $ce = $de->client;
 is($st->($w1->{match})->{status}, 'finished',
     'after a restart the expired match is finished, not waiting');
+sleep(1.2);
+my $i3 = $st->($w3->{match});
+is($i3->{status}, 'finished',
+    'a match that expired while refd was down is closed at start');
+like($i3->{result}{reason} // '', qr/^expired: /, 'as expired');
 my $pk = $ce->ok('pubkey')->{pubkey};
 $ce->close;
 undef $sub;
 $de->stop;
 for my $v ($de->verify_logs($pk)) {
 	my ($f, $vst, $out) = @$v;
-	next unless $f =~ /\Q$w1->{match}\E|\Q$w2->{match}\E/;
+	next unless $f =~ /\Q$w1->{match}\E|\Q$w2->{match}\E|\Q$w3->{match}\E/;
 	is($vst >> 8, 0, "the expired match's log verifies") or diag($out);
 }
 
