@@ -108,8 +108,18 @@ FUZZ_DEPS := tests/fuzz/fuzz.h tests/fuzz/daemon.h $(B)/obj/host/refctl_verify.o
 # A duel that behaves differently, for the verifier's tests.
 DEVIANT_SO := $(B)/tests/plugins/deviant/duel.so
 
+# The web viewer (web/, served by refctl web): a static tree in build/web
+# with its npm dependencies, built once `make deps` has installed them.
+WEB_SRCS := $(wildcard web/*.html web/*.js web/*.css) web/assemble.sh web/package-lock.json \
+	clients/js/src/index.js
+WEB_OUT := $(if $(wildcard web/node_modules/libsodium-wrappers),$(B)/web/index.html)
+
 all: $(PROGS) $(PLUGINS) $(CONTENT_STAMP) $(UNIT_BINS) $(FIXTURE_SOS) $(DEVIANT_SO) $(FUZZ_REPLAYS) \
-	$(B)/bench/refd-bench
+	$(B)/bench/refd-bench $(WEB_OUT)
+	@$(if $(WEB_OUT),,echo "note: the web viewer is not built: run 'make deps' (npm ci in web/)")
+
+$(B)/web/index.html: $(WEB_SRCS)
+	sh web/assemble.sh $(B)/web
 
 $(B)/obj/sdk/%.o: sdk/lib/%.c $(wildcard sdk/include/refd/*.h)
 	@mkdir -p $(dir $@)
@@ -245,6 +255,8 @@ install: all
 		install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
 	install -d $(DESTDIR)$(PYTHONDIR)/refd
 	install -m 644 clients/python/refd/*.py $(DESTDIR)$(PYTHONDIR)/refd/
+	if [ -f $(B)/web/index.html ]; then install -d $(DESTDIR)$(DATADIR)/web && \
+		cp -R $(B)/web/. $(DESTDIR)$(DATADIR)/web/; fi
 
 clean:
 	rm -rf build

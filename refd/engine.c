@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -1191,6 +1192,7 @@ plugin_close(struct plugin *pl)
 	free(pl->content);
 	free(pl->content_dir);
 	free(pl->describe);
+	refd_mp_free(pl->describe_doc);
 	free(pl->version);
 	free(pl->summary);
 	free(pl->path);
@@ -1515,5 +1517,117 @@ game_state_hash(struct game *g, uint8_t out[ENG_HASH_LEN])
 		crypto_generichash(out, ENG_HASH_LEN, c.out.data, c.out.len,
 		    NULL, 0);
 	call_release(&c);
+	return rc;
+}
+
+/* The type an argument's description starts with: 'i' int, 'b' bool, 's'
+ * str (or a quoted choice), 'a' array ('['), 'm' map ('{'), or 0 when it
+ * names none. */
+static int
+arg_type(const char *d, size_t n)
+{
+	while (n > 0 && *d == ' ') {
+		d++;
+		n--;
+	}
+	if (n >= 3 && memcmp(d, "int", 3) == 0 && (n == 3 || !isalpha(
+	    (unsigned char)d[3])))
+		return 'i';
+	if (n >= 4 && memcmp(d, "bool", 4) == 0)
+		return 'b';
+	if ((n >= 3 && memcmp(d, "str", 3) == 0 && (n == 3 ||
+	    !isalpha((unsigned char)d[3]))) || (n > 0 && d[0] == '"'))
+		return 's';
+	if (n > 0 && d[0] == '[')
+		return 'a';
+	if (n > 0 && d[0] == '{')
+		return 'm';
+	return 0;
+}
+
+static const char *
+mp_type_name(int t)
+{
+	switch (t) {
+	case REFD_MP_NIL: return "nil";
+	case REFD_MP_BOOL: return "a boolean";
+	case REFD_MP_INT: return "an integer";
+	case REFD_MP_FLOAT: return "a number";
+	case REFD_MP_STR: return "a string";
+	case REFD_MP_BIN: return "bytes";
+	case REFD_MP_ARRAY: return "an array";
+	case REFD_MP_MAP: return "a map";
+	default: return "another type";
+	}
+}
+
+int
+plugin_check_args(struct plugin *pl, const uint8_t *cmd, size_t len,
+    char *msg, size_t n)
+{
+	static const char *const want[] = { ['i'] = "an integer",
+		['b'] = "a boolean", ['s'] = "a string", ['a'] = "an array",
+		['m'] = "a map" };
+	refd_mpdoc *cd;
+	refd_mpv root, spec, args;
+	const char *type;
+	size_t i, tl;
+	int rc = 0;
+
+	if (pl->describe_doc == NULL && pl->describe != NULL)
+		pl->describe_doc = refd_mp_parse(pl->describe,
+		    pl->describe_len);
+	if (pl->describe_doc == NULL ||
+	    (cd = refd_mp_parse(cmd, len)) == NULL)
+		return 0;	/* the plugin says what is wrong */
+	root = refd_mp_root(cd);
+	if (refd_mpv_str(refd_mpv_get(root, "type"), &type, &tl) != 0 ||
+	    tl > 63) {
+		refd_mp_free(cd);
+		return 0;
+	}
+	{
+		char t[64];
+
+		memcpy(t, type, tl);
+		t[tl] = '\0';
+		spec = refd_mpv_get(refd_mpv_get(refd_mp_root(pl->describe_doc),
+		    "commands"), t);
+	}
+	args = refd_mpv_get(spec, "args");
+	for (i = 0; rc == 0 && i < refd_mpv_len(root); i++) {
+		refd_mpv k = refd_mpv_key_at(root, i), v = refd_mpv_val_at(root, i);
+		const char *kn, *d;
+		size_t kl, dl, j;
+		int at, vt = refd_mpv_type(v), ok;
+
+		if (refd_mpv_str(k, &kn, &kl) != 0)
+			continue;
+		for (j = 0; j < refd_mpv_len(args); j++) {
+			const char *an;
+			size_t al;
+
+			if (refd_mpv_str(refd_mpv_key_at(args, j), &an, &al) != 0 ||
+			    al != kl || memcmp(an, kn, kl) != 0 ||
+			    refd_mpv_str(refd_mpv_val_at(args, j), &d, &dl) != 0)
+				continue;
+			at = arg_type(d, dl);
+			ok = at == 0 || (at == 'i' && vt == REFD_MP_INT) ||
+			    (at == 'b' &&
+			    vt == REFD_MP_BOOL) || (at == 's' &&
+			    vt == REFD_MP_STR) || (at == 'a' &&
+			    vt == REFD_MP_ARRAY) || (at == 'm' &&
+			    vt == REFD_MP_MAP) || vt == REFD_MP_NIL;
+			if (!ok) {
+				snprintf(msg, n, "command '%.*s': argument "
+				    "'%.*s': expected %s, found %s", (int)tl,
+				    type, (int)(kl > 40 ? 40 : kl), kn,
+				    want[at], mp_type_name(vt));
+				rc = -1;
+			}
+			break;
+		}
+	}
+	refd_mp_free(cd);
 	return rc;
 }

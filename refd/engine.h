@@ -46,6 +46,7 @@ struct plugin {
 
 	uint8_t *describe;	/* msgpack from the describe op */
 	size_t describe_len;
+	struct refd_mpdoc *describe_doc;	/* parsed, for plugin_check_args */
 
 	int content_set;	/* content_load accepted pl->content */
 	char *version;		/* plugin_open_isolated: the descriptor's */
@@ -154,6 +155,13 @@ const struct scenario *plugin_scenario(const struct plugin *pl,
     const char *name);
 void plugin_close(struct plugin *pl);
 int plugin_file_hash(const char *path, uint8_t out[ENG_HASH_LEN]);
+/*
+ * Check a command's argument types against the plugin's describe: an
+ * argument whose description starts with a type (refd-plugin(3), The
+ * describe map) must have that type.  0, or -1 with the message in msg.
+ */
+int plugin_check_args(struct plugin *pl, const uint8_t *cmd, size_t len,
+    char *msg, size_t n);
 
 /* Calls. */
 void call_init(struct call *c);

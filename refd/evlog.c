@@ -293,6 +293,48 @@ evlog_sign(const struct evlog_key *k, uint8_t *payload, size_t len)
 	return 0;
 }
 
+static size_t
+head_msg(const char *match, uint64_t records, uint64_t seq,
+    const uint8_t hash[EVLOG_HASH_LEN], uint8_t *m)
+{
+	size_t n = sizeof(EVLOG_HEAD_DOMAIN) - 1, i;
+
+	memcpy(m, EVLOG_HEAD_DOMAIN, n);
+	memset(m + n, 0, 16);
+	memcpy(m + n, match, strnlen(match, 16));
+	n += 16;
+	for (i = 0; i < 8; i++)
+		m[n + i] = (uint8_t)(records >> (56 - 8 * i));
+	n += 8;
+	for (i = 0; i < 8; i++)
+		m[n + i] = (uint8_t)(seq >> (56 - 8 * i));
+	n += 8;
+	memcpy(m + n, hash, EVLOG_HASH_LEN);
+	return n + EVLOG_HASH_LEN;
+}
+
+void
+evlog_head_sign(const struct evlog_key *k, const char *match,
+    uint64_t records, uint64_t seq, const uint8_t hash[EVLOG_HASH_LEN],
+    uint8_t sig[EVLOG_SIG_LEN])
+{
+	uint8_t m[128];
+	size_t n = head_msg(match, records, seq, hash, m);
+
+	crypto_sign_detached(sig, NULL, m, n, k->sk);
+}
+
+int
+evlog_head_check(const uint8_t *pk, const char *match, uint64_t records,
+    uint64_t seq, const uint8_t hash[EVLOG_HASH_LEN],
+    const uint8_t sig[EVLOG_SIG_LEN])
+{
+	uint8_t m[128];
+	size_t n = head_msg(match, records, seq, hash, m);
+
+	return crypto_sign_verify_detached(sig, m, n, pk) == 0 ? 0 : -1;
+}
+
 int
 evlog_sig_check(const uint8_t *pk, const uint8_t *payload, size_t len)
 {

@@ -80,6 +80,20 @@ void evlog_commit_hash(const uint8_t *salt, size_t saltlen,
 
 /* Sign a payload that ends with "sig" and 64 zero bytes, in place. */
 int evlog_sign(const struct evlog_key *k, uint8_t *payload, size_t len);
+/*
+ * A head: the daemon's signed statement that the log of match holds
+ * `records` records, the last one of seq `seq` hashing to `hash`.  The
+ * signature is ed25519 over EVLOG_HEAD_DOMAIN, the 16-character match id,
+ * records and seq as 8 bytes big-endian each, then hash.
+ */
+#define EVLOG_HEAD_DOMAIN "refd-evlog-v1 head\n"
+void evlog_head_sign(const struct evlog_key *k, const char *match,
+    uint64_t records, uint64_t seq, const uint8_t hash[EVLOG_HASH_LEN],
+    uint8_t sig[EVLOG_SIG_LEN]);
+/* 0 when sig is pk's signature of that head, else -1. */
+int evlog_head_check(const uint8_t *pk, const char *match, uint64_t records,
+    uint64_t seq, const uint8_t hash[EVLOG_HASH_LEN],
+    const uint8_t sig[EVLOG_SIG_LEN]);
 /* 0 when the payload's signature is valid for pk; -1 when the payload
  * has no signature trailer; -2 when the signature is wrong. */
 int evlog_sig_check(const uint8_t *pk, const uint8_t *payload, size_t len);

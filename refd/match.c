@@ -38,6 +38,7 @@ struct mevent {
 	uint64_t seq;
 	uint32_t i;
 	int32_t seat;
+	uint64_t n;		/* a public event's number among them, from 1 */
 	uint8_t *bytes;
 	size_t len;
 };
@@ -82,6 +83,7 @@ struct match {
 	size_t ncm, cap_cm;
 	struct mevent *ev;
 	size_t nev, cap_ev;
+	uint64_t npublic;	/* public events so far (their n) */
 	struct buf *pub;
 	size_t npub, cap_pub;
 
@@ -421,6 +423,8 @@ event_map(const struct match *m, const struct mevent *ev, int for_pub,
 		refd_mpw_kstr(w, "match", m->id);
 	refd_mpw_kint(w, "seq", (int64_t)ev->seq);
 	refd_mpw_kint(w, "i", ev->i);
+	if (ev->seat == REFD_SEAT_PUBLIC)
+		refd_mpw_kint(w, "n", (int64_t)ev->n);
 	if (!for_pub && ev->seat != REFD_SEAT_PUBLIC)
 		refd_mpw_kint(w, "seat", ev->seat);
 	n = refd_mpv_len(root);
@@ -428,6 +432,7 @@ event_map(const struct match *m, const struct mevent *ev, int for_pub,
 		refd_mpv k = refd_mpv_key_at(root, i);
 
 		if (refd_mpv_streq(k, "seq") || refd_mpv_streq(k, "i") ||
+		    (ev->seat == REFD_SEAT_PUBLIC && refd_mpv_streq(k, "n")) ||
 		    (for_pub && refd_mpv_streq(k, "match")) ||
 		    (!for_pub && ev->seat != REFD_SEAT_PUBLIC &&
 		    refd_mpv_streq(k, "seat")))
@@ -464,6 +469,7 @@ add_event(struct match *m, uint64_t seq, uint32_t i, int32_t seat,
 	ev->seq = seq;
 	ev->i = i;
 	ev->seat = seat;
+	ev->n = seat == REFD_SEAT_PUBLIC ? ++m->npublic : 0;
 	m->nev++;
 	if (publish && seat == REFD_SEAT_PUBLIC) {
 		refd_mpw *w;
@@ -1124,6 +1130,73 @@ matchset_destroy(struct matchset *ms)
 
 /* Create. */
 
+/*
+ * The first key of a client's setup that the ruleset does not take: not
+ * one of the options its describe lists, nor "seats" (read by the host).
+ * Copies it into key and the option names into opts; 0 when every key is
+ * known (or the ruleset lists no options).
+ */
+static int
+unknown_setup_key(const struct plugin *pl, const uint8_t *setup,
+    size_t len, char *key, size_t kn, char *opts, size_t on)
+{
+	refd_mpdoc *d = refd_mp_parse(pl->describe, pl->describe_len);
+	refd_mpdoc *sd = refd_mp_parse(setup, len);
+	refd_mpv o = refd_mpv_get(refd_mp_root(d), "options"), root;
+	size_t i, j, n = 0;
+	int found = 0;
+
+	opts[0] = '\0';
+	if (d == NULL || sd == NULL || refd_mpv_type(o) != REFD_MP_MAP) {
+		refd_mp_free(d);
+		refd_mp_free(sd);
+		return 0;
+	}
+	for (j = 0; j < refd_mpv_len(o); j++) {
+		const char *k;
+		size_t kl;
+
+		if (refd_mpv_str(refd_mpv_key_at(o, j), &k, &kl) == 0 && n < on)
+			n += (size_t)snprintf(opts + n, on - n, "%s%.*s",
+			    j ? ", " : "", (int)kl, k);
+	}
+	root = refd_mp_root(sd);
+	for (i = 0; i < refd_mpv_len(root) && !found; i++) {
+		refd_mpv kv = refd_mpv_key_at(root, i);
+		const char *k;
+		size_t kl;
+
+		if (refd_mpv_str(kv, &k, &kl) != 0) {
+			snprintf(key, kn, "(a key that is not a string)");
+			found = 1;
+			break;
+		}
+		if (kl == 5 && memcmp(k, "seats", 5) == 0)
+			continue;
+		found = 1;
+		for (j = 0; j < refd_mpv_len(o) && found; j++) {
+			const char *ok;
+			size_t ol;
+
+			if (refd_mpv_str(refd_mpv_key_at(o, j), &ok, &ol) == 0 &&
+			    ol == kl && memcmp(ok, k, kl) == 0)
+				found = 0;
+		}
+		if (found) {
+			size_t c;
+
+			snprintf(key, kn, "%.*s", (int)(kl > 64 ? 64 : kl), k);
+			for (c = 0; key[c] != '\0'; c++)
+				if ((unsigned char)key[c] < 0x20 ||
+				    (unsigned char)key[c] > 0x7e)
+					key[c] = '?';
+		}
+	}
+	refd_mp_free(d);
+	refd_mp_free(sd);
+	return found;
+}
+
 int
 match_create(struct matchset *ms, const struct match_create_args *a,
     struct match **out, struct match_err *e)
@@ -1168,6 +1241,15 @@ match_create(struct matchset *ms, const struct match_create_args *a,
 		    setup[0] != 0xdf))
 			return fail(e, REFD_ESETUP, "setup: expected one msgpack "
 			    "map");
+		{
+			char key[80], opts[1024];
+
+			if (unknown_setup_key(pl, setup, setup_len, key,
+			    sizeof(key), opts, sizeof(opts)))
+				return fail(e, REFD_ESETUP, "setup: unknown key "
+				    "'%s': ruleset '%s' takes %s", key, pl->name,
+				    opts);
+		}
 	} else {
 		setup = &empty_map;
 		setup_len = 1;
@@ -1491,6 +1573,13 @@ match_act(struct match *m, uint32_t seat, const char *token,
 		    "max-log-bytes (%zu)", m->id, m->ms->cfg.max_log_bytes);
 	if ((rc = check_plugin(m, e)) != REFD_OK)
 		return rc;
+	{
+		char why[256];
+
+		if (plugin_check_args(m->g->pl, cmd, len, why,
+		    sizeof(why)) != 0)
+			return fail(e, REFD_EARG, "%s", why);
+	}
 	call_init(&c);
 	rc = game_apply(m->g, seat, cmd, len, &c);
 	if (rc != REFD_OK) {
@@ -2743,4 +2832,19 @@ matchset_create(const struct match_config *cfg, const struct registry *reg,
 		    recovered, finished);
 	*out = ms;
 	return REFD_OK;
+}
+
+int
+match_head(struct match *m, uint64_t *records, uint64_t *seq,
+    uint8_t hash[EVLOG_HASH_LEN], uint8_t sig[EVLOG_SIG_LEN],
+    struct match_err *e)
+{
+	if (m->log.fd >= 0 && m->log.dirty && evlog_fsync(&m->log) != 0)
+		return fail(e, REFD_ELOGIO, "match '%s': the log cannot be "
+		    "made durable", m->id);
+	*records = m->log.nrec;
+	*seq = m->seq;
+	memcpy(hash, m->log.last, EVLOG_HASH_LEN);
+	evlog_head_sign(&m->ms->key, m->id, *records, *seq, hash, sig);
+	return 0;
 }

@@ -214,6 +214,13 @@ const char *match_id(const struct match *m);
 void match_seed_commit(const struct match *m, char out[2 * 32 + 1]);
 uint64_t match_seq(const struct match *m);
 uint32_t match_nseats(const struct match *m);
+/*
+ * The match's head (refd-evlog(5), Heads): the log's record count, the seq
+ * and the hash of its last record, signed by the daemon; the log is made
+ * durable first, so that a head never names a record a crash could lose.
+ */
+int match_head(struct match *m, uint64_t *records, uint64_t *seq,
+    uint8_t hash[32], uint8_t sig[64], struct match_err *e);
 int match_finished(const struct match *m);
 
 /*

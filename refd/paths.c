@@ -72,3 +72,28 @@ paths_default(char *plugins, size_t pn, char *rulesets, size_t rn)
 	snprintf(plugins, pn, "%s", REFD_PLUGINDIR);
 	snprintf(rulesets, rn, "%s/rulesets", REFD_DATADIR);
 }
+
+void
+paths_web(char *out, size_t n)
+{
+	char exe[PATH_MAX], p[PATH_MAX + 32], *slash, *r;
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	static const char *const rel[] = { "../web", "../share/refd/web" };
+	size_t i;
+
+	if (len > 0) {
+		exe[len] = '\0';
+		if ((slash = strrchr(exe, '/')) != NULL) {
+			*slash = '\0';
+			for (i = 0; i < 2; i++) {
+				snprintf(p, sizeof(p), "%s/%s", exe, rel[i]);
+				if (isdir(p) && (r = realpath(p, NULL)) != NULL) {
+					snprintf(out, n, "%s", r);
+					free(r);
+					return;
+				}
+			}
+		}
+	}
+	snprintf(out, n, "%s/web", REFD_DATADIR);
+}

@@ -17,4 +17,10 @@
  */
 void paths_default(char *plugins, size_t pn, char *rulesets, size_t rn);
 
+/*
+ * The web viewer's directory: bin/../web in the build tree,
+ * bin/../share/refd/web when installed, else the one compiled in.
+ */
+void paths_web(char *out, size_t n);
+
 #endif

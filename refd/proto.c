@@ -13,6 +13,7 @@
 #include "refd/mp.h"
 #include "refd/plugin.h"
 
+#include "evlog.h"
 #include "log.h"
 #include "proto.h"
 #include "worker.h"
@@ -210,7 +211,7 @@ arg_seat(struct req *r, int32_t *seat, const char **token)
 static const char *const op_names[] = {
 	"hello", "rulesets", "create", "join", "act", "legal", "pending",
 	"view", "events", "export", "resign", "abort", "matches", "stats",
-	"pubkey", NULL
+	"pubkey", "head", NULL
 };
 
 static void
@@ -235,6 +236,9 @@ op_hello(struct req *r)
 	refd_mpw_karray(w, "protocol");
 	refd_mpw_int(w, PROTO_VERSION);
 	refd_mpw_end(w);
+	/* Minor versions add to v1 without changing what v1 clients rely
+	 * on (refd-protocol(7), VERSIONS). */
+	refd_mpw_kint(w, "protocol_minor", PROTO_MINOR);
 	refd_mpw_kmap(w, "abi");
 	refd_mpw_kint(w, "major", REFD_ABI_MAJOR);
 	refd_mpw_kint(w, "minor", REFD_ABI_MINOR);
@@ -275,6 +279,36 @@ op_pubkey(struct req *r)
 	refd_mpw_kstr(r->res, "algorithm", "ed25519");
 	refd_mpw_str(r->res, "pubkey");
 	write_pubkey(r->res, r->p);
+	refd_mpw_end(r->res);
+	return 0;
+}
+
+/* head: the signed head of a match's log (refd-evlog(5), Heads). */
+static int
+op_head(struct req *r)
+{
+	struct match *m;
+	struct match_err me;
+	uint64_t records, seq;
+	uint8_t hash[EVLOG_HASH_LEN], sig[EVLOG_SIG_LEN];
+	char hx[2 * EVLOG_SIG_LEN + 1];
+	int rc;
+
+	memset(&me, 0, sizeof(me));
+	if ((rc = arg_match(r, &m)) != 0)
+		return rc;
+	if (match_head(m, &records, &seq, hash, sig, &me) != 0)
+		return fail_match(r->e, &me);
+	refd_mpw_map(r->res);
+	refd_mpw_kstr(r->res, "match", match_id(m));
+	refd_mpw_kint(r->res, "records", (int64_t)records);
+	refd_mpw_kint(r->res, "seq", (int64_t)seq);
+	hex_encode(hash, EVLOG_HASH_LEN, hx);
+	refd_mpw_kstr(r->res, "hash", hx);
+	refd_mpw_str(r->res, "pubkey");
+	write_pubkey(r->res, r->p);
+	hex_encode(sig, EVLOG_SIG_LEN, hx);
+	refd_mpw_kstr(r->res, "sig", hx);
 	refd_mpw_end(r->res);
 	return 0;
 }
@@ -463,6 +497,7 @@ op_create(struct req *r)
 	refd_mpw_kstr(r->res, "ruleset", ca.ruleset);
 	refd_mpw_kbool(r->res, "scripted", ca.scripted);
 	refd_mpw_kint(r->res, "seq", (int64_t)match_seq(m));
+	refd_mpw_kint(r->res, "seats", (int64_t)match_nseats(m));
 	put_seed_commit(r, m);
 	refd_mpw_end(r->res);
 	return 0;
@@ -1012,6 +1047,7 @@ static const struct op ops[] = {
 	{ "matches", op_matches },
 	{ "stats", op_stats },
 	{ "pubkey", op_pubkey },
+	{ "head", op_head },
 };
 
 /* Replies. */

@@ -18,6 +18,7 @@
 #include "match.h"
 
 #define PROTO_VERSION 1
+#define PROTO_MINOR 1	/* 1.1: seats in create, n on public events, unknown setup keys refused */
 #define PROTO_MATCHES_PAGE 1000	/* matches per page of the matches op */
 
 struct proto_stats {

@@ -49,6 +49,7 @@ usage(FILE *f)
 	    "  act MATCH SEAT TOKEN CMD-JSON [--id CMD-ID] [--expect SEQ]\n"
 	    "  legal MATCH SEAT TOKEN\n"
 	    "  pending MATCH\n"
+	    "  head MATCH                     (save it: refctl verify --head FILE)\n"
 	    "  view MATCH [SEAT TOKEN]\n"
 	    "  events MATCH [SEAT TOKEN] [--since SEQ] [--limit N]\n"
 	    "  watch MATCH [SEAT TOKEN] [--since SEQ]\n"
@@ -62,9 +63,11 @@ usage(FILE *f)
 	    "  check-plugin FILE.so [--content DIR] [--setup FILE.json | --scenario NAME]\n"
 	    "       [--seats N] [--games N] [--seed S] [--max-steps N] [--max-legal N] [-v]\n"
 	    "  verify [--plugin FILE.so] [--content DIR] [--pubkey HEX | --pubkey-file FILE]\n"
-	    "       [--require-plugin NAME=VERSION[:HASH]] [--allow-scripted] [-q] LOG|DIR...\n"
+	    "       [--require-plugin NAME=VERSION[:HASH]] [--allow-scripted] [--views FILE]\n"
+	    "       [-q] LOG|DIR...\n"
 	    "  log-info LOG...\n"
 	    "  replay LOG [--json]\n"
+	    "  web [--port N] [--root DIR] [--refd WS-URL] [--events WS-URL]\n"
 	    "See refctl(1).\n");
 }
 
@@ -1350,6 +1353,8 @@ main(int argc, char **argv)
 		return cmd_replay(argc, argv);
 	if (strcmp(cmd, "log-info") == 0)
 		return cmd_log_info(argc, argv);
+	if (strcmp(cmd, "web") == 0)
+		return cmd_web(argc, argv, endpoint, events_ep);
 	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
 		usage(stdout);
 		return 0;
@@ -1378,7 +1383,7 @@ main(int argc, char **argv)
 	} else if (strcmp(cmd, "view") == 0 || strcmp(cmd, "events") == 0 ||
 	    strcmp(cmd, "abort") == 0)
 		rc = cmd_match_op(cmd, &a, 1);
-	else if (strcmp(cmd, "pending") == 0)
+	else if (strcmp(cmd, "pending") == 0 || strcmp(cmd, "head") == 0)
 		rc = cmd_match_op(cmd, &a, 0);
 	else if (strcmp(cmd, "watch") == 0)
 		rc = cmd_watch(&a);

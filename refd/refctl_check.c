@@ -82,6 +82,7 @@ struct opts {
 	long max_steps;
 	long max_legal;		/* listed commands applied per step, at most */
 	int verbose;
+	FILE *events;		/* --events: every event, one JSON line each */
 };
 
 struct stats {
@@ -1109,6 +1110,22 @@ out:
 	rng_release(&r);
 }
 
+/* --events: {"seat": s, "event": {...}} per event (seat -1: public). */
+static void
+dump_events(FILE *f, const struct call *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nev; i++) {
+		char *j = mp_bytes_to_json_text(c->ev[i].bytes, c->ev[i].len,
+		    JSON_COMPACT);
+
+		fprintf(f, "{\"seat\":%d,\"event\":%s}\n",
+		    (int)c->ev[i].seat, j != NULL ? j : "null");
+		free(j);
+	}
+}
+
 /*
  * Play one game.  With probe set, a create refused with ESETUP is tried
  * again with every other seat count in the plugin's range, and *nseatsp
@@ -1159,6 +1176,8 @@ play(struct chk *k, const uint8_t *setup, size_t setup_len, uint32_t *nseatsp,
 		}
 		*nseatsp = nseats;
 	}
+	if (rc == REFD_OK && k->o->events != NULL)
+		dump_events(k->o->events, &c);
 	digest_call(&c, rc, t.create_digest);
 	crypto_generichash_update(&k->st->digest, t.create_digest,
 	    ENG_HASH_LEN);
@@ -1288,6 +1307,8 @@ play(struct chk *k, const uint8_t *setup, size_t setup_len, uint32_t *nseatsp,
 
 		rc = game_apply(g, ch->seat, cb, cn, &c);
 		rc2 = game_apply(g2, ch->seat, cb, cn, &c2);
+		if (rc == REFD_OK && k->o->events != NULL)
+			dump_events(k->o->events, &c);
 		digest_call(&c, rc, dg);
 		digest_call(&c2, rc2, dg2);
 		if (rc != REFD_OK && !ch->tmpl) {
@@ -1347,7 +1368,7 @@ usage(void)
 	    "usage: refctl check-plugin FILE.so [--content DIR] "
 	    "[--setup FILE.json | --scenario NAME]\n"
 	    "           [--seats N] [--games N] [--seed S] [--max-steps N] "
-	    "[--max-legal N] [-v]\n");
+	    "[--max-legal N] [--events FILE] [-v]\n");
 }
 
 static int
@@ -1468,6 +1489,13 @@ cmd_check_plugin(int argc, char **argv)
 			if (num(a, arg, 1, 100000000, &v) != 0)
 				return 2;
 			o.max_steps = (long)v;
+		} else if (strcmp(a, "--events") == 0) {
+			o.events = fopen(arg, "w");
+			if (o.events == NULL) {
+				fprintf(stderr, "refctl check-plugin: --events "
+				    "'%s': %s\n", arg, strerror(errno));
+				return 2;
+			}
 		} else if (strcmp(a, "--max-legal") == 0) {
 			if (num(a, arg, 0, 100000000, &v) != 0)
 				return 2;

@@ -13,7 +13,9 @@
  */
 #include <sys/stat.h>
 
+#include <ctype.h>
 #include <dirent.h>
+#include <sys/wait.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -41,6 +43,15 @@
 #define VX_INCOMPLETE	3	/* unfinished, or cut short */
 #define VX_ENV		4	/* plugin, content, key or file missing */
 
+/* A head (refctl head, refd-evlog(5) Heads): a record count the daemon
+ * signed for a match. */
+struct head {
+	char match[17];
+	uint64_t records, seq;
+	uint8_t hash[EVLOG_HASH_LEN], sig[EVLOG_SIG_LEN];
+	const char *file;
+};
+
 struct vctx {
 	const char *logpath;
 	int allow_scripted;
@@ -52,6 +63,15 @@ struct vctx {
 	int quiet;
 	int json;		/* one JSON object per log, nothing else */
 	int batch;		/* more than one log: name it in the verdict */
+	FILE *views;		/* --views: the spectators' view per record */
+	FILE *story;		/* replay: the match in words */
+	json_t *names;		/* story: piece id -> name, from the views */
+	int require_finished;	/* --require-finished */
+	struct head *heads;	/* --head FILE: heads the daemon signed */
+	size_t nheads;
+	const char *keyring;	/* --keyring FILE: the accepted daemon keys */
+	uint8_t (*keys)[EVLOG_PK_LEN];
+	size_t nkeys;
 	char why[1024];		/* the first failure, or why incomplete */
 
 	struct evlog_scan s;
@@ -81,6 +101,13 @@ static int
 vreport(struct vctx *v, int code, const char *fmt, va_list ap)
 {
 	vsnprintf(v->why, sizeof(v->why), fmt, ap);
+	if (code == VX_INCOMPLETE && v->require_finished) {
+		size_t n = strlen(v->why);
+
+		snprintf(v->why + n, sizeof(v->why) - n, "; --require-finished "
+		    "refuses a log that is not finished");
+		code = VX_BAD;
+	}
 	if (!v->json)
 		fprintf(stderr, "refctl verify: log '%s': %s\n", v->logpath,
 		    v->why);
@@ -307,6 +334,49 @@ whole_frame(const struct evlog_scan *s)
 }
 
 /* Framing and decoding of every record. */
+/*
+ * The heads given for this log's match: each signed by the log's key, and
+ * covered by the log's nwhole whole records, the last covered one hashing
+ * as the head says.  0, or a failure.
+ */
+static int
+check_heads(struct vctx *v, const struct evlog_rec *h, size_t nwhole)
+{
+	char a[33], b[33];
+	size_t i;
+
+	for (i = 0; i < v->nheads; i++) {
+		const struct head *hd = &v->heads[i];
+
+		if (strcmp(hd->match, h->match) != 0)
+			continue;
+		if (evlog_head_check(h->pubkey, hd->match, hd->records,
+		    hd->seq, hd->hash, hd->sig) != 0)
+			return vfail(v, "head '%s': the signature is not the "
+			    "log's daemon's (another key, or a changed head)",
+			    hd->file);
+		if (hd->records > nwhole)
+			return vfail(v, "cut: the log ends after record %zu, but "
+			    "the daemon signed a head at record %" PRIu64
+			    " (seq %" PRIu64 ", '%s'): records after record %zu "
+			    "were removed", nwhole - 1, hd->records - 1, hd->seq,
+			    hd->file, nwhole - 1);
+		if (hd->records > 0 && memcmp(v->s.fr[hd->records - 1].hash,
+		    hd->hash, EVLOG_HASH_LEN) != 0) {
+			hex16(hd->hash, a);
+			hex16(v->s.fr[hd->records - 1].hash, b);
+			return vfail(v, "record %" PRIu64 ": hash: the head '%s' "
+			    "signed by the daemon has %s..., the log has %s...; "
+			    "the log was rewritten after the head", hd->records -
+			    1, hd->file, a, b);
+		}
+		say(v, "head: the log covers the head the daemon signed at "
+		    "record %" PRIu64 " (seq %" PRIu64 ")", hd->records - 1,
+		    hd->seq);
+	}
+	return 0;
+}
+
 static int
 load(struct vctx *v)
 {
@@ -321,6 +391,19 @@ load(struct vctx *v)
 		return vfail(v, "%s", err);
 	if (v->s.tail == EVLOG_TORN && whole_frame(&v->s))
 		return vfail(v, "%s", v->s.why);
+	if (v->s.tail == EVLOG_TORN && v->nheads > 0 && v->s.n > 0) {
+		struct evlog_rec h0;
+
+		if (evlog_decode(v->s.fr[0].p, v->s.fr[0].len, &h0, err,
+		    sizeof(err)) == 0 && h0.kind == EVK_HEADER) {
+			rc = check_heads(v, &h0, v->s.n);
+			evlog_rec_release(&h0);
+			if (rc != 0)
+				return rc;
+		} else {
+			evlog_rec_release(&h0);
+		}
+	}
 	if (v->s.tail == EVLOG_TORN)
 		return vincomplete(v, "cut short after record %zu: %s (%zu "
 		    "bytes after it are not a whole record)", v->s.n > 0 ?
@@ -489,6 +572,203 @@ openings(struct vctx *v, const struct evlog_rec *fin)
 	return 0;
 }
 
+/* --views: one JSON line {record, seq, view} of the spectators' view. */
+static void
+write_view(struct vctx *v, size_t rec, uint64_t seq)
+{
+	char *j = NULL;
+
+	call_reset(&v->c);
+	if (game_view(v->g, -1, &v->c) == REFD_OK)
+		j = mp_bytes_to_json_text(v->c.out.data, v->c.out.len, 0);
+	fprintf(v->views, "{\"record\":%zu,\"seq\":%" PRIu64 ",\"view\":%s}\n",
+	    rec, seq, j != NULL ? j : "null");
+	free(j);
+}
+
+
+/* ---- refctl replay: the match in words ---- */
+
+static const char *const ref_keys[] = { "unit", "model", "fig", "attacker",
+	"target", "caster", "actor", "defender", "mover", "victim", "source",
+	"by", "leader", "commander", "charger", "shooter", NULL };
+
+static int
+is_ref_key(const char *k)
+{
+	size_t i;
+
+	for (i = 0; ref_keys[i] != NULL; i++)
+		if (strcmp(k, ref_keys[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* One value in words: a piece's name for its id, yes/no, (x, y). */
+static void
+say_value(FILE *o, const char *k, json_t *v, json_t *names)
+{
+	size_t i;
+
+	if (json_is_integer(v) && k != NULL && is_ref_key(k)) {
+		char id[32];
+		json_t *n;
+
+		snprintf(id, sizeof(id), "%" JSON_INTEGER_FORMAT,
+		    json_integer_value(v));
+		n = json_object_get(names, id);
+		if (json_is_string(n)) {
+			fputs(json_string_value(n), o);
+			return;
+		}
+	}
+	if (json_is_boolean(v)) {
+		fputs(json_is_true(v) ? "yes" : "no", o);
+	} else if (json_is_string(v)) {
+		fputs(json_string_value(v), o);
+	} else if (json_is_array(v) && json_array_size(v) == 2 &&
+	    json_is_integer(json_array_get(v, 0)) &&
+	    json_is_integer(json_array_get(v, 1)) && k != NULL &&
+	    (strcmp(k, "at") == 0 || strcmp(k, "to") == 0 ||
+	    strcmp(k, "from") == 0)) {
+		fprintf(o, "(%" JSON_INTEGER_FORMAT ", %" JSON_INTEGER_FORMAT
+		    ")", json_integer_value(json_array_get(v, 0)),
+		    json_integer_value(json_array_get(v, 1)));
+	} else if (json_is_array(v)) {
+		if (json_array_size(v) == 0)
+			fputs("none", o);
+		for (i = 0; i < json_array_size(v); i++) {
+			if (i > 0)
+				fputs(k != NULL && strcmp(k, "dice") == 0 ?
+				    " + " : ", ", o);
+			say_value(o, k, json_array_get(v, i), names);
+		}
+	} else {
+		char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+
+		fputs(t != NULL ? t : "?", o);
+		free(t);
+	}
+}
+
+/* A map in words: "Attack: attacker Ogre, target Fighter, hit yes". */
+static void
+say_map(FILE *o, json_t *m, json_t *names)
+{
+	const char *k, *type;
+	json_t *v;
+	int first = 1;
+
+	type = json_string_value(json_object_get(m, "type"));
+	if (type != NULL) {
+		const char *c;
+
+		fputc(toupper((unsigned char)type[0]), o);
+		for (c = type + 1; *c; c++)
+			fputc(*c == '_' ? ' ' : *c, o);
+	}
+	json_object_foreach(m, k, v) {
+		if (strcmp(k, "type") == 0 || strcmp(k, "seq") == 0 ||
+		    strcmp(k, "i") == 0 || strcmp(k, "n") == 0)
+			continue;
+		fputs(first ? (type != NULL ? ": " : "") : ", ", o);
+		first = 0;
+		if (strcmp(k, "seat") == 0 && json_is_integer(v)) {
+			fprintf(o, "seat %" JSON_INTEGER_FORMAT,
+			    json_integer_value(v));
+			continue;
+		}
+		fputs(k, o);
+		fputc(' ', o);
+		say_value(o, k, v, names);
+	}
+}
+
+static json_t *
+mp_json(const uint8_t *b, size_t n)
+{
+	char *t = mp_bytes_to_json_text(b, n, JSON_COMPACT);
+	json_t *j = t != NULL ? json_loads(t, JSON_DECODE_ANY, NULL) : NULL;
+
+	free(t);
+	return j;
+}
+
+/* After record r: the spectators' view's names and round, then r told. */
+static void
+tell(struct vctx *v, const struct evlog_rec *r)
+{
+	FILE *o = v->story;
+	json_t *view = NULL, *pieces, *round = NULL, *x;
+	size_t i, npriv = 0;
+
+	call_reset(&v->c);
+	if (game_view(v->g, -1, &v->c) == REFD_OK)
+		view = mp_json(v->c.out.data, v->c.out.len);
+	pieces = json_object_get(json_object_get(view, "board"), "pieces");
+	for (i = 0; i < json_array_size(pieces); i++) {
+		json_t *p = json_array_get(pieces, i), *id, *nm;
+		char k[32];
+
+		id = json_object_get(p, "id");
+		nm = json_object_get(p, "name");
+		if (json_is_integer(id) && json_is_string(nm)) {
+			snprintf(k, sizeof(k), "%" JSON_INTEGER_FORMAT,
+			    json_integer_value(id));
+			json_object_set(v->names, k, nm);
+		}
+	}
+	round = json_object_get(json_object_get(json_object_get(view,
+	    "board"), "info"), "round");
+	if (round == NULL)
+		round = json_object_get(view, "round");
+	if (json_is_integer(round))
+		fprintf(o, "[round %" JSON_INTEGER_FORMAT "] ",
+		    json_integer_value(round));
+	if (r->kind == EVK_START) {
+		fprintf(o, "seq %" PRIu64 ": the match starts\n", r->seq);
+	} else {
+		x = mp_json(r->cmd, r->cmd_len);
+		fprintf(o, "seq %" PRIu64 ": seat %d: ", r->seq, (int)r->seat);
+		if (json_is_object(x))
+			say_map(o, x, v->names);
+		else
+			fputs("(a command that is not a map)", o);
+		fputc('\n', o);
+		json_decref(x);
+	}
+	if (r->ndr > 0) {
+		fputs("    dice:", o);
+		for (i = 0; i < r->ndr; i++) {
+			if (r->dr[i].kind == DRAW_ROLL)
+				fprintf(o, "%s d%u -> %u", i ? "," : "",
+				    r->dr[i].bound, r->dr[i].value);
+			else
+				fprintf(o, "%s a draw below %u -> %u", i ? "," :
+				    "", r->dr[i].bound, r->dr[i].value);
+			if (r->dr[i].why[0])
+				fprintf(o, " (%s)", r->dr[i].why);
+		}
+		fputc('\n', o);
+	}
+	for (i = 0; i < r->nev; i++) {
+		if (r->ev[i].seat != REFD_SEAT_PUBLIC) {
+			npriv++;
+			continue;
+		}
+		x = mp_json(r->ev[i].bytes, r->ev[i].len);
+		fputs("    ", o);
+		if (json_is_object(x))
+			say_map(o, x, v->names);
+		fputc('\n', o);
+		json_decref(x);
+	}
+	if (npriv > 0)
+		fprintf(o, "    (%zu private event%s)\n", npriv,
+		    npriv > 1 ? "s" : "");
+	json_decref(view);
+}
+
 /* Pass 2, in record order: signatures and the replay. */
 static int
 replay_pass(struct vctx *v, const uint8_t *seed, int replay)
@@ -555,6 +835,10 @@ replay_pass(struct vctx *v, const uint8_t *seed, int replay)
 			    "serialize its state", name);
 		if (evlog_compare(r, &v->c, sh, err, sizeof(err)) != 0)
 			return vfail(v, "%s: replay diverges: %s", name, err);
+		if (v->views != NULL)
+			write_view(v, i, r->seq);
+		if (v->story != NULL)
+			tell(v, r);
 		v->ndraws += r->ndr;
 		v->nevents += r->nev;
 	}
@@ -739,6 +1023,19 @@ verify(struct vctx *v)
 		    "%s; the log was not signed by the daemon whose key you "
 		    "gave", b, a);
 	}
+	if (v->nheads > 0 && check_heads(v, h, v->nr) != 0)
+		return 1;
+	if (v->nkeys > 0) {
+		size_t k;
+
+		for (k = 0; k < v->nkeys; k++)
+			if (memcmp(v->keys[k], h->pubkey, EVLOG_PK_LEN) == 0)
+				break;
+		if (k == v->nkeys)
+			return vfail(v, "record 0 (header): pubkey: %s is not "
+			    "one of the %zu keys of the keyring '%s'", a,
+			    v->nkeys, v->keyring);
+	}
 
 	if (v->r[v->nr - 1].kind == EVK_FINAL)
 		fin = &v->r[v->nr - 1];
@@ -820,6 +1117,9 @@ verify(struct vctx *v)
 		say(v, "UNFINISHED: no final record yet (at seq %" PRIu64 "); "
 		    "the dice and the hidden zones cannot be verified before "
 		    "the server seed is revealed in the final record", seq);
+		if (v->require_finished)
+			return vincomplete(v, "unfinished: no final record yet "
+			    "(at seq %" PRIu64 ")", seq);
 		snprintf(v->why, sizeof(v->why), "unfinished: no final record "
 		    "yet (at seq %" PRIu64 ")", seq);
 		verdict(v, "INCOMPLETE");
@@ -854,7 +1154,10 @@ verify_usage(FILE *f)
 {
 	fprintf(f, "usage: refctl verify [--plugin FILE.so] [--content DIR] "
 	    "[--pubkey HEX | --pubkey-file FILE] [--allow-scripted] "
-	    "[--require-plugin NAME=VERSION[:HASH]] [-q] LOG|DIR...\n");
+	    "[--keyring FILE] [--head FILE] "
+	    "[--require-plugin NAME=VERSION[:HASH]] "
+	    "[--require-finished] [--views FILE] [-j N] [--json] [-q] "
+	    "LOG|DIR...\n");
 }
 
 /* Which exit status wins in a batch: 1, then 4, then 3, then 0. */
@@ -866,8 +1169,72 @@ worse(int a, int b)
 	return rank[b] > rank[a] ? b : a;
 }
 
+/* The number in "record N" of a failure, or -1. */
+static long
+bad_record(const char *why)
+{
+	const char *p = strstr(why, "record ");
+	char *e;
+	long n;
+
+	if (p == NULL)
+		return -1;
+	n = strtol(p + 7, &e, 10);
+	return e == p + 7 ? -1 : n;
+}
+
+/* --json: one object per log. */
+static void
+json_line(const struct vctx *v, int rc)
+{
+	static const char *const vd[] = { "verified", "tampered", "usage",
+		"incomplete", "not checked" };
+	const struct evlog_rec *h = v->nr > 0 && v->r[0].kind == EVK_HEADER ?
+	    &v->r[0] : NULL;
+	const struct evlog_rec *f = v->nr > 0 &&
+	    v->r[v->nr - 1].kind == EVK_FINAL ? &v->r[v->nr - 1] : NULL;
+	json_t *o = json_object(), *res = NULL;
+	char hx[2 * EVLOG_HASH_LEN + 1], *t;
+	long br = rc == VX_OK ? -1 : bad_record(v->why);
+
+	json_object_set_new(o, "file", json_string(v->logpath));
+	if (h != NULL) {
+		json_object_set_new(o, "match", json_string(h->match));
+		json_object_set_new(o, "ruleset", json_string(h->ruleset));
+		json_object_set_new(o, "version",
+		    json_string(h->ruleset_version));
+		hex_encode(h->plugin_hash, EVLOG_HASH_LEN, hx);
+		json_object_set_new(o, "plugin_hash", json_string(hx));
+		json_object_set_new(o, "seats", json_integer(h->nseats));
+		json_object_set_new(o, "scripted", json_boolean(h->scripted));
+		hex_encode(h->pubkey, EVLOG_PK_LEN, hx);
+		json_object_set_new(o, "pubkey", json_string(hx));
+	}
+	json_object_set_new(o, "records", json_integer((json_int_t)v->nr));
+	json_object_set_new(o, "finished", json_boolean(f != NULL));
+	if (f != NULL) {
+		t = mp_bytes_to_json_text(f->result, f->result_len, 0);
+		res = t != NULL ? json_loads(t, JSON_DECODE_ANY, NULL) : NULL;
+		free(t);
+		json_object_set_new(o, "end", json_string(f->why));
+	}
+	json_object_set_new(o, "result", res != NULL ? res : json_null());
+	json_object_set_new(o, "verdict", json_string(rc >= 0 && rc <= 4 ?
+	    vd[rc] : "?"));
+	json_object_set_new(o, "exit", json_integer(rc));
+	json_object_set_new(o, "bad_record", br >= 0 ? json_integer(br) :
+	    json_null());
+	json_object_set_new(o, "why", rc == VX_OK ? json_null() :
+	    json_string(v->why));
+	t = json_dumps(o, JSON_COMPACT);
+	if (t != NULL)
+		printf("%s\n", t);
+	free(t);
+	json_decref(o);
+}
+
 static int
-verify_one(const struct vctx *opt, const char *path, size_t *count)
+verify_one(const struct vctx *opt, const char *path)
 {
 	struct vctx v;
 	int rc;
@@ -876,35 +1243,55 @@ verify_one(const struct vctx *opt, const char *path, size_t *count)
 	v.logpath = path;
 	call_init(&v.c);
 	rc = verify(&v);
+	if (v.json)
+		json_line(&v, rc);
 	vctx_release(&v);
-	count[rc]++;
 	fflush(stdout);
+	fflush(stderr);
 	return rc;
+}
+
+struct loglist {
+	char **p;
+	size_t n, cap;
+};
+
+static int
+add_log(struct loglist *l, const char *path)
+{
+	char **np;
+
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 64;
+		np = realloc(l->p, l->cap * sizeof(*np));
+		if (np == NULL)
+			return -1;
+		l->p = np;
+	}
+	if ((l->p[l->n] = strdup(path)) == NULL)
+		return -1;
+	l->n++;
+	return 0;
 }
 
 /* Every *.log file of a directory, in name order. */
 static int
-verify_dir(const struct vctx *opt, const char *dir, size_t *count)
+add_dir(struct loglist *l, const char *dir)
 {
 	struct dirent **ent;
 	char path[PATH_MAX];
-	int n, i, rc = VX_OK;
-	size_t l;
+	int n, i, rc = 0;
+	size_t len;
 
-	if ((n = scandir(dir, &ent, NULL, alphasort)) < 0) {
-		fprintf(stderr, "refctl verify: '%s': %s\n", dir,
-		    strerror(errno));
-		count[VX_ENV]++;
-		return VX_ENV;
-	}
+	if ((n = scandir(dir, &ent, NULL, alphasort)) < 0)
+		return -1;
 	for (i = 0; i < n; i++) {
-		l = strlen(ent[i]->d_name);
-		if (l > 4 && strcmp(ent[i]->d_name + l - 4, ".log") == 0) {
+		len = strlen(ent[i]->d_name);
+		if (rc == 0 && len > 4 &&
+		    strcmp(ent[i]->d_name + len - 4, ".log") == 0) {
 			snprintf(path, sizeof(path), "%s/%s", dir,
 			    ent[i]->d_name);
-			if (!opt->quiet)
-				printf("\n");
-			rc = worse(rc, verify_one(opt, path, count));
+			rc = add_log(l, path);
 		}
 		free(ent[i]);
 	}
@@ -912,12 +1299,220 @@ verify_dir(const struct vctx *opt, const char *dir, size_t *count)
 	return rc;
 }
 
+struct job {
+	pid_t pid;
+	FILE *out, *err;
+	int rc, done;
+};
+
+static void
+copy_out(FILE *from, FILE *to)
+{
+	char b[8192];
+	size_t n;
+
+	rewind(from);
+	while ((n = fread(b, 1, sizeof(b), from)) > 0)
+		fwrite(b, 1, n, to);
+	fclose(from);
+}
+
+/*
+ * Verify the logs with up to nj at a time, each in a child process whose
+ * output is kept and printed in the order of the logs.
+ */
+static int
+verify_parallel(const struct vctx *opt, const struct loglist *l, int nj,
+    size_t *count)
+{
+	struct job *jb = calloc(l->n, sizeof(*jb));
+	size_t next = 0, started = 0, running = 0, k;
+	int rc = VX_OK;
+
+	if (jb == NULL)
+		return VX_ENV;
+	while (next < l->n) {
+		while (running < (size_t)nj && started < l->n) {
+			struct job *j = &jb[started];
+
+			j->out = tmpfile();
+			j->err = tmpfile();
+			fflush(stdout);
+			fflush(stderr);
+			if (j->out == NULL || j->err == NULL ||
+			    (j->pid = fork()) < 0) {
+				fprintf(stderr, "refctl verify: cannot start a "
+				    "verifier process: %s\n", strerror(errno));
+				j->rc = VX_ENV;
+				j->done = 1;
+				j->pid = 0;
+			} else if (j->pid == 0) {
+				dup2(fileno(j->out), 1);
+				dup2(fileno(j->err), 2);
+				_exit(verify_one(opt, l->p[started]));
+			} else {
+				running++;
+			}
+			started++;
+		}
+		while (next < l->n && !jb[next].done) {
+			int st;
+			pid_t p = wait(&st);
+
+			if (p < 0)
+				break;
+			for (k = 0; k < started; k++)
+				if (jb[k].pid == p && !jb[k].done) {
+					jb[k].done = 1;
+					jb[k].rc = WIFEXITED(st) &&
+					    WEXITSTATUS(st) <= 4 ?
+					    WEXITSTATUS(st) : VX_ENV;
+					if (!WIFEXITED(st))
+						fprintf(stderr, "refctl verify: "
+						    "log '%s': the verifier "
+						    "process died (signal %d)\n",
+						    l->p[k], WTERMSIG(st));
+					running--;
+				}
+		}
+		while (next < l->n && jb[next].done) {
+			if (next > 0 && !opt->quiet && !opt->json)
+				printf("\n");
+			fflush(stdout);
+			if (jb[next].out != NULL)
+				copy_out(jb[next].out, stdout);
+			fflush(stdout);
+			if (jb[next].err != NULL)
+				copy_out(jb[next].err, stderr);
+			count[jb[next].rc]++;
+			rc = worse(rc, jb[next].rc);
+			next++;
+		}
+	}
+	free(jb);
+	return rc;
+}
+
+static int
+hex_field(json_t *o, const char *k, uint8_t *out, size_t n)
+{
+	const char *t = json_string_value(json_object_get(o, k));
+	size_t i;
+
+	if (t == NULL || strlen(t) != 2 * n)
+		return -1;
+	for (i = 0; i < n; i++) {
+		unsigned x;
+
+		if (sscanf(t + 2 * i, "%2x", &x) != 1 ||
+		    !isxdigit((unsigned char)t[2 * i]) ||
+		    !isxdigit((unsigned char)t[2 * i + 1]))
+			return -1;
+		out[i] = (uint8_t)x;
+	}
+	return 0;
+}
+
+/* --head FILE: the JSON `refctl head` printed. */
+static int
+read_head(struct vctx *v, const char *path)
+{
+	json_error_t je;
+	json_t *o = json_load_file(path, 0, &je), *res;
+	struct head hd, *nh;
+	const char *m;
+
+	if (o == NULL) {
+		fprintf(stderr, "refctl verify: --head '%s': %s\n", path,
+		    je.text);
+		return VX_ENV;
+	}
+	res = json_object_get(o, "result");
+	if (json_is_object(res))	/* a whole reply, as refctl raw prints */
+		o = res;
+	memset(&hd, 0, sizeof(hd));
+	hd.file = path;
+	m = json_string_value(json_object_get(o, "match"));
+	if (m == NULL || strlen(m) != 16 ||
+	    !json_is_integer(json_object_get(o, "records")) ||
+	    !json_is_integer(json_object_get(o, "seq")) ||
+	    hex_field(o, "hash", hd.hash, EVLOG_HASH_LEN) != 0 ||
+	    hex_field(o, "sig", hd.sig, EVLOG_SIG_LEN) != 0) {
+		fprintf(stderr, "refctl verify: --head '%s': expected the "
+		    "head refctl head prints (match, records, seq, hash, sig)"
+		    "\n", path);
+		json_decref(res == o ? json_object_get(o, "") : o);
+		return VX_USAGE;
+	}
+	snprintf(hd.match, sizeof(hd.match), "%s", m);
+	hd.records = (uint64_t)json_integer_value(json_object_get(o,
+	    "records"));
+	hd.seq = (uint64_t)json_integer_value(json_object_get(o, "seq"));
+	nh = realloc(v->heads, (v->nheads + 1) * sizeof(*nh));
+	if (nh == NULL)
+		return VX_ENV;
+	v->heads = nh;
+	v->heads[v->nheads++] = hd;
+	return 0;
+}
+
+/* --keyring FILE: one key per line in hexadecimal; '#' starts a comment. */
+static int
+read_keyring(struct vctx *v, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	int ln = 0;
+
+	if (f == NULL) {
+		fprintf(stderr, "refctl verify: --keyring '%s': %s\n", path,
+		    strerror(errno));
+		return VX_ENV;
+	}
+	v->keyring = path;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *c = strchr(line, '#'), *t = line;
+		void *nk;
+
+		ln++;
+		if (c != NULL)
+			*c = '\0';
+		while (*t == ' ' || *t == '\t')
+			t++;
+		t[strcspn(t, " \t\r\n")] = '\0';
+		if (*t == '\0')
+			continue;
+		nk = realloc(v->keys, (v->nkeys + 1) * sizeof(*v->keys));
+		if (nk == NULL || read_pubkey(t, ((uint8_t (*)[EVLOG_PK_LEN])
+		    nk)[v->nkeys]) != 0) {
+			if (nk != NULL)
+				v->keys = nk;
+			fprintf(stderr, "refctl verify: --keyring '%s': line "
+			    "%d: expected a key of 64 hexadecimal characters\n",
+			    path, ln);
+			fclose(f);
+			return VX_USAGE;
+		}
+		v->keys = nk;
+		v->nkeys++;
+	}
+	fclose(f);
+	if (v->nkeys == 0) {
+		fprintf(stderr, "refctl verify: --keyring '%s': no key in it\n",
+		    path);
+		return VX_USAGE;
+	}
+	return 0;
+}
+
 int
 cmd_verify(int argc, char **argv)
 {
 	struct vctx v;
-	size_t count[5] = { 0 }, nlogs = 0;
-	int i, rc = VX_OK, first = 1;
+	struct loglist l = { NULL, 0, 0 };
+	size_t count[5] = { 0 }, k;
+	long nj = -1;
+	int i, rc = VX_OK;
 
 	memset(&v, 0, sizeof(v));
 	if (sodium_init() < 0) {
@@ -932,8 +1527,28 @@ cmd_verify(int argc, char **argv)
 			return 0;
 		} else if (strcmp(o, "-q") == 0) {
 			v.quiet = 1;
+		} else if (strcmp(o, "--json") == 0) {
+			v.json = 1;
+			v.quiet = 1;
 		} else if (strcmp(o, "--allow-scripted") == 0) {
 			v.allow_scripted = 1;
+		} else if (strcmp(o, "--require-finished") == 0) {
+			v.require_finished = 1;
+		} else if (i + 1 < argc && strcmp(o, "-j") == 0) {
+			char *e;
+
+			nj = strtol(argv[++i], &e, 10);
+			if (*e != '\0' || nj < 1 || nj > 1024) {
+				fprintf(stderr, "refctl verify: -j: expected 1 "
+				    "to 1024, found '%s'\n", argv[i]);
+				return VX_USAGE;
+			}
+		} else if (i + 1 < argc && strcmp(o, "--head") == 0) {
+			if ((rc = read_head(&v, argv[++i])) != 0)
+				return rc;
+		} else if (i + 1 < argc && strcmp(o, "--keyring") == 0) {
+			if ((rc = read_keyring(&v, argv[++i])) != 0)
+				return rc;
 		} else if (i + 1 < argc && strcmp(o, "--require-plugin") == 0) {
 			v.req_plugin = argv[++i];
 			if (strchr(v.req_plugin, '=') == NULL) {
@@ -941,6 +1556,15 @@ cmd_verify(int argc, char **argv)
 				    "'%s': expected NAME=VERSION[:HASH]\n",
 				    v.req_plugin);
 				return VX_USAGE;
+			}
+		} else if (i + 1 < argc && strcmp(o, "--views") == 0) {
+			i++;
+			v.views = strcmp(argv[i], "-") == 0 ? stdout :
+			    fopen(argv[i], "w");
+			if (v.views == NULL) {
+				fprintf(stderr, "refctl verify: --views '%s': "
+				    "%s\n", argv[i], strerror(errno));
+				return VX_ENV;
 			}
 		} else if (i + 1 < argc && strcmp(o, "--plugin") == 0) {
 			v.plugin_path = argv[++i];
@@ -966,39 +1590,53 @@ cmd_verify(int argc, char **argv)
 			    "'%s'\n", o);
 			verify_usage(stderr);
 			return VX_USAGE;
-		} else {
-			nlogs++;
+		} else if (is_dir(o)) {
+			if (add_dir(&l, o) != 0) {
+				fprintf(stderr, "refctl verify: '%s': %s\n", o,
+				    strerror(errno));
+				count[VX_ENV]++;
+				rc = VX_ENV;
+			}
+		} else if (add_log(&l, o) != 0) {
+			fprintf(stderr, "refctl verify: out of memory\n");
+			return VX_ENV;
 		}
 	}
-	if (nlogs == 0) {
+	if (l.n == 0 && rc == VX_OK) {
 		verify_usage(stderr);
 		return VX_USAGE;
 	}
-	for (i = 1; i < argc; i++) {
-		const char *o = argv[i];
+	v.batch = l.n > 1;
+	if (nj < 0)
+		nj = sysconf(_SC_NPROCESSORS_ONLN) > 0 ?
+		    sysconf(_SC_NPROCESSORS_ONLN) : 1;
+	if (v.views != NULL || l.n < 2)
+		nj = 1;		/* one log, or one views file */
+	if (nj > 1) {
+		rc = worse(rc, verify_parallel(&v, &l, (int)nj, count));
+	} else {
+		for (k = 0; k < l.n; k++) {
+			int r1;
 
-		if (o[0] == '-') {
-			if (strcmp(o, "--require-plugin") == 0 ||
-			    strcmp(o, "--plugin") == 0 ||
-			    strcmp(o, "--content") == 0 ||
-			    strcmp(o, "--pubkey") == 0 ||
-			    strcmp(o, "--pubkey-file") == 0)
-				i++;
-			continue;
+			if (k > 0 && !v.quiet)
+				printf("\n");
+			r1 = verify_one(&v, l.p[k]);
+			count[r1]++;
+			rc = worse(rc, r1);
 		}
-		if (!first && !v.quiet)
-			printf("\n");
-		first = 0;
-		if (is_dir(o))
-			rc = worse(rc, verify_dir(&v, o, count));
-		else
-			rc = worse(rc, verify_one(&v, o, count));
 	}
-	if (count[0] + count[1] + count[3] + count[4] > 1)
+	if (!v.json && count[0] + count[1] + count[3] + count[4] > 1)
 		printf("summary: %zu logs: %zu verified, %zu tampered or "
 		    "diverging, %zu incomplete, %zu not checked (environment)\n",
 		    count[0] + count[1] + count[3] + count[4], count[VX_OK],
 		    count[VX_BAD], count[VX_INCOMPLETE], count[VX_ENV]);
+	for (k = 0; k < l.n; k++)
+		free(l.p[k]);
+	free(l.p);
+	free(v.keys);
+	free(v.heads);
+	if (v.views != NULL && v.views != stdout)
+		fclose(v.views);
 	return rc;
 }
 
@@ -1306,6 +1944,75 @@ print_text(const struct evlog_rec *r, const struct evlog_frame *f)
 	}
 }
 
+/*
+ * refctl replay LOG: verify first and say so, then the match in words,
+ * replayed through the plugin; -1 when the replay cannot run (no plugin,
+ * an unfinished log: its dice are not known yet), for the raw records.
+ */
+static int
+replay_story(const char *path)
+{
+	struct vctx v;
+	char why[sizeof(v.why)];
+	const struct evlog_rec *fin;
+	int rc, rc2;
+
+	if (sodium_init() < 0)
+		return -1;
+	memset(&v, 0, sizeof(v));
+	v.logpath = path;
+	v.json = 1;
+	v.quiet = 1;
+	v.allow_scripted = 1;
+	call_init(&v.c);
+	rc = verify(&v);
+	snprintf(why, sizeof(why), "%s", v.why);
+	fin = v.nr > 0 && v.r[v.nr - 1].kind == EVK_FINAL ? &v.r[v.nr - 1] :
+	    NULL;
+	if (v.pl == NULL || fin == NULL || v.nr == 0) {
+		vctx_release(&v);
+		if (rc != VX_OK)
+			printf("WARNING: this log is NOT verified: %s\n\n", why);
+		fflush(stdout);
+		return -1;
+	}
+	if (rc == VX_OK)
+		printf("VERIFIED: match %s, %s %s; chain, signatures, dice, "
+		    "hidden zones and the replay all hold%s\n\n", v.r[0].match,
+		    v.r[0].ruleset, v.r[0].ruleset_version, v.r[0].scripted ?
+		    " (scripted dice: not a ranked match)" : "");
+	else
+		printf("WARNING: this log is NOT verified: %s\n"
+		    "(what follows is what the log says, up to the failure)"
+		    "\n\n", why);
+	vctx_release(&v);
+	memset(&v, 0, sizeof(v));
+	v.logpath = path;
+	v.json = 1;
+	v.quiet = 1;
+	v.allow_scripted = 1;
+	v.story = stdout;
+	v.names = json_object();
+	call_init(&v.c);
+	rc2 = verify(&v);
+	fin = v.nr > 0 && v.r[v.nr - 1].kind == EVK_FINAL ? &v.r[v.nr - 1] :
+	    NULL;
+	if (rc2 == VX_OK && fin != NULL) {
+		char *j = mp_bytes_to_json_text(fin->result, fin->result_len,
+		    JSON_COMPACT);
+
+		printf("seq %" PRIu64 ": the match ends (%s%s%s): %s\n",
+		    fin->seq, fin->why, fin->reason[0] ? ": " : "", fin->reason,
+		    j != NULL ? j : "?");
+		free(j);
+	}
+	if (rc != VX_OK)
+		printf("\nNOT VERIFIED: %s\n", why);
+	json_decref(v.names);
+	vctx_release(&v);
+	return rc;
+}
+
 int
 cmd_replay(int argc, char **argv)
 {
@@ -1330,6 +2037,12 @@ cmd_replay(int argc, char **argv)
 	if (path == NULL) {
 		fprintf(stderr, "usage: refctl replay LOG [--json]\n");
 		return 1;
+	}
+	if (!json) {
+		int st = replay_story(path);
+
+		if (st >= 0)
+			return st;
 	}
 	if (evlog_scan_file(path, &s, err, sizeof(err)) != REFD_OK) {
 		fprintf(stderr, "refctl replay: log '%s': %s\n", path, err);

@@ -40,6 +40,7 @@ check() {
 	need libjson-pp-perl perl -MJSON::PP -e1
 	need 'nodejs npm' sh -c 'command -v node && command -v npm'
 	need python3-msgpack sh -c 'test -x /usr/bin/python3 && /usr/bin/python3 -c "import msgpack"'
+	need chromium sh -c 'command -v chromium'
 }
 # npm packages of the JavaScript parts, from their lockfiles (npm ci), when
 # node_modules is missing or older than the lockfile.

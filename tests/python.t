@@ -12,4 +12,4 @@ if (system($py, '-c', 'import msgpack') != 0) {
 	exit 1;
 }
 $ENV{PYTHONPATH} = "$src/clients/python:$src/clients/python/tests";
-exec($py, "$src/clients/python/tests/tap.py", 'test_client') or die "exec: $!";
+exec($py, "$src/clients/python/tests/tap.py", 'test_client', 'test_protocol') or die "exec: $!";

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "refd/board.h"
 #include "dg.h"
 #include "rules.h"
 
@@ -53,18 +54,18 @@ p_describe(refd_ctx *ctx, void *pdata)
 {
 	refd_mpw *w = refd_mpw_create();
 	static const char *none[] = { NULL };
-	static const char *plan[] = { "lead", "card id (its initiative counts)",
-		"second", "card id", NULL };
-	static const char *card[] = { "card", "card id", NULL };
-	static const char *item[] = { "item", "item id", NULL };
+	static const char *plan[] = { "lead", "str: card id (its initiative counts)",
+		"second", "str: card id", NULL };
+	static const char *card[] = { "card", "str: card id", NULL };
+	static const char *item[] = { "item", "str: item id", NULL };
 	static const char *at[] = { "at", "[q, r]", NULL };
 	static const char *mch[] = { "to", "[q, r], or", "target",
-		"figure id, or", "path", "int: a path of the monster_tie "
-		"event, or", "element", "element name", NULL };
+		"int: figure id, or", "path", "int: a path of the monster_tie "
+		"event, or", "element", "str: element name", NULL };
 	static const char *react[] = { "use", "bool", NULL };
-	static const char *perk[] = { "perk", "perk id", NULL };
-	static const char *pq[] = { "quest", "personal quest id", NULL };
-	static const char *enh[] = { "card", "card id", "half",
+	static const char *perk[] = { "perk", "str: perk id", NULL };
+	static const char *pq[] = { "quest", "str: personal quest id", NULL };
+	static const char *enh[] = { "card", "str: card id", "half",
 		"\"top\" or \"bottom\"", "slot", "int: the half's enhancement "
 		"slot (content)", "sticker", "attack+1, move+1, "
 		"heal+1, range+1, shield+1, poison, wound or jump", NULL };
@@ -73,28 +74,28 @@ p_describe(refd_ctx *ctx, void *pdata)
 		"item", NULL };
 	static const char *evgold[] = { "seat", "int: the seat the event_share "
 		"event names", "gold", "int 0..gold_left", NULL };
-	static const char *goal[] = { "goal", "battle goal id", NULL };
-	static const char *create[] = { "class", "class name", "level",
+	static const char *goal[] = { "goal", "str: battle goal id", NULL };
+	static const char *create[] = { "class", "str: class name", "level",
 		"int 1..prosperity level", NULL };
-	static const char *trav[] = { "scenario", "map name", "mode",
+	static const char *trav[] = { "scenario", "str: map name", "mode",
 		"\"campaign\" or \"casual\"", NULL };
 	static const char *order[] = { "order", "[int]: a permutation of the "
 		"tied units", NULL };
-	static const char *play[] = { "card", "card id", "half",
+	static const char *play[] = { "card", "str: card id", "half",
 		"\"top\" or \"bottom\"", "default",
 		"bool, optional: Attack 2 / Move 2 instead", "element",
 		"str, for a half with a wild infusion: the element", NULL };
 	static const char *to[] = { "to", "[q, r]", "consume",
 		"bool, optional: pay the ability's element augment", "element",
 		"str, optional: the element a wild augment consumes", NULL };
-	static const char *attack[] = { "targets", "[figure ids], or",
+	static const char *attack[] = { "targets", "[int]: figure ids, or",
 		"at", "[q, r] anchor of an area", "o", "int 0..11 orientation",
 		"consume", "bool, optional: pay the element augment", "element",
 		"str, optional: the element a wild augment consumes", NULL };
-	static const char *target[] = { "target", "figure id", NULL };
-	static const char *dmg[] = { "take", "true: lose the hit points",
-		"hand", "card id: lose it instead", "discard",
-		"[card id, card id]: lose them instead", NULL };
+	static const char *target[] = { "target", "int: figure id", NULL };
+	static const char *dmg[] = { "take", "bool: true: lose the hit points",
+		"hand", "str: card id: lose it instead", "discard",
+		"[str, str]: card ids: lose them instead", NULL };
 	static const char *sr[] = { "accept", "bool", NULL };
 	static const char *srk[] = { "reroll", "bool: suffer 1 damage, keep "
 		"the card, lose another at random", NULL };
@@ -1942,6 +1943,84 @@ deck_view(refd_mpw *w, const char *k, const struct deck *d)
 	refd_mpw_end(w);
 }
 
+/* The board a viewer draws (refd-plugin(3), BOARD): revealed rooms. */
+static void
+view_board(refd_mpw *w, const struct game *g)
+{
+	static const char *const ovn[] = { "", "trap", "hazard",
+		"difficult", "obstacle", "plate", "treasure" };
+	const struct dg *s = &g->s;
+	char t[48], nm[48];
+	int i, k, act = -1;
+
+	refd_board_begin(w, REFD_BOARD_HEX, 0, 0);
+	refd_board_cells(w);
+	for (i = 0; i < s->nhex; i++) {
+		const struct hexs *h = &s->hex[i];
+		int vis = visible_hex(s, i);
+
+		if (!vis && !h->door)
+			continue;	/* an unrevealed room stays unknown */
+		if (h->door)
+			snprintf(t, sizeof(t), "door %s", h->door == DOOR_OPEN ?
+			    "open" : h->door == DOOR_LOCKED ? "locked" :
+			    "closed");
+		else
+			snprintf(t, sizeof(t), "floor%s%s", h->ov ? " " : "",
+			    ovn[h->ov]);
+		refd_board_cell(w, h->q, h->r, t);
+	}
+	refd_mpw_end(w);
+	refd_board_marks(w);
+	for (i = 0; i < s->nhex; i++)
+		if (s->hex[i].money && visible_hex(s, i)) {
+			snprintf(t, sizeof(t), "coin %d", s->hex[i].money);
+			refd_board_mark(w, s->hex[i].q, s->hex[i].r, t);
+		}
+	refd_mpw_end(w);
+	if (s->phase == PH_TURN && s->cur >= 0 && s->cur < s->nord) {
+		const struct ordent *e = &s->ord[s->cur];
+
+		if (s->mt_active)
+			act = s->mt_fig;
+		else if (e->kind == O_CHAR && e->idx >= 0 && e->idx < s->nch)
+			act = s->ch[e->idx].fig;
+	}
+	refd_board_pieces(w);
+	for (i = 0; i < s->nfig; i++) {
+		const struct fig *x = &s->fig[i];
+		struct refd_board_piece p;
+
+		if (!x->alive || x->kind == F_OBSTACLE)
+			continue;
+		p = refd_board_piece_init(i, fig_name(g, i, nm, sizeof(nm)),
+		    x->kind == F_MONSTER ? -1 : x->owner, x->q, x->r);
+		p.hp = x->hp;
+		p.hp_max = x->maxhp;
+		if (x->kind == F_MONSTER)
+			p.rank = x->rank == 1 ? "elite" : x->rank == 2 ? "boss" :
+			    "normal";
+		else
+			p.role = x->kind == F_CHAR ? "character" : "summon";
+		refd_board_piece(w, &p);
+		for (k = 0; k < NCOND; k++)
+			if (x->conds >> k & 1)
+				refd_mpw_str(w, cond_name[k]);
+		refd_board_piece_end(w);
+	}
+	refd_mpw_end(w);
+	if (act >= 0)
+		refd_mpw_kint(w, "active", act);
+	refd_board_info(w);
+	refd_mpw_kint(w, "round", s->round);
+	for (i = 0; i < NELEM; i++)
+		if (s->elem[i])
+			refd_mpw_kstr(w, elem_name[i], s->elem[i] == 2 ?
+			    "strong" : "waning");
+	refd_mpw_end(w);
+	refd_board_end(w);
+}
+
 static int
 p_view(refd_ctx *ctx, const void *state, int32_t seat)
 {
@@ -2156,6 +2235,7 @@ p_view(refd_ctx *ctx, const void *state, int32_t seat)
 	}
 	refd_mpw_kstr(w, "result", s->over == 1 ? "success" : s->over == 2 ?
 	    "failure" : "");
+	view_board(w, g);
 	refd_mpw_end(w);
 	return put(ctx, w);
 }

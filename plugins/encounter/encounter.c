@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "refd/board.h"
+
 #include "cmd.h"
 #include "conceal.h"
 #include "content.h"
@@ -70,15 +72,15 @@ static const struct {
 	    "move action: move up to speed (cheapest path to \"to\", or the "
 	    "given path)" },
 	{ { { "to", "[x, y]" } }, "5-foot step to an adjacent square" },
-	{ { { "target", "creature name" }, { "square", "[x, y] instead" },
+	{ { { "target", "str: creature name" }, { "square", "[x, y] instead" },
 	    { "defensive", "bool" }, { "nonlethal", "bool" } },
 	    "standard action: one attack with the main weapon (also: lethal)" },
-	{ { { "target", "creature name" }, { "off", "bool: off-hand" },
+	{ { { "target", "str: creature name" }, { "off", "bool: off-hand" },
 	    { "defensive", "bool" } },
 	    "the next attack of a full attack (the first commits the turn)" },
-	{ { { "target", "creature name" }, { "to", "[x, y], optional" },
-	    { "kind", "attack | bull_rush" },
-	    { "overrun", "creature name: a foe in the line, overrun" } },
+	{ { { "target", "str: creature name" }, { "to", "[x, y], optional" },
+	    { "kind", "str: attack | bull_rush" },
+	    { "overrun", "str: creature name: a foe in the line, overrun" } },
 	    "charge: straight line, one attack at +2, -2 AC" },
 	{ { { "to", "[x, y]" } }, "run in a straight line (full round)" },
 	{ { { "to", "[x, y]" }, { "path", "[[x, y], ...], optional" } },
@@ -87,21 +89,21 @@ static const struct {
 	{ { { NULL, NULL } }, "delay: act later, between two turns" },
 	{ { { NULL, NULL } }, "move action: stand up (provokes)" },
 	{ { { NULL, NULL } }, "free action: drop prone" },
-	{ { { "target", "creature name" }, { "full", "bool: in a full attack" } },
+	{ { { "target", "str: creature name" }, { "full", "bool: in a full attack" } },
 	    "trip (replaces an attack)" },
-	{ { { "target", "creature name" } }, "bull rush an adjacent foe" },
-	{ { { "target", "creature name" }, { "full", "bool: in a full attack" },
-	    { "item", "weapon (default) | potion | worn (and \"name\": the "
+	{ { { "target", "str: creature name" } }, "bull rush an adjacent foe" },
+	{ { { "target", "str: creature name" }, { "full", "bool: in a full attack" },
+	    { "item", "str: weapon (default) | potion | worn (and \"name\": the "
 	    "worn item)" },
-	    { "spell", "item potion: the potion's spell" } },
+	    { "spell", "str: with item potion, the potion's spell" } },
 	    "disarm (replaces an attack), or grab a carried potion or a "
 	    "worn item" },
-	{ { { "target", "creature name" },
-	    { "item", "weapon|armor|shield|potion" },
+	{ { { "target", "str: creature name" },
+	    { "item", "str: weapon|armor|shield|potion" },
 	    { "full", "bool: in a full attack" },
-	    { "spell", "item potion: the potion's spell" } },
+	    { "spell", "str: with item potion, the potion's spell" } },
 	    "sunder a held weapon or shield, or smash a carried potion" },
-	{ { { "target", "creature name" }, { "full", "bool: in a full attack" } },
+	{ { { "target", "str: creature name" }, { "full", "bool: in a full attack" } },
 	    "start a grapple, or join one (no AoO, automatic grab)" },
 	{ { { "target", "the opponent (optional with one)" },
 	    { "full", "bool: as an attack of a full attack" },
@@ -110,15 +112,15 @@ static const struct {
 	{ { { "to", "[x, y], optional: where to land" },
 	    { "full", "bool: as an attack of a full attack" } },
 	    "grappling: escape (beat every opponent), or break a pin" },
-	{ { { "target", "creature name" } },
+	{ { { "target", "str: creature name" } },
 	    "feint: Bluff against Sense Motive + BAB" },
-	{ { { "ally", "creature name" }, { "target", "creature name" },
-	    { "mode", "attack | ac" } }, "aid another" },
-	{ { { "target", "creature name" }, { "square", "[x, y] instead" },
+	{ { { "ally", "str: creature name" }, { "target", "str: creature name" },
+	    { "mode", "str: attack | ac" } }, "aid another" },
+	{ { { "target", "str: creature name" }, { "square", "[x, y] instead" },
 	    { "start", "bool" } },
 	    "coup de grace on an adjacent helpless creature (on a square: "
 	    "two turns, one to find it, one to strike)" },
-	{ { { "target", "creature name" } },
+	{ { { "target", "str: creature name" } },
 	    "Heal check DC 15 to stabilize a dying creature" },
 	{ { { NULL, NULL } }, "end the turn" },
 	{ { { "take", "bool" }, { "target", "the provoker's mount, optional" } },
@@ -127,8 +129,8 @@ static const struct {
 	{ { { "take", "bool" } }, "prompt: follow the bull-rushed creature" },
 	{ { { NULL, NULL } }, "prompt: a delaying creature acts now" },
 	{ { { NULL, NULL } }, "prompt: a delaying creature keeps waiting" },
-	{ { { "target", "creature name" }, { "trigger", "reach | casts" },
-	    { "action", "attack | move (with to) | drop_prone | cast (with "
+	{ { { "target", "str: creature name" }, { "trigger", "str: reach | casts" },
+	    { "action", "str: attack | move (with to) | drop_prone | cast (with "
 	    "spell: a spell name) | counterspell" }, { "to", "[x, y]" } },
 	    "standard action: ready an action for when the target comes "
 	    "within reach, or starts casting" },
@@ -137,18 +139,18 @@ static const struct {
 	    "move action while prone: crawl 1 square (provokes)" },
 	{ { { "to", "[x, y]" }, { "start", "bool" } },
 	    "full-round action: move 1 square whatever the cost" },
-	{ { { "spell", "spell name" }, { "target", "creature name" },
+	{ { { "spell", "str: spell name" }, { "target", "str: creature name" },
 	    { "defensive", "bool: cast defensively" }, { "start", "bool" } },
 	    "cast a spell (provokes unless cast defensively); also "
 	    "metamagic: extend | empower | still | silent, and hold: bool "
 	    "(no target) to hold a touch charge; mounted, \"mount_moves\": "
 	    "true casts between the mount's two moves" },
-	{ { { "target", "creature name" } },
+	{ { { "target", "str: creature name" } },
 	    "overrun an adjacent foe: move through its space to the square "
 	    "beyond (a move and a standard action)" },
 	{ { { "take", "bool" } },
 	    "prompt: avoid the overrun (true) or block it (false)" },
-	{ { { "target", "creature name, or none to decline" } },
+	{ { { "target", "str: creature name, or none to decline" } },
 	    "prompt: Cleave, one more melee attack after dropping a foe" },
 	{ { { "target", "the opponent (optional with one)" },
 	    { "full", "bool: as an attack of a full attack" },
@@ -156,14 +158,14 @@ static const struct {
 	    "grappling: pin the opponent for a round" },
 	{ { { "target", "the pinned opponent (optional)" } },
 	    "free action: release a pinned opponent and leave the grapple" },
-	{ { { "target", "creature name" }, { "point", "[x, y] intersection" } },
+	{ { { "target", "str: creature name" }, { "point", "[x, y] intersection" } },
 	    "throw a splash weapon at a creature or a grid intersection" },
 	{ { { "target", "grappling: the opponent (optional with one)" } },
 	    "draw the sheathed weapon(s): a move action, free after a move "
 	    "with BAB +1; grappling, a light weapon with a won check" },
 	{ { { NULL, NULL } }, "sheathe the held weapon(s): a move action" },
 	{ { { NULL, NULL } }, "standard action: turn undead within 12 squares" },
-	{ { { "spell", "the potion's spell" } },
+	{ { { "spell", "str: the potion's spell" } },
 	    "standard action: drink a potion (provokes)" },
 	{ { { "to", "[x, y]" }, { "path", "[[x, y], ...]" } },
 	    "grappling, standard action: beat every other participant's "
@@ -187,7 +189,7 @@ static const struct {
 	{ { { NULL, NULL } }, "move action (provokes): Ride DC 20 to control a "
 	    "frightened mount at the start of the turn (failure: the whole "
 	    "turn)" },
-	{ { { "target", "creature name" } }, "the rider's combat-trained mount "
+	{ { { "target", "str: creature name" } }, "the rider's combat-trained mount "
 	    "attacks with its natural weapon (its standard action: after at "
 	    "most one move)" },
 	{ { { NULL, NULL } }, "move action: Hide, with cover or concealment "
@@ -195,14 +197,14 @@ static const struct {
 	{ { { NULL, NULL } }, "move action: Spot, opposed by the Hide of each "
 	    "enemy you cannot see (locates the invisible, unmasks the "
 	    "hiding)" },
-	{ { { "spell", "the scroll's or wand's spell" },
-	    { "target", "creature name" }, { "defensive", "bool (scroll)" } },
+	{ { { "spell", "str: the scroll's or wand's spell" },
+	    { "target", "str: creature name" }, { "defensive", "bool (scroll)" } },
 	    "read a scroll (as casting) or use a wand (standard, no AoO)" },
-	{ { { "spell", "the ability" }, { "target", "creature name" },
+	{ { { "spell", "str: the ability" }, { "target", "str: creature name" },
 	    { "defensive", "bool (spell-like)" } },
 	    "use a spell-like (provokes), supernatural or extraordinary "
 	    "ability" },
-	{ { { "target", "creature name" } },
+	{ { { "target", "str: creature name" } },
 	    "deliver the held touch spell: free in the casting round, else "
 	    "a standard action" },
 	{ { { NULL, NULL } }, "standard action: rebuke undead (negative "
@@ -826,6 +828,74 @@ xy(refd_mpw *w, const char *k, int x, int y)
 	refd_mpw_end(w);
 }
 
+/* The board a viewer draws (refd-plugin(3), BOARD): what seat sees. */
+static void
+view_board(refd_mpw *w, const struct st *s, int32_t seat)
+{
+	static const char *const fl[] = { "wall", "difficult", "obstacle",
+		"cover", "darkness", "fog", "narrow", "crevice" };
+	char t[96], nm[8];
+	int i, k, x, y;
+
+	refd_board_begin(w, REFD_BOARD_GRID, s->w, s->h);
+	refd_board_cells(w);
+	for (y = 0; y < s->h; y++)
+		for (x = 0; x < s->w; x++) {
+			size_t n = 0;
+
+			for (k = 0; k < 8; k++)
+				if (s->sq[y][x] >> k & 1)
+					n += (size_t)snprintf(t + n,
+					    sizeof(t) - n, "%s%s", n ? " " : "",
+					    fl[k]);
+			if (n > 0)
+				refd_board_cell(w, x, y, t);
+		}
+	refd_mpw_end(w);
+	refd_board_marks(w);
+	for (i = 0; i < s->ng; i++)
+		refd_board_mark(w, s->gx[i], s->gy[i], s->gw[i].name);
+	refd_mpw_end(w);
+	refd_board_pieces(w);
+	for (i = 0; i < s->nc; i++) {
+		const struct cr *c = &s->c[i];
+		struct refd_board_piece p;
+
+		if (!seat_sees(s, seat, i))
+			continue;	/* hidden: not even a place */
+		p = refd_board_piece_init(i, c->d.name, c->side, c->x, c->y);
+		p.size = space_n(c);
+		snprintf(nm, sizeof(nm), "%.2s", c->d.name);
+		p.label = nm;
+		if (seat == c->side) {
+			p.hp = c->hp;
+			p.hp_max = c->d.hp;
+		}
+		refd_board_piece(w, &p);
+		if (state_idx(c) != 0)
+			refd_mpw_str(w, state_name(c));
+		if (c->prone)
+			refd_mpw_str(w, "prone");
+		if (c->flat)
+			refd_mpw_str(w, "flat-footed");
+		if (c->grap != 0)
+			refd_mpw_str(w, "grappling");
+		if (c->pinned_by != 0)
+			refd_mpw_str(w, "pinned");
+		for (k = 0; k < NCOND; k++)
+			if (c->cond & (1 << k))
+				refd_mpw_str(w, cn[k]);
+		refd_board_piece_end(w);
+	}
+	refd_mpw_end(w);
+	if (!s->over && seat_sees(s, seat, active(s)))
+		refd_mpw_kint(w, "active", active(s));
+	refd_board_info(w);
+	refd_mpw_kint(w, "round", s->round);
+	refd_mpw_end(w);
+	refd_board_end(w);
+}
+
 static int
 e_view(refd_ctx *ctx, const void *state, int32_t seat)
 {
@@ -966,6 +1036,7 @@ e_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_end(w);
 	}
 	refd_mpw_end(w);
+	view_board(w, s, seat);
 	refd_mpw_end(w);
 	return put(ctx, w);
 }

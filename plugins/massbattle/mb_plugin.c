@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "refd/board.h"
 #include "mb_int.h"
 
 const struct refd_host *H;
@@ -114,6 +115,11 @@ mb_describe(refd_ctx *ctx, void *pdata)
 	refd_mpw_kstr(w, "type", "array");
 	refd_mpw_kstr(w, "doc", "round terrain features [x, y, diameter "
 	    "inches, cover|concealment|obstruction]");
+	refd_mpw_end(w);
+	refd_mpw_kmap(w, "table");
+	refd_mpw_kstr(w, "type", "array");
+	refd_mpw_kstr(w, "doc", "the table's edges [x0, y0, x1, y1] in mils "
+	    "(default 0 0 48000 48000)");
 	refd_mpw_end(w);
 	refd_mpw_kmap(w, "clouds");
 	refd_mpw_kstr(w, "type", "array");
@@ -797,6 +803,82 @@ static const char *const pnames[] = { "", "promote", "designate",
 static const char *const mvn[] = { "none", "advance", "run", "charge",
 	"forfeit", "failed_charge" };
 
+/* The board a viewer draws (refd-plugin(3), BOARD). */
+static void
+view_board(refd_mpw *w, const struct g *g)
+{
+	static const char *const tk[] = { "cover", "concealment",
+		"obstruction" };
+	const struct state *s = g->s;
+	char t[24];
+	int i;
+
+	refd_board_begin(w, REFD_BOARD_TABLE, s->x1 - s->x0, s->y1 - s->y0);
+	refd_mpw_kint(w, "x0", s->x0);
+	refd_mpw_kint(w, "y0", s->y0);
+	refd_mpw_kint(w, "scale", 1000);
+	refd_mpw_karray(w, "areas");
+	for (i = 0; i < s->nterr; i++) {
+		refd_mpw_array(w);
+		refd_mpw_int(w, s->terr[i][0]);
+		refd_mpw_int(w, s->terr[i][1]);
+		refd_mpw_int(w, s->terr[i][2]);
+		refd_mpw_str(w, s->terr[i][3] >= 0 && s->terr[i][3] < 3 ?
+		    tk[s->terr[i][3]] : "terrain");
+		refd_mpw_end(w);
+	}
+	for (i = 0; i < s->ncloud; i++) {
+		refd_mpw_array(w);
+		refd_mpw_int(w, s->cloud[i][0]);
+		refd_mpw_int(w, s->cloud[i][1]);
+		refd_mpw_int(w, s->cloud[i][2]);
+		refd_mpw_str(w, "cloud");
+		refd_mpw_end(w);
+	}
+	refd_mpw_end(w);
+	refd_board_pieces(w);
+	for (i = 0; i < s->nm; i++) {
+		const struct model *m = &s->m[i];
+		struct refd_board_piece p = refd_board_piece_init(m->id,
+		    mname(g, m), m->side, m->x, m->y);
+
+		p.size = m->r;
+		p.fx = m->fx;
+		p.fy = m->fy;
+		p.arc = 180;
+		p.hp = boxes(g, m) - m->marked;
+		p.hp_max = boxes(g, m);
+		p.role = roles[m->role];
+		p.gone = !m->alive;
+		refd_board_piece(w, &p);
+		if (m->alive) {
+			if (m->focus > 0) {
+				snprintf(t, sizeof(t), "focus %d", m->focus);
+				refd_mpw_str(w, t);
+			}
+			if (m->flags & F_KD)
+				refd_mpw_str(w, "knocked down");
+			if (m->flags & F_STAT)
+				refd_mpw_str(w, "stationary");
+			if (m->flags & F_FIRE)
+				refd_mpw_str(w, "fire");
+			if (fleeing(g, m))
+				refd_mpw_str(w, "fleeing");
+			if (!in_formation(g, m))
+				refd_mpw_str(w, "out of formation");
+		}
+		refd_board_piece_end(w);
+	}
+	refd_mpw_end(w);
+	refd_board_info(w);
+	refd_mpw_kint(w, "round", (s->turn + 1) / 2);
+	refd_mpw_kint(w, "turn", s->turn);
+	refd_mpw_kstr(w, "phase", phase_name(s->phase));
+	refd_mpw_kint(w, "active side", s->active);
+	refd_mpw_end(w);
+	refd_board_end(w);
+}
+
 static int
 mb_view(refd_ctx *ctx, const void *state, int32_t seat)
 {
@@ -908,6 +990,7 @@ mb_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_end(w);
 	}
 	refd_mpw_end(w);
+	view_board(w, &g);
 	refd_mpw_end(w);
 	return put(ctx, w);
 }

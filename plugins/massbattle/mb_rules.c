@@ -1487,6 +1487,17 @@ apply_spell(struct g *g, int caster, int spell, int ti)
 
 /* ---- command helpers ---- */
 
+/* A present argument k must be a string (absent: the caller's default). */
+static int
+arg_str(struct g *g, refd_mpv c, const char *k)
+{
+	refd_mpv v = refd_mpv_get(c, k);
+
+	if (refd_mpv_ok(v) && refd_mpv_type(v) != REFD_MP_STR)
+		REJ(g, REFD_EARG, NULL, "\"%s\" must be a string", k);
+	return 0;
+}
+
 static int
 arg_int(struct g *g, refd_mpv c, const char *k, int64_t lo, int64_t hi,
     int64_t *out)
@@ -1497,7 +1508,7 @@ arg_int(struct g *g, refd_mpv c, const char *k, int64_t lo, int64_t hi,
 	if (refd_mpv_bool(v, &b) == 0)
 		*out = b;
 	else if (refd_mpv_int(v, out) != 0)
-		REJ(g, REFD_EBADCMD, NULL, "\"%s\" must be an integer", k);
+		REJ(g, REFD_EARG, NULL, "\"%s\" must be an integer", k);
 	if (*out < lo || *out > hi)
 		REJ(g, REFD_EBADCMD, NULL, "\"%s\" must be %lld..%lld", k,
 		    (long long)lo, (long long)hi);
@@ -1713,7 +1724,7 @@ c_upkeep(struct g *g, refd_mpv c)
 		REJ(g, REFD_EPHASE, "R003-66", "upkeep is paid only in the "
 		    "upkeep step of your Control Phase");
 	if (arg_model(g, c, "caster", &ci) || arg_int(g, c, "keep", 0, 1,
-	    &keep))
+	    &keep) || arg_str(g, c, "spell"))
 		return g->code;
 	sp = mb_find_spell(g->c, refd_mpv_get_str(c, "spell", ""));
 	for (i = 0; i < MAXINST && sp >= 0; i++)
@@ -1910,7 +1921,7 @@ c_order(struct g *g, refd_mpv c)
 	const struct model *ucm;
 	refd_mpw *w;
 
-	if (arg_int(g, c, "unit", 0, 99999, &uid))
+	if (arg_int(g, c, "unit", 0, 99999, &uid) || arg_str(g, c, "order"))
 		return g->code;
 	ui = find_unit(g, uid);
 	if (S->phase != PH_ACT || S->cur < 0 || ui != S->cur || S->eoa)
@@ -2678,7 +2689,8 @@ c_cast(struct g *g, refd_mpv c)
 	int32_t rng;
 	refd_mpw *w;
 
-	if (arg_model(g, c, "model", &mi) || own_active(g, mi, "R003-55"))
+	if (arg_str(g, c, "spell") || arg_model(g, c, "model", &mi) ||
+	    own_active(g, mi, "R003-55"))
 		return g->code;
 	m = &S->m[mi];
 	for (i = 0; i < prof(g, m)->nspells; i++)

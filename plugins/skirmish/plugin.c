@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "refd/board.h"
 #include "rules.h"
 
 const struct refd_host *H;
@@ -2252,6 +2253,10 @@ op_describe(refd_ctx *ctx, void *pdata)
 	    "as many start zones");
 	doc_opt(w, "teams", "bool", "false", 0, "4 seats: 2 teams (seats 0 "
 	    "and 2 against 1 and 3), teammates on the same long side");
+	doc_opt(w, "format", "str", "standard", 0, "standard or "
+	    "ready_to_play (the fixed warbands of the ready-to-play game)");
+	doc_opt(w, "tyrannical_morale", "[bool]", "none", 0, "per seat: "
+	    "Tyrannical Morale (a failed save destroys instead of routing)");
 	refd_mpw_end(w);
 	refd_mpw_kmap(w, "commands");
 	doc_cmd(w, "submit", a_cards, 1, "sealed warband list (R000-07)");
@@ -2441,6 +2446,73 @@ stage_name(int st)
 	return st >= 1 && st <= 8 ? n[st] : "?";
 }
 
+/* The board a viewer draws (refd-plugin(3), BOARD). */
+static void
+view_board(refd_mpw *w, const struct match *m, const struct grid *g)
+{
+	static const char *const fl[] = { "wall", "difficult", "statue",
+		"blood", "sacred", "sharp", "pit" };
+	const struct state *s = &m->s;
+	const struct map *mp = &m->c->m[s->map];
+	char t[64];
+	int i, k;
+
+	refd_board_begin(w, REFD_BOARD_GRID, mp->w, mp->h);
+	refd_board_cells(w);
+	for (i = 0; i < mp->w * mp->h; i++) {
+		size_t n = 0;
+
+		if (g->flags[i] == 0)
+			continue;
+		t[0] = '\0';
+		for (k = 0; k < 7; k++)
+			if (g->flags[i] >> k & 1)
+				n += (size_t)snprintf(t + n, sizeof(t) - n,
+				    "%s%s", n ? " " : "", fl[k]);
+		refd_board_cell(w, i % mp->w, i / mp->w, t);
+	}
+	refd_mpw_end(w);
+	refd_board_pieces(w);
+	for (i = 0; i < s->nu; i++) {
+		const struct unit *u = &s->u[i];
+		const struct card *c = &m->c->c[u->card];
+		struct refd_board_piece p = refd_board_piece_init(i, c->name,
+		    u->seat, u->x, u->y);
+
+		p.size = c->size;
+		p.hp = u->hp;
+		p.hp_max = c->hp;
+		p.gone = u->gone || !u->on;
+		p.role = u->cmd0 ? "commander" : u->minion ? "minion" : NULL;
+		refd_board_piece(w, &p);
+		if (u->routed)
+			refd_mpw_str(w, "routed");
+		if (u->stunned)
+			refd_mpw_str(w, "stunned");
+		if (u->asleep)
+			refd_mpw_str(w, "asleep");
+		if (u->frightened)
+			refd_mpw_str(w, "frightened");
+		if (u->invisible)
+			refd_mpw_str(w, "invisible");
+		if (u->activated > 0)
+			refd_mpw_str(w, "activated");
+		refd_board_piece_end(w);
+	}
+	refd_mpw_end(w);
+	if (s->stage == ST_TURN && s->cur >= 0)
+		refd_mpw_kint(w, "active", s->cur);
+	refd_board_info(w);
+	refd_mpw_kint(w, "round", s->round);
+	refd_mpw_kstr(w, "map", mp->id);
+	refd_mpw_karray(w, "victory points");
+	for (i = 0; i < s->nseats; i++)
+		refd_mpw_int(w, s->vp[i]);
+	refd_mpw_end(w);
+	refd_mpw_end(w);
+	refd_board_end(w);
+}
+
 static int
 op_view(refd_ctx *ctx, const void *state, int32_t seat)
 {
@@ -2578,6 +2650,7 @@ op_view(refd_ctx *ctx, const void *state, int32_t seat)
 	}
 	if (s->stage == ST_OVER)
 		refd_mpw_kint(w, "winner", s->winner);
+	view_board(w, m, &g);
 	refd_mpw_end(w);
 	return put(ctx, w);
 }

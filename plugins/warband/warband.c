@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "refd/board.h"
 #include "warband.h"
 
 const struct refd_host *H;
@@ -1099,6 +1100,83 @@ ids(refd_mpw *w, const char *k, const struct refd_deck *d,
 static const char *const phname[] = { "deploy_order", "setup", "refresh",
 	"activation", "deploy", "cleanup", "over", "commanders" };
 
+/* The board a viewer draws (refd-plugin(3), BOARD). */
+static void
+view_board(refd_mpw *w, const struct g *g)
+{
+	static const char *const fl[] = { "wall", "difficult", "hazard",
+		"obstacle", "magic", "treasure" };
+	const struct state *s = g->s;
+	char t[64], nm[16];
+	int i, k, x, y;
+
+	refd_board_begin(w, REFD_BOARD_GRID, s->w, s->h);
+	refd_board_cells(w);
+	for (y = 0; y < s->h; y++)
+		for (x = 0; x < s->w; x++) {
+			int f = s->flags[y * MAXW + x];
+			size_t n = 0;
+
+			t[0] = '\0';
+			for (k = 0; k < 6; k++)
+				if (f >> k & 1)
+					n += (size_t)snprintf(t + n,
+					    sizeof(t) - n, "%s%s", n ? " " : "",
+					    fl[k]);
+			if (n == 0 && s->start[y * MAXW + x])
+				snprintf(t, sizeof(t), "deploy");
+			if (t[0] != '\0')
+				refd_board_cell(w, x, y, t);
+		}
+	refd_mpw_end(w);
+	refd_board_marks(w);
+	for (i = 0; i < MAXSQ; i++)
+		if (s->chest[i] || s->treasure[i]) {
+			if (s->chest[i])
+				snprintf(nm, sizeof(nm), "chest");
+			else
+				snprintf(nm, sizeof(nm), "%d", s->treasure[i]);
+			refd_board_mark(w, i % MAXW, i / MAXW, nm);
+		}
+	refd_mpw_end(w);
+	refd_board_pieces(w);
+	for (i = 0; i < s->nunits; i++) {
+		const struct unit *u = &s->u[i];
+		const struct cdef *d = &g->c->cd[u->def];
+		struct refd_board_piece p = refd_board_piece_init(i + 1,
+		    d->name, u->ctrl, u->x, u->y);
+
+		p.size = d->size > 0 ? d->size : 1;
+		p.hp = d->hp - u->dmg;
+		p.hp_max = d->hp;
+		p.gone = !u->alive;
+		refd_board_piece(w, &p);
+		if (u->tapped)
+			refd_mpw_str(w, "tapped");
+		if (u->activated)
+			refd_mpw_str(w, "activated");
+		if (u->snared)
+			refd_mpw_str(w, "snared");
+		if (u->ctrl != u->owner)
+			refd_mpw_str(w, "controlled");
+		for (k = 0; k < u->natt; k++)
+			refd_mpw_str(w, g->c->od[u->att[k]].name);
+		refd_board_piece_end(w);
+	}
+	refd_mpw_end(w);
+	if (s->act_unit > 0)
+		refd_mpw_kint(w, "active", s->act_unit);
+	refd_board_info(w);
+	refd_mpw_kint(w, "round", s->round);
+	refd_mpw_kstr(w, "phase", phname[s->phase]);
+	refd_mpw_karray(w, "morale");
+	for (i = 0; i < s->nseats; i++)
+		refd_mpw_int(w, s->seat[i].morale);
+	refd_mpw_end(w);
+	refd_mpw_end(w);
+	refd_board_end(w);
+}
+
 static int
 w_view(refd_ctx *ctx, const void *state, int32_t seat)
 {
@@ -1234,6 +1312,7 @@ w_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_str(w, row);
 	}
 	refd_mpw_end(w);
+	view_board(w, &g);
 	refd_mpw_end(w);
 	return put(ctx, w);
 }

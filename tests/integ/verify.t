@@ -159,6 +159,83 @@ like($out, qr/summary: 4 logs: 1 verified, 1 tampered or diverging, 1 incomplete
     "$dir/no-such.log");
 is($st, 4, 'a batch with a missing file and no tampering exits 4');
 
+# The same batch in parallel: the same verdicts, in the order of the logs.
+my ($st1, $out1) = Refd::run_prog($refctl, 'verify', '-j', '1', "$dir/batch",
+    "$dir/tampered.log", "$dir/no-such.log");
+my ($st3, $out3) = Refd::run_prog($refctl, 'verify', '-j', '3', "$dir/batch",
+    "$dir/tampered.log", "$dir/no-such.log");
+is($st3, $st1, '-j 3 exits as -j 1');
+my @order1 = $out1 =~ /^(\S+\.log): (?:VERIFIED|FAILED|INCOMPLETE|NOT CHECKED)/mg;
+my @order3 = $out3 =~ /^(\S+\.log): (?:VERIFIED|FAILED|INCOMPLETE|NOT CHECKED)/mg;
+is_deeply(\@order3, \@order1, 'and prints the verdicts in the order of the logs')
+    or diag("$out1\n----\n$out3");
+is(scalar(@order1), 4, 'one verdict per log');
+($st, $out) = Refd::run_prog($refctl, 'verify', '-j', '0', $file);
+is($st, 2, '-j 0 is a usage error');
+
+# --json: one object per log, nothing else on standard output.
+{
+	my $jout = `'$refctl' verify --json -j 2 '$dir/batch' '$dir/tampered.log' 2>/dev/null`;
+	my @objs = map { JSON::PP::decode_json($_) } grep { /\S/ } split /\n/, $jout;
+	is(scalar(@objs), 3, '--json prints one object per log');
+	my %by = map { ($_->{file} =~ m{([^/]+)$})[0] => $_ } @objs;
+	is($by{'good.log'}{verdict}, 'verified', 'the good log is verified');
+	is($by{'good.log'}{match}, $id, 'with its match id');
+	is($by{'good.log'}{ruleset}, 'duel', 'its ruleset');
+	like($by{'good.log'}{plugin_hash}, qr/^[0-9a-f]{64}$/, 'its plugin build');
+	ok($by{'good.log'}{finished}, 'finished');
+	ok(ref $by{'good.log'}{result}{winners} eq 'ARRAY', 'and its result');
+	is($by{'cut.log'}{verdict}, 'incomplete', 'the cut log is incomplete');
+	is($by{'cut.log'}{exit}, 3, 'exit 3');
+	is($by{'tampered.log'}{verdict}, 'tampered', 'the tampered log is tampered');
+	like($by{'tampered.log'}{why}, qr/record \d+/, 'with why');
+	like($by{'tampered.log'}{bad_record}, qr/^\d+$/, 'and the first bad record');
+}
+
+# --require-finished: a cut or unfinished log fails instead of being
+# incomplete.
+($st, $out) = Refd::run_prog($refctl, 'verify', '-q', '--require-finished',
+    "$dir/batch/cut.log");
+is($st, 1, '--require-finished fails a cut log');
+like($out, qr/--require-finished refuses a log that is not finished/,
+    'and says why');
+($st, $out) = Refd::run_prog($refctl, 'verify', '-q', '--require-finished',
+    $file);
+is($st, 0, '--require-finished accepts a finished log') or diag($out);
+
+# --keyring: the accepted daemon keys, one per line.
+open(my $kr, '>', "$dir/keys") or die;
+print $kr "# accepted daemons\n" . ('ab' x 32) . "\n\n  $pk->{pubkey}  # this one\n";
+close($kr);
+($st, $out) = Refd::run_prog($refctl, 'verify', '-q', '--keyring', "$dir/keys",
+    $file);
+is($st, 0, 'a key in the keyring is accepted') or diag($out);
+open($kr, '>', "$dir/keys2") or die;
+print $kr ('cd' x 32) . "\n";
+close($kr);
+($st, $out) = Refd::run_prog($refctl, 'verify', '-q', '--keyring', "$dir/keys2",
+    $file);
+is($st, 1, 'a key not in the keyring is refused');
+like($out, qr/is not one of the 1 keys of the keyring/, 'and named');
+open($kr, '>', "$dir/keys3") or die;
+print $kr "not a key\n";
+close($kr);
+($st, $out) = Refd::run_prog($refctl, 'verify', '--keyring', "$dir/keys3", $file);
+is($st, 2, 'a keyring with a bad line is a usage error');
+like($out, qr/line 1: expected a key/, 'naming the line');
+
+# replay: verified first, then the match in words.
+($st, $out) = Refd::run_prog($refctl, 'replay', $file);
+is($st, 0, 'replay of the finished log exits 0') or diag($out);
+like($out, qr/\AVERIFIED: match \Q$id\E, duel /, 'and says VERIFIED first');
+like($out, qr/^(?:\[round \d+\] )?seq \d+: seat [01]: (?:Attack|Defend)/m,
+    'then every command in words');
+like($out, qr/^\s+dice: d20 -> \d+/m, 'with the dice');
+like($out, qr/the match ends \(result\)/, 'and the end');
+($st, $out) = Refd::run_prog($refctl, 'replay', "$dir/tampered.log");
+isnt($st, 0, 'replay of a tampered log exits non-zero');
+like($out, qr/\AWARNING: this log is NOT verified: /, 'with a warning first');
+
 # log-info: the header without a replay.
 ($st, $out) = Refd::run_prog($refctl, 'log-info', $file,
     "$dir/batch/cut.log");

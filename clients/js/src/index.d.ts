@@ -48,7 +48,7 @@ export interface LegalItem { label: string; cmd?: Cmd; template?: Record<string,
 export interface Legal { seq: number; legal: LegalItem[] }
 export interface Pending { seq: number; finished: boolean; seats: number[] }
 export interface View { seq: number; seat: number | null; finished: boolean; view: unknown }
-export interface RefdEvent { type: string; seq: number; i: number; match?: string; [k: string]: unknown }
+export interface RefdEvent { type: string; seq: number; i: number; /** protocol 1.1: the number of a public event among them, from 1 */ n?: number; match?: string; [k: string]: unknown }
 export interface EventsPage { seq: number; until: number; more: boolean; finished: boolean; events: RefdEvent[] }
 
 export declare function rng(seed?: number): () => number;
@@ -75,6 +75,8 @@ export declare class Client {
   matches(o?: { after?: string; limit?: number }): Promise<Array<Record<string, any>>>;
   stats(): Promise<Record<string, any>>;
   pubkey(): Promise<{ pubkey: string }>;
+  /** The match's signed head: keep it for `refctl verify --head`. */
+  head(match: string): Promise<{ match: string; records: number; seq: number; hash: string; pubkey: string; sig: string }>;
   subscribe(match: string, o?: { url?: string; since?: number }): Promise<Subscription>;
   playRandom(match: string, seat: number, token: string, o?: { seed?: number; maxSteps?: number; poll?: number }): Promise<number>;
   playAllRandom(match: string, tokens: Record<number, string>, o?: { seed?: number; maxSteps?: number }): Promise<number>;

@@ -239,6 +239,8 @@ export class Client {
   matches(o = {}) { return this.request('matches', { after: o.after, limit: o.limit }); }
   stats() { return this.request('stats'); }
   pubkey() { return this.request('pubkey'); }
+  /** The match's signed head (protocol 1.1): keep it for refctl verify --head. */
+  head(match) { return this.request('head', { match }); }
 
   // Helpers -------------------------------------------------------------
 
@@ -307,8 +309,9 @@ const after = (a, b) => a[0] > b[0] || (a[0] === b[0] && a[1] > b[1]);
 /**
  * A match's public events in order, none missing, none twice: first what
  * the log holds since `since` (the events op), then the event channel;
- * whenever an event's seq jumps past the next one expected, the gap is
- * read from the log before going on.  for await (const e of sub) ... ends
+ * whenever an event's number n (protocol 1.1: public events are numbered
+ * from 1) is not the next one, the gap is read from the log before going
+ * on (with an older refd, a jump in seq or i counts as a gap).  for await (const e of sub) ... ends
  * after the "end" event; next(timeout) gives one event or null.
  */
 export class Subscription {
@@ -371,13 +374,21 @@ export class Subscription {
       }
       const e = this._live.shift();
       if (!e || !after(key(e), this.last)) continue;
-      const next = e.seq === this.last[0] + 1 && (e.i ?? 0) === 0;
-      const same = e.seq === this.last[0] && (e.i ?? 0) === this.last[1] + 1;
-      if (!next && !same) { this.gapsFilled++; await this._fill(); continue; }
+      let inOrder;
+      if (typeof e.n === 'number' && typeof this.lastN === 'number') {
+        // protocol 1.1: n numbers the public events, so a gap is exact
+        inOrder = e.n === this.lastN + 1;
+      } else {
+        const next = e.seq === this.last[0] + 1 && (e.i ?? 0) === 0;
+        const same = e.seq === this.last[0] && (e.i ?? 0) === this.last[1] + 1;
+        inOrder = next || same;
+      }
+      if (!inOrder) { this.gapsFilled++; await this._fill(); continue; }
       this._queue.push(e);
     }
     const e = this._queue.shift();
     this.last = key(e);
+    if (typeof e.n === 'number') this.lastN = e.n;
     if (e.type === 'end') this.finished = true;
     return e;
   }

@@ -298,6 +298,11 @@ class Client:
     def pubkey(self):
         return self.request("pubkey")
 
+    def head(self, match):
+        """The match's signed head (protocol 1.1): keep it as JSON for
+        refctl verify --head (refd-evlog(5), Heads)."""
+        return self.request("head", match=match)
+
     # Helpers -------------------------------------------------------------
 
     def subscribe(self, match, since=0, endpoint=None):
@@ -369,9 +374,10 @@ class Subscription:
 
     The event channel (nanomsg SUB) may drop messages; the log is the
     truth.  The subscription first reads what happened since `since` with
-    the events op, then follows the channel; whenever an event's seq jumps
-    past the next one it expects, it asks the events op for the gap before
-    going on (refd-protocol(7)).  Iterate, or call next_event(timeout)."""
+    the events op, then follows the channel; whenever an event's number n
+    (protocol 1.1 numbers the public events from 1) is not the next one, it
+    asks the events op for the gap before going on (refd-protocol(7); with
+    an older refd, a jump in seq or i counts as a gap).  Iterate, or call next_event(timeout)."""
 
     def __init__(self, client, match, endpoint, since=0):
         self.client = client
@@ -381,6 +387,7 @@ class Subscription:
         # record `since`
         self.last = (since, float("inf"))
         self.gaps_filled = 0
+        self.last_n = None      # n of the last event given (protocol 1.1)
         self._queue = []
         self.finished = False
         self._sock = _nn.Socket(_nn.NN_SUB)
@@ -430,16 +437,24 @@ class Subscription:
                 continue
             if not isinstance(e, dict) or self._key(e) <= self.last:
                 continue
-            nxt = e.get("seq") == self.last[0] + 1 and e.get("i", 0) == 0
-            same = e.get("seq") == self.last[0] and \
-                e.get("i", 0) == self.last[1] + 1
-            if not nxt and not same:
+            if isinstance(e.get("n"), int) and self.last_n is not None:
+                # protocol 1.1: n numbers the public events from 1
+                in_order = e["n"] == self.last_n + 1
+            else:
+                nxt = e.get("seq") == self.last[0] + 1 and \
+                    e.get("i", 0) == 0
+                same = e.get("seq") == self.last[0] and \
+                    e.get("i", 0) == self.last[1] + 1
+                in_order = nxt or same
+            if not in_order:
                 self.gaps_filled += 1
                 self._fill()
                 continue
             self._queue.append(e)
         e = self._queue.pop(0)
         self.last = self._key(e)
+        if isinstance(e.get("n"), int):
+            self.last_n = e["n"]
         if e.get("type") == "end":
             self.finished = True
         return e

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <refd/board.h>
 #include <refd/mp.h>
 #include <refd/plugin.h>
 
@@ -545,6 +546,29 @@ d_view(refd_ctx *ctx, const void *state, int32_t seat)
 		refd_mpw_end(w);
 	}
 	refd_mpw_end(w);
+	/* The board a viewer draws (refd-plugin(3)): two fighters face to
+	 * face on a strip of three squares. */
+	refd_board_begin(w, REFD_BOARD_GRID, 3, 1);
+	refd_board_pieces(w);
+	for (i = 0; i < 2; i++) {
+		struct refd_board_piece p = refd_board_piece_init(i,
+		    s->f[i].name, i, i * 2, 0);
+
+		p.hp = s->hp[i];
+		p.hp_max = s->f[i].hp;
+		p.fx = i == 0 ? 1 : -1;
+		refd_board_piece(w, &p);
+		if (s->defending[i])
+			refd_mpw_str(w, "defending");
+		refd_board_piece_end(w);
+	}
+	refd_mpw_end(w);
+	if (!s->over)
+		refd_mpw_kint(w, "active", s->turn);
+	refd_board_info(w);
+	refd_mpw_kint(w, "round", s->round);
+	refd_mpw_end(w);
+	refd_board_end(w);
 	refd_mpw_end(w);
 	return put(ctx, w);
 }
