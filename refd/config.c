@@ -35,6 +35,12 @@ static const struct opt opts[] = {
 	{ "fsync", T_FSYNC, O(fsync), 0, 0 },
 	{ "checkpoint-every", T_U32, O(checkpoint_every), 1, 1000000 },
 	{ "max-matches", T_U32, O(max_matches), 1, 10000000 },
+	{ "max-waiting-matches", T_U32, O(max_waiting), 1, 10000000 },
+	{ "max-waiting-per-connection", T_U32, O(max_waiting_conn), 1,
+	    10000000 },
+	{ "waiting-expiry", T_U32, O(waiting_expiry), 0, 31536000 },
+	{ "finished-eviction", T_U32, O(finished_eviction), 0, 31536000 },
+	{ "max-connections", T_U32, O(max_connections), 1, 1000000 },
 	{ "max-match-memory", T_SIZE, O(max_match_memory), 4096,
 	    (uint64_t)1 << 40 },
 	{ "max-log-bytes", T_SIZE, O(max_log_bytes), 4096, (uint64_t)1 << 40 },
@@ -147,6 +153,11 @@ config_init(struct config *c, char *err, size_t errlen)
 	c->fsync = FSYNC_ALWAYS;
 	c->checkpoint_every = 64;
 	c->max_matches = 1000;
+	c->max_waiting = 100;
+	c->max_waiting_conn = 10;
+	c->waiting_expiry = 3600;
+	c->finished_eviction = 600;
+	c->max_connections = 1000;
 	c->max_match_memory = 64 << 20;
 	c->max_log_bytes = 256 << 20;
 	c->max_message_size = 1 << 20;
@@ -417,6 +428,12 @@ config_dump(const struct config *c, FILE *f)
 	fprintf(f, "fsync %s\n", fs[c->fsync]);
 	fprintf(f, "checkpoint-every %" PRIu32 "\n", c->checkpoint_every);
 	fprintf(f, "max-matches %" PRIu32 "\n", c->max_matches);
+	fprintf(f, "max-waiting-matches %" PRIu32 "\n", c->max_waiting);
+	fprintf(f, "max-waiting-per-connection %" PRIu32 "\n",
+	    c->max_waiting_conn);
+	fprintf(f, "waiting-expiry %" PRIu32 "\n", c->waiting_expiry);
+	fprintf(f, "finished-eviction %" PRIu32 "\n", c->finished_eviction);
+	fprintf(f, "max-connections %" PRIu32 "\n", c->max_connections);
 	fprintf(f, "max-match-memory %" PRIu64 "\n", c->max_match_memory);
 	fprintf(f, "max-log-bytes %" PRIu64 "\n", c->max_log_bytes);
 	fprintf(f, "max-message-size %" PRIu64 "\n", c->max_message_size);
@@ -433,6 +450,45 @@ config_dump(const struct config *c, FILE *f)
 	fprintf(f, "plugin-cpu %" PRIu32 "\n", c->plugin_cpu);
 	fprintf(f, "daemonize %s\n", c->daemonize ? "yes" : "no");
 	fprintf(f, "verbose %s\n", c->verbose ? "yes" : "no");
+}
+
+uint64_t
+config_recv_cap(const struct config *c)
+{
+	uint64_t cap = c->max_message_size * 2 + (1 << 20);
+
+	return cap > INT32_MAX ? INT32_MAX : cap;
+}
+
+static uint64_t
+min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+void
+config_memory(const struct config *c, FILE *f)
+{
+	uint64_t cap = config_recv_cap(c), tr, turn, ms;
+
+	tr = (uint64_t)c->max_connections * cap;
+	turn = min_u64((uint64_t)c->max_batch * cap,
+	    (uint64_t)c->max_connections * c->max_connection_memory);
+	ms = (uint64_t)c->max_matches * (c->max_match_memory +
+	    c->max_log_bytes);
+	fprintf(f, "# memory bound, from the settings, in bytes:\n");
+	fprintf(f, "#   transport %" PRIu64 " (max-connections x the receive "
+	    "cap of %" PRIu64 ": a partial message per served connection; "
+	    "libnanomsg does not bound connections refd does not serve)\n",
+	    tr, cap);
+	fprintf(f, "#   requests %" PRIu64 " (one turn: max-batch x the "
+	    "receive cap, at most max-connections x "
+	    "max-connection-memory)\n", turn);
+	fprintf(f, "#   matches %" PRIu64 " (max-matches x (max-match-memory "
+	    "+ max-log-bytes))\n", ms);
+	fprintf(f, "#   total %" PRIu64 " (plus plugin-memory per plugin "
+	    "worker, and the finished matches: their history until "
+	    "finished-eviction, then a summary each)\n", tr + turn + ms);
 }
 
 void

@@ -31,6 +31,13 @@ struct config {
 	enum fsync_policy fsync;
 	uint32_t checkpoint_every;
 	uint32_t max_matches;
+	uint32_t max_waiting;	/* unfinished matches nobody joined */
+	uint32_t max_waiting_conn;	/* ... that one connection created */
+	uint32_t waiting_expiry;	/* s before an unstarted match is
+					 * closed, 0: never */
+	uint32_t max_connections;	/* tracked command connections */
+	uint32_t finished_eviction;	/* s before a finished match's
+					 * history leaves memory, 0: never */
 	uint64_t max_match_memory;
 	uint64_t max_log_bytes;
 	uint64_t max_message_size;
@@ -72,6 +79,11 @@ int config_load(struct config *c, const char *path, char *err,
     size_t errlen);
 /* Write every setting as refd.conf lines (for refd -t -v). */
 void config_dump(const struct config *c, FILE *f);
+/* The largest message refd receives (NN_RCVMAXSIZE): twice
+ * max-message-size plus 1 MiB; above max-message-size is ETOOBIG. */
+uint64_t config_recv_cap(const struct config *c);
+/* Write the memory bounds the settings give (for refd -t -v). */
+void config_memory(const struct config *c, FILE *f);
 /* Fill the match layer's settings. */
 void config_match(const struct config *c, struct match_config *mc);
 

@@ -359,8 +359,8 @@ utf8_ok(const uint8_t *s, size_t n)
 }
 
 /* Whether every string in v, map keys included, is UTF-8. */
-static int
-strings_ok(refd_mpv v)
+int
+mpv_utf8_ok(refd_mpv v)
 {
 	const char *s;
 	size_t n, i;
@@ -371,13 +371,13 @@ strings_ok(refd_mpv v)
 		    utf8_ok((const uint8_t *)s, n);
 	case REFD_MP_ARRAY:
 		for (i = 0; i < refd_mpv_len(v); i++)
-			if (!strings_ok(refd_mpv_at(v, i)))
+			if (!mpv_utf8_ok(refd_mpv_at(v, i)))
 				return 0;
 		return 1;
 	case REFD_MP_MAP:
 		for (i = 0; i < refd_mpv_len(v); i++)
-			if (!strings_ok(refd_mpv_key_at(v, i)) ||
-			    !strings_ok(refd_mpv_val_at(v, i)))
+			if (!mpv_utf8_ok(refd_mpv_key_at(v, i)) ||
+			    !mpv_utf8_ok(refd_mpv_val_at(v, i)))
 				return 0;
 		return 1;
 	default:
@@ -508,7 +508,7 @@ event_fault(const uint8_t *ev, size_t len)
 	for (i = 0; i < refd_mpv_len(root) && why == NULL; i++)
 		if (refd_mpv_type(refd_mpv_key_at(root, i)) != REFD_MP_STR)
 			why = "event has a key that is not a string";
-	if (why == NULL && !strings_ok(root))
+	if (why == NULL && !mpv_utf8_ok(root))
 		why = "event has a string that is not UTF-8";
 	refd_mp_free(d);
 	return why;
@@ -516,7 +516,7 @@ event_fault(const uint8_t *ev, size_t len)
 
 /* Replace every non-ASCII byte of s by '?' when s is not UTF-8 (a cut
  * multi-byte character at the end included). */
-static void
+void
 ascii_unless_utf8(char *s)
 {
 	size_t n = strlen(s);

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "refd/mp.h"
 #include "refd/plugin.h"
 #include "buf.h"
 
@@ -211,6 +212,11 @@ const char *event_fault(const uint8_t *ev, size_t len);
 int output_text_ok(const uint8_t *b, size_t len);
 /* Whether s[0..n) is well-formed UTF-8. */
 int utf8_ok(const uint8_t *s, size_t n);
+/* Whether every string in v, map keys included, is UTF-8. */
+int mpv_utf8_ok(refd_mpv v);
+/* Replace every non-ASCII byte of the C string s by '?' unless s is
+ * UTF-8 (text that goes out as a msgpack str). */
+void ascii_unless_utf8(char *s);
 
 const char *refd_strerror(int code);
 const char *refd_errname(int code);

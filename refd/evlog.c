@@ -563,6 +563,7 @@ evlog_scan_bytes(const uint8_t *data, size_t size, struct evlog_scan *s,
 
 			s->tail = off + n + EVLOG_FRAME_OVERHEAD == size ?
 			    EVLOG_TORN : EVLOG_DAMAGED;
+			s->tail_whole = s->tail == EVLOG_TORN;
 			hex_encode(s->data + off + EVLOG_FRAME_HEAD + n, 16, a);
 			hex_encode(h, 16, b);
 			snprintf(s->why, sizeof(s->why), "record %zu at offset "

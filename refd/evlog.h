@@ -145,6 +145,9 @@ struct evlog_scan {
 	size_t n;
 	size_t good_end;	/* offset after the last good frame */
 	int tail;		/* enum evlog_tail */
+	int tail_whole;		/* EVLOG_TORN: the last frame is all there
+				 * but its hash does not match (its bytes
+				 * changed after it was written) */
 	char why[256];		/* what is wrong at good_end */
 };
 

@@ -90,6 +90,11 @@ struct match {
 	struct idem **idem;
 	size_t idem_buckets, nidem;
 
+	uint32_t creator;	/* the connection that created it (0: none) */
+	int evicted;		/* finished, its history dropped (revive) */
+	int64_t used;		/* monotonic ms of its last use */
+	uint64_t consent;	/* seats that asked to abort it */
+
 	int registered;		/* in its matchset (add_match) */
 	int listed;		/* in the matchset's sync list */
 };
@@ -117,6 +122,7 @@ struct matchset {
 	struct syncpool *pool;	/* threads for parallel fdatasync, or NULL */
 	int lockfd;		/* <state_dir>/refd.lock, flock()ed */
 	refd_mpw *w;		/* scratch writer for records */
+	uint64_t evicted, revived;	/* finished matches' histories */
 };
 
 /* Errors. */
@@ -304,29 +310,26 @@ sync_list(struct match *m)
 	m->listed = 1;
 }
 
+/* Free what a match's log can give back: its game, events, commitments
+ * and command ids. */
 static void
-match_free(struct match *m)
+drop_history(struct match *m)
 {
 	size_t i;
 	struct idem *x;
 
-	if (m == NULL)
-		return;
 	game_destroy(m->g);
-	evlog_release(&m->log);
-	free(m->path);
-	free(m->dice);
-	free(m->setup);
-	free(m->result);
+	m->g = NULL;
 	for (i = 0; i < m->ncm; i++)
 		free(m->cm[i].data);
 	free(m->cm);
+	m->cm = NULL;
+	m->ncm = m->cap_cm = 0;
 	for (i = 0; i < m->nev; i++)
 		free(m->ev[i].bytes);
 	free(m->ev);
-	for (i = 0; i < m->npub; i++)
-		buf_release(&m->pub[i]);
-	free(m->pub);
+	m->ev = NULL;
+	m->nev = m->cap_ev = 0;
 	for (i = 0; i < m->idem_buckets; i++) {
 		while ((x = m->idem[i]) != NULL) {
 			m->idem[i] = x->next;
@@ -335,6 +338,26 @@ match_free(struct match *m)
 		}
 	}
 	free(m->idem);
+	m->idem = NULL;
+	m->idem_buckets = m->nidem = 0;
+}
+
+static void
+match_free(struct match *m)
+{
+	size_t i;
+
+	if (m == NULL)
+		return;
+	drop_history(m);
+	evlog_release(&m->log);
+	free(m->path);
+	free(m->dice);
+	free(m->setup);
+	free(m->result);
+	for (i = 0; i < m->npub; i++)
+		buf_release(&m->pub[i]);
+	free(m->pub);
 	sodium_memzero(m->server_seed, sizeof(m->server_seed));
 	free(m);
 }
@@ -348,6 +371,7 @@ match_new(struct matchset *ms)
 		return NULL;
 	m->ms = ms;
 	m->log.fd = -1;
+	m->used = evlog_mono_ms();
 	return m;
 }
 
@@ -1489,6 +1513,8 @@ reload(struct match *m)
 	*nm = tmp;
 	m->registered = nm->registered;
 	m->listed = nm->listed;
+	m->creator = nm->creator;
+	m->consent = nm->consent;
 	match_free(nm);
 	if (m->log.dirty || (m->finished && m->log.fd >= 0))
 		sync_list(m);
@@ -1673,6 +1699,160 @@ match_abort(struct match *m, const char *reason, struct match_err *e)
 		    m->id, refd_strerror(rc));
 	}
 	return REFD_OK;
+}
+
+int
+match_consent_abort(struct match *m, uint32_t seat, const char *token,
+    int *all, struct match_err *e)
+{
+	uint64_t seated = 0;
+	uint32_t i;
+	int rc;
+
+	*all = 0;
+	if ((rc = check_usable(m, e)) != REFD_OK ||
+	    (rc = check_token(m, seat, token, e)) != REFD_OK)
+		return rc;
+	if (m->finished)
+		return fail(e, REFD_EFINISHED, "match '%s': finished", m->id);
+	m->consent |= (uint64_t)1 << seat;
+	for (i = 0; i < m->nseats; i++)
+		if (m->seat[i].taken)
+			seated |= (uint64_t)1 << i;
+	*all = (m->consent & seated) == seated;
+	return REFD_OK;
+}
+
+uint64_t
+match_consents(const struct match *m)
+{
+	return m->consent;
+}
+
+void
+match_set_creator(struct match *m, uint32_t conn)
+{
+	m->creator = conn;
+}
+
+int
+match_waiting(const struct match *m)
+{
+	return !m->finished && !m->broken && m->joined == 0;
+}
+
+/*
+ * Bring back an evicted match's history from its log (the records
+ * alone, as for a finished match at start).
+ */
+static int
+revive(struct match *m, struct match_err *e)
+{
+	struct match *nm = NULL;
+	char why[512];
+	int q = 0;
+
+	if (!m->evicted)
+		return REFD_OK;
+	if (load_log(m->ms, m->path, 1, &nm, &q, why, sizeof(why)) !=
+	    REFD_OK) {
+		set_broken(m, why);
+		return fail(e, REFD_ELOG, "match '%s': its log cannot be read "
+		    "back: %s", m->id, why);
+	}
+	m->cm = nm->cm;
+	m->ncm = nm->ncm;
+	m->cap_cm = nm->cap_cm;
+	m->ev = nm->ev;
+	m->nev = nm->nev;
+	m->cap_ev = nm->cap_ev;
+	m->idem = nm->idem;
+	m->idem_buckets = nm->idem_buckets;
+	m->nidem = nm->nidem;
+	nm->cm = NULL;
+	nm->ev = NULL;
+	nm->idem = NULL;
+	nm->ncm = nm->nev = nm->nidem = nm->idem_buckets = 0;
+	match_free(nm);
+	m->evicted = 0;
+	m->ms->revived++;
+	return REFD_OK;
+}
+
+int
+match_use(struct match *m, struct match_err *e)
+{
+	m->used = evlog_mono_ms();
+	return revive(m, e);
+}
+
+size_t
+matchset_evict(struct matchset *ms, uint32_t age)
+{
+	int64_t now = evlog_mono_ms();
+	size_t i, n = 0;
+	struct match *m;
+
+	for (i = 0; i < ms->n; i++) {
+		m = ms->m[i];
+		if (!m->finished || m->evicted || m->broken || m->npub > 0 ||
+		    m->listed || m->log.dirty || m->log.fd >= 0 ||
+		    now - m->used < (int64_t)age * 1000)
+			continue;
+		drop_history(m);
+		m->evicted = 1;
+		ms->evicted++;
+		n++;
+	}
+	return n;
+}
+
+void
+matchset_evictions(const struct matchset *ms, uint64_t *evicted,
+    uint64_t *revived)
+{
+	*evicted = ms->evicted;
+	*revived = ms->revived;
+}
+
+int
+match_broken(const struct match *m)
+{
+	return m->broken;
+}
+
+int
+match_started(const struct match *m)
+{
+	return m->started;
+}
+
+int64_t
+match_created(const struct match *m)
+{
+	return m->created;
+}
+
+void
+matchset_waiting(const struct matchset *ms, uint32_t conn, size_t *total,
+    size_t *mine)
+{
+	size_t i;
+
+	*total = *mine = 0;
+	for (i = 0; i < ms->n; i++) {
+		if (!match_waiting(ms->m[i]))
+			continue;
+		(*total)++;
+		if (conn != 0 && ms->m[i]->creator == conn)
+			(*mine)++;
+	}
+}
+
+struct match *
+matchset_at(const struct matchset *ms, size_t i)
+{
+	return i < ms->n ? ms->m[i] : NULL;
 }
 
 /* Queries. */
@@ -2000,12 +2180,55 @@ check_sig(const struct evlog_rec *hdr, const struct evlog_frame *f)
 	return evlog_sig_check(hdr->pubkey, f->p, f->len);
 }
 
+/* Write the scanned bytes of the log `path` to a new file in the
+ * quarantine directory (its name in dst).  0, or -1 with errno set. */
+static int
+keep_copy(struct matchset *ms, const char *path, const struct evlog_scan *s,
+    char *dst, size_t dstlen)
+{
+	const char *base = strrchr(path, '/');
+	size_t off = 0;
+	ssize_t n;
+	int fd = -1, k;
+
+	base = base != NULL ? base + 1 : path;
+	for (k = 0; k < 1000 && fd < 0; k++) {
+		if (k == 0)
+			snprintf(dst, dstlen, "%s/%s.damaged-tail", ms->qdir,
+			    base);
+		else
+			snprintf(dst, dstlen, "%s/%s.damaged-tail.%d",
+			    ms->qdir, base, k);
+		fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST)
+			return -1;
+	}
+	if (fd < 0)
+		return -1;
+	while (off < s->size) {
+		n = write(fd, s->data + off, s->size - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			close(fd);
+			return -1;
+		}
+		off += (size_t)n;
+	}
+	if (fsync(fd) != 0) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
 /*
  * Load one log: validate framing and chain, replay every record through
- * the plugin, and rebuild the match.  A torn tail is cut off (reported).
- * On failure *quarantine says whether the log itself is bad (1: move it
- * away), the match only cannot be resumed here (0: leave it), or the log
- * of an interrupted create was removed (2).  lazy: a finished match is
+ * the plugin, and rebuild the match.  A torn tail is cut off (reported; a
+ * whole but damaged last record is copied to the quarantine first).  On
+ * failure *quarantine says whether the log itself is bad (1: move it
+ * away, an interrupted create's log included) or the match only cannot be
+ * resumed here (0: leave it).  lazy: a finished match is
  * loaded from its records without running the plugin (its game is built
  * on first use by materialize()).
  */
@@ -2054,27 +2277,36 @@ load_log(struct matchset *ms, const char *path, int lazy,
 	if (s.tail == EVLOG_DAMAGED)
 		LBAD(1, "%s, with %zu more bytes after it: the log is damaged "
 		    "in the middle", s.why, s.size - s.good_end);
+	if (s.n == 0) {
+		/* The crash came before the header was durable: the create
+		 * was never acknowledged.  Kept, as any damaged log. */
+		LBAD(1, "no header record (%s): a create interrupted before "
+		    "it was acknowledged", s.tail == EVLOG_TORN ? s.why :
+		    "an empty file");
+	}
+	if (s.tail == EVLOG_TORN && s.tail_whole) {
+		/* A whole last record whose bytes changed: a crash does not
+		 * do that, and it may have been acknowledged.  Keep the log
+		 * as it is before cutting the record. */
+		char dst[4096];
+
+		if (keep_copy(ms, path, &s, dst, sizeof(dst)) != 0)
+			LBAD(0, "%s; cannot keep a copy before cutting it: %s",
+			    s.why, strerror(errno));
+		report(ms, "log '%s': the last record is whole but damaged "
+		    "(%s): it may have been acknowledged; cut it (%zu bytes) "
+		    "so that the match resumes before it, a retry of its "
+		    "command applies it again; the log as it was is kept in "
+		    "'%s'", path, s.why, s.size - s.good_end, dst);
+	}
 	if (s.tail == EVLOG_TORN) {
 		if (truncate(path, (off_t)s.good_end) != 0)
 			LBAD(0, "cannot truncate a torn final record: %s",
 			    strerror(errno));
-		report(ms, "log '%s': truncated a torn final record (%s; %zu "
-		    "bytes cut); it was never acknowledged", path, s.why,
-		    s.size - s.good_end);
-	}
-	if (s.n == 0) {
-		/* The crash came before the header was durable: the create
-		 * was never acknowledged. */
-		if (unlink(path) != 0)
-			LBAD(0, "cannot remove an interrupted create: %s",
-			    strerror(errno));
-		report(ms, "log '%s': removed: no header record (%s); its "
-		    "create was interrupted and never acknowledged", path,
-		    s.tail == EVLOG_TORN ? s.why : "empty log");
-		*quarantine = 2;
-		evlog_scan_release(&s);
-		call_release(&c);
-		return REFD_ENOMATCH;
+		if (!s.tail_whole)
+			report(ms, "log '%s': truncated a torn final record "
+			    "(%s; %zu bytes cut); it was never acknowledged",
+			    path, s.why, s.size - s.good_end);
 	}
 	if (evlog_decode(s.fr[0].p, s.fr[0].len, &hdr, err, sizeof(err)) != 0)
 		LBAD(1, "record 0 (header): %s", err);
@@ -2570,8 +2802,6 @@ matchset_create(const struct match_config *cfg, const struct registry *reg,
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", ms->dir, de->d_name);
 		rc = load_log(ms, path, 1, &m, &q, why, sizeof(why));
-		if (rc != REFD_OK && q == 2)
-			continue;
 		if (rc != REFD_OK) {
 			failed++;
 			if (q)

@@ -146,6 +146,42 @@ int match_act(struct match *m, uint32_t seat, const char *token,
 int match_resign(struct match *m, uint32_t seat, const char *token,
     struct match_err *e);
 int match_abort(struct match *m, const char *reason, struct match_err *e);
+/*
+ * Record that seat `seat` (token needed) asks to abort the match; *all is
+ * 1 when every seated player has now asked.  The consents live in memory
+ * only (a restart forgets them).
+ */
+int match_consent_abort(struct match *m, uint32_t seat, const char *token,
+    int *all, struct match_err *e);
+/* Bit i: seat i asked to abort. */
+uint64_t match_consents(const struct match *m);
+/* The connection that created the match (in memory, for the per-connection
+ * count of waiting matches). */
+void match_set_creator(struct match *m, uint32_t conn);
+/* 1 when unfinished and nobody has joined it yet. */
+int match_waiting(const struct match *m);
+int match_started(const struct match *m);
+int match_broken(const struct match *m);
+/* Creation time, seconds since the epoch (from its header). */
+int64_t match_created(const struct match *m);
+/* Waiting matches (match_waiting): all of them, and those `conn` created. */
+void matchset_waiting(const struct matchset *ms, uint32_t conn,
+    size_t *total, size_t *mine);
+/*
+ * Mark a match used now, and bring back its history (events, command ids,
+ * openings) from its log when it was evicted.  Call before any op on it
+ * but the summary (match_info).  REFD_OK, or REFD_ELOG (the match is then
+ * broken).
+ */
+int match_use(struct match *m, struct match_err *e);
+/* Drop the history of finished matches unused for `age` seconds (their
+ * logs keep it; match_use brings it back).  Returns how many. */
+size_t matchset_evict(struct matchset *ms, uint32_t age);
+/* Evictions and revivals since start. */
+void matchset_evictions(const struct matchset *ms, uint64_t *evicted,
+    uint64_t *revived);
+/* The i-th match in creation order, or NULL past the end. */
+struct match *matchset_at(const struct matchset *ms, size_t i);
 
 /*
  * Queries.  seat = REFD_SEAT_PUBLIC for spectators (token ignored);

@@ -172,6 +172,7 @@ arg_int(struct req *r, const char *name, int required, int64_t min,
 static int
 arg_match(struct req *r, struct match **m)
 {
+	struct match_err me;
 	const char *id;
 	int rc;
 
@@ -183,6 +184,9 @@ arg_match(struct req *r, struct match **m)
 		return fail(r->e, REFD_ENOMATCH, "match '%.64s': no such match",
 		    id);
 	}
+	memset(&me, 0, sizeof(me));
+	if (match_use(*m, &me) != 0)
+		return fail_match(r->e, &me);
 	return 0;
 }
 
@@ -247,6 +251,9 @@ op_hello(struct req *r)
 	refd_mpw_kint(w, "max_message_size", (int64_t)c->max_message_size);
 	refd_mpw_kint(w, "max_depth", c->max_depth);
 	refd_mpw_kint(w, "max_matches", c->max_matches);
+	refd_mpw_kint(w, "max_waiting_matches", c->max_waiting);
+	refd_mpw_kint(w, "max_waiting_per_connection", c->max_waiting_conn);
+	refd_mpw_kint(w, "waiting_expiry", c->waiting_expiry);
 	refd_mpw_kint(w, "rate_limit", c->rate_limit);
 	refd_mpw_kint(w, "rate_burst", c->rate_burst);
 	refd_mpw_kint(w, "max_connection_memory",
@@ -362,6 +369,37 @@ put_seed_commit(struct req *r, const struct match *m)
 	refd_mpw_kstr(r->res, "seed_commit", ck);
 }
 
+/*
+ * Matches nobody joined yet are capped in all (max-waiting-matches) and
+ * per connection (max-waiting-per-connection), so that one client cannot
+ * fill the match table; waiting-expiry closes those nobody joins.
+ */
+static int
+waiting_ok(struct req *r)
+{
+	const struct config *c = r->p->cfg;
+	size_t total, mine;
+
+	matchset_waiting(r->p->ms, r->p->conn, &total, &mine);
+	if (r->p->conn != 0 && mine >= c->max_waiting_conn) {
+		r->e->limit = c->max_waiting_conn;
+		r->e->got = (int64_t)mine + 1;
+		return fail(r->e, REFD_ETOOMANY, "too many waiting matches "
+		    "from this connection: %zu created and nobody joined them "
+		    "(max-waiting-per-connection); join or abort one first",
+		    mine);
+	}
+	if (total >= c->max_waiting) {
+		r->e->limit = c->max_waiting;
+		r->e->got = (int64_t)total + 1;
+		return fail(r->e, REFD_ETOOMANY, "too many waiting matches: "
+		    "%zu matches nobody joined is the limit "
+		    "(max-waiting-matches); join one or retry after they "
+		    "expire", total);
+	}
+	return 0;
+}
+
 static int
 op_create(struct req *r)
 {
@@ -383,6 +421,8 @@ op_create(struct req *r)
 	    (rc = arg_int(r, "seats", 0, 0, REFD_MAX_SEATS, 0, &seats)) != 0)
 		return rc;
 	ca.nseats = (uint32_t)seats;
+	if ((rc = waiting_ok(r)) != 0)
+		return rc;
 	if (refd_mpv_ok(setup) && refd_mpv_type(setup) != REFD_MP_NIL) {
 		if (ca.scenario != NULL) {
 			r->e->arg = "setup";
@@ -448,6 +488,7 @@ op_create(struct req *r)
 		return fail_match(r->e, &me);
 	r->wrote = 1;
 	touch(r->p, m);
+	match_set_creator(m, r->p->conn);
 	log_info("match '%s': created (ruleset '%s'%s%s%s)", match_id(m),
 	    ca.ruleset, ca.scenario ? ", scenario '" : "",
 	    ca.scenario ? ca.scenario : "", ca.scenario ? "'" : "");
@@ -715,7 +756,7 @@ admin_ok(struct req *r)
 	const char *got = refd_mpv_get_str(r->a, "admin_token", NULL);
 
 	if (want == NULL)
-		return 1;
+		return 0;
 	return got != NULL && strlen(got) == strlen(want) &&
 	    sodium_memcmp(got, want, strlen(want)) == 0;
 }
@@ -782,35 +823,103 @@ op_resign(struct req *r)
 	return 0;
 }
 
+/*
+ * abort: the operator's admin_token (when refd.conf sets one), or every
+ * seated player's consent: each seat asks with its token, and the match
+ * ends when all seated players have asked.  Nobody else may abort.
+ */
 static int
 op_abort(struct req *r)
 {
 	struct match *m;
 	struct match_err me;
-	const char *reason;
-	int rc;
+	const char *reason, *token;
+	int32_t seat;
+	uint64_t cons;
+	int rc, all = 0, i;
 
 	memset(&me, 0, sizeof(me));
 	if ((rc = arg_match(r, &m)) != 0 ||
-	    (rc = arg_str(r, "reason", 0, &reason)) != 0)
+	    (rc = arg_str(r, "reason", 0, &reason)) != 0 ||
+	    (rc = arg_seat(r, &seat, &token)) != 0)
 		return rc;
-	if (!admin_ok(r)) {
+	if (refd_mpv_ok(refd_mpv_get(r->a, "admin_token")) &&
+	    refd_mpv_type(refd_mpv_get(r->a, "admin_token")) != REFD_MP_NIL) {
+		if (!admin_ok(r)) {
+			r->e->arg = "admin_token";
+			return fail(r->e, REFD_ETOKEN, "match '%s': the "
+			    "admin_token does not match%s", match_id(m),
+			    r->p->cfg->admin_token == NULL ? " (this server "
+			    "has no admin-token set)" : "");
+		}
+		all = 1;
+	} else if (seat < 0) {
 		r->e->arg = "admin_token";
 		return fail(r->e, REFD_ETOKEN, "match '%s': abort needs the "
-		    "operator's admin_token", match_id(m));
-	}
-	if (match_abort(m, reason ? reason : "aborted by the operator",
-	    &me) != 0)
+		    "operator's admin_token or every seated player's consent "
+		    "(each seat asks with its seat and token)", match_id(m));
+	} else if (match_consent_abort(m, (uint32_t)seat, token, &all,
+	    &me) != 0) {
 		return fail_match(r->e, &me);
-	r->wrote = 1;
-	touch(r->p, m);
-	log_info("match '%s': aborted: %s", match_id(m),
-	    reason ? reason : "by the operator");
+	}
+	if (all) {
+		if (reason == NULL)
+			reason = seat < 0 ? "aborted by the operator" :
+			    "aborted by every seated player";
+		if (match_abort(m, reason, &me) != 0)
+			return fail_match(r->e, &me);
+		r->wrote = 1;
+		touch(r->p, m);
+		log_info("match '%s': aborted: %s", match_id(m), reason);
+	} else {
+		log_info("match '%s': seat %d asks to abort it", match_id(m),
+		    (int)seat);
+	}
+	cons = match_consents(m);
 	refd_mpw_map(r->res);
 	refd_mpw_kint(r->res, "seq", (int64_t)match_seq(m));
 	refd_mpw_kbool(r->res, "finished", match_finished(m));
+	refd_mpw_karray(r->res, "consents");
+	for (i = 0; i < 64; i++)
+		if (cons & ((uint64_t)1 << i))
+			refd_mpw_int(r->res, i);
+	refd_mpw_end(r->res);
 	refd_mpw_end(r->res);
 	return 0;
+}
+
+void
+proto_expire(struct proto *p)
+{
+	uint32_t ex = p->cfg->waiting_expiry;
+	time_t now = time(NULL);
+	struct match_err me;
+	struct match *m;
+	char reason[128];
+	size_t i;
+
+	if (now == p->last_expiry)
+		return;
+	p->last_expiry = now;
+	if (p->cfg->finished_eviction != 0)
+		(void)matchset_evict(p->ms, p->cfg->finished_eviction);
+	if (ex == 0)
+		return;
+	for (i = 0; (m = matchset_at(p->ms, i)) != NULL; i++) {
+		if (match_finished(m) || match_started(m) || match_broken(m) ||
+		    match_created(m) + (int64_t)ex > (int64_t)now)
+			continue;
+		snprintf(reason, sizeof(reason), "expired: the match did not "
+		    "start within %" PRIu32 " seconds (waiting-expiry)", ex);
+		memset(&me, 0, sizeof(me));
+		if (match_abort(m, reason, &me) != 0) {
+			log_warn("match '%s': cannot close it after "
+			    "waiting-expiry: %s", match_id(m), me.message);
+			continue;
+		}
+		touch(p, m);
+		log_info("match '%s': %s", match_id(m), reason);
+	}
 }
 
 struct foreach_arg {
@@ -832,16 +941,40 @@ info_one(struct match *m, void *arg)
 	refd_mpw_raw(fa->w, fa->b.data, fa->b.len);
 }
 
+/*
+ * matches: a page of at most `limit` (default and at most
+ * PROTO_MATCHES_PAGE) matches in creation order, those after the match
+ * `after` when given; a full page may have a next one.
+ */
 static int
 op_matches(struct req *r)
 {
 	struct foreach_arg fa;
+	struct match *m, *after = NULL;
+	const char *aid;
+	int64_t limit;
+	size_t i = 0, n = 0;
+	int rc;
 
+	if ((rc = arg_str(r, "after", 0, &aid)) != 0 ||
+	    (rc = arg_int(r, "limit", 0, 1, PROTO_MATCHES_PAGE,
+	    PROTO_MATCHES_PAGE, &limit)) != 0)
+		return rc;
+	if (aid != NULL && (after = matchset_find(r->p->ms, aid)) == NULL) {
+		r->e->arg = "after";
+		return fail(r->e, REFD_ENOMATCH, "argument 'after': match "
+		    "'%.64s': no such match", aid);
+	}
+	if (after != NULL)
+		while ((m = matchset_at(r->p->ms, i++)) != NULL && m != after)
+			;
 	fa.w = r->res;
 	fa.err = 0;
 	buf_init(&fa.b);
 	refd_mpw_array(r->res);
-	matchset_foreach(r->p->ms, info_one, &fa);
+	for (; n < (size_t)limit && (m = matchset_at(r->p->ms, i)) != NULL;
+	    i++, n++)
+		info_one(m, &fa);
 	refd_mpw_end(r->res);
 	buf_release(&fa.b);
 	if (fa.err)
@@ -874,6 +1007,13 @@ op_stats(struct req *r)
 	refd_mpw_kint(w, "sync_failures", (int64_t)s->sync_failures);
 	refd_mpw_kint(w, "published", (int64_t)s->published);
 	refd_mpw_kint(w, "connections", (int64_t)s->connections);
+	{
+		uint64_t ev, rv;
+
+		matchset_evictions(r->p->ms, &ev, &rv);
+		refd_mpw_kint(w, "evicted", (int64_t)ev);
+		refd_mpw_kint(w, "revived", (int64_t)rv);
+	}
 	{
 		uint64_t started, crashed, timeouts;
 
@@ -913,10 +1053,13 @@ static const struct op ops[] = {
 /* Replies. */
 
 static void
-write_error(refd_mpw *w, const struct perr *e)
+write_error(refd_mpw *w, struct perr *e)
 {
 	int detail = e->rule[0] || e->arg || e->limit >= 0 || e->reason;
 
+	/* Text echoed from a request (cut at a byte count, perhaps inside a
+	 * character) goes out as UTF-8. */
+	ascii_unless_utf8(e->message);
 	refd_mpw_kmap(w, "error");
 	refd_mpw_kint(w, "code", e->code);
 	refd_mpw_kstr(w, "name", refd_errname(e->code));
@@ -942,7 +1085,7 @@ write_error(refd_mpw *w, const struct perr *e)
 }
 
 static void
-finish(struct proto *p, refd_mpv id, const struct perr *e,
+finish(struct proto *p, refd_mpv id, struct perr *e,
     const refd_mpw *res, struct buf *reply)
 {
 	refd_mpw *w = refd_mpw_create();
@@ -1020,6 +1163,7 @@ proto_handle(struct proto *p, const uint8_t *req, size_t len,
 	refd_mpdoc *d = NULL;
 	refd_mpv root, id = { NULL, NULL };
 	const char *op;
+	char badarg[72];
 	int64_t v;
 	size_t i;
 	int rc;
@@ -1072,6 +1216,33 @@ proto_handle(struct proto *p, const uint8_t *req, size_t len,
 			fail(&e, REFD_EPROTO, "request map key %zu is not a "
 			    "msgpack str (keys and text must be str, not bin "
 			    "or numbers)", i);
+			goto out;
+		}
+	}
+	/* Every str of a request is UTF-8: nothing else is stored, or
+	 * echoed in a reply (the id included). */
+	for (i = 0; i < refd_mpv_len(root); i++) {
+		if (!mpv_utf8_ok(refd_mpv_key_at(root, i))) {
+			p->st.malformed++;
+			fail(&e, REFD_EPROTO, "request map key %zu is not valid "
+			    "UTF-8", i);
+			goto out;
+		}
+		if (!mpv_utf8_ok(refd_mpv_val_at(root, i))) {
+			const char *k;
+			size_t kn;
+
+			refd_mpv_str(refd_mpv_key_at(root, i), &k, &kn);
+			snprintf(badarg, sizeof(badarg), "%.*s", kn > 64 ? 64 :
+			    (int)kn, k);
+			ascii_unless_utf8(badarg);
+			e.arg = badarg;
+			fail(&e, REFD_EARG, "argument '%s': a string in it is "
+			    "not valid UTF-8", badarg);
+			id = refd_mpv_get(root, "id");
+			if (strcmp(badarg, "id") == 0 || (refd_mpv_type(id) !=
+			    REFD_MP_INT && refd_mpv_type(id) != REFD_MP_STR))
+				id.p = NULL;
 			goto out;
 		}
 	}

@@ -19,6 +19,7 @@
 
 #define PROTO_VERSION 1
 #define PROTO_MINOR 1	/* 1.1: seats in create, n on public events, unknown setup keys refused */
+#define PROTO_MATCHES_PAGE 1000	/* matches per page of the matches op */
 
 struct proto_stats {
 	uint64_t requests;
@@ -45,6 +46,9 @@ struct proto {
 	const char *const *publish;	/* event endpoints, for hello */
 	size_t npublish;
 	time_t started;
+	uint32_t conn;		/* the connection of the request being
+				 * handled (0: unknown), set by the server */
+	time_t last_expiry;	/* the last waiting-expiry sweep */
 	struct proto_stats st;
 	/* Matches changed in this loop turn, for publishing. */
 	struct match **touched;
@@ -61,6 +65,10 @@ void proto_release(struct proto *p);
  * reply, even for garbage).  Returns 1 when the request wrote to a match
  * log (the reply may only be sent after matchset_sync), else 0.
  */
+/* At most once a second: close the matches that did not start within
+ * waiting-expiry (their final records are written like any command's),
+ * and evict the finished ones unused for finished-eviction. */
+void proto_expire(struct proto *p);
 int proto_handle(struct proto *p, const uint8_t *req, size_t len,
     struct buf *reply);
 

@@ -42,7 +42,8 @@ usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: refctl [-c] [-s ENDPOINT] [-e EVENTS] [-T MS] COMMAND [ARGS]\n"
-	    "  hello | rulesets | matches | stats | pubkey\n"
+	    "  hello | rulesets | stats | pubkey\n"
+	    "  matches [--after MATCH] [--limit N]\n"
 	    "  create RULESET [--scenario NAME | --setup JSON] [--seats N] [--dice JSON]\n"
 	    "  join MATCH SEAT [--seed TEXT]\n"
 	    "  act MATCH SEAT TOKEN CMD-JSON [--id CMD-ID] [--expect SEQ]\n"
@@ -54,7 +55,7 @@ usage(FILE *f)
 	    "  watch MATCH [SEAT TOKEN] [--since SEQ]\n"
 	    "  export MATCH [-o FILE] [--admin-token TOKEN]\n"
 	    "  resign MATCH SEAT TOKEN\n"
-	    "  abort MATCH [--reason TEXT] [--admin-token TOKEN]\n"
+	    "  abort MATCH [SEAT TOKEN] [--reason TEXT] [--admin-token TOKEN]\n"
 	    "  play RULESET|MATCH [--scenario NAME | --setup JSON] [--seed N]\n"
 	    "       [--max-steps N] [--rate N] [--engage] [--story] [-v]\n"
 	    "  play --all [--seed N] [--rate N] [--engage] [-v]\n"
@@ -536,6 +537,25 @@ cmd_match_op(const char *op, const struct args *a, int seat_at)
 }
 
 static int
+cmd_matches(const struct args *a)
+{
+	json_t *o = json_object();
+	const char *v;
+	int64_t n;
+
+	if ((v = opt(a, "after")) != NULL)
+		json_object_set_new(o, "after", json_string(v));
+	if ((v = opt(a, "limit")) != NULL) {
+		if (parse_i64(v, "--limit", &n) != 0) {
+			json_decref(o);
+			return EXIT_USAGE;
+		}
+		json_object_set_new(o, "limit", json_integer(n));
+	}
+	return simple("matches", o);
+}
+
+static int
 cmd_pubkey(void)
 {
 	struct reply r;
@@ -798,6 +818,41 @@ struct seatinfo {
 
 /* One JSON line {match, commands, seq, info}; with summary, also a line
  * for people. */
+/*
+ * The page of the matches op that lists match `mid` (or the last page)
+ * into r (the caller frees it).  0, or -1 when refd cannot be reached.
+ */
+static int
+find_match_info(const char *mid, struct reply *r)
+{
+	char after[64] = "";
+	json_t *o;
+	size_t k, n;
+	int rc, found;
+
+	for (;;) {
+		o = after[0] ? json_pack("{ss}", "after", after) : NULL;
+		rc = request("matches", o, r);
+		json_decref(o);
+		if (rc != 0)
+			return -1;
+		if (!r->ok)
+			return 0;
+		n = refd_mpv_len(r->result);
+		found = 0;
+		for (k = 0; k < n && !found; k++)
+			found = refd_mpv_streq(refd_mpv_get(refd_mpv_at(
+			    r->result, k), "id"), mid);
+		if (found || n < 1000 || n == 0)
+			return 0;
+		snprintf(after, sizeof(after), "%s", refd_mpv_get_str(
+		    refd_mpv_at(r->result, n - 1), "id", ""));
+		reply_free(r);
+		if (after[0] == '\0')
+			return 0;
+	}
+}
+
 static void
 print_play_result(refd_mpv matches, const char *mid, int64_t steps,
     int64_t seq, int summary)
@@ -1242,9 +1297,8 @@ play_one(const char *what, const struct args *a, int64_t seed,
 		    " commands (--max-steps)\n", mid, steps);
 		return EXIT_REFUSED;
 	}
-	/* The result, from the match list. */
-	rc = request("matches", NULL, &r);
-	if (rc != 0)
+	/* The result, from the match list (page by page). */
+	if (find_match_info(mid, &r) != 0)
 		return EXIT_TRANSPORT;
 	if (r.ok)
 		print_play_result(r.result, mid, steps, seq,
@@ -1396,8 +1450,10 @@ main(int argc, char **argv)
 	if (parse_args(argc, argv, &a) != 0)
 		return EXIT_USAGE;
 	if (strcmp(cmd, "hello") == 0 || strcmp(cmd, "rulesets") == 0 ||
-	    strcmp(cmd, "matches") == 0 || strcmp(cmd, "stats") == 0)
+	    strcmp(cmd, "stats") == 0)
 		rc = simple(cmd, NULL);
+	else if (strcmp(cmd, "matches") == 0)
+		rc = cmd_matches(&a);
 	else if (strcmp(cmd, "pubkey") == 0)
 		rc = cmd_pubkey();
 	else if (strcmp(cmd, "create") == 0)
@@ -1410,10 +1466,10 @@ main(int argc, char **argv)
 		if (need(&a, 3, "MATCH SEAT TOKEN") != 0)
 			return EXIT_USAGE;
 		rc = cmd_match_op(cmd, &a, 1);
-	} else if (strcmp(cmd, "view") == 0 || strcmp(cmd, "events") == 0)
+	} else if (strcmp(cmd, "view") == 0 || strcmp(cmd, "events") == 0 ||
+	    strcmp(cmd, "abort") == 0)
 		rc = cmd_match_op(cmd, &a, 1);
-	else if (strcmp(cmd, "pending") == 0 || strcmp(cmd, "abort") == 0 ||
-	    strcmp(cmd, "head") == 0)
+	else if (strcmp(cmd, "pending") == 0 || strcmp(cmd, "head") == 0)
 		rc = cmd_match_op(cmd, &a, 0);
 	else if (strcmp(cmd, "watch") == 0)
 		rc = cmd_watch(&a);

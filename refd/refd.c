@@ -74,7 +74,44 @@ mkdirs(const char *path, mode_t mode)
 	return 0;
 }
 
-/* Create the directory of every ipc:// endpoint. */
+/*
+ * An ipc socket's directory must be refd's user's own and writable by
+ * nobody else: whoever may write there may replace the socket file and
+ * answer refd's clients in its place.
+ */
+static int
+ipc_dir_safe(const char *ep, const char *d)
+{
+	struct stat st;
+
+	if (stat(d, &st) != 0) {
+		log_err("endpoint '%s': directory '%s': %s", ep, d,
+		    strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		log_err("endpoint '%s': '%s' is not a directory", ep, d);
+		return -1;
+	}
+	if (st.st_uid != geteuid()) {
+		log_err("endpoint '%s': directory '%s' belongs to uid %u, not "
+		    "to refd's user (uid %u); another user could replace the "
+		    "socket: use a directory of refd's own", ep, d,
+		    (unsigned)st.st_uid, (unsigned)geteuid());
+		return -1;
+	}
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+		log_err("endpoint '%s': directory '%s' is writable by %s (mode "
+		    "%04o); another user could replace the socket: chmod "
+		    "go-w it or use a directory of refd's own", ep, d,
+		    (st.st_mode & S_IWOTH) ? "others" : "its group",
+		    (unsigned)(st.st_mode & 07777));
+		return -1;
+	}
+	return 0;
+}
+
+/* Create the directory of every ipc:// endpoint, and check it. */
 static int
 ipc_dirs(char *const *eps, size_t n)
 {
@@ -95,6 +132,8 @@ ipc_dirs(char *const *eps, size_t n)
 			    eps[i], d, strerror(errno));
 			return -1;
 		}
+		if (ipc_dir_safe(eps[i], d) != 0)
+			return -1;
 	}
 	return 0;
 }
@@ -472,8 +511,10 @@ main(int argc, char **argv)
 	if (test) {
 		int refused = load_plugins(&cfg, &reg);
 
-		if (cfg.verbose)
+		if (cfg.verbose) {
 			config_dump(&cfg, stdout);
+			config_memory(&cfg, stdout);
+		}
 		if (refused > 0 || reg.n == 0) {
 			fprintf(stderr, "refd: configuration%s%s%s: %d plugin(s) "
 			    "refused, %zu loaded\n", conf ? " '" : "",

@@ -25,6 +25,8 @@ struct conn {
 	uint32_t pipe;
 	double tokens;
 	double last;		/* monotonic seconds */
+	double warned_at;	/* when its refusals were last logged */
+	uint64_t refused;	/* refusals since then */
 	int warned;
 	uint64_t turn;		/* the turn `bytes` counts */
 	uint64_t bytes;		/* requests and replies held in that turn */
@@ -53,6 +55,8 @@ struct server {
 	size_t npend;
 	double last_prune;
 	uint64_t turnno;
+	double full_warned_at;	/* max-connections refusals: last report */
+	uint64_t full_refused;	/* ... and how many since */
 };
 
 static double
@@ -129,11 +133,12 @@ server_create(const struct config *cfg, const struct registry *reg,
 	}
 	/*
 	 * nanomsg drops a connection whose message exceeds NN_RCVMAXSIZE
-	 * without a word; let messages up to four times max-message-size
-	 * (at least 1 MiB more) through so that they get a clear ETOOBIG.
+	 * without a word; let messages up to the hard cap (twice
+	 * max-message-size, plus 1 MiB) through so that they get a clear
+	 * ETOOBIG.  The cap bounds what one connection's partial frame
+	 * holds.
 	 */
-	maxsz = cfg->max_message_size > (uint64_t)INT32_MAX / 8 ? -1 :
-	    (int)(cfg->max_message_size * 4 + (1 << 20));
+	maxsz = (int)config_recv_cap(cfg);
 	nn_setsockopt(s->rep, NN_SOL_SOCKET, NN_RCVMAXSIZE, &maxsz,
 	    sizeof(maxsz));
 	if (bind_all(s->rep, cfg->listen, cfg->nlisten, "listen", err,
@@ -180,15 +185,25 @@ server_destroy(struct server *s)
 
 /* Rate limiting. */
 
+static void conn_prune(struct server *s, double now);
+
 static struct conn *
-conn_get(struct server *s, uint32_t pipe, double now)
+conn_get(struct server *s, uint32_t pipe, double now, int *full)
 {
 	size_t i;
 	struct conn *n;
 
+	*full = 0;
 	for (i = 0; i < s->nconns; i++)
 		if (s->conns[i].pipe == pipe)
 			return &s->conns[i];
+	if (s->nconns >= s->cfg->max_connections) {
+		conn_prune(s, now);
+		if (s->nconns >= s->cfg->max_connections) {
+			*full = 1;
+			return NULL;
+		}
+	}
 	if (s->nconns == s->capconns) {
 		size_t cap = s->capconns ? s->capconns * 2 : 64;
 
@@ -202,6 +217,8 @@ conn_get(struct server *s, uint32_t pipe, double now)
 	n->tokens = s->cfg->rate_burst;
 	n->last = now;
 	n->warned = 0;
+	n->warned_at = 0;
+	n->refused = 0;
 	n->turn = 0;
 	n->bytes = 0;
 	n->mem_warned = 0;
@@ -241,14 +258,19 @@ rate_ok(struct server *s, struct conn *c, double now)
 	c->last = now;
 	if (c->tokens >= 1) {
 		c->tokens -= 1;
-		c->warned = 0;
 		return 1;
 	}
-	if (!c->warned) {
+	/* At most one line a minute per connection, with a count. */
+	c->refused++;
+	if (!c->warned || now - c->warned_at >= 60) {
 		log_warn("connection %08" PRIx32 ": over the request rate limit "
-		    "(%" PRIu32 "/s, burst %" PRIu32 "); refusing its requests",
-		    pipe, s->cfg->rate_limit, s->cfg->rate_burst);
+		    "(%" PRIu32 "/s, burst %" PRIu32 "); refused %" PRIu64
+		    " request%s %s", pipe, s->cfg->rate_limit,
+		    s->cfg->rate_burst, c->refused, c->refused == 1 ? "" : "s",
+		    c->warned ? "in the last minute" : "so far");
 		c->warned = 1;
+		c->warned_at = now;
+		c->refused = 0;
 	}
 	return 0;
 }
@@ -325,6 +347,31 @@ mem_error(struct server *s, struct pend *p, struct conn *c, size_t need,
 	proto_error_limit(&s->proto, p->msg, p->len, REFD_ELIMIT, msg,
 	    (int64_t)s->cfg->max_connection_memory,
 	    (int64_t)((c != NULL ? c->bytes : 0) + need), &p->reply);
+}
+
+/* A request from a connection beyond max-connections: ELIMIT, logged at
+ * most once a minute with a count. */
+static void
+conns_full(struct server *s, struct pend *p, double now)
+{
+	char msg[256];
+
+	s->proto.st.conn_limited++;
+	s->full_refused++;
+	if (now - s->full_warned_at >= 60 || s->full_warned_at == 0) {
+		log_warn("%" PRIu32 " connections are served at once "
+		    "(max-connections); refused %" PRIu64 " request%s of "
+		    "others since the last report", s->cfg->max_connections,
+		    s->full_refused, s->full_refused == 1 ? "" : "s");
+		s->full_warned_at = now;
+		s->full_refused = 0;
+	}
+	snprintf(msg, sizeof(msg), "too many connections: refd serves %" PRIu32
+	    " at once (max-connections); retry in a few seconds",
+	    s->cfg->max_connections);
+	proto_error_limit(&s->proto, p->msg, p->len, REFD_ELIMIT, msg,
+	    (int64_t)s->cfg->max_connections,
+	    (int64_t)s->cfg->max_connections + 1, &p->reply);
 }
 
 /* Receive one request without blocking: 1, 0 when none, -1 on error. */
@@ -416,7 +463,7 @@ turn(struct server *s, int shutting_down)
 {
 	size_t i, wrote = 0;
 	double now = now_mono();
-	int rc, fatal = 0;
+	int rc, fatal = 0, full;
 
 	s->npend = 0;
 	s->turnno++;
@@ -430,8 +477,11 @@ turn(struct server *s, int shutting_down)
 		if (rc <= 0)
 			break;
 		s->npend++;
-		c = conn_get(s, pipe_of(p->control), now);
-		if (shutting_down) {
+		c = conn_get(s, pipe_of(p->control), now, &full);
+		if (full) {
+			s->proto.st.requests++;
+			conns_full(s, p, now);
+		} else if (shutting_down) {
 			s->proto.st.requests++;
 			proto_error(&s->proto, p->msg, p->len, REFD_ESHUTDOWN,
 			    "refd is shutting down; retry later", &p->reply);
@@ -445,6 +495,7 @@ turn(struct server *s, int shutting_down)
 			s->proto.st.requests++;
 			mem_error(s, p, c, p->len, "a request");
 		} else {
+			s->proto.conn = c != NULL ? c->pipe : 0;
 			p->wrote = proto_handle(&s->proto, p->msg, p->len,
 			    &p->reply);
 			wrote += p->wrote;
@@ -453,6 +504,8 @@ turn(struct server *s, int shutting_down)
 				mem_error(s, p, c, p->reply.len, "a reply");
 		}
 	}
+	if (!shutting_down)
+		proto_expire(&s->proto);
 	/* Group commit: one sync for the whole turn. */
 	rc = matchset_sync(s->ms);
 	if (wrote > 0)

@@ -146,13 +146,17 @@ fd_request(const uint8_t *req, size_t len)
 
 	buf_init(&reply);
 	(void)proto_handle(&fd.proto, req, len, &reply);
-	/* Always exactly one reply, a map with "ok". */
+	/* Always exactly one reply, a map with "ok", that a strict
+	 * decoder reads. */
 	if (reply.len == 0 || refd_mp_check(reply.data, reply.len,
 	    REFD_MP_MAX_DEPTH) != 0)
 		abort();
 	d = refd_mp_parse(reply.data, reply.len);
 	if (d == NULL || refd_mpv_type(refd_mpv_get(refd_mp_root(d), "ok")) !=
 	    REFD_MP_BOOL)
+		abort();
+	/* A strict decoder reads it: every str (keys too) is UTF-8. */
+	if (!mpv_utf8_ok(refd_mp_root(d)))
 		abort();
 	refd_mp_free(d);
 	buf_release(&reply);

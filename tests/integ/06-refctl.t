@@ -9,7 +9,7 @@ use Time::HiRes qw(sleep);
 
 use Refd;
 
-my $d = Refd->new;
+my $d = Refd->new(conf => { 'admin-token' => 'opensesame' });
 my $json = JSON::PP->new;
 my @R = (Refd::bin('refctl'), '-c', '-s', $d->endpoint, '-e', $d->events_endpoint);
 
@@ -130,13 +130,21 @@ like($aout, qr/== duel/, 'play --all names each ruleset');
 
 # abort and raw
 my $m2 = refctl_json('create', 'duel');
-my $ab = refctl_json('abort', $m2->{match}, '--reason', 'test');
+my $ab = refctl_json('abort', $m2->{match}, '--reason', 'test',
+    '--admin-token', 'opensesame');
 ok($ab->{finished}, 'abort');
 my $raw = refctl_json('raw', '{"op":"stats"}');
 ok($raw->{ok}, 'raw request');
 like(refctl('pubkey') ? (refctl('pubkey'))[1] : '', qr/^[0-9a-f]{64}$/,
     'pubkey prints the hex key');
 ok(refctl_json('matches'), 'matches');
+{
+	my $all = refctl_json('matches');
+	my $p1 = refctl_json('matches', '--limit', 1);
+	is(scalar(@$p1), 1, 'matches --limit 1: one match');
+	my $p2 = refctl_json('matches', '--after', $p1->[0]{id}, '--limit', 1);
+	is($p2->[0]{id}, $all->[1]{id}, 'matches --after: the next page');
+}
 ok(refctl_json('stats'), 'stats');
 
 is($d->stop, 0, 'clean exit');

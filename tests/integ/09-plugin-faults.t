@@ -25,6 +25,7 @@ my $d = Refd->new(conf => {
 	'plugin-dir' => "$tmp/plugins",
 	'ruleset-dir' => "$tmp/rulesets",
 	'plugin-timeout' => 400,
+	'admin-token' => 'faults',
 });
 my $c = $d->client;
 
@@ -211,7 +212,7 @@ for (1 .. 40) {
 my $ginfo = (grep { $_->{id} eq $good } @{ $c->ok('matches') })[0];
 is($ginfo->{status}, 'finished', 'the good match finished');
 for my $id ($bad, $rej, $u8, $br, $cr, $cr2, $m4, $lp) {
-	$c->ok('abort', match => $id);
+	$c->ok('abort', match => $id, admin_token => 'faults');
 }
 $c->close;
 undef $c;

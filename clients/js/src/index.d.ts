@@ -71,8 +71,8 @@ export declare class Client {
   allEvents(match: string, o?: { since?: number; seat?: number; token?: string }): Promise<RefdEvent[]>;
   export(match: string, adminToken?: string): Promise<{ log: Uint8Array; [k: string]: unknown }>;
   resign(match: string, seat: number, token: string): Promise<Record<string, any>>;
-  abort(match: string, o?: { reason?: string; adminToken?: string }): Promise<Record<string, any>>;
-  matches(): Promise<Array<Record<string, any>>>;
+  abort(match: string, o?: { reason?: string; adminToken?: string; seat?: number; token?: string }): Promise<Record<string, any>>;
+  matches(o?: { after?: string; limit?: number }): Promise<Array<Record<string, any>>>;
   stats(): Promise<Record<string, any>>;
   pubkey(): Promise<{ pubkey: string }>;
   /** The match's signed head: keep it for `refctl verify --head`. */

@@ -235,8 +235,8 @@ export class Client {
   }
   export(match, adminToken) { return this.request('export', { match, admin_token: adminToken }); }
   resign(match, seat, token) { return this.request('resign', { match, seat, token }); }
-  abort(match, o = {}) { return this.request('abort', { match, reason: o.reason, admin_token: o.adminToken }); }
-  matches() { return this.request('matches'); }
+  abort(match, o = {}) { return this.request('abort', { match, reason: o.reason, admin_token: o.adminToken, seat: o.seat, token: o.token }); }
+  matches(o = {}) { return this.request('matches', { after: o.after, limit: o.limit }); }
   stats() { return this.request('stats'); }
   pubkey() { return this.request('pubkey'); }
   /** The match's signed head (protocol 1.1): keep it for refctl verify --head. */

@@ -279,12 +279,18 @@ class Client:
     def resign(self, match, seat, token):
         return self.request("resign", match=match, seat=seat, token=token)
 
-    def abort(self, match, reason=None, admin_token=None):
+    def abort(self, match, reason=None, admin_token=None, seat=None,
+              token=None):
+        """End a match: with the operator's admin_token, or as one seated
+        player's consent (seat and token); it ends when every seated
+        player has asked."""
         return self.request("abort", match=match, reason=reason,
-                            admin_token=admin_token)
+                            admin_token=admin_token, seat=seat, token=token)
 
-    def matches(self):
-        return self.request("matches")
+    def matches(self, after=None, limit=None):
+        """A page of match summaries (at most limit, those after the
+        match id after)."""
+        return self.request("matches", after=after, limit=limit)
 
     def stats(self):
         return self.request("stats")
