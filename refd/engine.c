@@ -319,45 +319,6 @@ h_log(refd_ctx *ctx, int level, const char *msg)
 		    msg != NULL ? msg : "");
 }
 
-/* Whether s[0..n) is well-formed UTF-8 (no overlongs, no surrogates). */
-int
-utf8_ok(const uint8_t *s, size_t n)
-{
-	size_t i = 0, k, j;
-	uint32_t cp;
-
-	while (i < n) {
-		if (s[i] < 0x80) {
-			i++;
-			continue;
-		}
-		if (s[i] >= 0xc2 && s[i] <= 0xdf) {
-			k = 1;
-			cp = s[i] & 0x1f;
-		} else if (s[i] >= 0xe0 && s[i] <= 0xef) {
-			k = 2;
-			cp = s[i] & 0x0f;
-		} else if (s[i] >= 0xf0 && s[i] <= 0xf4) {
-			k = 3;
-			cp = s[i] & 0x07;
-		} else {
-			return 0;
-		}
-		if (n - i <= k)
-			return 0;
-		for (j = 1; j <= k; j++) {
-			if ((s[i + j] & 0xc0) != 0x80)
-				return 0;
-			cp = cp << 6 | (s[i + j] & 0x3f);
-		}
-		if ((k == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-		    (k == 3 && (cp < 0x10000 || cp > 0x10ffff)))
-			return 0;
-		i += k + 1;
-	}
-	return 1;
-}
-
 /* Whether every string in v, map keys included, is UTF-8. */
 int
 mpv_utf8_ok(refd_mpv v)
@@ -368,7 +329,7 @@ mpv_utf8_ok(refd_mpv v)
 	switch (refd_mpv_type(v)) {
 	case REFD_MP_STR:
 		return refd_mpv_str(v, &s, &n) == 0 &&
-		    utf8_ok((const uint8_t *)s, n);
+		    refd_utf8_ok((const uint8_t *)s, n);
 	case REFD_MP_ARRAY:
 		for (i = 0; i < refd_mpv_len(v); i++)
 			if (!mpv_utf8_ok(refd_mpv_at(v, i)))
@@ -385,105 +346,10 @@ mpv_utf8_ok(refd_mpv v)
 	}
 }
 
-static uint64_t
-be(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
-/*
- * Whether every string of well-formed msgpack bytes is UTF-8: one walk
- * over the bytes, no document built (legal and view answers are checked
- * on every call).
- */
-static int
-mp_strings_utf8(const uint8_t *b, size_t len)
-{
-	/* Bytes after the type byte: the length field, or the value. */
-	static const uint8_t fixed[32] = {
-		[0x04] = 1, [0x05] = 2, [0x06] = 4, [0x07] = 1, [0x08] = 2,
-		[0x09] = 4, [0x0a] = 4, [0x0b] = 8, [0x0c] = 1, [0x0d] = 2,
-		[0x0e] = 4, [0x0f] = 8, [0x10] = 1, [0x11] = 2, [0x12] = 4,
-		[0x13] = 8, [0x14] = 2, [0x15] = 3, [0x16] = 5, [0x17] = 9,
-		[0x18] = 17, [0x19] = 1, [0x1a] = 2, [0x1b] = 4, [0x1c] = 2,
-		[0x1d] = 4, [0x1e] = 2, [0x1f] = 4 };
-	size_t off = 0;
-	uint64_t left = 1, n;
-
-	while (left > 0) {
-		uint8_t t;
-		int f;
-
-		if (off >= len)
-			return 0;
-		t = b[off++];
-		left--;
-		if (t <= 0x7f || t >= 0xe0 || t == 0xc0 || t == 0xc2 ||
-		    t == 0xc3)
-			continue;
-		if ((t & 0xf0) == 0x80) {
-			left += 2 * (uint64_t)(t & 0x0f);
-			continue;
-		}
-		if ((t & 0xf0) == 0x90) {
-			left += t & 0x0f;
-			continue;
-		}
-		if ((t & 0xe0) == 0xa0) {
-			n = t & 0x1f;
-		} else {
-			f = t >= 0xc4 ? fixed[t - 0xc0] : 0;
-			if (f == 0 || (size_t)f > len - off)
-				return 0;
-			switch (t) {
-			case 0xc4: case 0xc5: case 0xc6:	/* bin */
-				n = be(b + off, f);
-				off += f;
-				if (n > len - off)
-					return 0;
-				off += n;
-				continue;
-			case 0xc7: case 0xc8: case 0xc9:	/* ext */
-				n = be(b + off, f) + 1;
-				off += f;
-				if (n > len - off)
-					return 0;
-				off += n;
-				continue;
-			case 0xd9: case 0xda: case 0xdb:	/* str */
-				n = be(b + off, f);
-				off += f;
-				break;
-			case 0xdc: case 0xdd:			/* array */
-				left += be(b + off, f);
-				off += f;
-				continue;
-			case 0xde: case 0xdf:			/* map */
-				left += 2 * be(b + off, f);
-				off += f;
-				continue;
-			default:				/* scalars */
-				off += f;
-				continue;
-			}
-		}
-		if (n > len - off || !utf8_ok(b + off, n))
-			return 0;
-		off += n;
-	}
-	return off == len;
-}
-
 int
 output_text_ok(const uint8_t *b, size_t len)
 {
-	return b != NULL && refd_mp_check(b, len, 0) == 0 &&
-	    mp_strings_utf8(b, len);
+	return refd_mp_check_text(b, len, 0) == 0;
 }
 
 /*
@@ -521,7 +387,7 @@ ascii_unless_utf8(char *s)
 {
 	size_t n = strlen(s);
 
-	if (utf8_ok((const uint8_t *)s, n))
+	if (refd_utf8_ok((const uint8_t *)s, n))
 		return;
 	for (; *s; s++)
 		if ((uint8_t)*s >= 0x80)
@@ -1667,6 +1533,15 @@ mp_type_name(int t)
 	}
 }
 
+refd_mpv
+plugin_describe(struct plugin *pl)
+{
+	if (pl->describe_doc == NULL && pl->describe != NULL)
+		pl->describe_doc = refd_mp_parse(pl->describe,
+		    pl->describe_len);
+	return refd_mp_root(pl->describe_doc);
+}
+
 int
 plugin_check_args(struct plugin *pl, const uint8_t *cmd, size_t len,
     char *msg, size_t n)
@@ -1675,15 +1550,13 @@ plugin_check_args(struct plugin *pl, const uint8_t *cmd, size_t len,
 		['b'] = "a boolean", ['s'] = "a string", ['a'] = "an array",
 		['m'] = "a map" };
 	refd_mpdoc *cd;
-	refd_mpv root, spec, args;
+	refd_mpv root, spec, args, commands;
 	const char *type;
 	size_t i, tl;
 	int rc = 0;
 
-	if (pl->describe_doc == NULL && pl->describe != NULL)
-		pl->describe_doc = refd_mp_parse(pl->describe,
-		    pl->describe_len);
-	if (pl->describe_doc == NULL ||
+	commands = refd_mpv_get(plugin_describe(pl), "commands");
+	if (refd_mpv_type(commands) != REFD_MP_MAP ||
 	    (cd = refd_mp_parse(cmd, len)) == NULL)
 		return 0;	/* the plugin says what is wrong */
 	root = refd_mp_root(cd);
@@ -1697,8 +1570,7 @@ plugin_check_args(struct plugin *pl, const uint8_t *cmd, size_t len,
 
 		memcpy(t, type, tl);
 		t[tl] = '\0';
-		spec = refd_mpv_get(refd_mpv_get(refd_mp_root(pl->describe_doc),
-		    "commands"), t);
+		spec = refd_mpv_get(commands, t);
 	}
 	args = refd_mpv_get(spec, "args");
 	for (i = 0; rc == 0 && i < refd_mpv_len(root); i++) {

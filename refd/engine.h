@@ -163,6 +163,8 @@ int plugin_file_hash(const char *path, uint8_t out[ENG_HASH_LEN]);
  */
 int plugin_check_args(struct plugin *pl, const uint8_t *cmd, size_t len,
     char *msg, size_t n);
+/* The plugin's describe answer, parsed once and kept. */
+refd_mpv plugin_describe(struct plugin *pl);
 
 /* Calls. */
 void call_init(struct call *c);
@@ -210,8 +212,6 @@ int game_state_hash(struct game *g, uint8_t out[ENG_HASH_LEN]);
 const char *event_fault(const uint8_t *ev, size_t len);
 /* Whether b is one msgpack value whose strings are all UTF-8. */
 int output_text_ok(const uint8_t *b, size_t len);
-/* Whether s[0..n) is well-formed UTF-8. */
-int utf8_ok(const uint8_t *s, size_t n);
 /* Whether every string in v, map keys included, is UTF-8. */
 int mpv_utf8_ok(refd_mpv v);
 /* Replace every non-ASCII byte of the C string s by '?' unless s is

@@ -1137,18 +1137,16 @@ matchset_destroy(struct matchset *ms)
  * known (or the ruleset lists no options).
  */
 static int
-unknown_setup_key(const struct plugin *pl, const uint8_t *setup,
+unknown_setup_key(struct plugin *pl, const uint8_t *setup,
     size_t len, char *key, size_t kn, char *opts, size_t on)
 {
-	refd_mpdoc *d = refd_mp_parse(pl->describe, pl->describe_len);
 	refd_mpdoc *sd = refd_mp_parse(setup, len);
-	refd_mpv o = refd_mpv_get(refd_mp_root(d), "options"), root;
+	refd_mpv o = refd_mpv_get(plugin_describe(pl), "options"), root;
 	size_t i, j, n = 0;
 	int found = 0;
 
 	opts[0] = '\0';
-	if (d == NULL || sd == NULL || refd_mpv_type(o) != REFD_MP_MAP) {
-		refd_mp_free(d);
+	if (sd == NULL || refd_mpv_type(o) != REFD_MP_MAP) {
 		refd_mp_free(sd);
 		return 0;
 	}
@@ -1192,7 +1190,6 @@ unknown_setup_key(const struct plugin *pl, const uint8_t *setup,
 					key[c] = '?';
 		}
 	}
-	refd_mp_free(d);
 	refd_mp_free(sd);
 	return found;
 }

@@ -328,19 +328,21 @@ run_verify(const char *log, const char *views, const char *pk, char *report,
 			break;
 		if (!(p.revents & (POLLIN | POLLHUP)))
 			continue;
-		n = read(pfd[0], report + got, got + 1 < rn ? rn - 1 - got : 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
+		{
+			/* Past the buffer, read and drop: the child must not
+			 * block on a full pipe. */
 			char sink[4096];
+			int full = got + 1 >= rn;
 
-			if (n == 0 || got + 1 >= rn)
-				if (n == 0 || read(pfd[0], sink,
-				    sizeof(sink)) <= 0)
-					break;
-			continue;
+			n = read(pfd[0], full ? sink : report + got, full ?
+			    sizeof(sink) : rn - 1 - got);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			if (!full)
+				got += (size_t)n;
 		}
-		got += (size_t)n;
 	}
 	report[got] = '\0';
 	close(pfd[0]);

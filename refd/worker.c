@@ -1291,8 +1291,8 @@ take_desc(struct plugin *pl, const struct loaded *l, char *why,
 	    l->max_seats > REFD_MAX_SEATS)
 		bad = "seats";
 	else if (l->version[0] == '\0' ||
-	    !utf8_ok((const uint8_t *)l->version, strlen(l->version)) ||
-	    !utf8_ok((const uint8_t *)l->summary, strlen(l->summary)))
+	    !refd_utf8_ok((const uint8_t *)l->version, strlen(l->version)) ||
+	    !refd_utf8_ok((const uint8_t *)l->summary, strlen(l->summary)))
 		bad = "version or summary";
 	else if (refd_mp_check(l->describe, l->describe_len, 0) != 0)
 		bad = "describe";

@@ -39,7 +39,7 @@ mkv(const msgpack_object *o, refd_mpdoc *d)
 static uint64_t be_read(const uint8_t *p, int k);
 
 static long
-check_value(const uint8_t *p, size_t len, int depth, int max_depth)
+check_value(const uint8_t *p, size_t len, int text, int max_depth)
 {
 	size_t off = 0;
 	uint64_t pending = 1;	/* items still to read at this level */
@@ -47,12 +47,11 @@ check_value(const uint8_t *p, size_t len, int depth, int max_depth)
 	uint64_t stack[REFD_MP_MAX_DEPTH + 2];
 	int sp = 0;
 
-	(void)depth;
 	stack[0] = 1;
 	while (sp >= 0) {
 		uint8_t c;
 		uint64_t n = 0, skip = 0;
-		int container = 0;
+		int container = 0, str = 0;
 
 		if (stack[sp] == 0) {
 			sp--;
@@ -79,6 +78,7 @@ check_value(const uint8_t *p, size_t len, int depth, int max_depth)
 			container = 1;
 		} else if (c >= 0xa0 && c <= 0xbf) {
 			skip = c & 0x1f;
+			str = 1;
 		} else {
 			switch (c) {
 			case 0xc4: NEED(1); skip = 1 + BE(1); break;
@@ -102,9 +102,9 @@ check_value(const uint8_t *p, size_t len, int depth, int max_depth)
 			case 0xd6: skip = 5; break;
 			case 0xd7: skip = 9; break;
 			case 0xd8: skip = 17; break;
-			case 0xd9: NEED(1); skip = 1 + BE(1); break;
-			case 0xda: NEED(2); skip = 2 + BE(2); break;
-			case 0xdb: NEED(4); skip = 4 + BE(4); break;
+			case 0xd9: NEED(1); skip = 1 + BE(1); str = 1; break;
+			case 0xda: NEED(2); skip = 2 + BE(2); str = 1; break;
+			case 0xdb: NEED(4); skip = 4 + BE(4); str = 1; break;
 			case 0xdc: NEED(2); n = BE(2); off += 2; container = 1;
 				break;
 			case 0xdd: NEED(4); n = BE(4); off += 4; container = 1;
@@ -132,6 +132,11 @@ check_value(const uint8_t *p, size_t len, int depth, int max_depth)
 		} else {
 			if (skip > len - off)
 				return REFD_MPCHECK_TRUNCATED;
+			/* A string's bytes follow its length field. */
+			if (str && text && !refd_utf8_ok(p + off + (c >= 0xd9 ?
+			    1 << (c - 0xd9) : 0), skip - (c >= 0xd9 ?
+			    1 << (c - 0xd9) : 0)))
+				return REFD_MPCHECK_UTF8;
 			off += skip;
 		}
 	}
@@ -150,8 +155,8 @@ be_read(const uint8_t *p, int k)
 	return v;
 }
 
-int
-refd_mp_check(const uint8_t *bytes, size_t len, int max_depth)
+static int
+check(const uint8_t *bytes, size_t len, int text, int max_depth)
 {
 	long n;
 
@@ -159,12 +164,62 @@ refd_mp_check(const uint8_t *bytes, size_t len, int max_depth)
 		max_depth = REFD_MP_MAX_DEPTH;
 	if (bytes == NULL || len == 0)
 		return REFD_MPCHECK_TRUNCATED;
-	n = check_value(bytes, len, 0, max_depth);
+	n = check_value(bytes, len, text, max_depth);
 	if (n < 0)
 		return (int)n;
 	if ((size_t)n != len)
 		return REFD_MPCHECK_TRAILING;
 	return 0;
+}
+
+int
+refd_mp_check(const uint8_t *bytes, size_t len, int max_depth)
+{
+	return check(bytes, len, 0, max_depth);
+}
+
+int
+refd_mp_check_text(const uint8_t *bytes, size_t len, int max_depth)
+{
+	return check(bytes, len, 1, max_depth);
+}
+
+int
+refd_utf8_ok(const uint8_t *s, size_t n)
+{
+	size_t i = 0, k, j;
+	uint32_t cp;
+
+	while (i < n) {
+		if (s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if (s[i] >= 0xc2 && s[i] <= 0xdf) {
+			k = 1;
+			cp = s[i] & 0x1f;
+		} else if (s[i] >= 0xe0 && s[i] <= 0xef) {
+			k = 2;
+			cp = s[i] & 0x0f;
+		} else if (s[i] >= 0xf0 && s[i] <= 0xf4) {
+			k = 3;
+			cp = s[i] & 0x07;
+		} else {
+			return 0;
+		}
+		if (n - i <= k)
+			return 0;
+		for (j = 1; j <= k; j++) {
+			if ((s[i + j] & 0xc0) != 0x80)
+				return 0;
+			cp = cp << 6 | (s[i + j] & 0x3f);
+		}
+		if ((k == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+		    (k == 3 && (cp < 0x10000 || cp > 0x10ffff)))
+			return 0;
+		i += k + 1;
+	}
+	return 1;
 }
 
 const char *
@@ -176,6 +231,7 @@ refd_mp_check_str(int rc)
 	case REFD_MPCHECK_BADBYTE: return "invalid msgpack type byte";
 	case REFD_MPCHECK_DEPTH: return "msgpack nested too deeply";
 	case REFD_MPCHECK_TRAILING: return "trailing bytes after msgpack value";
+	case REFD_MPCHECK_UTF8: return "a msgpack string that is not UTF-8";
 	default: return "malformed msgpack";
 	}
 }

@@ -34,6 +34,18 @@ test_check(void)
 	int bad;
 
 	is_int(refd_mp_check(B("\x01"), 0), 0, "check: a fixint");
+	is_int(refd_mp_check_text(B("\x82\xa1" "a\xa2\xc3\xa9\xa1" "b\xd9\x03"
+	    "\xe2\x82\xac"), 0), 0, "check_text: UTF-8 in fixstr and str8");
+	is_int(refd_mp_check_text(B("\x91\xa2\xc0\xaf"), 0),
+	    REFD_MPCHECK_UTF8, "check_text: an overlong form in a fixstr");
+	is_int(refd_mp_check_text(B("\x81\xd9\x01\xff\x01"), 0),
+	    REFD_MPCHECK_UTF8, "check_text: a bad str8 map key");
+	is_int(refd_mp_check_text(B("\xda\x00\x03\xed\xa0\x80"), 0),
+	    REFD_MPCHECK_UTF8, "check_text: a surrogate in a str16");
+	is_int(refd_mp_check(B("\x91\xa2\xc0\xaf"), 0), 0,
+	    "check: strings are not looked at");
+	is_int(refd_mp_check_text(B("\xc4\x02\xff\xfe"), 0), 0,
+	    "check_text: bin bytes are not strings");
 	is_int(refd_mp_check(B("\x82\xa1" "a\x01\xa1" "b\x92\xc0\xc3"), 0), 0,
 	    "check: a map with an array");
 	is_int(refd_mp_check((const uint8_t *)"", 0, 0), REFD_MPCHECK_TRUNCATED,

@@ -74,9 +74,16 @@ enum refd_mpcheck {
 	REFD_MPCHECK_TRUNCATED = -1,
 	REFD_MPCHECK_BADBYTE = -2,
 	REFD_MPCHECK_DEPTH = -3,
-	REFD_MPCHECK_TRAILING = -4
+	REFD_MPCHECK_TRAILING = -4,
+	REFD_MPCHECK_UTF8 = -5
 };
 int refd_mp_check(const uint8_t *bytes, size_t len, int max_depth);
+/* refd_mp_check, and every string (map keys included) is UTF-8:
+ * REFD_MPCHECK_UTF8 otherwise.  Clients in any language can read it. */
+int refd_mp_check_text(const uint8_t *bytes, size_t len, int max_depth);
+/* Whether s[0..n) is well-formed UTF-8 (no overlong forms, no
+ * surrogates, nothing above U+10FFFF). */
+int refd_utf8_ok(const uint8_t *s, size_t n);
 const char *refd_mp_check_str(int rc);
 
 /* Parse exactly one msgpack value filling all of bytes[0..len).  Returns
